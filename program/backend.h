@@ -1,0 +1,40 @@
+// A Backend runs Programs. Each adapter (impl, LibTorch) implements a Session: execute one step, observe one
+// value. The loop that runs steps, catches errors and decides what to observe is written once (run).
+#pragma once
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "program/program.h"
+#include "program/trace.h"
+
+namespace parity::program {
+
+// Thrown by a session for a step that raised: the backend's own category and message.
+struct StepError : std::runtime_error {
+  StepError(ErrorCategory c, const std::string& msg) : std::runtime_error(msg), category(c) {}
+  ErrorCategory category;
+};
+
+class Session {
+ public:
+  virtual ~Session() = default;
+  // Runs step `index` (its inputs exist). Throws StepError (or any std::exception) when the step raises.
+  virtual void execute(const Step& step, int index) = 0;
+  virtual bool has_value(int id) const = 0;
+  virtual TensorObs observe(int id, bool with_values, bool with_grad) = 0;
+  // Identity of the storage behind value `id`, for alias classes.
+  virtual const void* storage_key(int id) const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual std::string version() const = 0;
+  virtual std::unique_ptr<Session> start() = 0;
+};
+
+Trace run(Backend& backend, const Program& program);
+
+}  // namespace parity::program

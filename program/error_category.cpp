@@ -1,0 +1,89 @@
+#include "program/error_category.h"
+
+#include <array>
+#include <utility>
+
+namespace parity::program {
+
+namespace {
+struct CategoryName {
+  ErrorCategory category;
+  std::string_view name;
+};
+constexpr CategoryName kNames[] = {
+#define PARITY_NAME_CAT(name, str) {ErrorCategory::name, str},
+    PARITY_ERROR_CATEGORIES(PARITY_NAME_CAT)
+#undef PARITY_NAME_CAT
+};
+
+// Ordered: the first rule whose needle occurs in the message wins. Needles are stable fragments of
+// LibTorch's messages (c10/ATen/autograd) that have kept their wording from 1.13 through 2.x.
+constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
+    {"modified by an inplace operation", ErrorCategory::VersionMismatch},
+    {"backward through the graph a second time", ErrorCategory::GraphFreed},
+    {"leaf Variable that requires grad is being used in an in-place operation", ErrorCategory::LeafInPlace},
+    {"view was created in no_grad mode", ErrorCategory::ViewInPlace},
+    {"is a view and is being modified inplace", ErrorCategory::ViewInPlace},
+    {"does not require grad and does not have a grad_fn", ErrorCategory::NoGradFn},
+    {"grad can be implicitly created only for scalar outputs", ErrorCategory::NonScalarBackward},
+    {"can only change requires_grad flags of leaf variables", ErrorCategory::RequiresGradFlag},
+    {"floating point", ErrorCategory::DType},  // "Only Tensors of floating point ... can require gradients"
+    {"can't retain_grad on Tensor that has requires_grad=False", ErrorCategory::RetainGrad},
+    {"Can't detach views in-place", ErrorCategory::DetachView},
+    {"more than one element of the written-to tensor refers to a single memory location", ErrorCategory::Overlap},
+    {"some elements of the input tensor and the written-to tensor refer to a single memory location", ErrorCategory::Overlap},
+    {"view size is not compatible with input tensor's size and stride", ErrorCategory::ViewStride},
+    {"Dimension out of range", ErrorCategory::IndexRange},
+    {"out of range", ErrorCategory::IndexRange},
+    {"dimension specified as 0 but tensor has no dimensions", ErrorCategory::IndexRange},
+    {"appears multiple times in the list of dims", ErrorCategory::IndexRange},
+    {"repeated dim", ErrorCategory::IndexRange},
+    {"setStorage: sizes", ErrorCategory::StorageBounds},
+    {"out of bounds for storage", ErrorCategory::StorageBounds},
+    {"memory format", ErrorCategory::MemoryFormat},
+    {"required rank 4 tensor to use channels_last format", ErrorCategory::MemoryFormat},
+    {"required rank 5 tensor to use channels_last_3d format", ErrorCategory::MemoryFormat},
+    {"can't be cast to the desired output type", ErrorCategory::DType},
+    {"on a bool tensor is not supported", ErrorCategory::DType},
+    {"with two bool tensors is not supported", ErrorCategory::DType},
+    {"with a bool tensor is not supported", ErrorCategory::DType},
+    {"Integers to negative integer powers are not allowed", ErrorCategory::DType},
+    {"could not infer output dtype", ErrorCategory::DType},
+    {"not implemented for 'Bool'", ErrorCategory::DType},
+    {"not implemented for 'Long'", ErrorCategory::DType},
+    {"must match the size of tensor", ErrorCategory::Shape},
+    {"doesn't match the broadcast shape", ErrorCategory::Shape},
+    {"is invalid for input of size", ErrorCategory::Shape},
+    {"must match the existing size", ErrorCategory::Shape},
+    {"the number of sizes provided", ErrorCategory::Shape},
+    {"mismatch in length of strides and shape", ErrorCategory::Shape},
+    {"number of dims don't match in permute", ErrorCategory::Shape},
+    {"number of dimensions in the tensor input does not match", ErrorCategory::Shape},
+    {"only one dimension can be inferred", ErrorCategory::Shape},
+    {"shape '", ErrorCategory::Shape},
+    {"start (", ErrorCategory::IndexRange},
+    {"slice step must be positive", ErrorCategory::Argument},
+    {"negative", ErrorCategory::Argument},
+    {"Trying to create tensor with negative dimension", ErrorCategory::Argument},
+};
+}  // namespace
+
+std::string_view to_string(ErrorCategory c) {
+  for (const auto& n : kNames)
+    if (n.category == c) return n.name;
+  return "unclassified";
+}
+
+std::optional<ErrorCategory> parse_error_category(std::string_view s) {
+  for (const auto& n : kNames)
+    if (n.name == s) return n.category;
+  return std::nullopt;
+}
+
+ErrorCategory classify_torch_message(std::string_view message) {
+  for (const auto& [needle, category] : kRules)
+    if (message.find(needle) != std::string_view::npos) return category;
+  return ErrorCategory::Unclassified;
+}
+
+}  // namespace parity::program

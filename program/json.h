@@ -1,0 +1,36 @@
+// JSON codec for programs, traces and divergences (nlohmann/json). Decoding validates everything a hostile
+// or truncated file could get wrong and throws JsonError with a message a person can act on.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "program/compare.h"
+#include "program/program.h"
+#include "program/trace.h"
+
+namespace parity::program {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct JsonError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Limits that keep a replayed program from exhausting the machine.
+inline constexpr std::int64_t kMaxNumel = 1 << 20;
+inline constexpr std::size_t kMaxDims = 8;
+inline constexpr std::size_t kMaxSteps = 4096;
+
+nlohmann::json to_json(const Program&);
+Program program_from_json(const nlohmann::json&);  // throws JsonError
+nlohmann::json to_json(const Trace&);
+Trace trace_from_json(const nlohmann::json&);  // throws JsonError
+nlohmann::json to_json(const Divergence&);
+Divergence divergence_from_json(const nlohmann::json&);  // throws JsonError
+
+// Doubles that JSON cannot hold (NaN, +-Inf) are written as the strings "nan", "inf", "-inf".
+nlohmann::json number_to_json(double);
+double number_from_json(const nlohmann::json&);
+
+}  // namespace parity::program

@@ -1,0 +1,53 @@
+// A Program is plain data: a list of steps, each an op from the op table applied to earlier values.
+// Step i produces value i (or no value: backward, retain_grad, or a step that raised).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "program/op_table.h"
+#include "program/types.h"
+
+namespace parity::program {
+
+// Attributes of a step; which ones an op reads is listed in its OpSpec, and only those are serialised.
+struct Attrs {
+  std::vector<std::int64_t> sizes;
+  std::vector<std::int64_t> strides;
+  std::int64_t offset = 0;
+  std::vector<std::int64_t> dims;
+  std::int64_t dim = 0;
+  std::int64_t dim1 = 0;
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  std::int64_t step = 1;
+  std::int64_t index = 0;
+  std::int64_t length = 0;
+  Scalar scalar;
+  MemoryFormat memory_format = MemoryFormat::Preserve;
+  DType dtype = DType::Float32;
+  bool requires_grad = false;
+  bool keepdim = false;
+  bool retain_graph = false;
+  std::uint64_t seed = 0;
+  bool operator==(const Attrs&) const = default;
+};
+
+struct Step {
+  OpId op = OpId::Zeros;
+  std::vector<int> inputs;  // value ids (indices of earlier steps)
+  Attrs attrs;
+  bool grad_enabled = true;  // false: the step runs under a no-grad guard
+  bool operator==(const Step&) const = default;
+};
+
+struct Program {
+  std::vector<Step> steps;
+  bool operator==(const Program&) const = default;
+};
+
+// Number of elements a strided layout reaches in its storage (0 when the tensor is empty and offset is 0).
+std::int64_t storage_extent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
+                            std::int64_t offset);
+
+}  // namespace parity::program

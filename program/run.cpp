@@ -1,0 +1,113 @@
+#include "program/backend.h"
+
+namespace parity::program {
+
+std::string_view to_string(StepObs::Status s) {
+  switch (s) {
+    case StepObs::Status::Ok: return "ok";
+    case StepObs::Status::Error: return "error";
+    case StepObs::Status::Skipped: return "skipped";
+  }
+  return "?";
+}
+
+namespace {
+
+// Which values hold uninitialised memory (from empty/empty_like): their contents, and anything computed from
+// them, differ between runs of the same backend, so only their metadata is compared. A full overwrite
+// (copy_, fill_, zero_ of a dense tensor) makes a value defined again.
+class Taint {
+ public:
+  explicit Taint(std::size_t n) : tainted_(n, false) {}
+  bool values_defined(int id) const { return !tainted_[id]; }
+  bool grads_defined() const { return !grads_tainted_; }
+
+  // Called after a step succeeded and before anything is observed.
+  void update(const Step& step, int index, const Session& session) {
+    const OpSpec& op = spec(step.op);
+    bool in_tainted = false;
+    for (int in : step.inputs) in_tainted = in_tainted || tainted_[in];
+    // Every logical element of the destination is written, whatever its strides.
+    bool overwrite = step.op == OpId::Zero_ || step.op == OpId::Fill_ ||
+                     (step.op == OpId::Copy_ && !tainted_[step.inputs[1]]);
+    if (overwrite) {
+      tainted_[step.inputs[0]] = false;
+      tainted_[index] = false;
+      return;
+    }
+    if (op.flags & kValuesUndefined) in_tainted = true;
+    if (!in_tainted) return;
+    grads_tainted_ = grads_tainted_ || op.kind != OpKind::Copy;
+    tainted_[index] = true;
+    if ((op.flags & kMutates) && !step.inputs.empty()) {  // the write reaches every alias of operand 0
+      const void* key = session.storage_key(step.inputs[0]);
+      for (int j = 0; j <= index; ++j)
+        if (session.has_value(j) && session.storage_key(j) == key) tainted_[j] = true;
+    }
+  }
+
+ private:
+  std::vector<bool> tainted_;
+  bool grads_tainted_ = false;
+};
+
+void observe(Session& session, const Taint& taint, int upto, int id, bool with_grad, StepObs& out) {
+  TensorObs obs = session.observe(id, taint.values_defined(id), with_grad);
+  obs.value = id;
+  obs.values_defined = taint.values_defined(id);
+  if (obs.grad && !taint.grads_defined()) obs.grad->values.clear();
+  const void* key = session.storage_key(id);
+  obs.alias_of = id;
+  for (int j = 0; j <= upto; ++j)
+    if (session.has_value(j) && session.storage_key(j) == key) {
+      obs.alias_of = j;
+      break;
+    }
+  out.observed.push_back(std::move(obs));
+}
+
+}  // namespace
+
+Trace run(Backend& backend, const Program& program) {
+  Trace trace;
+  trace.backend = backend.name();
+  auto session = backend.start();
+  const int n = static_cast<int>(program.steps.size());
+  Taint taint(program.steps.size());
+  for (int i = 0; i < n; ++i) {
+    const Step& step = program.steps[i];
+    const OpSpec& op = spec(step.op);
+    StepObs obs;
+    bool inputs_ok = static_cast<int>(step.inputs.size()) == op.arity;
+    for (int in : step.inputs)
+      if (in < 0 || in >= i || !session->has_value(in)) inputs_ok = false;
+    if (!inputs_ok) {
+      obs.status = StepObs::Status::Skipped;
+      trace.steps.push_back(std::move(obs));
+      continue;
+    }
+    try {
+      session->execute(step, i);
+    } catch (const StepError& e) {
+      obs.status = StepObs::Status::Error;
+      obs.category = e.category;
+      obs.message = e.what();
+    } catch (const std::exception& e) {
+      obs.status = StepObs::Status::Error;
+      obs.category = ErrorCategory::Unclassified;
+      obs.message = e.what();
+    }
+    if (obs.status == StepObs::Status::Ok) taint.update(step, i, *session);
+    // A step that writes (in place, backward, flags) may change any value; others only make their result.
+    if (op.flags & kMutates) {
+      for (int j = 0; j <= i; ++j)
+        if (session->has_value(j)) observe(*session, taint, i, j, (op.flags & kBackward) != 0, obs);
+    } else if (obs.status == StepObs::Status::Ok && session->has_value(i)) {
+      observe(*session, taint, i, i, false, obs);
+    }
+    trace.steps.push_back(std::move(obs));
+  }
+  return trace;
+}
+
+}  // namespace parity::program

@@ -1,0 +1,58 @@
+// What running a Program on one backend showed: per step, an outcome and observations of the values the step
+// may have touched. Observations are plain data so that both backends' traces compare field by field.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "program/error_category.h"
+#include "program/types.h"
+
+namespace parity::program {
+
+struct GradObs {
+  std::vector<std::int64_t> sizes;
+  std::vector<std::int64_t> strides;
+  DType dtype = DType::Float32;
+  std::vector<double> values;
+  bool operator==(const GradObs&) const = default;
+};
+
+struct TensorObs {
+  int value = -1;  // value id observed
+  std::vector<std::int64_t> sizes;
+  std::vector<std::int64_t> strides;
+  std::int64_t offset = 0;
+  DType dtype = DType::Float32;
+  std::string device = "cpu";
+  bool requires_grad = false;
+  bool is_leaf = true;
+  std::string grad_fn;  // "" when none
+  std::int64_t version = 0;
+  int alias_of = -1;    // smallest live value id sharing this storage (itself when none earlier)
+  bool contiguous = false, channels_last = false, channels_last_3d = false, non_overlapping_dense = false;
+  bool values_defined = true;  // false for uninitialised memory (empty, empty_like)
+  std::vector<double> values;  // logical row-major order
+  std::optional<GradObs> grad;  // observed after backward steps only
+  bool operator==(const TensorObs&) const = default;
+};
+
+struct StepObs {
+  enum class Status { Ok, Error, Skipped };  // skipped: an input value does not exist (its step raised)
+  Status status = Status::Ok;
+  ErrorCategory category = ErrorCategory::Unclassified;
+  std::string message;
+  std::vector<TensorObs> observed;
+  bool operator==(const StepObs&) const = default;
+};
+
+struct Trace {
+  std::string backend;  // "impl" or "libtorch"
+  std::vector<StepObs> steps;
+  bool operator==(const Trace&) const = default;
+};
+
+std::string_view to_string(StepObs::Status);
+
+}  // namespace parity::program

@@ -1,0 +1,34 @@
+// Plain data vocabulary shared by programs, traces and both backends. Backends map these to their own types.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace parity::program {
+
+enum class DType : std::uint8_t { Float32, Float64, Int64, Bool };
+enum class MemoryFormat : std::uint8_t { Contiguous, ChannelsLast, ChannelsLast3d, Preserve };
+
+inline constexpr DType kAllDTypes[] = {DType::Float32, DType::Float64, DType::Int64, DType::Bool};
+inline constexpr MemoryFormat kAllMemoryFormats[] = {MemoryFormat::Contiguous, MemoryFormat::ChannelsLast,
+                                                     MemoryFormat::ChannelsLast3d, MemoryFormat::Preserve};
+
+std::string_view to_string(DType);
+std::string_view to_string(MemoryFormat);
+std::optional<DType> parse_dtype(std::string_view);
+std::optional<MemoryFormat> parse_memory_format(std::string_view);
+inline bool is_floating(DType d) { return d == DType::Float32 || d == DType::Float64; }
+
+// A scalar operand as a user writes it: its kind decides type promotion (a Python int vs float literal).
+struct Scalar {
+  enum class Kind : std::uint8_t { Int, Float, Bool };
+  Kind kind = Kind::Float;
+  double value = 0.0;
+  bool operator==(const Scalar&) const = default;
+};
+std::string_view to_string(Scalar::Kind);
+std::optional<Scalar::Kind> parse_scalar_kind(std::string_view);
+
+}  // namespace parity::program
