@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "program/error_category.h"
 #include "program/program.h"
 #include "program/trace.h"
 
@@ -16,6 +17,9 @@ struct Divergence {
   std::string impl;    // each side's observation, rendered for a person
   std::string oracle;
   Severity severity = Severity::Major;
+  // The category of each side whose step raised (or died: crash, timeout); signatures group by it.
+  std::optional<ErrorCategory> impl_category;
+  std::optional<ErrorCategory> oracle_category;
   bool operator==(const Divergence&) const = default;
 };
 
@@ -27,7 +31,10 @@ Tolerance tolerance(DType);
 
 std::optional<Divergence> compare(const Trace& impl, const Trace& oracle);
 
-// Groups findings: "<op>:<kind>[:<category>]", the op being the first differing step's.
+std::string_view to_string(Divergence::Severity);
+
+// Groups findings: "<op>:<kind>[:<category>]", the op being the first differing step's ("program" when the
+// divergence is not tied to a step). The category is added for status and error_category kinds only.
 std::string signature(const Program&, const Divergence&);
 
 }  // namespace parity::program

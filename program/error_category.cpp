@@ -22,7 +22,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"modified by an inplace operation", ErrorCategory::VersionMismatch},
     {"backward through the graph a second time", ErrorCategory::GraphFreed},
     {"leaf Variable that requires grad is being used in an in-place operation", ErrorCategory::LeafInPlace},
-    {"view was created in no_grad mode", ErrorCategory::ViewInPlace},
+    {"created in no_grad mode", ErrorCategory::ViewInPlace},
     {"is a view and is being modified inplace", ErrorCategory::ViewInPlace},
     {"does not require grad and does not have a grad_fn", ErrorCategory::NoGradFn},
     {"grad can be implicitly created only for scalar outputs", ErrorCategory::NonScalarBackward},
@@ -36,8 +36,10 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"Dimension out of range", ErrorCategory::IndexRange},
     {"out of range", ErrorCategory::IndexRange},
     {"dimension specified as 0 but tensor has no dimensions", ErrorCategory::IndexRange},
+    {"cannot be applied to a 0-dim tensor", ErrorCategory::IndexRange},
     {"appears multiple times in the list of dims", ErrorCategory::IndexRange},
     {"repeated dim", ErrorCategory::IndexRange},
+    {"duplicate dims", ErrorCategory::IndexRange},  // permute(): duplicate dims are not allowed.
     {"setStorage: sizes", ErrorCategory::StorageBounds},
     {"out of bounds for storage", ErrorCategory::StorageBounds},
     {"memory format", ErrorCategory::MemoryFormat},
@@ -63,6 +65,10 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"shape '", ErrorCategory::Shape},
     {"start (", ErrorCategory::IndexRange},
     {"slice step must be positive", ErrorCategory::Argument},
+    {"invalid storage offset", ErrorCategory::Argument},
+    {"Negative strides are not supported", ErrorCategory::Argument},
+    {"upper bound and larger bound inconsistent with step sign", ErrorCategory::Argument},
+    {"integer multiplication overflow", ErrorCategory::Argument},  // sizes with a negative entry
     {"negative", ErrorCategory::Argument},
     {"Trying to create tensor with negative dimension", ErrorCategory::Argument},
 };

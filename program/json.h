@@ -29,6 +29,11 @@ Trace trace_from_json(const nlohmann::json&);  // throws JsonError
 nlohmann::json to_json(const Divergence&);
 Divergence divergence_from_json(const nlohmann::json&);  // throws JsonError
 
+// Unsigned 64-bit integers (seeds) are written as numbers up to 2^53, above as decimal strings, since many JSON
+// tools hold numbers as doubles; both forms are read.
+nlohmann::json uint64_to_json(std::uint64_t);
+std::uint64_t uint64_from_json(const nlohmann::json&);  // throws JsonError
+
 // Doubles that JSON cannot hold (NaN, +-Inf) are written as the strings "nan", "inf", "-inf".
 nlohmann::json number_to_json(double);
 double number_from_json(const nlohmann::json&);

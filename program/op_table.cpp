@@ -99,10 +99,9 @@ Out clone_rule(Metas m, const Attrs& a) {
   if (!format_fits(a.memory_format, m[0].sizes.size())) return std::nullopt;
   return m[0];
 }
-Out contiguous_rule(Metas m, const Attrs& a) {
-  if (a.memory_format == MemoryFormat::Preserve) return std::nullopt;
-  return clone_rule(m, a);
-}
+// contiguous(preserve_format) returns an already-contiguous tensor and raises only when it would copy; the
+// generator does not track strides, so it counts on the common (contiguous) case.
+Out contiguous_rule(Metas m, const Attrs& a) { return clone_rule(m, a); }
 Out detach_rule(Metas m, const Attrs&) { return Meta{m[0].sizes, m[0].dtype, false}; }
 Out copy_rule(Metas m, const Attrs&) {
   auto b = broadcast(m[0].sizes, m[1].sizes);

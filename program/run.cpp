@@ -23,8 +23,14 @@ class Taint {
   bool grads_defined() const { return !grads_tainted_; }
 
   // Called after a step succeeded and before anything is observed.
-  void update(const Step& step, int index, const Session& session) {
+  void update(const Step& step, int index, Session& session) {
     const OpSpec& op = spec(step.op);
+    if (writes_through_overlap(step, session)) {
+      // PyTorch leaves the result of an in-place op whose input overlaps the output in another layout
+      // undefined (it only rejects the overlaps it can prove cheaply): the values depend on iteration order.
+      taint_aliases(step.inputs[0], index, session);
+      return;
+    }
     bool in_tainted = false;
     for (int in : step.inputs) in_tainted = in_tainted || tainted_[in];
     // Every logical element of the destination is written, whatever its strides.
@@ -39,14 +45,27 @@ class Taint {
     if (!in_tainted) return;
     grads_tainted_ = grads_tainted_ || op.kind != OpKind::Copy;
     tainted_[index] = true;
-    if ((op.flags & kMutates) && !step.inputs.empty()) {  // the write reaches every alias of operand 0
-      const void* key = session.storage_key(step.inputs[0]);
-      for (int j = 0; j <= index; ++j)
-        if (session.has_value(j) && session.storage_key(j) == key) tainted_[j] = true;
-    }
+    if ((op.flags & kMutates) && !step.inputs.empty()) taint_aliases(step.inputs[0], index, session);
   }
 
  private:
+  // The write reaches every alias of the written value.
+  void taint_aliases(int written, int index, const Session& session) {
+    const void* key = session.storage_key(written);
+    for (int j = 0; j <= index; ++j)
+      if (session.has_value(j) && session.storage_key(j) == key) tainted_[j] = true;
+    grads_tainted_ = true;
+  }
+
+  static bool writes_through_overlap(const Step& step, Session& session) {
+    const OpSpec& op = spec(step.op);
+    if (!(op.flags & kMutates) || step.inputs.size() != 2) return false;
+    int out = step.inputs[0], in = step.inputs[1];
+    if (out == in || session.storage_key(out) != session.storage_key(in)) return false;
+    TensorObs a = session.observe(out, false, false), b = session.observe(in, false, false);
+    return a.sizes != b.sizes || a.strides != b.strides || a.offset != b.offset;
+  }
+
   std::vector<bool> tainted_;
   bool grads_tainted_ = false;
 };
@@ -99,11 +118,19 @@ Trace run(Backend& backend, const Program& program) {
     }
     if (obs.status == StepObs::Status::Ok) taint.update(step, i, *session);
     // A step that writes (in place, backward, flags) may change any value; others only make their result.
-    if (op.flags & kMutates) {
-      for (int j = 0; j <= i; ++j)
-        if (session->has_value(j)) observe(*session, taint, i, j, (op.flags & kBackward) != 0, obs);
-    } else if (obs.status == StepObs::Status::Ok && session->has_value(i)) {
-      observe(*session, taint, i, i, false, obs);
+    try {
+      if (op.flags & kMutates) {
+        for (int j = 0; j <= i; ++j)
+          if (session->has_value(j)) observe(*session, taint, i, j, (op.flags & kBackward) != 0, obs);
+      } else if (obs.status == StepObs::Status::Ok && session->has_value(i)) {
+        observe(*session, taint, i, i, false, obs);
+      }
+    } catch (const std::exception& e) {
+      // The step made a value the backend cannot even read back (e.g. a negative size): that is its outcome.
+      obs.observed.clear();
+      obs.status = StepObs::Status::Error;
+      obs.category = ErrorCategory::Unclassified;
+      obs.message = std::string("reading the step's result raised: ") + e.what();
     }
     trace.steps.push_back(std::move(obs));
   }

@@ -55,4 +55,7 @@ struct Trace {
 
 std::string_view to_string(StepObs::Status);
 
+// TensorObs::grad_fn when reading grad_fn raised (a view whose base was modified in a forbidden way).
+inline std::string raised_marker(ErrorCategory c) { return "<raised " + std::string(to_string(c)) + ">"; }
+
 }  // namespace parity::program

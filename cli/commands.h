@@ -1,0 +1,15 @@
+// The subcommands of `parity`. Each takes its arguments (after the subcommand's name) and returns the exit
+// code: 0 success/agreement, 1 unexpected findings/divergence, 2 bad usage or input (thrown as exceptions and
+// reported by main).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace parity::cli {
+
+int fuzz_command(const std::vector<std::string>& args);
+int replay_command(const std::vector<std::string>& args);
+int run_command(const std::vector<std::string>& args);
+int list_command(const std::vector<std::string>& args);
+
+}  // namespace parity::cli

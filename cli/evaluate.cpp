@@ -1,0 +1,323 @@
+#include "cli/evaluate.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+#include <nlohmann/json.hpp>
+
+#include "impl/backend/impl_backend.h"
+#include "oracle/torch_backend.h"
+#include "program/backend.h"
+#include "program/json.h"
+
+namespace parity::cli {
+
+namespace {
+
+using nlohmann::json;
+using program::Divergence;
+using program::ErrorCategory;
+
+// Where the child is, in memory shared with the parent: when the child dies or hangs, the parent still knows
+// which backend and which step it was in, and can name the op in the finding's signature.
+enum Phase : int { kStarting = 0, kImpl = 1, kOracle = 2, kComparing = 3 };
+struct Progress {
+  std::atomic<int> phase{kStarting};
+  std::atomic<int> step{-1};
+};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+Progress* shared_progress() {
+  static Progress* progress = [] {
+    void* m = ::mmap(nullptr, sizeof(Progress), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) throw EvaluationError(std::string("cannot map shared memory: ") + std::strerror(errno));
+    return new (m) Progress{};
+  }();
+  return progress;
+}
+
+// Forwards to a backend's session and records each step before it runs.
+class TracingSession : public program::Session {
+ public:
+  TracingSession(std::unique_ptr<program::Session> inner, Progress* p) : inner_(std::move(inner)), progress_(p) {}
+  void execute(const program::Step& step, int index) override {
+    progress_->step.store(index, std::memory_order_relaxed);
+    inner_->execute(step, index);
+  }
+  bool has_value(int id) const override { return inner_->has_value(id); }
+  program::TensorObs observe(int id, bool with_values, bool with_grad) override {
+    return inner_->observe(id, with_values, with_grad);
+  }
+  const void* storage_key(int id) const override { return inner_->storage_key(id); }
+
+ private:
+  std::unique_ptr<program::Session> inner_;
+  Progress* progress_;
+};
+
+class TracingBackend : public program::Backend {
+ public:
+  TracingBackend(program::Backend& inner, Progress* p) : inner_(inner), progress_(p) {}
+  std::string name() const override { return inner_.name(); }
+  std::string version() const override { return inner_.version(); }
+  std::unique_ptr<program::Session> start() override {
+    return std::make_unique<TracingSession>(inner_.start(), progress_);
+  }
+
+ private:
+  program::Backend& inner_;
+  Progress* progress_;
+};
+
+void write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;  // the parent is gone or gave up on us
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+json outcomes_to_json(const program::Trace& a, const program::Trace& b) {
+  json out = json::array();
+  for (std::size_t i = 0; i < a.steps.size() && i < b.steps.size(); ++i)
+    out.push_back({program::to_string(a.steps[i].status), program::to_string(a.steps[i].category),
+                   program::to_string(b.steps[i].status), program::to_string(b.steps[i].category)});
+  return out;
+}
+
+struct Fatal : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+json run_in_child(const program::Program& program, bool want_traces, Progress* progress) {
+  progress->phase = kStarting;
+  auto impl = impl::make_impl_backend();
+  if (!impl) throw Fatal("the impl backend is not available (impl::make_impl_backend() returned null)");
+  auto torch = oracle::make_torch_backend();
+  if (!torch) throw Fatal("the LibTorch backend is not available (oracle::make_torch_backend() returned null)");
+  json result = {{"impl_version", impl->version()}, {"oracle_version", torch->version()}};
+
+  program::Trace traces[2];
+  program::Backend* backends[2] = {impl.get(), torch.get()};
+  for (int side = 0; side < 2; ++side) {
+    progress->step = -1;
+    progress->phase = side == 0 ? kImpl : kOracle;
+    TracingBackend traced(*backends[side], progress);
+    try {
+      traces[side] = program::run(traced, program);
+    } catch (const std::exception& e) {
+      // The run loop catches what steps raise; anything else broke the Session contract (observe threw).
+      result["escaped"] = {{"phase", side == 0 ? "impl" : "oracle"}, {"step", progress->step.load()},
+                           {"message", e.what()}};
+      return result;
+    }
+  }
+  progress->phase = kComparing;
+  auto d = program::compare(traces[0], traces[1]);
+  result["divergence"] = d ? program::to_json(*d) : json(nullptr);
+  result["steps"] = outcomes_to_json(traces[0], traces[1]);
+  if (want_traces || d) {
+    result["impl"] = program::to_json(traces[0]);
+    result["oracle"] = program::to_json(traces[1]);
+  }
+  return result;
+}
+
+[[noreturn]] void child_main(int fd, pid_t parent, const program::Program& program, bool want_traces,
+                             Progress* progress) {
+  // Interrupts are the parent's to handle: the child just dies with the rest of the process group.
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
+  ::signal(SIGPIPE, SIG_DFL);
+#ifdef __linux__
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+  if (::getppid() != parent) ::_exit(1);
+  json result;
+  try {
+    result = run_in_child(program, want_traces, progress);
+  } catch (const Fatal& e) {
+    result = {{"fatal", e.what()}};
+  } catch (const std::exception& e) {
+    result = {{"fatal", std::string("cannot start the backends: ") + e.what()}};
+  }
+  write_all(fd, result.dump(-1, ' ', false, json::error_handler_t::replace));
+  ::close(fd);
+  ::_exit(0);  // no atexit handlers, no static destructors of libraries the parent also holds
+}
+
+std::string describe_phase(int phase, int step) {
+  std::string at = step >= 0 ? " at step " + std::to_string(step) : "";
+  switch (phase) {
+    case kImpl: return "while running impl" + at;
+    case kOracle: return "while running LibTorch" + at;
+    case kComparing: return "while comparing the traces";
+    default: return "while starting the backends";
+  }
+}
+
+// A divergence for a child that died or hung, blamed on the side it was running.
+Divergence death(const std::string& kind, ErrorCategory category, const std::string& what, int phase, int step) {
+  Divergence d;
+  d.kind = kind;
+  d.step = (phase == kImpl || phase == kOracle) ? step : -1;
+  std::string text = what + " " + describe_phase(phase, step);
+  if (phase == kImpl) {
+    d.impl = text;
+    d.oracle = "not run (impl did not finish)";
+    d.impl_category = category;
+  } else if (phase == kOracle) {
+    d.impl = "completed";
+    d.oracle = text;
+    d.oracle_category = category;
+  } else {
+    d.impl = d.oracle = text;
+  }
+  return d;
+}
+
+program::StepObs::Status parse_status(const json& j) {
+  std::string s = j.get<std::string>();
+  for (auto st : {program::StepObs::Status::Ok, program::StepObs::Status::Error, program::StepObs::Status::Skipped})
+    if (program::to_string(st) == s) return st;
+  throw program::JsonError("unknown status " + s);
+}
+
+ErrorCategory parse_category(const json& j) {
+  auto c = program::parse_error_category(j.get<std::string>());
+  if (!c) throw program::JsonError("unknown error category");
+  return *c;
+}
+
+void parse_result(const std::string& text, Evaluation& out) {
+  json r = json::parse(text);
+  if (r.contains("fatal")) throw EvaluationError(r["fatal"].get<std::string>());
+  out.impl_version = r.value("impl_version", "");
+  out.oracle_version = r.value("oracle_version", "");
+  if (r.contains("escaped")) {
+    const json& e = r["escaped"];
+    bool impl_side = e["phase"].get<std::string>() == "impl";
+    out.outcome = Evaluation::Outcome::Crash;
+    out.divergence = death("crash", ErrorCategory::Crash, "exception escaped the run loop (" +
+                           e["message"].get<std::string>() + ")", impl_side ? kImpl : kOracle, e["step"].get<int>());
+    return;
+  }
+  out.outcome = Evaluation::Outcome::Completed;
+  if (!r["divergence"].is_null()) out.divergence = program::divergence_from_json(r["divergence"]);
+  for (const json& s : r["steps"])
+    out.steps.push_back({parse_status(s[0]), parse_status(s[2]), parse_category(s[1]), parse_category(s[3])});
+  if (r.contains("impl")) out.impl = program::trace_from_json(r["impl"]);
+  if (r.contains("oracle")) out.oracle = program::trace_from_json(r["oracle"]);
+}
+
+}  // namespace
+
+Evaluation evaluate_isolated(const program::Program& program, const EvalOptions& options) {
+  Progress* progress = shared_progress();
+  progress->phase = kStarting;
+  progress->step = -1;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw EvaluationError(std::string("cannot create a pipe: ") + std::strerror(errno));
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw EvaluationError(std::string("cannot fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    child_main(fds[1], parent, program, options.want_traces, progress);
+  }
+  ::close(fds[1]);
+
+  enum class Killed { No, Timeout, Interrupted } killed = Killed::No;
+  std::string text;
+  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  char chunk[1 << 16];
+  for (;;) {
+    if (options.stop && options.stop->load()) {
+      killed = Killed::Interrupted;
+      break;
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      killed = Killed::Timeout;
+      break;
+    }
+    // Short slices, so an interrupt is noticed even when no signal reaches poll.
+    pollfd p{fds[0], POLLIN, 0};
+    int r = ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 100)));
+    if (r < 0 && errno != EINTR) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      ::close(fds[0]);
+      throw EvaluationError(std::string("poll failed: ") + std::strerror(errno));
+    }
+    if (r <= 0) continue;
+    ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+    if (n > 0) text.append(chunk, static_cast<std::size_t>(n));
+    else if (n == 0) break;
+    else if (errno != EINTR && errno != EAGAIN) break;
+  }
+  ::close(fds[0]);
+  if (killed != Killed::No) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const int phase = progress->phase.load(), step = progress->step.load();
+
+  Evaluation out;
+  const bool stopping = options.stop && options.stop->load();
+  if (killed == Killed::Interrupted || (stopping && WIFSIGNALED(status))) {
+    out.outcome = Evaluation::Outcome::Interrupted;
+    return out;
+  }
+  if (killed == Killed::Timeout) {
+    out.outcome = Evaluation::Outcome::Timeout;
+    out.divergence = death("timeout", ErrorCategory::Timeout,
+                           "no result after " + std::to_string(options.timeout.count()) + " ms", phase, step);
+    return out;
+  }
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    out.outcome = Evaluation::Outcome::Crash;
+    out.divergence = death("crash", ErrorCategory::Crash,
+                           "killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")", phase, step);
+    return out;
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    out.outcome = Evaluation::Outcome::Crash;
+    out.divergence = death("crash", ErrorCategory::Crash,
+                           "exited with status " + std::to_string(WEXITSTATUS(status)), phase, step);
+    return out;
+  }
+  try {
+    parse_result(text, out);
+  } catch (const EvaluationError&) {
+    throw;
+  } catch (const std::exception& e) {
+    // A child that exits 0 without a whole result was cut short (something called exit()): a crash.
+    out = Evaluation{};
+    out.outcome = Evaluation::Outcome::Crash;
+    out.divergence = death("crash", ErrorCategory::Crash,
+                           "ended without a complete result (" + std::string(e.what()).substr(0, 200) + ")", phase,
+                           step);
+  }
+  return out;
+}
+
+}  // namespace parity::cli

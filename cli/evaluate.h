@@ -1,0 +1,52 @@
+// Runs one program on impl and on LibTorch in a child process, so that a crash or a hang of either is a
+// finding rather than the end of the campaign. The parent never runs a backend: no torch or OpenMP state
+// exists in it when it forks.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "program/compare.h"
+#include "program/program.h"
+#include "program/trace.h"
+
+namespace parity::cli {
+
+// The evaluation machinery itself failed (no backend, fork or pipe failure): not a finding, a broken setup.
+struct EvaluationError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One step's outcome on both sides, kept for every case so a campaign can count what it exercised.
+struct StepOutcome {
+  program::StepObs::Status impl = program::StepObs::Status::Ok;
+  program::StepObs::Status oracle = program::StepObs::Status::Ok;
+  program::ErrorCategory impl_category = program::ErrorCategory::Unclassified;
+  program::ErrorCategory oracle_category = program::ErrorCategory::Unclassified;
+};
+
+struct Evaluation {
+  enum class Outcome { Completed, Crash, Timeout, Interrupted };
+  Outcome outcome = Outcome::Completed;
+  // Completed: the first difference, if any. Crash/Timeout: a divergence of that kind at the step running
+  // when the child died or was killed.
+  std::optional<program::Divergence> divergence;
+  std::vector<StepOutcome> steps;         // Completed only
+  std::optional<program::Trace> impl;     // Completed, when asked for or when diverging
+  std::optional<program::Trace> oracle;
+  std::string impl_version, oracle_version;
+};
+
+struct EvalOptions {
+  std::chrono::milliseconds timeout{10000};
+  bool want_traces = false;
+  const std::atomic<bool>* stop = nullptr;  // when set, the child is killed and the outcome is Interrupted
+};
+
+// Throws EvaluationError when the machinery fails.
+Evaluation evaluate_isolated(const program::Program& program, const EvalOptions& options);
+
+}  // namespace parity::cli

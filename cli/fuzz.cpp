@@ -1,0 +1,419 @@
+// `parity fuzz`: a campaign of generated programs, each evaluated in a child process, diverging ones shrunk
+// and appended to findings.jsonl as soon as they are found, a run summary at the end.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/evaluate.h"
+#include "cli/render.h"
+#include "generators/program_gen.h"
+#include "oracle/torch_backend.h"
+#include "program/json.h"
+#include "reports/build_info.h"
+#include "reports/error.h"
+#include "reports/finding.h"
+#include "reports/jsonl.h"
+#include "reports/known_divergences.h"
+#include "reports/run_summary.h"
+
+namespace parity::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using program::Divergence;
+using program::Program;
+
+constexpr std::string_view kHelp = R"(usage: parity fuzz [options]
+
+Runs generated programs on impl and on LibTorch, each case in a child process with a time limit, and
+compares their traces. Diverging cases are shrunk and appended to DIR/findings.jsonl as they are found;
+DIR/run.json summarises the campaign. Ctrl-C stops it cleanly.
+
+options:
+  --seconds N      stop after N seconds (default 60 when --cases is not given)
+  --cases N        stop after case indices 0..N-1 (shared out among shards)
+  --seed S         campaign seed (default: random, printed); the same seed gives the same programs
+  --out DIR        output folder (default parity-out)
+  --max-steps K    longest generated program (default 14)
+  --timeout-ms T   time limit of one case (default 10000)
+  --known FILE     known divergences (default: reports/known_divergences.json of the source tree, if present)
+
+Sharding follows GoogleTest: GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX (or Bazel's TEST_TOTAL_SHARDS/
+TEST_SHARD_INDEX) make this process take only the cases k with k % total == index.
+
+exit status: 0 no unexpected findings, 1 unexpected findings, 2 bad usage or setup.
+)";
+
+constexpr int kMaxRecordedPerSignature = 3;
+constexpr int kMaxShrinkEvaluations = 200;
+// Candidates that hang cost a full time limit each: a shrink also stops after this long, keeping its best.
+constexpr double kMaxShrinkSeconds = 60;
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_stop_signal(int) { g_stop.store(true); }
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Case k's generator seed and size depend on the campaign seed and k only, so shards and reruns agree.
+std::uint64_t case_seed(std::uint64_t seed, std::uint64_t k) { return splitmix64(seed ^ splitmix64(k)); }
+int case_size(std::uint64_t k) { return static_cast<int>(k % 101); }
+
+std::optional<std::string> env(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v) return std::nullopt;
+  return std::string(v);
+}
+
+reports::ShardInfo shard_from_env() {
+  const char* names[][2] = {{"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX"}, {"TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"}};
+  reports::ShardInfo shard;
+  for (auto& [total_name, index_name] : names) {
+    auto total = env(total_name), index = env(index_name);
+    if (!total && !index) continue;
+    if (!total || !index)
+      throw UsageError(std::string(total ? index_name : total_name) + " must be set together with " +
+                       (total ? total_name : index_name));
+    std::uint64_t t = parse_uint64(*total, total_name), i = parse_uint64(*index, index_name);
+    if (t < 1 || t > 1000000) throw UsageError(std::string(total_name) + " must be between 1 and 1000000");
+    if (i >= t)
+      throw UsageError(std::string(index_name) + "=" + *index + " must be below " + total_name + "=" + *total);
+    shard.total = static_cast<int>(t);
+    shard.index = static_cast<int>(i);
+    break;
+  }
+  // Bazel asks test runners that shard to say so by touching this file.
+  if (auto status = env("TEST_SHARD_STATUS_FILE")) std::ofstream(*status, std::ios::app);
+  return shard;
+}
+
+// Once a second on a terminal (rewriting one line), every five seconds as plain lines otherwise.
+class ProgressLine {
+ public:
+  ProgressLine() : tty_(::isatty(STDERR_FILENO) == 1) {}
+  void tick(double elapsed, std::uint64_t cases, std::uint64_t findings, std::size_t groups, bool force = false) {
+    double period = tty_ ? 1.0 : 5.0;
+    if (!force && elapsed < last_ + period) return;
+    last_ = elapsed;
+    char line[160];
+    std::snprintf(line, sizeof line, "[%.0fs] cases %llu (%.1f/s) findings %llu (groups %zu)", elapsed,
+                  static_cast<unsigned long long>(cases), elapsed > 0 ? static_cast<double>(cases) / elapsed : 0.0,
+                  static_cast<unsigned long long>(findings), groups);
+    if (tty_) {
+      std::fprintf(stderr, "\r%-70s", line);
+      shown_ = true;
+    } else {
+      std::fprintf(stderr, "%s\n", line);
+    }
+    std::fflush(stderr);
+  }
+  // Prints a message on a line of its own, keeping the progress line intact on a terminal.
+  void message(const std::string& text) {
+    if (tty_ && shown_) std::fprintf(stderr, "\r%-70s\r", "");
+    std::fprintf(stderr, "%s\n", text.c_str());
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (tty_ && shown_) std::fprintf(stderr, "\n");
+    shown_ = false;
+  }
+
+ private:
+  bool tty_;
+  bool shown_ = false;
+  double last_ = -1e9;
+};
+
+struct Options {
+  std::optional<double> seconds;
+  std::optional<std::uint64_t> cases;
+  std::uint64_t seed = 0;
+  std::filesystem::path out = "parity-out";
+  generators::GenConfig config;
+  std::chrono::milliseconds timeout{10000};
+  std::optional<std::filesystem::path> known;
+};
+
+Options parse_options(const std::vector<std::string>& argv) {
+  Args args("parity fuzz", argv,
+            {{"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"}, {"--known"}});
+  if (!args.positional().empty())
+    throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity fuzz --help`)");
+  Options o;
+  o.seconds = args.number("--seconds", 0.0, 1e9);
+  o.cases = args.uint64("--cases", 0, std::uint64_t{1} << 62);
+  if (!o.seconds && !o.cases) o.seconds = 60.0;
+  if (auto s = args.uint64("--seed", 0, UINT64_MAX)) o.seed = *s;
+  else o.seed = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  if (auto d = args.value("--out")) {
+    if (d->empty()) throw UsageError("--out needs a folder");
+    o.out = *d;
+  }
+  if (auto k = args.uint64("--max-steps", 1, program::kMaxSteps)) o.config.max_steps = static_cast<int>(*k);
+  if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) o.timeout = std::chrono::milliseconds(*t);
+  if (auto k = args.value("--known")) o.known = *k;
+  return o;
+}
+
+// An explicit --known file must exist; the source tree's file is optional (a binary copied elsewhere).
+reports::KnownDivergences load_known(const Options& o) {
+  if (o.known) return reports::KnownDivergences::load(*o.known);
+  auto path = reports::default_known_divergences_path();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  return reports::KnownDivergences::load(path);
+}
+
+// Writes through a temporary file and a rename, so run.json is either the old or the new summary.
+void write_summary(const std::filesystem::path& path, const reports::RunSummary& s) {
+  auto tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << to_json(s).dump(2) << "\n";
+    out.flush();
+    if (!out) throw reports::ReportError(tmp.string() + ": cannot write the run summary");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw reports::ReportError(path.string() + ": cannot write the run summary: " + ec.message());
+}
+
+class Campaign {
+ public:
+  Campaign(Options o, reports::ShardInfo shard, reports::KnownDivergences known)
+      : o_(std::move(o)), known_(std::move(known)), writer_(o_.out / "findings.jsonl") {
+    summary_.libtorch_version = oracle::torch_version();
+    summary_.parity_commit = std::string(reports::parity_commit());
+    summary_.generator_version = generators::kGeneratorVersion;
+    summary_.seed = o_.seed;
+    summary_.shard = shard;
+    summary_.max_steps = o_.config.max_steps;
+    summary_.timeout_ms = static_cast<int>(o_.timeout.count());
+    today_ = reports::today_utc();
+    for (const auto* k : known_.expired(today_))
+      progress_.message("parity: warning: known divergence \"" + k->signature + "\" expired on " + k->expires +
+                        "; it no longer matches: review it");
+  }
+
+  int run() {
+    std::fprintf(stderr, "parity fuzz: seed %llu, shard %d/%d, output %s\n", static_cast<unsigned long long>(o_.seed),
+                 summary_.shard.index, summary_.shard.total, o_.out.string().c_str());
+    start_ = Clock::now();
+    for (std::uint64_t k = static_cast<std::uint64_t>(summary_.shard.index);;
+         k += static_cast<std::uint64_t>(summary_.shard.total)) {
+      if (g_stop.load()) break;
+      if (o_.cases && k >= *o_.cases) break;
+      if (o_.seconds && elapsed() >= *o_.seconds) break;
+      if (!run_case(k)) break;
+      progress_.tick(elapsed(), summary_.cases, summary_.findings, summary_.findings_by_signature.size());
+    }
+    summary_.interrupted = g_stop.load();
+    summary_.seconds = elapsed();
+    summary_.cases_per_second = summary_.seconds > 0 ? static_cast<double>(summary_.cases) / summary_.seconds : 0;
+    progress_.tick(summary_.seconds, summary_.cases, summary_.findings, summary_.findings_by_signature.size(), true);
+    progress_.finish();
+    write_summary(o_.out / "run.json", summary_);
+    print_final();
+    return summary_.unexpected_findings > 0 ? 1 : 0;
+  }
+
+ private:
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+  EvalOptions eval_options(bool want_traces = false) const { return {o_.timeout, want_traces, &g_stop}; }
+
+  rc::Shrinkable<Program> generate(std::uint64_t k) const {
+    try {
+      return generators::generate(case_seed(o_.seed, k), case_size(k), o_.config);
+    } catch (const std::exception& e) {
+      throw EvaluationError("the generator failed for case " + std::to_string(k) + " (seed " +
+                            std::to_string(o_.seed) + "): " + e.what());
+    }
+  }
+
+  static Program value_of(const rc::Shrinkable<Program>& s, std::uint64_t k) {
+    try {
+      return s.value();
+    } catch (const std::exception& e) {
+      throw EvaluationError("the generator failed for case " + std::to_string(k) + ": " + e.what());
+    }
+  }
+
+  // Returns false when the campaign was interrupted during the case.
+  bool run_case(std::uint64_t k) {
+    rc::Shrinkable<Program> shrinkable = generate(k);
+    Program program = value_of(shrinkable, k);
+    Evaluation ev = evaluate_isolated(program, eval_options());
+    if (ev.outcome == Evaluation::Outcome::Interrupted) return false;
+    ++summary_.cases;
+    count(program, ev);
+    if (ev.divergence) on_divergence(k, shrinkable, program, std::move(ev));
+    return true;
+  }
+
+  void count(const Program& program, const Evaluation& ev) {
+    for (std::size_t i = 0; i < program.steps.size(); ++i) {
+      auto& c = summary_.ops[std::string(program::spec(program.steps[i].op).name)];
+      ++c.generated;
+      if (i >= ev.steps.size()) continue;
+      const StepOutcome& s = ev.steps[i];
+      switch (s.oracle) {
+        case program::StepObs::Status::Ok: ++c.ok; break;
+        case program::StepObs::Status::Error: ++c.raised; break;
+        case program::StepObs::Status::Skipped: ++c.skipped; break;
+      }
+      if (s.impl == program::StepObs::Status::Error && s.oracle == program::StepObs::Status::Error &&
+          s.impl_category == s.oracle_category)
+        ++summary_.error_categories[std::string(program::to_string(s.oracle_category))];
+    }
+    if (ev.outcome == Evaluation::Outcome::Crash) ++summary_.crashes;
+    if (ev.outcome == Evaluation::Outcome::Timeout) ++summary_.timeouts;
+  }
+
+  void on_divergence(std::uint64_t k, const rc::Shrinkable<Program>& shrinkable, const Program& program,
+                     Evaluation ev) {
+    const Divergence d = *ev.divergence;
+    const std::string sig = program::signature(program, d);
+    const auto* known = known_.match(sig, summary_.libtorch_version, today_);
+    ++summary_.findings;
+    ++summary_.findings_by_signature[sig];
+    ++summary_.findings_by_kind[d.kind];
+    ++(known ? summary_.expected_findings : summary_.unexpected_findings);
+    if (recorded_[sig] >= kMaxRecordedPerSignature) return;
+
+    reports::Finding f;
+    f.parity_commit = summary_.parity_commit;
+    f.generator_version = summary_.generator_version;
+    f.libtorch_version = summary_.libtorch_version;
+    f.seed = o_.seed;
+    f.case_index = k;
+    f.case_seed = case_seed(o_.seed, k);
+    f.size = case_size(k);
+    f.signature = sig;
+    f.expected = known != nullptr;
+    f.known_reason = known ? known->reason : "";
+    f.original_program_size = program.steps.size();
+    f.program = program;
+    // A hang is not shrunk: every candidate could cost a full time limit.
+    if (ev.outcome != Evaluation::Outcome::Timeout) shrink(shrinkable, sig, f, ev);
+    f.divergence = *ev.divergence;
+    f.severity = f.divergence.severity;
+    f.impl_trace = std::move(ev.impl);
+    f.oracle_trace = std::move(ev.oracle);
+    writer_.append(to_json(f));
+    ++recorded_[sig];
+    ++summary_.recorded_findings;
+    progress_.message("finding: " + describe_divergence(f.program, f.divergence) + " [case " + std::to_string(k) +
+                      ", " + std::to_string(f.original_program_size) + " -> " +
+                      std::to_string(f.program.steps.size()) + " steps" + (f.expected ? ", expected" : "") + "]");
+  }
+
+  // Greedy descent through the generator's shrinks: take the first candidate that still diverges with the same
+  // signature, start again from it, until no candidate does (a local minimum) or the budget is spent.
+  void shrink(const rc::Shrinkable<Program>& start, const std::string& sig, reports::Finding& f, Evaluation& ev) {
+    rc::Shrinkable<Program> current = start;
+    int evaluations = 0;
+    const double deadline = elapsed() + kMaxShrinkSeconds;
+    auto budget_left = [&] { return evaluations < kMaxShrinkEvaluations && elapsed() < deadline && !g_stop.load(); };
+    bool improved = true;
+    while (improved && budget_left()) {
+      improved = false;
+      auto shrinks = current.shrinks();
+      while (budget_left()) {
+        auto candidate = shrinks.next();
+        if (!candidate) break;
+        Program p;
+        try {
+          p = (*candidate).value();
+        } catch (const std::exception&) {
+          continue;  // a shrink the generator cannot build is simply not a candidate
+        }
+        ++evaluations;
+        Evaluation e = evaluate_isolated(p, eval_options());
+        if (e.outcome == Evaluation::Outcome::Interrupted) break;
+        if (!e.divergence || program::signature(p, *e.divergence) != sig) continue;
+        current = std::move(*candidate);
+        f.program = std::move(p);
+        ev = std::move(e);
+        improved = true;
+        break;
+      }
+    }
+    f.shrink_evaluations = evaluations;
+  }
+
+  void print_final() {
+    std::printf("parity fuzz: %llu cases in %.1f s (%.1f/s), %llu findings in %zu groups (%llu unexpected, %llu "
+                "expected), %llu crashes, %llu timeouts; seed %llu%s\n",
+                static_cast<unsigned long long>(summary_.cases), summary_.seconds, summary_.cases_per_second,
+                static_cast<unsigned long long>(summary_.findings), summary_.findings_by_signature.size(),
+                static_cast<unsigned long long>(summary_.unexpected_findings),
+                static_cast<unsigned long long>(summary_.expected_findings),
+                static_cast<unsigned long long>(summary_.crashes), static_cast<unsigned long long>(summary_.timeouts),
+                static_cast<unsigned long long>(o_.seed), summary_.interrupted ? " (interrupted)" : "");
+    for (const auto& [sig, n] : summary_.findings_by_signature) {
+      const auto* known = known_.match(sig, summary_.libtorch_version, today_);
+      std::string note = known ? " (expected: " + one_line(known->reason, 120) + ")" : "";
+      std::printf("  %6llu  %s%s\n", static_cast<unsigned long long>(n), sig.c_str(), note.c_str());
+    }
+    std::printf("summary: %s, findings: %s\n", (o_.out / "run.json").string().c_str(),
+                (o_.out / "findings.jsonl").string().c_str());
+    std::fflush(stdout);
+  }
+
+  Options o_;
+  reports::KnownDivergences known_;
+  reports::JsonlWriter writer_;
+  reports::RunSummary summary_;
+  std::map<std::string, int> recorded_;
+  std::string today_;
+  ProgressLine progress_;
+  Clock::time_point start_;
+};
+
+}  // namespace
+
+int fuzz_command(const std::vector<std::string>& argv) {
+  for (const auto& a : argv)
+    if (a == "--help" || a == "-h") {
+      std::cout << kHelp;
+      return 0;
+    }
+  Options o = parse_options(argv);
+  reports::ShardInfo shard = shard_from_env();
+  reports::KnownDivergences known = load_known(o);
+  std::error_code ec;
+  std::filesystem::create_directories(o.out, ec);
+  if (ec || !std::filesystem::is_directory(o.out))
+    throw reports::ReportError(o.out.string() + ": cannot create the output folder" +
+                               (ec ? ": " + ec.message() : std::string()));
+  Campaign campaign(std::move(o), shard, std::move(known));
+
+  // No SA_RESTART: a blocked poll or read returns, and the loop sees the flag at once.
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old_int {}, old_term {};
+  ::sigaction(SIGINT, &sa, &old_int);
+  ::sigaction(SIGTERM, &sa, &old_term);
+  int rc = campaign.run();
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
+  return rc;
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,83 @@
+#include "cli/input.h"
+
+#include "cli/args.h"
+#include "program/json.h"
+#include "reports/error.h"
+#include "reports/jsonl.h"
+
+namespace parity::cli {
+
+using nlohmann::json;
+
+namespace {
+
+// Decoder errors name the place inside the document; this adds the file.
+template <typename F>
+auto decode(const std::filesystem::path& path, F&& f) {
+  try {
+    return f();
+  } catch (const program::JsonError& e) {
+    throw program::JsonError(path.string() + ": " + e.what());
+  }
+}
+
+ReplayInput from_document(const json& j, const std::filesystem::path& path) {
+  ReplayInput in;
+  if (j.is_object() && j.contains("kind") && j["kind"] == "finding") {
+    in.finding = decode(path, [&] { return reports::finding_from_json(j); });
+    in.program = in.finding->program;
+  } else if (j.is_object() && j.contains("steps")) {
+    in.program = decode(path, [&] { return program::program_from_json(j); });
+  } else {
+    throw reports::ReportError(path.string() +
+                               ": neither a finding (\"kind\": \"finding\") nor a program (\"steps\": [...])");
+  }
+  return in;
+}
+
+}  // namespace
+
+json load_json_file(const std::filesystem::path& path) {
+  std::string text = reports::read_text_file(path);
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw reports::ReportError(path.string() + ": malformed JSON: " + reports::describe_parse_error(e));
+  }
+}
+
+program::Program load_program_file(const std::filesystem::path& path) {
+  json j = load_json_file(path);
+  return decode(path, [&] { return program::program_from_json(j); });
+}
+
+ReplayInput load_replay_input(const std::filesystem::path& path, std::optional<std::size_t> index) {
+  std::string text = reports::read_text_file(path);
+  json whole;
+  std::string whole_error;
+  try {
+    whole = json::parse(text);
+  } catch (const json::parse_error& e) {
+    whole_error = reports::describe_parse_error(e);
+  }
+  if (whole_error.empty()) {
+    if (index && *index != 0)
+      throw UsageError(path.string() + " holds one finding; --index " + std::to_string(*index) + " is out of range");
+    return from_document(whole, path);
+  }
+  // Not one document: a findings.jsonl, one finding per line, whose last line may be torn.
+  reports::JsonlContents lines;
+  try {
+    lines = reports::parse_jsonl(text, path.string());
+  } catch (const reports::ReportError&) {
+    throw reports::ReportError(path.string() + ": malformed JSON: " + whole_error);
+  }
+  if (lines.records.empty()) throw reports::ReportError(path.string() + ": malformed JSON: " + whole_error);
+  std::size_t n = index.value_or(0);
+  if (n >= lines.records.size())
+    throw UsageError(path.string() + " holds " + std::to_string(lines.records.size()) + " complete findings; --index " +
+                     std::to_string(n) + " is out of range");
+  return from_document(lines.records[n], path.string() + ":" + std::to_string(n + 1));
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,25 @@
+// Reading what people hand to `parity`: JSON files, programs, findings. Every problem becomes one line that
+// names the file (reports::ReportError or program::JsonError), never a crash.
+#pragma once
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "program/program.h"
+#include "reports/finding.h"
+
+namespace parity::cli {
+
+nlohmann::json load_json_file(const std::filesystem::path& path);
+program::Program load_program_file(const std::filesystem::path& path);
+
+// What `parity replay` was given: a finding (from a finding JSON object or line `index` of a findings.jsonl),
+// or a bare program.
+struct ReplayInput {
+  program::Program program;
+  std::optional<reports::Finding> finding;
+};
+ReplayInput load_replay_input(const std::filesystem::path& path, std::optional<std::size_t> index);
+
+}  // namespace parity::cli

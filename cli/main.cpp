@@ -1,0 +1,71 @@
+// `parity`: differential checker of impl against LibTorch. Dispatches to subcommands and turns every error
+// into one line on stderr and exit code 2: bad input never crashes it.
+#include <cstdio>
+#include <iostream>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/evaluate.h"
+#include "cli/render.h"
+#include "program/json.h"
+#include "reports/error.h"
+
+namespace {
+
+constexpr std::string_view kHelp = R"(usage: parity <command> [options]
+
+Checks that an in-house tensor library behaves like LibTorch: generated programs run on both, their traces
+(values, sizes, strides, aliasing, versions, autograd state) are compared, differences are shrunk and reported.
+
+commands:
+  fuzz     run a campaign of generated programs          parity fuzz --seconds 60 --out DIR
+  replay   re-run a recorded finding                      parity replay DIR/findings.jsonl --index 0
+  run      run one program file on both, side by side     parity run program.json
+  list     print the op table                             parity list
+
+`parity <command> --help` describes each command.
+)";
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "parity: error: %s\n", parity::cli::one_line(message).c_str());
+  return 2;
+}
+
+int dispatch(const std::vector<std::string>& args) {
+  using namespace parity::cli;
+  if (args.empty()) throw UsageError("no command given (commands: fuzz, replay, run, list; see `parity --help`)");
+  const std::string& command = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kHelp;
+    return 0;
+  }
+  if (command == "fuzz") return fuzz_command(rest);
+  if (command == "replay") return replay_command(rest);
+  if (command == "run") return run_command(rest);
+  if (command == "list") return list_command(rest);
+  throw UsageError("unknown command \"" + command + "\" (commands: fuzz, replay, run, list; see `parity --help`)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return dispatch(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const parity::cli::UsageError& e) {
+    return fail(e.what());
+  } catch (const parity::program::JsonError& e) {
+    return fail(e.what());
+  } catch (const parity::reports::ReportError& e) {
+    return fail(e.what());
+  } catch (const parity::cli::EvaluationError& e) {
+    return fail(std::string("cannot evaluate programs: ") + e.what());
+  } catch (const std::bad_alloc&) {
+    return fail("out of memory");
+  } catch (const std::exception& e) {
+    return fail(std::string("internal error: ") + e.what());
+  }
+}

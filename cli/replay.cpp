@@ -1,0 +1,67 @@
+// `parity replay`: runs a recorded finding again and says whether it still diverges, the same way.
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/evaluate.h"
+#include "cli/input.h"
+#include "cli/render.h"
+#include "program/repro.h"
+
+namespace parity::cli {
+
+namespace {
+
+constexpr std::string_view kHelp = R"(usage: parity replay FILE [--index N] [--timeout-ms T] [--cpp] [--python]
+
+Runs the program of a finding again on impl and on LibTorch (in a child process, as `parity fuzz` does) and
+prints the verdict: "still diverges: <signature> ..." or "agrees now".
+
+FILE is a finding (one JSON object), a findings.jsonl (finding N, counted from 0; default 0), or a program.
+
+options:
+  --index N        which finding of a findings.jsonl
+  --timeout-ms T   time limit (default 10000)
+  --cpp            then print a C++ (LibTorch) repro of the program
+  --python         then print a Python (PyTorch) repro of the program
+
+exit status: 0 agrees now, 1 still diverges, 2 bad usage or input.
+)";
+
+}  // namespace
+
+int replay_command(const std::vector<std::string>& argv) {
+  for (const auto& a : argv)
+    if (a == "--help" || a == "-h") {
+      std::cout << kHelp;
+      return 0;
+    }
+  Args args("parity replay", argv, {{"--index"}, {"--timeout-ms"}, {"--cpp", false}, {"--python", false}});
+  if (args.positional().size() != 1)
+    throw UsageError("`parity replay` takes one FILE (see `parity replay --help`)");
+  std::optional<std::size_t> index;
+  if (auto n = args.uint64("--index", 0, std::uint64_t{1} << 40)) index = static_cast<std::size_t>(*n);
+  EvalOptions options;
+  options.want_traces = true;
+  if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) options.timeout = std::chrono::milliseconds(*t);
+
+  ReplayInput in = load_replay_input(args.positional()[0], index);
+  Evaluation ev = evaluate_isolated(in.program, options);
+  const std::string recorded = in.finding ? in.finding->signature : "";
+  int rc = 0;
+  if (ev.divergence) {
+    std::string sig = program::signature(in.program, *ev.divergence);
+    std::cout << "still diverges: " << describe_divergence(in.program, *ev.divergence);
+    if (!recorded.empty() && recorded != sig) std::cout << " (recorded as " << recorded << ")";
+    std::cout << "\n";
+    rc = 1;
+  } else {
+    std::cout << "agrees now" << (recorded.empty() ? "" : " (recorded as " + recorded + ")") << "\n";
+  }
+  const program::Trace* oracle = ev.oracle ? &*ev.oracle : nullptr;
+  if (args.has("--cpp")) std::cout << "\n" << program::cpp_repro(in.program, oracle);
+  if (args.has("--python")) std::cout << "\n" << program::python_repro(in.program, oracle);
+  return rc;
+}
+
+}  // namespace parity::cli

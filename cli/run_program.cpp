@@ -1,0 +1,74 @@
+// `parity run`: one program file on both backends, step by step side by side, for people writing programs.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/evaluate.h"
+#include "cli/input.h"
+#include "cli/render.h"
+#include "program/json.h"
+#include "program/repro.h"
+
+namespace parity::cli {
+
+namespace {
+
+constexpr std::string_view kHelp = R"(usage: parity run PROGRAM.json [--timeout-ms T] [--traces] [--cpp] [--python]
+
+Runs a program on impl and on LibTorch (in a child process) and prints each step's outcome side by side,
+then the first divergence, if any.
+
+options:
+  --timeout-ms T   time limit (default 10000)
+  --traces         also print both traces as JSON
+  --cpp            also print a C++ (LibTorch) repro
+  --python         also print a Python (PyTorch) repro
+
+exit status: 0 the traces agree, 1 they diverge, 2 bad usage or input.
+)";
+
+std::string cell(std::string s, std::size_t width) {
+  s = one_line(std::move(s), width);
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& argv) {
+  for (const auto& a : argv)
+    if (a == "--help" || a == "-h") {
+      std::cout << kHelp;
+      return 0;
+    }
+  Args args("parity run", argv, {{"--timeout-ms"}, {"--traces", false}, {"--cpp", false}, {"--python", false}});
+  if (args.positional().size() != 1) throw UsageError("`parity run` takes one PROGRAM.json (see `parity run --help`)");
+  EvalOptions options;
+  options.want_traces = true;
+  if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) options.timeout = std::chrono::milliseconds(*t);
+
+  program::Program p = load_program_file(args.positional()[0]);
+  Evaluation ev = evaluate_isolated(p, options);
+  std::cout << cell("step", 5) << cell("op", 16) << cell("impl", 48) << "libtorch\n";
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    const int id = static_cast<int>(i);
+    std::string a = ev.impl && i < ev.impl->steps.size() ? describe_step(ev.impl->steps[i], id) : "-";
+    std::string b = ev.oracle && i < ev.oracle->steps.size() ? describe_step(ev.oracle->steps[i], id) : "-";
+    std::string op(program::spec(p.steps[i].op).name);
+    if (!p.steps[i].grad_enabled) op += " (ng)";
+    std::cout << cell(std::to_string(i), 5) << cell(op, 16) << cell(a, 47) << " " << one_line(b, 60) << "\n";
+  }
+  if (ev.divergence) std::cout << "divergence: " << describe_divergence(p, *ev.divergence) << "\n";
+  else std::cout << "the traces agree\n";
+  if (args.has("--traces")) {
+    if (ev.impl) std::cout << program::to_json(*ev.impl).dump(2) << "\n";
+    if (ev.oracle) std::cout << program::to_json(*ev.oracle).dump(2) << "\n";
+  }
+  const program::Trace* oracle = ev.oracle ? &*ev.oracle : nullptr;
+  if (args.has("--cpp")) std::cout << "\n" << program::cpp_repro(p, oracle);
+  if (args.has("--python")) std::cout << "\n" << program::python_repro(p, oracle);
+  return ev.divergence ? 1 : 0;
+}
+
+}  // namespace parity::cli

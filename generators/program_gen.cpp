@@ -1,0 +1,468 @@
+#include "generators/program_gen.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "generators/attr_gen.h"
+#include "generators/layout_gen.h"
+#include "generators/program_state.h"
+#include "generators/rng.h"
+#include "generators/shrink.h"
+
+namespace parity::generators {
+
+using program::Attrs;
+using program::DType;
+using program::Meta;
+using program::OpId;
+using program::OpKind;
+using program::Program;
+using program::Step;
+
+namespace {
+
+using Tweak = std::function<void(Attrs&)>;
+
+// View ops that always make a view (reshape may copy): the ones a write can go through.
+const std::vector<OpId> kViewOps = {OpId::Transpose, OpId::Unsqueeze, OpId::Slice,   OpId::Select,
+                                    OpId::Narrow,    OpId::View,      OpId::Permute, OpId::SqueezeDim,
+                                    OpId::Squeeze,   OpId::AsStrided};
+const std::vector<OpId> kScalarWrites = {OpId::AddScalar_, OpId::MulScalar_, OpId::SubScalar_,
+                                         OpId::DivScalar_, OpId::Fill_,      OpId::Zero_};
+
+bool is_reduction_or_saver(OpId op) {
+  switch (op) {
+    case OpId::Sum: case OpId::SumDims: case OpId::Mean: case OpId::MeanDims:
+    case OpId::Mul: case OpId::Div: case OpId::Pow: case OpId::Exp:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Builds one program step by step, keeping the tracker in sync so that every choice sees the values' Meta.
+class Builder {
+ public:
+  Builder(Rng& rng, const GenConfig& cfg, int length) : rng_(rng), cfg_(cfg), length_(length) {}
+
+  Program build() {
+    while (room()) {
+      if (state_.size() > 0 && length_ - state_.size() >= 4 && rng_.chance(0.3)) recipe();
+      else random_step();
+    }
+    return std::move(prog_);
+  }
+
+ private:
+  bool room() const { return state_.size() < length_; }
+
+  int append(const Step& s) {
+    prog_.steps.push_back(s);
+    state_.append(s);
+    return state_.size() - 1;
+  }
+
+  std::vector<int> live() const {
+    std::vector<int> out;
+    for (int i = 0; i < state_.size(); ++i)
+      if (state_.live(i)) out.push_back(i);
+    return out;
+  }
+
+  const Meta& meta(int id) const { return *state_.value(id).meta; }
+
+  // ---- random steps ----------------------------------------------------------------------------------------
+
+  // Cheap pre-filter: an operand that cannot make `op` well-typed is not worth a try.
+  bool fits(OpId op, int slot, int id) const {
+    const Meta& m = meta(id);
+    if (slot > 0) return true;
+    switch (op) {
+      case OpId::Backward: return m.requires_grad && m.numel() == 1;
+      case OpId::RetainGrad: return m.requires_grad;
+      case OpId::Mean: case OpId::MeanDims: return program::is_floating(m.dtype);
+      case OpId::Neg: return m.dtype != DType::Bool;
+      case OpId::Exp: {
+        // exp of a sum or of an exp reaches 1e27 and beyond, where float32 rounding of the operand (summation
+        // order is free) is amplified past any sane tolerance: a false alarm, not a finding.
+        OpId made_by = prog_.steps[static_cast<std::size_t>(id)].op;
+        return made_by != OpId::Sum && made_by != OpId::SumDims && made_by != OpId::Exp && made_by != OpId::Pow;
+      }
+      case OpId::Slice: case OpId::Narrow: return !m.sizes.empty();
+      case OpId::Select:
+        return std::any_of(m.sizes.begin(), m.sizes.end(), [](auto s) { return s > 0; });
+      default: return true;
+    }
+  }
+
+  double operand_weight(OpId op, int slot, int id) const {
+    const ValueInfo& v = state_.value(id);
+    double w = id >= state_.size() - 4 ? 3.0 : 1.0;  // recent values make chains
+    if (slot == 0) {
+      if (op == OpId::Backward && v.meta->requires_grad && v.meta->numel() == 1) w *= 30;
+      if (op == OpId::RetainGrad && !v.leaf) w *= 4;
+      if (is_reduction_or_saver(op) && v.meta->requires_grad) w *= 3;
+      if (program::spec(op).kind == OpKind::InPlace && v.view) w *= 2;
+      if (program::spec(op).kind == OpKind::View && v.meta->sizes.empty()) w *= 0.3;
+    }
+    return w;
+  }
+
+  std::optional<std::vector<int>> pick_operands(OpId op, bool want_valid) {
+    const program::OpSpec& spec = program::spec(op);
+    std::vector<int> ids = live();
+    std::vector<int> inputs;
+    for (int slot = 0; slot < spec.arity; ++slot) {
+      std::vector<double> w(ids.size(), 0.0);
+      for (std::size_t k = 0; k < ids.size(); ++k) {
+        if (!want_valid) {
+          w[k] = 1.0;
+          continue;
+        }
+        if (!fits(op, slot, ids[k])) continue;
+        if (slot == 1) {  // binary ops read no attributes: the tracker can judge the pair as it is
+          Step probe{op, {inputs[0], ids[k]}, {}, true};
+          if (!state_.check(probe).expected_ok()) continue;
+        }
+        w[k] = operand_weight(op, slot, ids[k]);
+      }
+      int k = rng_.weighted(w);
+      if (k < 0) return std::nullopt;
+      inputs.push_back(ids[static_cast<std::size_t>(k)]);
+    }
+    return inputs;
+  }
+
+  std::vector<Meta> metas(const std::vector<int>& inputs) const {
+    std::vector<Meta> out;
+    for (int in : inputs) out.push_back(meta(in));
+    return out;
+  }
+
+  std::optional<Step> make_step(OpId op, bool want_valid) {
+    for (int attempt = 0; attempt < 10; ++attempt) {
+      auto inputs = pick_operands(op, want_valid);
+      if (!inputs) return std::nullopt;
+      auto ms = metas(*inputs);
+      std::int64_t storage = inputs->empty() ? 0 : state_.value((*inputs)[0]).storage_numel;
+      Step s{op, *inputs, valid_attrs(rng_, op, ms, storage), !rng_.chance(0.1)};
+      if (!want_valid && (inputs->empty() || rng_.chance(0.6))) spoil_attrs(rng_, op, ms, s.attrs);
+      StepInfo info = state_.check(s);
+      if (want_valid && info.expected_ok()) return s;
+      // Well-typed steps that raise for autograd reasons are behaviour to compare too; keep a few.
+      if (want_valid && info.inputs_ok && info.table_ok && rng_.chance(0.15)) return s;
+      if (!want_valid && info.ill_typed()) return s;
+    }
+    return std::nullopt;
+  }
+
+  void random_step() {
+    const bool want_valid = !rng_.chance(cfg_.invalid_share);
+    const auto& table = program::op_table();
+    bool any_value = false, rg_scalar = false, rg_any = false;
+    for (int id : live()) {
+      any_value = true;
+      rg_any = rg_any || meta(id).requires_grad;
+      rg_scalar = rg_scalar || (meta(id).requires_grad && meta(id).numel() == 1);
+    }
+    std::vector<double> w(table.size());
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      const program::OpSpec& op = table[i];
+      w[i] = op.weight;
+      if (op.arity > 0 && !any_value) w[i] = 0;
+      if (op.id == OpId::Backward) w[i] *= rg_scalar ? 3 : (want_valid ? 0 : 0.3);
+      if (op.id == OpId::RetainGrad && want_valid && !rg_any) w[i] = 0;
+      if ((op.id == OpId::Sum || op.id == OpId::Mean) && rg_any && !rg_scalar) w[i] *= 2;
+    }
+    for (int attempt = 0; attempt < 12; ++attempt) {
+      int k = rng_.weighted(w);
+      if (k < 0) break;
+      if (auto s = make_step(table[static_cast<std::size_t>(k)].id, want_valid)) {
+        append(*s);
+        return;
+      }
+      w[static_cast<std::size_t>(k)] = 0;
+    }
+    // Nothing fits (rare: e.g. only empty values and an ill-typed wish): a fresh leaf always does.
+    Step s{OpId::Rand, {}, valid_attrs(rng_, OpId::Rand, {}, 0), true};
+    append(s);
+  }
+
+  // ---- recipes: the situations where libraries go wrong, built from the same attribute generators ----------
+
+  // Appends a well-typed step of `op` on `inputs`, with attributes drawn then adjusted by `tweak`; -1 when no
+  // room is left or no attempt gives a step expected to succeed (`allow_raise`: well-typed is enough).
+  int emit(OpId op, std::vector<int> inputs, const Tweak& tweak = {}, bool grad = true, bool allow_raise = false) {
+    if (!room()) return -1;
+    for (int in : inputs)
+      if (!state_.live(in)) return -1;
+    auto ms = metas(inputs);
+    std::int64_t storage = inputs.empty() ? 0 : state_.value(inputs[0]).storage_numel;
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      Step s{op, inputs, valid_attrs(rng_, op, ms, storage), grad};
+      if (tweak) tweak(s.attrs);
+      StepInfo info = state_.check(s);
+      if (info.expected_ok() || (allow_raise && info.inputs_ok && info.table_ok)) return append(s);
+    }
+    return -1;
+  }
+
+  DType floating() { return rng_.chance(0.75) ? DType::Float32 : DType::Float64; }
+
+  // A fresh leaf with these sizes and some layout.
+  int fresh(const std::vector<std::int64_t>& sizes, DType dtype, bool rg) {
+    return emit(OpId::Rand, {}, [&](Attrs& a) {
+      Layout l = random_layout_for(rng_, sizes);
+      a.sizes = l.sizes;
+      a.strides = l.strides;
+      a.offset = l.offset;
+      a.dtype = dtype;
+      a.requires_grad = rg;
+    });
+  }
+
+  // A floating leaf requiring grad: an existing one now and then, else a new one of any layout.
+  int rg_leaf() {
+    std::vector<int> have;
+    for (int id : live())
+      if (meta(id).requires_grad && state_.value(id).leaf && program::is_floating(meta(id).dtype)) have.push_back(id);
+    if (!have.empty() && rng_.chance(0.4)) return rng_.pick(have);
+    DType d = floating();
+    return emit(OpId::Rand, {}, [d](Attrs& a) {
+      a.dtype = d;
+      a.requires_grad = true;
+    });
+  }
+
+  // A view of `x` (or `x` itself when no view op fits it).
+  int view_of(int x, bool grad = true) {
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      int v = emit(rng_.pick(kViewOps), {x}, {}, grad);
+      if (v >= 0) return v;
+    }
+    return x;
+  }
+
+  // An in-place write on `x`; overlapping memory only takes fill_/zero_.
+  int write(int x, bool grad, bool allow_raise = false) {
+    int w = emit(rng_.pick(kScalarWrites), {x}, {}, grad, allow_raise);
+    return w >= 0 ? w : emit(OpId::Fill_, {x}, {}, grad, allow_raise);
+  }
+
+  int reduce(int y) {
+    bool floating_y = state_.live(y) && program::is_floating(meta(y).dtype);
+    return emit(floating_y && rng_.chance(0.4) ? OpId::Mean : OpId::Sum, {y});
+  }
+
+  void backward(int s, int times) {
+    for (int t = 0; t < times; ++t) {
+      bool retain = t + 1 < times ? rng_.chance(0.7) : rng_.chance(0.3);
+      if (emit(OpId::Backward, {s}, [retain](Attrs& a) { a.retain_graph = retain; }) < 0) return;
+    }
+  }
+
+  void recipe() {
+    static const double w[] = {4, 2, 2, 1, 1};
+    switch (rng_.weighted(w)) {
+      case 0: recipe_saved(); break;
+      case 1: recipe_copy(); break;
+      case 2: recipe_view_write(); break;
+      case 3: recipe_accumulate(); break;
+      default: recipe_nograd(); break;
+    }
+  }
+
+  // An op saves a tensor for backward; the tensor is written in place (itself, through a view, or through
+  // its detached alias); backward must raise a version error. Variants where nothing saved is written must not.
+  void recipe_saved() {
+    int x = rg_leaf();
+    if (x < 0) return;
+    const Meta xm = meta(x);
+    int y = -1, target = -1;
+    bool grad_write = rng_.chance(0.8);
+    switch (rng_.below(6)) {
+      case 0:  // exp saves its result
+        y = target = emit(OpId::Exp, {x});
+        break;
+      case 1: {  // pow saves its input: a non-leaf copy of x, so that it may be written
+        int xn = rng_.chance(0.5) ? emit(OpId::MulScalar, {x}) : emit(OpId::Clone, {x});
+        y = emit(OpId::Pow, {xn});
+        target = xn;
+        break;
+      }
+      case 2: {  // mul/div by a tensor not requiring grad save that tensor
+        int c = fresh(xm.sizes, xm.dtype, false);
+        y = emit(rng_.chance(0.6) ? OpId::Mul : OpId::Div, {x, c});
+        target = c;
+        break;
+      }
+      case 3: {  // add/sub save nothing
+        int c = fresh(xm.sizes, xm.dtype, false);
+        y = emit(rng_.chance(0.5) ? OpId::Add : OpId::Sub, {x, c});
+        target = c;
+        break;
+      }
+      case 4: {  // add of a scalar saves nothing
+        int xn = emit(OpId::Clone, {x});
+        y = emit(OpId::AddScalar, {xn});
+        target = xn;
+        break;
+      }
+      default: {  // mul by a tensor not requiring grad does not save x: writing x (under no_grad) is fine
+        int c = fresh(xm.sizes, xm.dtype, false);
+        y = emit(OpId::Mul, {x, c});
+        target = x;
+        grad_write = false;
+        break;
+      }
+    }
+    if (y < 0 || target < 0) return;
+    int through = target;
+    switch (rng_.below(3)) {
+      case 0: break;
+      case 1: through = view_of(target, grad_write || rng_.chance(0.5)); break;
+      default: {
+        int d = emit(OpId::Detach, {target});
+        if (d >= 0) through = d;
+        break;
+      }
+    }
+    write(through, grad_write);
+    int s = reduce(y);
+    if (s >= 0) backward(s, rng_.chance(0.4) ? 2 : 1);
+  }
+
+  // The copy recipes, each with its own graph behaviour, then writes on either side.
+  void recipe_copy() {
+    int x = rng_.chance(0.75) ? rg_leaf() : fresh(random_shape(rng_), floating(), false);
+    if (x < 0) return;
+    int c = -1;
+    switch (rng_.below(5)) {
+      case 0: c = emit(OpId::Clone, {x}); break;
+      case 1: {
+        int d = emit(OpId::Detach, {x});
+        c = d < 0 ? -1 : emit(OpId::Clone, {d});
+        break;
+      }
+      case 2: {
+        int c0 = emit(OpId::Clone, {x});
+        c = c0 < 0 ? -1 : emit(OpId::Detach, {c0});
+        break;
+      }
+      case 3: {
+        int e = emit(rng_.chance(0.5) ? OpId::EmptyLike : OpId::ZerosLike, {x});
+        c = e < 0 ? -1 : emit(OpId::Copy_, {e, x});
+        break;
+      }
+      default: c = emit(OpId::Contiguous, {x}); break;
+    }
+    if (c < 0) return;
+    if (rng_.chance(0.5)) write(c, true);
+    if (rng_.chance(0.3)) write(x, false);
+    if (state_.live(c) && meta(c).requires_grad) {
+      int s = reduce(c);
+      if (s >= 0) backward(s, 1);
+    }
+  }
+
+  // Views, then in-place writes through them (scalar or tensor operands, possibly requiring grad).
+  void recipe_view_write() {
+    int x = -1;
+    if (rng_.chance(0.5)) {
+      x = fresh(random_layout(rng_).sizes, floating(), false);
+    } else {
+      int leaf = rg_leaf();
+      x = leaf < 0 ? -1 : emit(rng_.chance(0.5) ? OpId::MulScalar : OpId::Clone, {leaf});
+    }
+    if (x < 0) return;
+    int v = view_of(x);
+    if (rng_.chance(0.3)) v = view_of(v);
+    if (!state_.live(v)) return;
+    if (rng_.chance(0.5)) {
+      write(v, true);
+    } else {
+      const Meta vm = meta(v);
+      int other = fresh(vm.sizes, program::is_floating(vm.dtype) ? floating() : vm.dtype,
+                        program::is_floating(vm.dtype) && rng_.chance(0.5));
+      if (other < 0) return;
+      static const std::vector<OpId> binary = {OpId::Add_, OpId::Mul_, OpId::Sub_, OpId::Copy_};
+      if (emit(rng_.pick(binary), {v, other}) < 0) write(v, true);
+    }
+    if (state_.live(x) && meta(x).requires_grad) {
+      int s = reduce(x);
+      if (s >= 0) backward(s, 1);
+    }
+  }
+
+  // Gradients accumulate over backward calls through a retained graph.
+  void recipe_accumulate() {
+    int x = rg_leaf();
+    if (x < 0) return;
+    static const std::vector<OpId> unary = {OpId::Exp, OpId::MulScalar, OpId::Pow, OpId::AddScalar, OpId::Neg,
+                                            OpId::Clone};
+    int y = emit(rng_.pick(unary), {x});
+    if (y < 0) return;
+    int s = reduce(y);
+    if (s >= 0) backward(s, rng_.chance(0.7) ? 2 : 3);
+  }
+
+  // Grad mode switches: views made under no_grad, in-place on leaves under no_grad, then with grad on.
+  void recipe_nograd() {
+    int x = rg_leaf();
+    if (x < 0) return;
+    switch (rng_.below(3)) {
+      case 0: {  // a no_grad view written with grad on: fine with a scalar, raises with an operand needing grad
+        int v = view_of(x, false);
+        if (rng_.chance(0.5)) {
+          write(v, true, true);
+        } else {
+          const Meta vm = meta(v);
+          int other = fresh(vm.sizes, vm.dtype, true);
+          if (other >= 0) emit(OpId::Add_, {v, other}, {}, true, true);
+        }
+        break;
+      }
+      case 1:  // a leaf requiring grad written under no_grad: allowed, bumps its version
+        write(x, false);
+        break;
+      default:  // the same with grad on: raises
+        write(x, true, true);
+        break;
+    }
+    int y = emit(rng_.chance(0.5) ? OpId::Exp : OpId::MulScalar, {x});
+    if (y < 0) return;
+    int s = reduce(y);
+    if (s >= 0) backward(s, 1);
+  }
+
+  Rng& rng_;
+  const GenConfig& cfg_;
+  int length_;
+  ProgramState state_;
+  Program prog_;
+};
+
+int program_length(Rng& rng, int size, const GenConfig& cfg) {
+  int max_steps = std::max(cfg.max_steps, 1);
+  // Even the smallest sizes get a few steps: one or two steps rarely show anything about aliasing or autograd.
+  int cap = std::clamp(max_steps * std::clamp(size, 0, rc::kNominalSize) / rc::kNominalSize, std::min(4, max_steps),
+                       max_steps);
+  return cap <= 2 ? cap : static_cast<int>(rng.range((cap + 1) / 2, cap));
+}
+
+}  // namespace
+
+rc::Gen<Program> programs(GenConfig cfg) {
+  return rc::Gen<Program>([cfg](const rc::Random& random, int size) {
+    rc::Random r = random;
+    Rng rng(r.next());
+    Builder b(rng, cfg, program_length(rng, size, cfg));
+    return rc::shrinkable::shrinkRecur(b.build(), &shrinks);
+  });
+}
+
+rc::Shrinkable<Program> generate(std::uint64_t seed, int size, const GenConfig& cfg) {
+  return programs(cfg)(rc::Random(seed), size);
+}
+
+}  // namespace parity::generators

@@ -1,0 +1,190 @@
+#include "generators/program_state.h"
+
+#include <algorithm>
+
+#include "generators/strides.h"
+
+namespace parity::generators {
+
+using program::Meta;
+using program::OpId;
+using program::OpKind;
+using program::Step;
+
+namespace {
+
+bool is_inplace(const program::OpSpec& op) { return op.kind == OpKind::InPlace; }
+
+// Ops whose result is operand 0 itself (in-place ops, detach_, requires_grad_).
+bool returns_self(const program::OpSpec& op) {
+  return is_inplace(op) || op.id == OpId::Detach_ || op.id == OpId::RequiresGrad_;
+}
+
+bool writes_every_element_once(OpId op) { return op == OpId::Fill_ || op == OpId::Zero_; }
+
+}  // namespace
+
+std::optional<Meta> ProgramState::infer(const Step& step, StepInfo& info) const {
+  const program::OpSpec& op = program::spec(step.op);
+  info.inputs_ok = static_cast<int>(step.inputs.size()) == op.arity;
+  std::vector<Meta> metas;
+  for (int in : step.inputs) {
+    if (!live(in)) {
+      info.inputs_ok = false;
+      break;
+    }
+    metas.push_back(*value(in).meta);
+  }
+  if (!info.inputs_ok) return std::nullopt;
+  auto out = op.infer(metas, step.attrs);
+  info.table_ok = out.has_value();
+  return out;
+}
+
+bool ProgramState::raises(const Step& step) const {
+  const program::OpSpec& op = program::spec(step.op);
+  if (step.inputs.empty()) return false;
+  const ValueInfo& v = value(step.inputs[0]);
+  if (is_inplace(op)) {
+    bool any_rg = false;
+    for (int in : step.inputs) any_rg = any_rg || value(in).meta->requires_grad;
+    if (step.grad_enabled && any_rg) {
+      if (v.nograd_view) return true;
+      if (v.meta->requires_grad && v.leaf) return true;
+      if (v.view && value(v.base).meta && value(v.base).meta->requires_grad && value(v.base).leaf) return true;
+    }
+    if (v.overlapping && !writes_every_element_once(step.op)) return true;
+  }
+  if (step.op == OpId::Detach_ && v.view) return true;
+  if (step.op == OpId::RequiresGrad_ && !step.attrs.requires_grad && !v.leaf) return true;
+  if (step.op == OpId::AsStrided &&
+      program::storage_extent(step.attrs.sizes, step.attrs.strides, step.attrs.offset) > v.storage_numel)
+    return true;
+  return false;
+}
+
+StepInfo ProgramState::check(const Step& step) const {
+  StepInfo info;
+  if (infer(step, info) && info.table_ok) info.raises = raises(step);
+  return info;
+}
+
+StepInfo ProgramState::append(const Step& step) {
+  StepInfo info;
+  auto out = infer(step, info);
+  if (out) info.raises = raises(step);
+  const program::OpSpec& op = program::spec(step.op);
+  ValueInfo v;
+  if (!info.expected_ok() || (op.flags & program::kNoValue)) {
+    values_.push_back(v);
+    return info;
+  }
+  Meta meta = *out;
+  const ValueInfo* in0 = step.inputs.empty() ? nullptr : &value(step.inputs[0]);
+  // Under no_grad nothing new joins the graph: only factories and flag setters make tensors requiring grad,
+  // in-place ops keep their operand's flag, and a view still reports its base's flag (LibTorch: a view made
+  // under no_grad of a tensor requiring grad has requires_grad true and is_leaf true).
+  if (!step.grad_enabled && op.kind != OpKind::Factory && step.op != OpId::RequiresGrad_)
+    meta.requires_grad = is_inplace(op) || op.kind == OpKind::View ? in0->meta->requires_grad : false;
+
+  switch (op.kind) {
+    case OpKind::Factory:
+      v.storage_numel = meta.numel();
+      if (step.op == OpId::Rand) {
+        v.storage_numel = program::storage_extent(step.attrs.sizes, step.attrs.strides, step.attrs.offset);
+        v.overlapping = has_internal_overlap(step.attrs.sizes, step.attrs.strides);
+      }
+      break;
+    case OpKind::View: {
+      v = *in0;
+      v.view = true;
+      v.base = in0->view ? in0->base : step.inputs[0];
+      v.nograd_view = in0->nograd_view || (!step.grad_enabled && in0->meta->requires_grad);
+      if (step.op == OpId::Expand) {
+        const auto& in = in0->meta->sizes;
+        const std::size_t lead = meta.sizes.size() - in.size();
+        for (std::size_t i = 0; i < meta.sizes.size(); ++i) {
+          std::int64_t was = i < lead ? 1 : in[i - lead];
+          if (was == 1 && meta.sizes[i] > 1) v.overlapping = true;
+        }
+      }
+      if (step.op == OpId::AsStrided) v.overlapping = has_internal_overlap(step.attrs.sizes, step.attrs.strides);
+      if (step.op == OpId::Reshape) v.storage_numel = std::min(v.storage_numel, meta.numel());
+      break;
+    }
+    case OpKind::Copy:
+      if (step.op == OpId::Detach || step.op == OpId::Detach_) {
+        v = *in0;
+        v.view = false;
+        v.base = -1;
+        v.nograd_view = false;
+      } else {
+        v.storage_numel = meta.numel();
+      }
+      break;
+    case OpKind::InPlace:
+    case OpKind::Autograd:
+      v = *in0;
+      break;
+    case OpKind::Arithmetic:
+    case OpKind::Reduction:
+      v.storage_numel = meta.numel();
+      break;
+  }
+  v.meta = meta;
+  // A tensor that does not require grad is a leaf; one that requires grad is a leaf only if it was made so
+  // (a factory, requires_grad_ on a leaf) or stays the leaf it was (in-place under no_grad).
+  if (!meta.requires_grad || op.kind == OpKind::Factory) v.leaf = true;
+  else if (returns_self(op) && in0->meta->requires_grad) v.leaf = in0->leaf;
+  else if (step.op == OpId::RequiresGrad_) v.leaf = in0->leaf;
+  else if (op.kind == OpKind::View && !step.grad_enabled) v.leaf = true;
+  else v.leaf = false;
+  values_.push_back(v);
+
+  if (returns_self(op)) {
+    // The operand is the same tensor: it changes with the result.
+    ValueInfo& self = values_[static_cast<std::size_t>(step.inputs[0])];
+    self.meta = v.meta;
+    self.leaf = v.leaf;
+    // In-place on a view with grad flowing in rebases the base's history (CopySlices).
+    if (is_inplace(op) && self.view && meta.requires_grad && step.grad_enabled) {
+      ValueInfo& base = values_[static_cast<std::size_t>(self.base)];
+      if (base.meta && !base.meta->requires_grad) {
+        base.meta->requires_grad = true;
+        base.leaf = false;
+      }
+    }
+  }
+  return info;
+}
+
+std::vector<StepInfo> analyze(const program::Program& p) {
+  ProgramState state;
+  std::vector<StepInfo> out;
+  out.reserve(p.steps.size());
+  for (const auto& s : p.steps) out.push_back(state.append(s));
+  return out;
+}
+
+bool well_formed(const program::Program& p, std::string* why) {
+  auto fail = [&](std::size_t i, const std::string& msg) {
+    if (why) *why = "step " + std::to_string(i) + ": " + msg;
+    return false;
+  };
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    const Step& s = p.steps[i];
+    if (static_cast<std::size_t>(s.op) >= program::op_table().size()) return fail(i, "unknown op");
+    const program::OpSpec& op = program::spec(s.op);
+    if (static_cast<int>(s.inputs.size()) != op.arity)
+      return fail(i, std::string(op.name) + " takes " + std::to_string(op.arity) + " inputs, has " +
+                         std::to_string(s.inputs.size()));
+    for (int in : s.inputs) {
+      if (in < 0 || static_cast<std::size_t>(in) >= i) return fail(i, "input " + std::to_string(in) + " is not an earlier step");
+      if (program::spec(p.steps[static_cast<std::size_t>(in)].op).flags & program::kNoValue)
+        return fail(i, "input " + std::to_string(in) + " returns no value");
+    }
+  }
+  return true;
+}
+
+}  // namespace parity::generators

@@ -1,0 +1,58 @@
+// What the generator knows about the values of a program being built: each value's Meta from the op table's
+// shape rule, plus the autograd facts that decide whether a well-typed step still raises (in-place on a leaf
+// requiring grad, on a view of one, detach_ of a view...). Generation, shrinking and the generator's tests
+// all replay programs through this one tracker, so they agree on which steps are expected to succeed.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "program/program.h"
+
+namespace parity::generators {
+
+struct ValueInfo {
+  std::optional<program::Meta> meta;  // nullopt: no value to use (the op returns none, or the step raises)
+  bool leaf = true;                   // is_leaf as PyTorch reports it
+  bool view = false;                  // an autograd view: in-place on it rewrites its base's history
+  int base = -1;                      // for a view, the value it views (never itself a view)
+  bool nograd_view = false;           // view made under no_grad of a tensor requiring grad
+  bool overlapping = false;           // may have elements sharing memory: in-place arithmetic raises
+  std::int64_t storage_numel = 0;     // a lower bound of the element count of the storage behind it
+};
+
+struct StepInfo {
+  bool inputs_ok = false;  // right number of inputs, each an earlier value that exists
+  bool table_ok = false;   // the op table's rule accepts operands and attributes
+  bool raises = false;     // well-typed but known to raise at run time (autograd rules the table does not hold)
+  bool expected_ok() const { return inputs_ok && table_ok && !raises; }
+  // A deliberately ill-typed step: its inputs exist but the table's rule rejects it.
+  bool ill_typed() const { return inputs_ok && !table_ok; }
+  bool operator==(const StepInfo&) const = default;
+};
+
+class ProgramState {
+ public:
+  // What appending `step` would give, without appending it.
+  StepInfo check(const program::Step& step) const;
+  StepInfo append(const program::Step& step);
+  const std::vector<ValueInfo>& values() const { return values_; }
+  const ValueInfo& value(int id) const { return values_[static_cast<std::size_t>(id)]; }
+  int size() const { return static_cast<int>(values_.size()); }
+  bool live(int id) const { return id >= 0 && id < size() && value(id).meta.has_value(); }
+
+ private:
+  std::optional<program::Meta> infer(const program::Step& step, StepInfo& info) const;
+  bool raises(const program::Step& step) const;
+  std::vector<ValueInfo> values_;
+};
+
+// Replays a whole program.
+std::vector<StepInfo> analyze(const program::Program&);
+
+// Structural validity: every step's op has its arity of inputs, each an earlier step that returns a value
+// (backward and retain_grad return none). `why` gets the first problem.
+bool well_formed(const program::Program&, std::string* why = nullptr);
+
+}  // namespace parity::generators

@@ -1,0 +1,143 @@
+#include "impl/autograd/functions.h"
+
+#include <algorithm>
+
+#include "impl/autograd/grad_mode.h"
+#include "impl/cpu/loops.h"
+#include "impl/autograd/meta.h"
+#include "impl/error.h"
+#include "impl/ops.h"
+
+namespace parity::impl::autograd {
+
+TensorList Formula::apply(TensorList&& grads) {
+  // Saved tensors are unpacked first, as in PyTorch's generated nodes: a stale or freed one raises even when
+  // no gradient flows.
+  TensorList saved;
+  saved.reserve(saved_.size());
+  for (const auto& s : saved_) saved.push_back(s.unpack());
+  const Tensor& g = grads.empty() ? Tensor() : grads[0];
+  if (!g.defined()) return TensorList(next_edges().size());
+  return fn_(g, saved, *this);
+}
+
+void Formula::release_variables() {
+  for (auto& s : saved_) s.release();
+}
+
+AccumulateGrad::AccumulateGrad(const Tensor& leaf) : Node(UINT64_MAX), leaf_(leaf.shared()) {
+  add_input_metadata(leaf);
+}
+
+namespace {
+// The gradient layout contract (torch/csrc/autograd/utils/grad_layout_contract.h).
+bool obeys_layout_contract(const Tensor& grad, const Tensor& var) {
+  if (var.is_non_overlapping_and_dense()) {
+    for (std::size_t i = 0; i < grad.sizes().size(); ++i) {
+      if (grad.sizes()[i] != 1) {
+        if (grad.strides()[i] != var.strides()[i]) return false;
+      } else if (grad.strides()[i] == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+  return grad.is_contiguous();
+}
+
+Tensor clone_obey_contract(const Tensor& grad, const Tensor& var) {
+  if (var.is_non_overlapping_and_dense()) return copy_(empty_strided(var.sizes(), var.strides(), grad.dtype()), grad);
+  return clone(grad, MemoryFormat::Contiguous);
+}
+}  // namespace
+
+TensorList AccumulateGrad::apply(TensorList&& grads) {
+  if (grads.empty() || !grads[0].defined()) return {};
+  auto impl = leaf_.lock();
+  if (!impl) return {};
+  Tensor var(impl);
+  check(!grad_fn(var), ErrorKind::Argument, "leaf variable has been moved into the graph interior");
+  if (!requires_grad(var)) return {};
+  Tensor new_grad = std::move(grads[0]);
+  auto& m = materialize(var);
+  if (!m.grad.defined()) {
+    // Steal the incoming gradient when nothing else refers to it and it already has the leaf's layout.
+    if (new_grad.use_count() <= 1 && obeys_layout_contract(new_grad, var))
+      m.grad = detach(new_grad);
+    else
+      m.grad = clone_obey_contract(new_grad, var);
+  } else {
+    add_(m.grad, new_grad);
+  }
+  return {};
+}
+
+CopySlices::CopySlices(const Tensor& base, const Layout& view, std::shared_ptr<Node> fn)
+    : base_(base.layout()), base_dtype_(base.dtype()), view_(view), fn_(std::move(fn)) {
+  add_input_metadata(base);
+  add_next_edge(gradient_edge(base));
+  for (std::size_t i = 1; i < fn_->next_edges().size(); ++i) add_next_edge(fn_->next_edges()[i]);
+}
+
+TensorList CopySlices::apply(TensorList&& grads) {
+  const Tensor& grad = grads[0];
+  if (!grad.defined()) return TensorList(next_edges().size());
+  check(fn_ != nullptr, ErrorKind::GraphFreed, kBackwardTwiceMessage);
+  Tensor result = copy_(empty_strided(base_.sizes, base_.strides, grad.dtype()), grad);
+  Tensor grad_slice = as_strided(result, view_.sizes, view_.strides,
+                                 result.offset() + view_.offset - base_.offset);
+  TensorList res = fn_->apply({clone(grad_slice, MemoryFormat::Contiguous)});
+  TensorList out(next_edges().size());
+  for (std::size_t i = 0; i < res.size() && i < out.size(); ++i) {
+    if (!should_compute_output(i)) continue;
+    if (i == 0) {
+      copy_(grad_slice, res[0]);
+      out[0] = result;
+    } else {
+      out[i] = res[i];
+    }
+  }
+  return out;
+}
+
+namespace {
+// Storage offsets of every element of `geo`, relative to `origin`, in row-major order.
+template <typename F>
+void for_each_storage_offset(const Layout& geo, std::int64_t origin, F&& f) {
+  cpu::for_each_offset(geo.sizes, {&geo.strides}, [&](const std::int64_t* off) { f(geo.offset - origin + off[0]); });
+}
+}  // namespace
+
+Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& sizes, const Dims& strides,
+                           std::int64_t offset) {
+  // Scatter-add the output gradient into a zeroed copy of the storage both geometries reach, average where the
+  // input geometry uses an element several times, and view the result with the input's geometry.
+  const Layout out_geo{sizes, strides, offset};
+  const std::int64_t origin = std::min(input.offset, offset);
+  const std::int64_t extent = std::max<std::int64_t>(
+      std::max(input.storage_extent(), out_geo.storage_extent()) - origin, 0);
+  Tensor storage = zeros({extent}, grad.dtype());
+  std::vector<double> acc(static_cast<std::size_t>(extent), 0.0), uses(static_cast<std::size_t>(extent), 0.0);
+  std::vector<double> g = grad.to_vector();
+  std::size_t k = 0;
+  for_each_storage_offset(out_geo, origin, [&](std::int64_t off) { acc[off] += g[k++]; });
+  if (!input.is_non_overlapping_and_dense()) {
+    for_each_storage_offset(input, origin, [&](std::int64_t off) { uses[off] += 1; });
+    for (std::size_t i = 0; i < acc.size(); ++i)
+      if (uses[i] > 1) acc[i] /= uses[i];
+  }
+  copy_(storage, from_values(acc, grad.dtype()));
+  return as_strided(storage, input.sizes, input.strides, input.offset - origin);
+}
+
+std::shared_ptr<Node> make_as_strided_backward(const Tensor& base, const Layout& view) {
+  Layout input = base.layout();
+  auto fn = std::make_shared<Formula>("AsStridedBackward0", [input, view](const Tensor& g, const TensorList&, const Formula&) {
+    return TensorList{as_strided_backward(g, input, view.sizes, view.strides, view.offset)};
+  });
+  fn->set_next_edges(collect_next_edges({&base}));
+  fn->add_input_metadata(Tensor::over(base.storage(), view, base.dtype(), base.version_counter()));
+  return fn;
+}
+
+}  // namespace parity::impl::autograd

@@ -1,0 +1,63 @@
+// Backward nodes. Most are a Formula: a PyTorch node name, the tensors it saved (checked for version and
+// freeing when unpacked, before anything else), and the derivative as a function of the output gradient.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "impl/autograd/node.h"
+#include "impl/autograd/saved_variable.h"
+
+namespace parity::impl::autograd {
+
+class Formula final : public Node {
+ public:
+  // grads: gradient of each output (one); saved: unpacked saved tensors, in save order.
+  using Fn = std::function<TensorList(const Tensor& grad, const TensorList& saved, const Formula& self)>;
+  Formula(std::string name, Fn fn) : name_(std::move(name)), fn_(std::move(fn)) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override;
+  void release_variables() override;
+  // Saves t (for the derivative of an input that needs grad); is_output for the node's own result.
+  void save(const Tensor& t, bool is_output = false) { saved_.emplace_back(t, is_output); }
+
+ private:
+  std::string name_;
+  Fn fn_;
+  std::vector<SavedVariable> saved_;
+};
+
+// Accumulates a leaf's gradient into .grad, following PyTorch's gradient layout contract.
+class AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(const Tensor& leaf);
+  std::string name() const override { return "torch::autograd::AccumulateGrad"; }
+  TensorList apply(TensorList&& grads) override;
+
+ private:
+  std::weak_ptr<TensorImpl> leaf_;
+};
+
+// In-place op on a view: the base's gradient goes through the op's node applied to the view's slice.
+class CopySlices final : public Node {
+ public:
+  CopySlices(const Tensor& base, const Layout& view, std::shared_ptr<Node> fn);
+  std::string name() const override { return "torch::autograd::CopySlices"; }
+  TensorList apply(TensorList&& grads) override;
+  void release_variables() override { fn_.reset(); }
+
+ private:
+  Layout base_;
+  ScalarType base_dtype_;
+  Layout view_;
+  std::shared_ptr<Node> fn_;
+};
+
+// Gradient of as_strided(input_geometry -> sizes/strides/offset) (at::native as_strided_backward).
+Tensor as_strided_backward(const Tensor& grad, const Layout& input_geometry, const Dims& sizes, const Dims& strides,
+                           std::int64_t offset);
+
+// The view's history regenerated after its base changed: AsStridedBackward0 from the base.
+std::shared_ptr<Node> make_as_strided_backward(const Tensor& base, const Layout& view);
+
+}  // namespace parity::impl::autograd

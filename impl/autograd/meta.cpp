@@ -1,0 +1,203 @@
+#include "impl/autograd/meta.h"
+
+#include "impl/autograd/functions.h"
+#include "impl/autograd/grad_mode.h"
+#include "impl/error.h"
+
+namespace parity::impl::autograd {
+
+AutogradMeta* meta(const Tensor& t) { return t.defined() ? t.impl()->autograd.get() : nullptr; }
+
+AutogradMeta& materialize(const Tensor& t) {
+  if (!t.impl()->autograd) t.impl()->autograd = std::make_unique<AutogradMeta>();
+  return *t.impl()->autograd;
+}
+
+bool is_view(const Tensor& t) {
+  auto* m = meta(t);
+  return m && m->base.has_value();
+}
+
+bool requires_grad(const Tensor& t) {
+  auto* m = meta(t);
+  if (!m) return false;
+  return m->requires_grad || m->grad_fn || (m->base && requires_grad(*m->base));
+}
+
+std::shared_ptr<Node> grad_fn(const Tensor& t) {
+  auto* m = meta(t);
+  if (!m) return nullptr;
+  if (m->base) {
+    if (!m->grad_fn && !requires_grad(*m->base)) return m->grad_fn;
+    std::uint32_t current = t.version();
+    if (m->attr_version != current) {
+      // The base or another view was modified in place: the view's history now starts at the base.
+      check(m->creation_meta == CreationMeta::Default, ErrorKind::ViewInPlace,
+            m->creation_meta == CreationMeta::NoGradMode
+                ? "A view was created in no_grad mode and its base or another view of its base has been modified "
+                  "inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
+                  "forbidden. You can clarify your code by moving both the view and the inplace either both inside "
+                  "the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the "
+                  "inplace to be tracked)."
+                : "Output 0 of a function that returns multiple views is a view and its base or another view of its "
+                  "base has been modified inplace. This view is the output of a function that returns multiple "
+                  "views. Such functions do not allow the output views to be modified inplace. You should replace "
+                  "the inplace operation by an out-of-place one.");
+      m->grad_fn = make_as_strided_backward(*m->base, t.layout());
+      m->output_nr = 0;
+      m->attr_version = current;
+    }
+    return m->grad_fn;
+  }
+  return m->grad_fn;
+}
+
+bool is_leaf(const Tensor& t) {
+  auto* m = meta(t);
+  return !m || !m->grad_fn;
+}
+
+std::uint32_t output_nr(const Tensor& t) {
+  auto* m = meta(t);
+  return m ? m->output_nr : 0;
+}
+
+Tensor grad(const Tensor& t) {
+  auto* m = meta(t);
+  return m ? m->grad : Tensor();
+}
+
+bool retains_grad(const Tensor& t) {
+  auto* m = meta(t);
+  return m && !is_leaf(t) && m->retains_grad;
+}
+
+bool compute_requires_grad(std::initializer_list<const Tensor*> inputs) {
+  if (!grad_mode_enabled()) return false;
+  for (const Tensor* t : inputs)
+    if (t && t->defined() && requires_grad(*t)) return true;
+  return false;
+}
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
+  auto* m = meta(t);
+  if (!m || !m->requires_grad) return nullptr;
+  if (auto acc = m->grad_accumulator.lock()) return acc;
+  auto acc = std::make_shared<AccumulateGrad>(t);
+  m->grad_accumulator = acc;
+  return acc;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  if (auto fn = grad_fn(t)) return Edge{fn, output_nr(t)};
+  return Edge{grad_accumulator(t), 0};
+}
+
+std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs) {
+  std::vector<Edge> edges;
+  for (const Tensor* t : inputs) edges.push_back(t && t->defined() ? gradient_edge(*t) : Edge{});
+  return edges;
+}
+
+void set_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
+  auto& m = materialize(t);
+  m.output_nr = fn->add_input_metadata(t);
+  m.grad_fn = fn;
+}
+
+namespace {
+void move_retains_grad_hook(const Tensor& t, const std::shared_ptr<Node>& old_fn, const std::shared_ptr<Node>& fn) {
+  if (!old_fn || !fn || !meta(t)->retains_grad) return;
+  auto& hooks = old_fn->retains_grad_hooks();
+  auto it = hooks.find(meta(t)->output_nr);
+  if (it == hooks.end()) return;
+  fn->retains_grad_hooks()[0] = it->second;
+  hooks.erase(it);
+}
+}  // namespace
+
+void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
+  fn->add_input_metadata(t);
+  auto& m = materialize(t);
+  if (m.base) {
+    // In-place on a view: the base takes the op (through CopySlices); the view regenerates its grad_fn.
+    const Tensor& base = *m.base;
+    auto copy_slices = std::make_shared<CopySlices>(base, t.layout(), fn);
+    auto& bm = materialize(base);
+    auto old_base_fn = bm.grad_fn;
+    bm.grad_fn = copy_slices;
+    bm.output_nr = 0;
+    move_retains_grad_hook(base, old_base_fn, copy_slices);
+    grad_fn(t);
+    return;
+  }
+  auto old_fn = m.grad_fn;
+  m.grad_fn = fn;
+  m.output_nr = 0;
+  move_retains_grad_hook(t, old_fn, fn);
+}
+
+void check_inplace(const Tensor& t, bool any_requires_grad) {
+  if (!any_requires_grad || !grad_mode_enabled()) return;
+  auto* m = meta(t);
+  if (m && m->base) {
+    check(m->creation_meta != CreationMeta::NoGradMode, ErrorKind::ViewInPlace,
+          "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+          "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+          "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+          "tracked) or both outside (if you want the inplace to be tracked).");
+    check(m->creation_meta != CreationMeta::MultiOutputNode, ErrorKind::ViewInPlace,
+          "Output 0 of a function that returns multiple views is a view and is being modified inplace. This view "
+          "is the output of a function that returns multiple views. Such functions do not allow the output views "
+          "to be modified inplace. You should replace the inplace operation by an out-of-place one.");
+    check(!(requires_grad(t) && is_leaf(*m->base)), ErrorKind::LeafInPlace,
+          "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+  }
+  check(!(requires_grad(t) && is_leaf(t)), ErrorKind::LeafInPlace,
+        "a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
+Tensor make_view(const Tensor& t, const Layout& layout, CreationMeta creation) {
+  Tensor v = Tensor::over(t.storage(), layout, t.dtype(), t.version_counter());
+  auto& m = materialize(v);
+  auto* tm = meta(t);
+  m.base = (tm && tm->base) ? *tm->base : t;
+  // A view of a view inherits the stricter creation kind.
+  m.creation_meta = (tm && tm->base && tm->creation_meta != CreationMeta::Default) ? tm->creation_meta : creation;
+  m.attr_version = v.version();
+  return v;
+}
+
+Tensor make_alias(const Tensor& t, const Layout& layout) {
+  return Tensor::over(t.storage(), layout, t.dtype(), t.version_counter());
+}
+
+void set_requires_grad(const Tensor& t, bool value) {
+  check(!value || is_floating(t.dtype()), ErrorKind::DType,
+        "Only Tensors of floating point and complex dtype can require gradients");
+  if (!value && !meta(t)) return;
+  materialize(t).requires_grad = value;
+}
+
+void retain_grad(const Tensor& t) {
+  check(requires_grad(t), ErrorKind::RetainGrad, "can't retain_grad on Tensor that has requires_grad=False");
+  if (is_leaf(t)) return;
+  auto& m = materialize(t);
+  if (m.retains_grad) return;
+  grad_fn(t)->retains_grad_hooks()[m.output_nr] = t.shared();
+  m.retains_grad = true;
+}
+
+void detach_inplace(const Tensor& t) {
+  check(!is_view(t), ErrorKind::DetachView,
+        "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for "
+        "training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence "
+        "detach_() cannot be called on these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+        "function in torch/optim/optimizer.py as the solution.");
+  auto& m = materialize(t);
+  m.requires_grad = false;
+  m.grad_fn.reset();
+  m.output_nr = 0;
+}
+
+}  // namespace parity::impl::autograd

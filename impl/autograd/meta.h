@@ -1,0 +1,63 @@
+// Autograd state of a tensor and the rules PyTorch derives from it (torch/csrc/autograd/variable.cpp):
+// requires_grad, leaves, grad_fn (regenerated for views whose base changed), gradient edges, view tracking.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "impl/autograd/node.h"
+#include "impl/tensor.h"
+
+namespace parity::impl::autograd {
+
+// How a differentiable view was made; anything but Default forbids in-place writes with grad enabled.
+enum class CreationMeta : std::uint8_t { Default, NoGradMode, MultiOutputNode };
+
+struct AutogradMeta {
+  bool requires_grad = false;  // the leaf flag
+  std::shared_ptr<Node> grad_fn;
+  std::weak_ptr<Node> grad_accumulator;
+  std::uint32_t output_nr = 0;
+  Tensor grad;
+  bool retains_grad = false;
+  // Differentiable views: the root base (views of views point at it), how the view was made, and the version
+  // at which grad_fn was last valid.
+  std::optional<Tensor> base;
+  CreationMeta creation_meta = CreationMeta::Default;
+  std::uint32_t attr_version = 0;
+};
+
+AutogradMeta* meta(const Tensor&);
+AutogradMeta& materialize(const Tensor&);
+
+bool requires_grad(const Tensor&);
+bool is_leaf(const Tensor&);
+bool is_view(const Tensor&);
+std::shared_ptr<Node> grad_fn(const Tensor&);
+std::uint32_t output_nr(const Tensor&);
+Tensor grad(const Tensor&);
+bool retains_grad(const Tensor&);
+
+// GradMode enabled and any input requiring grad.
+bool compute_requires_grad(std::initializer_list<const Tensor*> inputs);
+std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs);
+Edge gradient_edge(const Tensor&);
+std::shared_ptr<Node> grad_accumulator(const Tensor&);
+
+// A new tensor's history: output 0 of fn.
+void set_history(const Tensor& t, const std::shared_ptr<Node>& fn);
+// In-place ops: t gets fn as history; a view's base gets CopySlices.
+void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn);
+// Raises PyTorch's errors for in-place writes on leaves and on views that may not be written.
+void check_inplace(const Tensor& t, bool any_requires_grad);
+
+// Makes `view` (sharing t's storage and version counter) a differentiable view of t.
+Tensor make_view(const Tensor& t, const Layout& layout, CreationMeta creation = CreationMeta::Default);
+// A tensor sharing storage and version counter that autograd does not see as a view (detach()).
+Tensor make_alias(const Tensor& t, const Layout& layout);
+
+void set_requires_grad(const Tensor& t, bool value);
+void retain_grad(const Tensor& t);
+void detach_inplace(const Tensor& t);
+
+}  // namespace parity::impl::autograd

@@ -1,0 +1,63 @@
+// Graph nodes: a Node turns the gradients of its outputs into gradients of its inputs, which flow along its
+// next edges. Sequence numbers order execution as PyTorch's engine does (later nodes first).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "impl/tensor.h"
+
+namespace parity::impl::autograd {
+
+class Node;
+
+struct Edge {
+  std::shared_ptr<Node> fn;
+  std::uint32_t input_nr = 0;
+  bool valid() const { return fn != nullptr; }
+};
+
+// Shape and type a gradient flowing into a node's input must have (the engine reduces and casts to it).
+struct InputMetadata {
+  Dims sizes;
+  ScalarType dtype = ScalarType::Float32;
+  Device device;
+};
+
+using TensorList = std::vector<Tensor>;
+
+class Node {
+ public:
+  Node();
+  explicit Node(std::uint64_t sequence_nr) : sequence_nr_(sequence_nr) {}
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  virtual std::string name() const = 0;
+  virtual TensorList apply(TensorList&& grads) = 0;
+  // Frees saved state after a backward that does not retain the graph.
+  virtual void release_variables() {}
+
+  std::uint64_t sequence_nr() const { return sequence_nr_; }
+  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  void set_next_edges(std::vector<Edge> e) { next_edges_ = std::move(e); }
+  void add_next_edge(Edge e) { next_edges_.push_back(std::move(e)); }
+  bool should_compute_output(std::size_t i) const { return i < next_edges_.size() && next_edges_[i].valid(); }
+  std::uint32_t add_input_metadata(const Tensor& t);
+  const std::vector<InputMetadata>& input_metadata() const { return input_metadata_; }
+  std::size_t num_inputs() const { return input_metadata_.size(); }
+
+  // retain_grad(): the tensor (weakly held) whose .grad receives the gradient of output `nr`.
+  std::map<std::uint32_t, std::weak_ptr<TensorImpl>>& retains_grad_hooks() { return retains_grad_; }
+
+ private:
+  std::uint64_t sequence_nr_;
+  std::vector<Edge> next_edges_;
+  std::vector<InputMetadata> input_metadata_;
+  std::map<std::uint32_t, std::weak_ptr<TensorImpl>> retains_grad_;
+};
+
+}  // namespace parity::impl::autograd

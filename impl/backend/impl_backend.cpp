@@ -1,0 +1,214 @@
+#include "impl/backend/impl_backend.h"
+
+#include <optional>
+
+#include "impl/autograd/grad_mode.h"
+#include "impl/autograd/meta.h"
+#include "impl/error.h"
+#include "impl/ops.h"
+#include "program/content.h"
+
+namespace parity::impl {
+
+namespace {
+
+namespace pg = parity::program;
+
+ScalarType to_impl(pg::DType d) {
+  switch (d) {
+    case pg::DType::Float32: return ScalarType::Float32;
+    case pg::DType::Float64: return ScalarType::Float64;
+    case pg::DType::Int64: return ScalarType::Int64;
+    case pg::DType::Bool: return ScalarType::Bool;
+  }
+  return ScalarType::Float32;
+}
+
+pg::DType to_program(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float32: return pg::DType::Float32;
+    case ScalarType::Float64: return pg::DType::Float64;
+    case ScalarType::Int64: return pg::DType::Int64;
+    case ScalarType::Bool: return pg::DType::Bool;
+  }
+  return pg::DType::Float32;
+}
+
+MemoryFormat to_impl(pg::MemoryFormat m) {
+  switch (m) {
+    case pg::MemoryFormat::Contiguous: return MemoryFormat::Contiguous;
+    case pg::MemoryFormat::ChannelsLast: return MemoryFormat::ChannelsLast;
+    case pg::MemoryFormat::ChannelsLast3d: return MemoryFormat::ChannelsLast3d;
+    case pg::MemoryFormat::Preserve: return MemoryFormat::Preserve;
+  }
+  return MemoryFormat::Preserve;
+}
+
+Scalar to_impl(const pg::Scalar& s) {
+  switch (s.kind) {
+    case pg::Scalar::Kind::Int: return {Scalar::Kind::Int, s.value};
+    case pg::Scalar::Kind::Float: return {Scalar::Kind::Float, s.value};
+    case pg::Scalar::Kind::Bool: return {Scalar::Kind::Bool, s.value};
+  }
+  return {};
+}
+
+pg::ErrorCategory to_program(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::VersionMismatch: return pg::ErrorCategory::VersionMismatch;
+    case ErrorKind::GraphFreed: return pg::ErrorCategory::GraphFreed;
+    case ErrorKind::LeafInPlace: return pg::ErrorCategory::LeafInPlace;
+    case ErrorKind::ViewInPlace: return pg::ErrorCategory::ViewInPlace;
+    case ErrorKind::NoGradFn: return pg::ErrorCategory::NoGradFn;
+    case ErrorKind::NonScalarBackward: return pg::ErrorCategory::NonScalarBackward;
+    case ErrorKind::RequiresGradFlag: return pg::ErrorCategory::RequiresGradFlag;
+    case ErrorKind::RetainGrad: return pg::ErrorCategory::RetainGrad;
+    case ErrorKind::DetachView: return pg::ErrorCategory::DetachView;
+    case ErrorKind::Shape: return pg::ErrorCategory::Shape;
+    case ErrorKind::ViewStride: return pg::ErrorCategory::ViewStride;
+    case ErrorKind::IndexRange: return pg::ErrorCategory::IndexRange;
+    case ErrorKind::DType: return pg::ErrorCategory::DType;
+    case ErrorKind::MemoryFormat: return pg::ErrorCategory::MemoryFormat;
+    case ErrorKind::Overlap: return pg::ErrorCategory::Overlap;
+    case ErrorKind::StorageBounds: return pg::ErrorCategory::StorageBounds;
+    case ErrorKind::Argument: return pg::ErrorCategory::Argument;
+    case ErrorKind::Device: return pg::ErrorCategory::Unclassified;
+  }
+  return pg::ErrorCategory::Unclassified;
+}
+
+class ImplSession final : public pg::Session {
+ public:
+  void execute(const pg::Step& step, int index) override {
+    if (values_.size() <= static_cast<std::size_t>(index)) values_.resize(static_cast<std::size_t>(index) + 1);
+    autograd::GradModeGuard mode(step.grad_enabled);
+    try {
+      values_[index] = run(step);
+    } catch (const Error& e) {
+      throw pg::StepError(to_program(e.kind()), e.what());
+    }
+  }
+
+  bool has_value(int id) const override {
+    return id >= 0 && static_cast<std::size_t>(id) < values_.size() && values_[id].has_value();
+  }
+
+  pg::TensorObs observe(int id, bool with_values, bool with_grad) override {
+    const Tensor& t = *values_[id];
+    pg::TensorObs o;
+    o.sizes = t.sizes();
+    o.strides = t.strides();
+    o.offset = t.offset();
+    o.dtype = to_program(t.dtype());
+    o.device = t.device().str();
+    o.requires_grad = autograd::requires_grad(t);
+    // Reading grad_fn regenerates a view's history and can raise, as it does in PyTorch.
+    o.is_leaf = autograd::is_leaf(t);
+    try {
+      auto fn = autograd::grad_fn(t);
+      o.grad_fn = fn ? fn->name() : "";
+    } catch (const Error& e) {
+      o.grad_fn = pg::raised_marker(to_program(e.kind()));
+    }
+    o.version = t.version();
+    o.contiguous = t.is_contiguous();
+    o.channels_last = t.is_contiguous(MemoryFormat::ChannelsLast);
+    o.channels_last_3d = t.is_contiguous(MemoryFormat::ChannelsLast3d);
+    o.non_overlapping_dense = t.is_non_overlapping_and_dense();
+    if (with_values) o.values = t.to_vector();
+    if (with_grad) {
+      Tensor g = autograd::grad(t);
+      if (g.defined()) o.grad = pg::GradObs{g.sizes(), g.strides(), to_program(g.dtype()), g.to_vector()};
+    }
+    return o;
+  }
+
+  const void* storage_key(int id) const override { return values_[id]->storage().key(); }
+
+ private:
+  const Tensor& in(const pg::Step& s, std::size_t i) const { return *values_[s.inputs[i]]; }
+
+  std::optional<Tensor> run(const pg::Step& s) {
+    const auto& a = s.attrs;
+    using pg::OpId;
+    switch (s.op) {
+      case OpId::Rand: {
+        std::int64_t n = pg::storage_extent(a.sizes, a.strides, a.offset);
+        Tensor storage = from_values(pg::seeded_content(a.seed, n, a.dtype), to_impl(a.dtype));
+        Tensor t = detach(as_strided(storage, a.sizes, a.strides, a.offset));
+        return requires_grad_(t, a.requires_grad);
+      }
+      case OpId::Zeros: return zeros(a.sizes, to_impl(a.dtype), a.requires_grad);
+      case OpId::Ones: return ones(a.sizes, to_impl(a.dtype), a.requires_grad);
+      case OpId::Full: {
+        Tensor t = full(a.sizes, to_impl(a.scalar), to_impl(a.dtype));
+        return requires_grad_(t, a.requires_grad);
+      }
+      case OpId::Arange: return arange(a.end, to_impl(a.dtype));
+      case OpId::Empty: return empty(a.sizes, to_impl(a.dtype));
+      case OpId::EmptyLike: return empty_like(in(s, 0), to_impl(a.memory_format));
+      case OpId::ZerosLike: return zeros_like(in(s, 0), to_impl(a.memory_format));
+      case OpId::Clone: return clone(in(s, 0), to_impl(a.memory_format));
+      case OpId::Contiguous: return contiguous(in(s, 0), to_impl(a.memory_format));
+      case OpId::Detach: return detach(in(s, 0));
+      case OpId::Detach_: return detach_(in(s, 0));
+      case OpId::Copy_: return copy_(in(s, 0), in(s, 1));
+      case OpId::View: return view(in(s, 0), a.sizes);
+      case OpId::Reshape: return reshape(in(s, 0), a.sizes);
+      case OpId::Transpose: return transpose(in(s, 0), a.dim, a.dim1);
+      case OpId::Permute: return permute(in(s, 0), a.dims);
+      case OpId::Slice: return slice(in(s, 0), a.dim, a.start, a.end, a.step);
+      case OpId::Select: return select(in(s, 0), a.dim, a.index);
+      case OpId::Narrow: return narrow(in(s, 0), a.dim, a.start, a.length);
+      case OpId::Expand: return expand(in(s, 0), a.sizes);
+      case OpId::Squeeze: return squeeze(in(s, 0));
+      case OpId::SqueezeDim: return squeeze(in(s, 0), a.dim);
+      case OpId::Unsqueeze: return unsqueeze(in(s, 0), a.dim);
+      case OpId::AsStrided: return as_strided(in(s, 0), a.sizes, a.strides, a.offset);
+      case OpId::Add: return add(in(s, 0), in(s, 1));
+      case OpId::Sub: return sub(in(s, 0), in(s, 1));
+      case OpId::Mul: return mul(in(s, 0), in(s, 1));
+      case OpId::Div: return div(in(s, 0), in(s, 1));
+      case OpId::AddScalar: return add(in(s, 0), to_impl(a.scalar));
+      case OpId::SubScalar: return sub(in(s, 0), to_impl(a.scalar));
+      case OpId::MulScalar: return mul(in(s, 0), to_impl(a.scalar));
+      case OpId::DivScalar: return div(in(s, 0), to_impl(a.scalar));
+      case OpId::Neg: return neg(in(s, 0));
+      case OpId::Pow: return pow(in(s, 0), to_impl(a.scalar));
+      case OpId::Exp: return exp(in(s, 0));
+      case OpId::Sum: return sum(in(s, 0));
+      case OpId::SumDims: return sum(in(s, 0), a.dims, a.keepdim);
+      case OpId::Mean: return mean(in(s, 0));
+      case OpId::MeanDims: return mean(in(s, 0), a.dims, a.keepdim);
+      case OpId::Add_: return add_(in(s, 0), in(s, 1));
+      case OpId::Sub_: return sub_(in(s, 0), in(s, 1));
+      case OpId::Mul_: return mul_(in(s, 0), in(s, 1));
+      case OpId::Div_: return div_(in(s, 0), in(s, 1));
+      case OpId::AddScalar_: return add_(in(s, 0), to_impl(a.scalar));
+      case OpId::SubScalar_: return sub_(in(s, 0), to_impl(a.scalar));
+      case OpId::MulScalar_: return mul_(in(s, 0), to_impl(a.scalar));
+      case OpId::DivScalar_: return div_(in(s, 0), to_impl(a.scalar));
+      case OpId::Zero_: return zero_(in(s, 0));
+      case OpId::Fill_: return fill_(in(s, 0), to_impl(a.scalar));
+      case OpId::Backward: backward(in(s, 0), a.retain_graph); return std::nullopt;
+      case OpId::RetainGrad: retain_grad(in(s, 0)); return std::nullopt;
+      case OpId::RequiresGrad_: return requires_grad_(in(s, 0), a.requires_grad);
+    }
+    return std::nullopt;
+  }
+
+  std::vector<std::optional<Tensor>> values_;
+};
+
+class ImplBackend final : public pg::Backend {
+ public:
+  std::string name() const override { return "impl"; }
+  std::string version() const override { return "parity-impl"; }
+  std::unique_ptr<pg::Session> start() override { return std::make_unique<ImplSession>(); }
+};
+
+}  // namespace
+
+std::unique_ptr<program::Backend> make_impl_backend() { return std::make_unique<ImplBackend>(); }
+
+}  // namespace parity::impl

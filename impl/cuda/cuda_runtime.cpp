@@ -1,0 +1,79 @@
+#include <cuda_runtime_api.h>
+
+#include "impl/cuda/cuda_runtime.h"
+#include "impl/cuda/kernels.h"
+#include "impl/error.h"
+#include "impl/ops.h"
+#include "impl/storage.h"
+
+namespace parity::impl {
+
+namespace {
+void check_cuda(cudaError_t e, const char* what) {
+  check(e == cudaSuccess, ErrorKind::Device, std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+class CudaAllocator final : public Allocator {
+ public:
+  void* allocate(std::size_t nbytes) override {
+    void* p = nullptr;
+    // Plain device memory (never managed memory): a zero-byte storage still gets a distinct pointer.
+    check_cuda(cudaMalloc(&p, nbytes == 0 ? 1 : nbytes), "cudaMalloc");
+    return p;
+  }
+  void deallocate(void* p) noexcept override { cudaFree(p); }
+  Device device() const override { return Device{DeviceType::CUDA, 0}; }
+};
+}  // namespace
+
+bool cuda_available() { return cuda::device_count() > 0; }
+
+Allocator& cuda_allocator() {
+  check(cuda_available(), ErrorKind::Device,
+        "no CUDA device is available on this machine (cudaGetDeviceCount found none)");
+  static CudaAllocator a;
+  return a;
+}
+
+namespace cuda {
+
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no driver" error
+    return 0;
+  }
+  return n;
+}
+
+Tensor to_device(const Tensor& cpu, int device) {
+  check(device == 0, ErrorKind::Device, "impl's CUDA backend uses device 0 only");
+  Tensor dense = clone(detach(cpu), MemoryFormat::Contiguous);
+  Tensor out = Tensor::allocate(dense.layout(), dense.dtype(), Device{DeviceType::CUDA, 0});
+  check_cuda(cudaMemcpy(out.storage().data(), dense.storage().data(), dense.storage().nbytes(), cudaMemcpyHostToDevice),
+             "cudaMemcpy to device");
+  return out;
+}
+
+void strided_copy(const Tensor& dst, const Tensor& src) {
+  check(dst.device().type == DeviceType::CUDA && src.device().type == DeviceType::CUDA, ErrorKind::Device,
+        "strided_copy needs two CUDA tensors");
+  check(dst.dtype() == src.dtype() && dst.sizes() == src.sizes(), ErrorKind::Shape,
+        "strided_copy needs tensors of one dtype and one shape");
+  auto element = [](const Tensor& t) { return static_cast<char*>(t.storage().data()) + t.offset() * element_size(t.dtype()); };
+  const char* err = kernels::strided_copy(element(dst), element(src), element_size(dst.dtype()),
+                                          static_cast<int>(dst.dim()), dst.sizes().data(), dst.strides().data(),
+                                          src.strides().data());
+  check(err == nullptr, ErrorKind::Device, std::string("strided_copy: ") + (err ? err : ""));
+}
+
+Tensor to_host(const Tensor& dev) {
+  Tensor out = Tensor::allocate(Layout{dev.sizes(), dev.strides(), dev.offset()}, dev.dtype());
+  check_cuda(cudaMemcpy(out.storage().data(), dev.storage().data(),
+                        std::min(out.storage().nbytes(), dev.storage().nbytes()), cudaMemcpyDeviceToHost),
+             "cudaMemcpy to host");
+  return out;
+}
+
+}  // namespace cuda
+}  // namespace parity::impl

@@ -1,0 +1,19 @@
+// impl's CUDA pieces: device memory for Storage, and the strided copy every device op builds on.
+// Built only when a CUDA compiler is found; impl/cuda/no_cuda.cpp stands in otherwise.
+#pragma once
+#include <cstdint>
+
+#include "impl/tensor.h"
+
+namespace parity::impl::cuda {
+
+int device_count();  // 0 when the driver or a device is missing (never throws)
+
+// dst[i] = src[i] over a strided index space, both on the device (same dtype), in one kernel launch.
+void strided_copy(const Tensor& dst, const Tensor& src);
+
+// Host <-> device transfers of a whole tensor; the result is dense in the source's layout order.
+Tensor to_device(const Tensor& cpu, int device = 0);
+Tensor to_host(const Tensor& cuda);
+
+}  // namespace parity::impl::cuda

@@ -1,0 +1,28 @@
+// impl's exceptions: a kind (what the caller did wrong) and PyTorch's wording of the message.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace parity::impl {
+
+enum class ErrorKind {
+  VersionMismatch, GraphFreed, LeafInPlace, ViewInPlace, NoGradFn, NonScalarBackward, RequiresGradFlag,
+  RetainGrad, DetachView, Shape, ViewStride, IndexRange, DType, MemoryFormat, Overlap, StorageBounds, Argument,
+  Device
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  ErrorKind kind() const { return kind_; }
+
+ private:
+  ErrorKind kind_;
+};
+
+[[noreturn]] inline void fail(ErrorKind kind, const std::string& message) { throw Error(kind, message); }
+inline void check(bool cond, ErrorKind kind, const std::string& message) {
+  if (!cond) fail(kind, message);
+}
+
+}  // namespace parity::impl

@@ -1,0 +1,368 @@
+#include "impl/layout.h"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+#include "impl/error.h"
+
+namespace parity::impl {
+
+Layout Layout::dense(const Dims& sizes, MemoryFormat format) { return Layout{sizes, strides_for(sizes, format), 0}; }
+
+Layout Layout::preserved() const {
+  if (is_non_overlapping_and_dense()) return Layout{sizes, strides, 0};
+  return Layout{sizes, infer_dense_strides(sizes, strides), 0};
+}
+
+std::int64_t Layout::numel() const {
+  std::int64_t n = 1;
+  for (auto s : sizes) n *= s;
+  return n;
+}
+
+std::int64_t Layout::storage_extent() const {
+  std::int64_t last = 1;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return 0;
+    last += strides[i] * (sizes[i] - 1);
+  }
+  return offset + last;
+}
+
+bool Layout::is_contiguous(MemoryFormat format) const {
+  if (format == MemoryFormat::ChannelsLast || format == MemoryFormat::ChannelsLast3d) {
+    // TensorImpl marks a tensor channels_last_3d-contiguous only when it is not channels_last-contiguous,
+    // and only 4-d / 5-d tensors can be either.
+    std::initializer_list<int> order4 = {1, 3, 2, 0}, order5 = {1, 4, 3, 2, 0};
+    bool want3d = format == MemoryFormat::ChannelsLast3d;
+    if (dim() != (want3d ? 5 : 4)) return false;
+    std::int64_t expected = 1;
+    for (int d : want3d ? order5 : order4) {
+      if (sizes[d] != 1) {
+        if (strides[d] != expected) return false;
+        expected *= sizes[d];
+      }
+    }
+    return true;
+  }
+  if (numel() == 0) return true;
+  std::int64_t z = 1;
+  for (std::int64_t d = dim() - 1; d >= 0; --d) {
+    if (sizes[d] != 1) {
+      if (strides[d] != z) return false;
+      z *= sizes[d];
+    }
+  }
+  return true;
+}
+
+bool Layout::is_non_overlapping_and_dense() const {
+  if (is_contiguous() || is_contiguous(MemoryFormat::ChannelsLast) || is_contiguous(MemoryFormat::ChannelsLast3d))
+    return true;
+  if (dim() == 1) return sizes[0] < 2 || strides[0] == 1;
+  std::vector<std::int64_t> perm(sizes.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  // Sort by strides, leaving 0- and 1-sized dims at the end.
+  std::stable_sort(perm.begin(), perm.end(), [&](std::int64_t a, std::int64_t b) {
+    if (sizes[a] < 2) return false;
+    if (sizes[b] < 2) return true;
+    return strides[a] < strides[b];
+  });
+  std::int64_t require = 1;
+  for (auto p : perm) {
+    if (sizes[p] < 2) return true;
+    if (strides[p] != require) return false;
+    require *= sizes[p];
+  }
+  return true;
+}
+
+bool Layout::is_strides_like_channels_last() const { return is_channels_last_strides_2d(sizes, strides); }
+bool Layout::is_strides_like_channels_last_3d() const {
+  return !is_strides_like_channels_last() && is_channels_last_strides_3d(sizes, strides);
+}
+
+MemoryFormat Layout::suggest_memory_format() const {
+  if (is_strides_like_channels_last()) return MemoryFormat::ChannelsLast;
+  if (is_strides_like_channels_last_3d()) return MemoryFormat::ChannelsLast3d;
+  return MemoryFormat::Contiguous;
+}
+
+std::string format_dims(const Dims& d) {
+  std::ostringstream os;
+  os << '[';
+  for (std::size_t i = 0; i < d.size(); ++i) os << (i ? ", " : "") << d[i];
+  os << ']';
+  return os.str();
+}
+
+std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim, bool wrap_scalar) {
+  if (ndim <= 0) {
+    check(wrap_scalar, ErrorKind::IndexRange,
+          "dimension specified as " + std::to_string(dim) + " but tensor has no dimensions");
+    ndim = 1;
+  }
+  std::int64_t lo = -ndim, hi = ndim - 1;
+  check(dim >= lo && dim <= hi, ErrorKind::IndexRange,
+        "Dimension out of range (expected to be in range of [" + std::to_string(lo) + ", " + std::to_string(hi) +
+            "], but got " + std::to_string(dim) + ")");
+  return dim < 0 ? dim + ndim : dim;
+}
+
+Dims broadcast_shapes(const Dims& a, const Dims& b) {
+  std::size_t n = std::max(a.size(), b.size());
+  Dims out(n);
+  for (std::ptrdiff_t i = static_cast<std::ptrdiff_t>(n) - 1; i >= 0; --i) {
+    std::ptrdiff_t off = static_cast<std::ptrdiff_t>(n) - 1 - i;
+    std::ptrdiff_t da = static_cast<std::ptrdiff_t>(a.size()) - 1 - off;
+    std::ptrdiff_t db = static_cast<std::ptrdiff_t>(b.size()) - 1 - off;
+    std::int64_t sa = da >= 0 ? a[da] : 1, sb = db >= 0 ? b[db] : 1;
+    check(sa == sb || sa == 1 || sb == 1, ErrorKind::Shape,
+          "The size of tensor a (" + std::to_string(sa) + ") must match the size of tensor b (" +
+              std::to_string(sb) + ") at non-singleton dimension " + std::to_string(i));
+    out[i] = sa == 1 ? sb : sa;
+  }
+  return out;
+}
+
+Dims infer_view_size(const Dims& shape, std::int64_t numel) {
+  Dims out = shape;
+  std::int64_t known = 1;
+  std::optional<std::size_t> infer;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      check(!infer, ErrorKind::Shape, "only one dimension can be inferred");
+      infer = i;
+    } else {
+      check(shape[i] >= 0, ErrorKind::Argument, "invalid shape dimension " + std::to_string(shape[i]));
+      known *= shape[i];
+    }
+  }
+  bool ok = numel == known || (infer && known > 0 && numel % known == 0);
+  check(ok, ErrorKind::Shape,
+        "shape '" + format_dims(shape) + "' is invalid for input of size " + std::to_string(numel));
+  if (infer) {
+    // Inferring a dim for an empty input is ambiguous (any size would do).
+    check(known != 0, ErrorKind::Shape,
+          "cannot reshape tensor of 0 elements into shape " + format_dims(shape) +
+              " because the unspecified dimension size -1 can be any value and is ambiguous");
+    out[*infer] = numel / known;
+  }
+  return out;
+}
+
+std::optional<Dims> view_strides(const Layout& from, const Dims& newshape) {
+  const Dims& oldshape = from.sizes;
+  const Dims& oldstride = from.strides;
+  if (oldshape.empty()) return Dims(newshape.size(), 1);
+  std::int64_t numel = from.numel();
+  if (numel == 0 && oldshape == newshape) return oldstride;
+  Dims newstride(newshape.size());
+  if (numel == 0) {
+    for (std::int64_t d = static_cast<std::int64_t>(newshape.size()) - 1; d >= 0; --d) {
+      if (d == static_cast<std::int64_t>(newshape.size()) - 1) newstride[d] = 1;
+      else newstride[d] = std::max<std::int64_t>(newshape[d + 1], 1) * newstride[d + 1];
+    }
+    return newstride;
+  }
+  std::int64_t view_d = static_cast<std::int64_t>(newshape.size()) - 1;
+  std::int64_t chunk_base_stride = oldstride.back();
+  std::int64_t tensor_numel = 1, view_numel = 1;
+  for (std::int64_t tensor_d = static_cast<std::int64_t>(oldshape.size()) - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= oldshape[tensor_d];
+    if (tensor_d == 0 ||
+        (oldshape[tensor_d - 1] != 1 && oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || newshape[view_d] == 1)) {
+        newstride[view_d] = view_numel * chunk_base_stride;
+        view_numel *= newshape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (tensor_d > 0) {
+        chunk_base_stride = oldstride[tensor_d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return newstride;
+}
+
+namespace geometry {
+
+Layout view(const Layout& in, const Dims& sizes) {
+  Dims shape = infer_view_size(sizes, in.numel());
+  auto strides = view_strides(in, shape);
+  check(strides.has_value(), ErrorKind::ViewStride,
+        "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
+        "two contiguous subspaces). Use .reshape(...) instead.");
+  return Layout{shape, *strides, in.offset};
+}
+
+Layout transpose(const Layout& in, std::int64_t d0, std::int64_t d1) {
+  d0 = wrap_dim(d0, in.dim());
+  d1 = wrap_dim(d1, in.dim());
+  Layout out = in;
+  if (in.dim() > 0) {
+    std::swap(out.sizes[d0], out.sizes[d1]);
+    std::swap(out.strides[d0], out.strides[d1]);
+  }
+  return out;
+}
+
+Layout permute(const Layout& in, const Dims& dims) {
+  check(static_cast<std::int64_t>(dims.size()) == in.dim(), ErrorKind::Shape, "number of dims don't match in permute");
+  Layout out = in;
+  std::vector<bool> seen(dims.size());
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    auto d = wrap_dim(dims[i], in.dim());
+    check(!seen[d], ErrorKind::IndexRange, "repeated dim in permute");
+    seen[d] = true;
+    out.sizes[i] = in.sizes[d];
+    out.strides[i] = in.strides[d];
+  }
+  return out;
+}
+
+Layout slice(const Layout& in, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step) {
+  check(in.dim() > 0, ErrorKind::IndexRange, "slice() cannot be applied to a 0-dim tensor.");
+  dim = wrap_dim(dim, in.dim());
+  check(step > 0, ErrorKind::Argument, "slice step must be positive");
+  std::int64_t n = in.sizes[dim];
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  if (start < 0) start = 0;
+  else if (start >= n) start = n;
+  if (end < start) end = start;
+  else if (end >= n) end = n;
+  Layout out = in;
+  out.offset += start * in.strides[dim];
+  out.sizes[dim] = (end - start + step - 1) / step;
+  out.strides[dim] *= step;
+  return out;
+}
+
+Layout select(const Layout& in, std::int64_t dim, std::int64_t index) {
+  check(in.dim() > 0, ErrorKind::IndexRange, "select() cannot be applied to a 0-dim tensor.");
+  dim = wrap_dim(dim, in.dim());
+  std::int64_t n = in.sizes[dim];
+  check(index >= -n && index < n, ErrorKind::IndexRange,
+        "select(): index " + std::to_string(index) + " out of range for tensor of size " + format_dims(in.sizes) +
+            " at dimension " + std::to_string(dim));
+  if (index < 0) index += n;
+  Layout out = in;
+  out.offset += index * in.strides[dim];
+  out.sizes.erase(out.sizes.begin() + dim);
+  out.strides.erase(out.strides.begin() + dim);
+  return out;
+}
+
+Layout narrow(const Layout& in, std::int64_t dim, std::int64_t start, std::int64_t length) {
+  check(in.dim() > 0, ErrorKind::IndexRange, "narrow() cannot be applied to a 0-dim tensor.");
+  dim = wrap_dim(dim, in.dim());
+  std::int64_t n = in.sizes[dim];
+  if (start != n) start = wrap_dim(start, n);  // start == size is a valid (empty) narrow
+  check(length >= 0 && start <= n - length, ErrorKind::IndexRange,
+        "start (" + std::to_string(start) + ") + length (" + std::to_string(length) + ") exceeds dimension size (" +
+            std::to_string(n) + ").");
+  return slice(in, dim, start, start + length, 1);
+}
+
+Layout expand(const Layout& in, const Dims& sizes, const std::string& type_for_message) {
+  check(sizes.size() >= in.sizes.size(), ErrorKind::Shape,
+        "expand(" + type_for_message + "{" + format_dims(in.sizes) + "}, size=" + format_dims(sizes) +
+            "): the number of sizes provided (" + std::to_string(sizes.size()) +
+            ") must be greater or equal to the number of dimensions in the tensor (" + std::to_string(in.dim()) + ")");
+  const std::int64_t ndim = static_cast<std::int64_t>(sizes.size());
+  if (in.dim() == 0) {  // every dim is new: all strides 0, sizes as asked
+    for (auto s : sizes)
+      check(s >= 0, ErrorKind::Argument,
+            "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + format_dims(sizes));
+    return Layout{sizes, Dims(sizes.size(), 0), in.offset};
+  }
+  Layout out{Dims(ndim), Dims(ndim), in.offset};
+  for (std::int64_t i = ndim - 1; i >= 0; --i) {
+    std::int64_t off = ndim - 1 - i;
+    std::int64_t d = in.dim() - 1 - off;
+    std::int64_t size = d >= 0 ? in.sizes[d] : 1;
+    std::int64_t stride = d >= 0 ? in.strides[d] : (i + 1 < ndim ? out.sizes[i + 1] * out.strides[i + 1] : 1);
+    std::int64_t target = sizes[i];
+    if (target == -1) {
+      check(d >= 0, ErrorKind::Shape,
+            "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension " +
+                std::to_string(i));
+      target = size;
+    }
+    if (size != target) {
+      check(size == 1, ErrorKind::Shape,
+            "The expanded size of the tensor (" + std::to_string(target) + ") must match the existing size (" +
+                std::to_string(size) + ") at non-singleton dimension " + std::to_string(i) +
+                ".  Target sizes: " + format_dims(sizes) + ".  Tensor sizes: " + format_dims(in.sizes));
+      size = target;
+      stride = 0;
+    }
+    out.sizes[i] = size;
+    out.strides[i] = stride;
+  }
+  for (auto s : out.sizes)
+    check(s >= 0, ErrorKind::Argument,
+          "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + format_dims(out.sizes));
+  return out;
+}
+
+Layout squeeze(const Layout& in) {
+  Layout out{{}, {}, in.offset};
+  for (std::size_t i = 0; i < in.sizes.size(); ++i)
+    if (in.sizes[i] != 1) {
+      out.sizes.push_back(in.sizes[i]);
+      out.strides.push_back(in.strides[i]);
+    }
+  return out;
+}
+
+Layout squeeze(const Layout& in, std::int64_t dim) {
+  dim = wrap_dim(dim, in.dim());
+  Layout out = in;
+  if (in.dim() > 0 && in.sizes[dim] == 1) {
+    out.sizes.erase(out.sizes.begin() + dim);
+    out.strides.erase(out.strides.begin() + dim);
+  }
+  return out;
+}
+
+Layout unsqueeze(const Layout& in, std::int64_t dim) {
+  dim = wrap_dim(dim, in.dim() + 1);
+  Layout out = in;
+  std::int64_t stride = dim >= in.dim() ? 1 : in.sizes[dim] * in.strides[dim];
+  out.sizes.insert(out.sizes.begin() + dim, 1);
+  out.strides.insert(out.strides.begin() + dim, stride);
+  return out;
+}
+
+Layout as_strided(const Dims& sizes, const Dims& strides, std::int64_t offset, std::int64_t storage_numel,
+                  std::size_t itemsize) {
+  check(sizes.size() == strides.size(), ErrorKind::Shape, "mismatch in length of strides and shape");
+  for (auto s : strides)
+    check(s >= 0, ErrorKind::Argument,
+          "as_strided: Negative strides are not supported at the moment, got strides: " + format_dims(strides));
+  for (auto s : sizes)
+    check(s >= 0, ErrorKind::Argument,
+          "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + format_dims(sizes));
+  Layout out{sizes, strides, offset};
+  std::int64_t need = Layout{sizes, strides, 0}.storage_extent();
+  if (need != 0) {
+    auto isz = static_cast<std::int64_t>(itemsize);
+    check((need + offset) * isz <= storage_numel * isz, ErrorKind::StorageBounds,
+          "setStorage: sizes " + format_dims(sizes) + ", strides " + format_dims(strides) + ", storage offset " +
+              std::to_string(offset) + ", and itemsize " + std::to_string(isz) + " requiring a storage size of " +
+              std::to_string((need + offset) * isz) + " are out of bounds for storage of size " +
+              std::to_string(storage_numel * isz));
+  }
+  check(offset >= 0, ErrorKind::Argument, "Tensor: invalid storage offset " + std::to_string(offset));
+  return out;
+}
+
+}  // namespace geometry
+}  // namespace parity::impl

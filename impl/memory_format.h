@@ -1,0 +1,23 @@
+// Memory formats and the stride rules PyTorch derives from them (c10/core/MemoryFormat.h, TensorImpl).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace parity::impl {
+
+enum class MemoryFormat : std::uint8_t { Contiguous, ChannelsLast, ChannelsLast3d, Preserve };
+
+using Dims = std::vector<std::int64_t>;
+
+// Strides of a freshly allocated tensor in `format` (empty_tensor_restride): contiguous strides treat size-0
+// dims as 1, channels-last strides use the raw sizes. Raises MemoryFormat for a rank the format cannot hold.
+Dims strides_for(const Dims& sizes, MemoryFormat format);
+
+// Whether strides look like channels_last(_3d): PyTorch's heuristic, with its tie-breaks for size-1 dims.
+bool is_channels_last_strides_2d(const Dims& sizes, const Dims& strides);
+bool is_channels_last_strides_3d(const Dims& sizes, const Dims& strides);
+
+// Strides of a dense tensor that keeps the dimension order of (sizes, strides) (infer_dense_strides).
+Dims infer_dense_strides(const Dims& sizes, const Dims& strides);
+
+}  // namespace parity::impl

@@ -1,0 +1,90 @@
+// impl's operator API, with PyTorch's semantics: every function records autograd history (when grad mode is
+// on and an input requires grad), in-place functions bump the version counter, views share storage.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "impl/tensor.h"
+
+namespace parity::impl {
+
+// A scalar as written by the user: its kind takes part in type promotion like a Python number.
+struct Scalar {
+  enum class Kind : std::uint8_t { Int, Float, Bool };
+  Kind kind = Kind::Float;
+  double value = 0;
+  static Scalar of(double v) { return {Kind::Float, v}; }
+  static Scalar of_int(std::int64_t v) { return {Kind::Int, static_cast<double>(v)}; }
+};
+
+// factories
+Tensor empty(const Dims& sizes, ScalarType dtype, MemoryFormat format = MemoryFormat::Contiguous, Device device = {});
+Tensor empty_strided(const Dims& sizes, const Dims& strides, ScalarType dtype, Device device = {});
+Tensor full(const Dims& sizes, Scalar value, ScalarType dtype, bool requires_grad = false);
+Tensor zeros(const Dims& sizes, ScalarType dtype, bool requires_grad = false);
+Tensor ones(const Dims& sizes, ScalarType dtype, bool requires_grad = false);
+Tensor arange(std::int64_t end, ScalarType dtype);
+Tensor from_values(const std::vector<double>& values, ScalarType dtype);  // 1-d, contiguous
+Tensor empty_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
+Tensor zeros_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
+
+// copies and aliases
+Tensor clone(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
+Tensor contiguous(const Tensor& x, MemoryFormat format = MemoryFormat::Contiguous);
+Tensor detach(const Tensor& x);
+Tensor detach_(const Tensor& x);
+Tensor variable_data(const Tensor& x);  // .data: shares storage, new version counter, no autograd
+Tensor copy_(const Tensor& self, const Tensor& src);
+Tensor to(const Tensor& x, ScalarType dtype);  // a copy only when the dtype differs
+
+// views
+Tensor view(const Tensor& x, const Dims& sizes);
+Tensor reshape(const Tensor& x, const Dims& sizes);
+Tensor transpose(const Tensor& x, std::int64_t d0, std::int64_t d1);
+Tensor permute(const Tensor& x, const Dims& dims);
+Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step);
+Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index);
+Tensor narrow(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t length);
+Tensor expand(const Tensor& x, const Dims& sizes);
+Tensor squeeze(const Tensor& x);
+Tensor squeeze(const Tensor& x, std::int64_t dim);
+Tensor unsqueeze(const Tensor& x, std::int64_t dim);
+Tensor as_strided(const Tensor& x, const Dims& sizes, const Dims& strides, std::int64_t offset);
+
+// arithmetic
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor add(const Tensor& a, Scalar b);
+Tensor sub(const Tensor& a, Scalar b);
+Tensor mul(const Tensor& a, Scalar b);
+Tensor div(const Tensor& a, Scalar b);
+Tensor neg(const Tensor& x);
+Tensor pow(const Tensor& x, Scalar exponent);
+Tensor exp(const Tensor& x);
+Tensor sum(const Tensor& x);
+Tensor sum(const Tensor& x, const Dims& dims, bool keepdim);
+Tensor mean(const Tensor& x);
+Tensor mean(const Tensor& x, const Dims& dims, bool keepdim);
+// Sums a gradient down to `sizes` (at::sum_to): over leading dims and dims broadcast from 1.
+Tensor sum_to(const Tensor& x, const Dims& sizes);
+
+// in place (return self)
+Tensor add_(const Tensor& self, const Tensor& other);
+Tensor sub_(const Tensor& self, const Tensor& other);
+Tensor mul_(const Tensor& self, const Tensor& other);
+Tensor div_(const Tensor& self, const Tensor& other);
+Tensor add_(const Tensor& self, Scalar other);
+Tensor sub_(const Tensor& self, Scalar other);
+Tensor mul_(const Tensor& self, Scalar other);
+Tensor div_(const Tensor& self, Scalar other);
+Tensor zero_(const Tensor& self);
+Tensor fill_(const Tensor& self, Scalar value);
+
+// autograd
+void backward(const Tensor& root, bool retain_graph = false, const Tensor& gradient = Tensor());
+void retain_grad(const Tensor& x);
+Tensor requires_grad_(const Tensor& x, bool value = true);
+
+}  // namespace parity::impl

@@ -1,0 +1,353 @@
+#include <algorithm>
+
+#include "impl/autograd/meta.h"
+#include "impl/error.h"
+#include "impl/ops.h"
+#include "impl/ops/iteration.h"
+#include "impl/ops/node_builder.h"
+
+namespace parity::impl {
+
+using autograd::Formula;
+using autograd::TensorList;
+using ops::BinaryOp;
+using ops::make_node;
+using ops::Operand;
+
+namespace {
+
+// TensorIterator converts CPU inputs of another dtype with .to() before it lays out the output, so the
+// converted copy (preserve_format) is what decides the output's strides.
+Tensor converted(const Tensor& t, ScalarType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor out = Tensor::allocate(t.layout().preserved(), dtype, t.device());
+  ops::copy_kernel(out, t);
+  return out;
+}
+
+void check_binary_types(BinaryOp op, const Operand& a, const Operand& b) {
+  if (op != BinaryOp::Sub) return;
+  bool ab = a.tensor.dtype() == ScalarType::Bool, bb = b.tensor.dtype() == ScalarType::Bool;
+  check(!(ab && bb), ErrorKind::DType,
+        "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+        "operator instead.");
+  check(!(ab || bb), ErrorKind::DType,
+        "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use "
+        "the `~` or `logical_not()` operator instead.");
+}
+
+ScalarType compute_type(BinaryOp op, const Operand& a, const Operand& b) {
+  ScalarType t = ops::result_type({&a, &b});
+  if (op == BinaryOp::Div && !is_floating(t)) t = kDefaultFloat;  // true division
+  return t;
+}
+
+Tensor binary_values(BinaryOp op, const Operand& a, const Operand& b) {
+  check_binary_types(op, a, b);
+  Dims shape = broadcast_shapes(a.tensor.sizes(), b.tensor.sizes());
+  ScalarType t = compute_type(op, a, b);
+  Tensor ca = converted(a.tensor, t), cb = converted(b.tensor, t);
+  Tensor out = Tensor::allocate(ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}), t);
+  ops::binary_kernel(op, out, ca, cb);
+  return out;
+}
+
+void binary_inplace_values(BinaryOp op, const Tensor& self, const Operand& other) {
+  Operand a{self, false};
+  check_binary_types(op, a, other);
+  ops::check_no_overlap(self, {&other.tensor});
+  Dims shape = broadcast_shapes(self.sizes(), other.tensor.sizes());
+  check(shape == self.sizes(), ErrorKind::Shape,
+        "output with shape " + format_dims(self.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
+  ScalarType t = compute_type(op, a, other);
+  check(can_cast(t, self.dtype()), ErrorKind::DType,
+        "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
+            std::string(type_name(self.dtype())));
+  if (t == self.dtype()) {
+    ops::binary_kernel(op, self, self, converted(other.tensor, t));
+  } else {
+    Tensor tmp = Tensor::allocate(Layout::dense(self.sizes()), t);
+    ops::binary_kernel(op, tmp, converted(self, t), converted(other.tensor, t));
+    ops::copy_kernel(self, tmp);
+  }
+}
+
+const char* node_name(BinaryOp op, bool scalar) {
+  switch (op) {
+    case BinaryOp::Add: return scalar ? "AddBackward1" : "AddBackward0";
+    case BinaryOp::Sub: return scalar ? "SubBackward1" : "SubBackward0";
+    case BinaryOp::Mul: return scalar ? "MulBackward1" : "MulBackward0";
+    case BinaryOp::Div: return scalar ? "DivBackward1" : "DivBackward0";
+  }
+  return "?";
+}
+
+// Backward node of a tensor-tensor op. Saves, as derivatives.yaml says, only what a needed gradient uses:
+// saved[0] = other, saved[1] = self (or self's value before an in-place write).
+std::shared_ptr<Formula> binary_node(BinaryOp op, const Tensor& self, const Tensor& other, const Tensor& self_value) {
+  auto node = make_node(node_name(op, false), {&self, &other}, [op](const Tensor& g, const TensorList& s, const Formula& n) {
+    TensorList out(2);
+    const Tensor& other = s[0];
+    const Tensor& self = s[1];
+    switch (op) {
+      case BinaryOp::Add:
+        out = {g, g};
+        break;
+      case BinaryOp::Sub:
+        out = {g, n.should_compute_output(1) ? neg(g) : Tensor()};
+        break;
+      case BinaryOp::Mul:
+        if (n.should_compute_output(0)) out[0] = mul(g, other);
+        if (n.should_compute_output(1)) out[1] = mul(g, self);
+        break;
+      case BinaryOp::Div:
+        if (n.should_compute_output(0)) out[0] = div(g, other);
+        if (n.should_compute_output(1)) out[1] = mul(neg(g), div(div(self, other), other));
+        break;
+    }
+    if (!n.should_compute_output(0)) out[0] = Tensor();
+    if (!n.should_compute_output(1)) out[1] = Tensor();
+    return out;
+  });
+  bool need_self = node->should_compute_output(0), need_other = node->should_compute_output(1);
+  bool save_other = (op == BinaryOp::Mul && need_self) || (op == BinaryOp::Div && (need_self || need_other));
+  bool save_self = (op == BinaryOp::Mul || op == BinaryOp::Div) && need_other;
+  node->save(save_other ? other : Tensor());
+  node->save(save_self ? self_value : Tensor());
+  return node;
+}
+
+std::shared_ptr<Formula> scalar_node(BinaryOp op, const Tensor& self, Scalar s) {
+  return make_node(node_name(op, true), {&self}, [op, s](const Tensor& g, const TensorList&, const Formula&) {
+    switch (op) {
+      case BinaryOp::Mul: return TensorList{mul(g, s)};
+      case BinaryOp::Div: return TensorList{div(g, s)};
+      default: return TensorList{g};
+    }
+  });
+}
+
+// Nodes are built before the kernel runs, as in PyTorch's generated code: reading an input's grad_fn can raise.
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  auto node = autograd::compute_requires_grad({&a, &b}) ? binary_node(op, a, b, a) : nullptr;
+  Tensor out = binary_values(op, Operand{a, false}, Operand{b, false});
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
+Tensor binary(BinaryOp op, const Tensor& a, Scalar s) {
+  auto node = autograd::compute_requires_grad({&a}) ? scalar_node(op, a, s) : nullptr;
+  Tensor out = binary_values(op, Operand{a, false}, Operand{ops::wrap_scalar(s), true});
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
+Tensor binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
+  bool rg = autograd::compute_requires_grad({&self, &other});
+  autograd::check_inplace(self, rg);
+  std::shared_ptr<Formula> node;
+  if (rg) {
+    // The derivative for `other` needs self's value from before the write: keep a copy of it.
+    bool need_original = (op == BinaryOp::Mul || op == BinaryOp::Div) && autograd::requires_grad(other);
+    Tensor original = need_original ? clone(self) : self;
+    node = binary_node(op, self, other, original);
+  }
+  binary_inplace_values(op, self, Operand{other, false});
+  self.bump_version();
+  if (node) autograd::rebase_history(self, node);
+  return self;
+}
+
+Tensor binary_(BinaryOp op, const Tensor& self, Scalar s) {
+  bool rg = autograd::compute_requires_grad({&self});
+  autograd::check_inplace(self, rg);
+  auto node = rg ? scalar_node(op, self, s) : nullptr;
+  binary_inplace_values(op, self, Operand{ops::wrap_scalar(s), true});
+  self.bump_version();
+  if (node) autograd::rebase_history(self, node);
+  return self;
+}
+
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Add, a, b); }
+Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Sub, a, b); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Mul, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Div, a, b); }
+Tensor add(const Tensor& a, Scalar b) { return binary(BinaryOp::Add, a, b); }
+Tensor sub(const Tensor& a, Scalar b) { return binary(BinaryOp::Sub, a, b); }
+Tensor mul(const Tensor& a, Scalar b) { return binary(BinaryOp::Mul, a, b); }
+Tensor div(const Tensor& a, Scalar b) { return binary(BinaryOp::Div, a, b); }
+Tensor add_(const Tensor& s, const Tensor& o) { return binary_(BinaryOp::Add, s, o); }
+Tensor sub_(const Tensor& s, const Tensor& o) { return binary_(BinaryOp::Sub, s, o); }
+Tensor mul_(const Tensor& s, const Tensor& o) { return binary_(BinaryOp::Mul, s, o); }
+Tensor div_(const Tensor& s, const Tensor& o) { return binary_(BinaryOp::Div, s, o); }
+Tensor add_(const Tensor& s, Scalar o) { return binary_(BinaryOp::Add, s, o); }
+Tensor sub_(const Tensor& s, Scalar o) { return binary_(BinaryOp::Sub, s, o); }
+Tensor mul_(const Tensor& s, Scalar o) { return binary_(BinaryOp::Mul, s, o); }
+Tensor div_(const Tensor& s, Scalar o) { return binary_(BinaryOp::Div, s, o); }
+
+Tensor neg(const Tensor& x) {
+  check(x.dtype() != ScalarType::Bool, ErrorKind::DType,
+        "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the "
+        "`~` or `logical_not()` operator instead.");
+  auto node = autograd::compute_requires_grad({&x})
+                  ? make_node("NegBackward0", {&x}, [](const Tensor& g, const TensorList&, const Formula&) {
+                      return TensorList{neg(g)};
+                    })
+                  : nullptr;
+  Tensor out = Tensor::allocate(ops::elementwise_layout(x.sizes(), {&x.layout()}), x.dtype());
+  ops::unary_kernel(ops::UnaryOp::Neg, out, x);
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
+Tensor exp(const Tensor& x) {
+  ScalarType t = is_floating(x.dtype()) ? x.dtype() : kDefaultFloat;
+  auto node = autograd::compute_requires_grad({&x})
+                  ? make_node("ExpBackward0", {&x}, [](const Tensor& g, const TensorList& s, const Formula&) {
+                      return TensorList{mul(g, s[0])};
+                    })
+                  : nullptr;
+  Tensor cx = converted(x, t);
+  Tensor out = Tensor::allocate(ops::elementwise_layout(x.sizes(), {&cx.layout()}), t);
+  ops::unary_kernel(ops::UnaryOp::Exp, out, cx);
+  if (node) {
+    autograd::set_history(out, node);
+    node->save(out, /*is_output=*/true);
+  }
+  return out;
+}
+
+Tensor pow(const Tensor& x, Scalar e) {
+  std::shared_ptr<Formula> node;
+  if (autograd::compute_requires_grad({&x})) {
+    double ev = e.value;
+    node = make_node("PowBackward0", {&x}, [ev](const Tensor& g, const TensorList& s, const Formula&) {
+      if (ev == 0) return TensorList{zeros_like(s[0], MemoryFormat::Contiguous)};
+      return TensorList{mul(g, mul(pow(s[0], Scalar::of(ev - 1)), Scalar::of(ev)))};
+    });
+    node->save(x);
+  }
+  check(!(is_integral(x.dtype(), true) && e.kind != Scalar::Kind::Float && e.value < 0), ErrorKind::DType,
+        "Integers to negative integer powers are not allowed.");
+  Operand base_op{x, false}, exp_op{ops::wrap_scalar(e), true};
+  ScalarType t = ops::result_type({&base_op, &exp_op});
+  Tensor base = converted(x, t);
+  Tensor out = Tensor::allocate(ops::elementwise_layout(base.sizes(), {&base.layout()}), t);
+  if (e.value == 0) {
+    ops::fill_kernel(out, 1);
+  } else if (e.value == 1) {
+    ops::copy_kernel(out, base);
+  } else {
+    check(t != ScalarType::Bool, ErrorKind::DType, "\"pow\" not implemented for 'Bool'");
+    ops::pow_kernel(out, base, e.value);
+  }
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
+namespace {
+std::vector<bool> reduce_mask(const Tensor& x, const Dims& dims) {
+  std::vector<bool> mask(static_cast<std::size_t>(x.dim()), dims.empty());
+  for (auto d : dims) {
+    std::int64_t w = wrap_dim(d, x.dim());
+    if (x.dim() == 0) continue;
+    check(!mask[w] || dims.empty(), ErrorKind::IndexRange,
+          "dim " + std::to_string(w) + " appears multiple times in the list of dims");
+    mask[w] = true;
+  }
+  return mask;
+}
+
+Tensor reduce_values(const Tensor& x, const std::vector<bool>& mask, bool keepdim, ScalarType out_type) {
+  Dims keep = x.sizes();
+  for (std::size_t i = 0; i < mask.size(); ++i)
+    if (mask[i]) keep[i] = 1;
+  Tensor out = empty(keep, out_type);
+  ops::sum_kernel(out, x, mask);
+  if (keepdim) return out;
+  Dims shape;
+  for (std::size_t i = 0; i < mask.size(); ++i)
+    if (!mask[i]) shape.push_back(x.sizes()[i]);
+  return autograd::make_alias(out, Layout::dense(shape));
+}
+
+Tensor sum_backward(const Tensor& g, const Dims& in, const std::vector<bool>& mask, bool keepdim, bool all) {
+  Tensor r = g;
+  if (!keepdim && !in.empty() && !all)
+    for (std::size_t i = 0; i < mask.size(); ++i)
+      if (mask[i]) r = unsqueeze(r, static_cast<std::int64_t>(i));
+  return expand(r, in);
+}
+
+Tensor reduce(const Tensor& x, const Dims& dims, bool keepdim, bool mean, bool with_dims) {
+  std::shared_ptr<Formula> node;
+  const bool all = !with_dims || dims.empty();
+  if (autograd::compute_requires_grad({&x})) {
+    Dims in = x.sizes();
+    std::int64_t n = 1;
+    std::vector<bool> mask(in.size(), all);
+    for (auto d : dims)
+      if (!in.empty()) mask[wrap_dim(d, x.dim())] = true;
+    for (std::size_t i = 0; i < mask.size(); ++i)
+      if (mask[i]) n *= in[i];
+    const char* name = mean ? (with_dims ? "MeanBackward1" : "MeanBackward0") : (with_dims ? "SumBackward1" : "SumBackward0");
+    node = make_node(name, {&x}, [in, mask, keepdim, all, mean, n, with_dims](const Tensor& g, const TensorList&, const Formula&) {
+      Tensor r = with_dims ? sum_backward(g, in, mask, keepdim, all) : expand(g, in);
+      return TensorList{mean ? div(r, Scalar::of_int(n)) : r};
+    });
+    // LibTorch 1.13's MeanBackward1 keeps self itself (its formula reads self's numel).
+    if (mean && with_dims) node->save(x);
+  }
+  if (mean)
+    check(is_floating(x.dtype()), ErrorKind::DType,
+          "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: " +
+              std::string(type_name(x.dtype())));
+  std::vector<bool> mask = with_dims ? reduce_mask(x, dims) : std::vector<bool>(static_cast<std::size_t>(x.dim()), true);
+  ScalarType t = is_floating(x.dtype()) ? x.dtype() : ScalarType::Int64;
+  Tensor out = reduce_values(x, mask, with_dims ? keepdim : false, t);
+  std::int64_t n = 1;
+  for (std::size_t i = 0; i < mask.size(); ++i)
+    if (mask[i]) n *= x.sizes()[i];
+  if (mean) ops::binary_kernel(BinaryOp::Div, out, out, converted(ops::wrap_scalar(Scalar::of(static_cast<double>(n))), t));
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+}  // namespace
+
+Tensor sum(const Tensor& x) { return reduce(x, {}, false, false, false); }
+Tensor sum(const Tensor& x, const Dims& dims, bool keepdim) { return reduce(x, dims, keepdim, false, true); }
+Tensor mean(const Tensor& x) { return reduce(x, {}, false, true, false); }
+Tensor mean(const Tensor& x, const Dims& dims, bool keepdim) { return reduce(x, dims, keepdim, true, true); }
+
+Tensor sum_to(const Tensor& x, const Dims& shape) {
+  if (shape.empty()) return sum(x);
+  const std::int64_t lead = x.dim() - static_cast<std::int64_t>(shape.size());
+  Dims dims;
+  for (std::int64_t i = 0; i < lead; ++i) dims.push_back(i);
+  for (std::int64_t i = lead; i < x.dim(); ++i)
+    if (shape[i - lead] == 1 && x.sizes()[i] != 1) dims.push_back(i);
+  Tensor r = dims.empty() ? x : sum(x, dims, true);
+  return lead > 0 ? view(r, shape) : r;
+}
+
+namespace {
+Tensor fill_with(const Tensor& self, double value, const char* node_name) {
+  bool rg = autograd::compute_requires_grad({&self});
+  autograd::check_inplace(self, rg);
+  auto node = rg ? make_node(node_name, {&self}, [](const Tensor& g, const TensorList&, const Formula&) {
+                     return TensorList{zeros_like(g)};
+                   })
+                 : nullptr;
+  ops::fill_kernel(self, value);
+  self.bump_version();
+  if (node) autograd::rebase_history(self, node);
+  return self;
+}
+}  // namespace
+
+Tensor zero_(const Tensor& self) { return fill_with(self, 0, "ZeroBackward0"); }
+Tensor fill_(const Tensor& self, Scalar value) { return fill_with(self, value.value, "FillBackward2"); }
+
+}  // namespace parity::impl

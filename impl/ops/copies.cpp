@@ -1,0 +1,85 @@
+#include "impl/autograd/meta.h"
+#include "impl/error.h"
+#include "impl/ops.h"
+#include "impl/ops/iteration.h"
+#include "impl/ops/node_builder.h"
+
+namespace parity::impl {
+
+using autograd::Formula;
+using autograd::TensorList;
+using ops::make_node;
+
+Tensor clone(const Tensor& x, MemoryFormat format) {
+  auto node = autograd::compute_requires_grad({&x})
+                  ? make_node("CloneBackward0", {&x}, [](const Tensor& g, const TensorList&, const Formula&) {
+                      return TensorList{g};
+                    })
+                  : nullptr;
+  Tensor out = (format == MemoryFormat::Preserve && x.is_non_overlapping_and_dense())
+                   ? empty_strided(x.sizes(), x.strides(), x.dtype(), x.device())
+                   : empty_like(x, format);
+  ops::copy_kernel(out, x);
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
+Tensor contiguous(const Tensor& x, MemoryFormat format) {
+  if (x.is_contiguous(format == MemoryFormat::Preserve ? MemoryFormat::Contiguous : format)) return x;
+  check(format != MemoryFormat::Preserve, ErrorKind::MemoryFormat,
+        "preserve memory format is unsupported by the contiguous operator");
+  return clone(x, format);
+}
+
+Tensor detach(const Tensor& x) { return autograd::make_alias(x, x.layout()); }
+
+Tensor detach_(const Tensor& x) {
+  autograd::detach_inplace(x);
+  return x;
+}
+
+Tensor variable_data(const Tensor& x) { return Tensor::over(x.storage(), x.layout(), x.dtype(), VersionCounter()); }
+
+Tensor to(const Tensor& x, ScalarType dtype) {
+  if (x.dtype() == dtype) return x;
+  Tensor out = Tensor::allocate(x.layout().preserved(), dtype, x.device());  // _to_copy, preserve_format
+  ops::copy_kernel(out, x);
+  if (autograd::compute_requires_grad({&x}) && is_floating(dtype)) {
+    ScalarType from = x.dtype();
+    autograd::set_history(out, make_node("ToCopyBackward0", {&x}, [from](const Tensor& g, const TensorList&, const Formula&) {
+                            return TensorList{to(g, from)};
+                          }));
+  }
+  return out;
+}
+
+Tensor copy_(const Tensor& self, const Tensor& src) {
+  bool rg = autograd::compute_requires_grad({&self, &src}) && is_floating(self.dtype());
+  autograd::check_inplace(self, rg);
+  std::shared_ptr<Formula> node;
+  if (rg) {
+    ScalarType src_type = src.dtype();
+    node = make_node("torch::autograd::CopyBackwards", {&self, &src},
+                     [src_type](const Tensor& g, const TensorList&, const Formula& n) {
+                       TensorList out(2);
+                       if (n.should_compute_output(0)) out[0] = zeros_like(g, MemoryFormat::Contiguous);
+                       if (n.should_compute_output(1)) out[1] = to(g, src_type);
+                       return out;
+                     });
+  }
+  bool same_data = self.is_same(src) ||
+                   (self.storage().key() == src.storage().key() && self.offset() == src.offset() &&
+                    self.strides() == src.strides() && self.sizes() == src.sizes() && self.dtype() == src.dtype());
+  if (!same_data) {
+    ops::check_no_overlap(self, {&src});
+    Dims shape = broadcast_shapes(self.sizes(), src.sizes());
+    check(shape == self.sizes(), ErrorKind::Shape,
+          "output with shape " + format_dims(self.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
+    ops::copy_kernel(self, src);
+  }
+  self.bump_version();
+  if (node) autograd::rebase_history(self, node);
+  return self;
+}
+
+}  // namespace parity::impl

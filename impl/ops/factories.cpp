@@ -1,0 +1,70 @@
+#include "impl/autograd/meta.h"
+#include "impl/error.h"
+#include "impl/ops.h"
+#include "impl/ops/iteration.h"
+
+namespace parity::impl {
+
+namespace {
+void check_sizes(const Dims& sizes) {
+  for (auto s : sizes)
+    check(s >= 0, ErrorKind::Argument,
+          "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + format_dims(sizes));
+}
+}  // namespace
+
+Tensor empty(const Dims& sizes, ScalarType dtype, MemoryFormat format, Device device) {
+  check_sizes(sizes);
+  check(format != MemoryFormat::Preserve, ErrorKind::MemoryFormat, "preserve memory format is unsupported by empty");
+  return Tensor::allocate(Layout::dense(sizes, format), dtype, device);
+}
+
+Tensor empty_strided(const Dims& sizes, const Dims& strides, ScalarType dtype, Device device) {
+  check_sizes(sizes);
+  return Tensor::allocate(Layout{sizes, strides, 0}, dtype, device);
+}
+
+Tensor full(const Dims& sizes, Scalar value, ScalarType dtype, bool requires_grad) {
+  Tensor t = empty(sizes, dtype);
+  ops::fill_kernel(t, value.value);
+  if (requires_grad) autograd::set_requires_grad(t, true);
+  return t;
+}
+
+Tensor zeros(const Dims& sizes, ScalarType dtype, bool requires_grad) {
+  return full(sizes, Scalar::of(0), dtype, requires_grad);
+}
+
+Tensor ones(const Dims& sizes, ScalarType dtype, bool requires_grad) {
+  return full(sizes, Scalar::of(1), dtype, requires_grad);
+}
+
+Tensor arange(std::int64_t end, ScalarType dtype) {
+  check(end >= 0, ErrorKind::Argument, "upper bound and larger bound inconsistent with step sign");
+  std::vector<double> v(static_cast<std::size_t>(end));
+  for (std::int64_t i = 0; i < end; ++i) v[static_cast<std::size_t>(i)] = static_cast<double>(i);
+  check(dtype != ScalarType::Bool || end <= 2, ErrorKind::DType, "\"arange_cpu\" not implemented for 'Bool'");
+  return from_values(v, dtype);
+}
+
+Tensor from_values(const std::vector<double>& values, ScalarType dtype) {
+  Tensor src = Tensor::allocate(Layout::dense({static_cast<std::int64_t>(values.size())}), ScalarType::Float64);
+  std::copy(values.begin(), values.end(), src.data<double>());
+  if (dtype == ScalarType::Float64) return src;
+  Tensor out = empty(src.sizes(), dtype);
+  ops::copy_kernel(out, src);
+  return out;
+}
+
+Tensor empty_like(const Tensor& x, MemoryFormat format) {
+  if (format != MemoryFormat::Preserve) return empty(x.sizes(), x.dtype(), format, x.device());
+  return Tensor::allocate(x.layout().preserved(), x.dtype(), x.device());
+}
+
+Tensor zeros_like(const Tensor& x, MemoryFormat format) {
+  Tensor t = empty_like(x, format);
+  ops::fill_kernel(t, 0);
+  return t;
+}
+
+}  // namespace parity::impl

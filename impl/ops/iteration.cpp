@@ -1,0 +1,293 @@
+#include "impl/ops/iteration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "impl/cpu/loops.h"
+#include "impl/error.h"
+
+namespace parity::impl::ops {
+
+namespace {
+ScalarType wrapped_type(ScalarType t) { return is_floating(t) ? kDefaultFloat : t; }
+
+// c10's combine_categories: the lower-priority class matters only when it is of a higher category.
+ScalarType combine(ScalarType higher, ScalarType lower) {
+  if (is_floating(higher)) return higher;
+  if (higher == ScalarType::Bool || is_floating(lower)) return promote_types(higher, lower);
+  return higher;
+}
+
+struct Promoted {
+  bool any = false;
+  ScalarType type = ScalarType::Bool;
+  void add(ScalarType t) {
+    type = any ? promote_types(type, t) : t;
+    any = true;
+  }
+};
+}  // namespace
+
+ScalarType result_type(std::initializer_list<const Operand*> operands) {
+  Promoted dim, zero, wrapped;
+  for (const Operand* o : operands) {
+    if (o->wrapped) wrapped.add(wrapped_type(o->tensor.dtype()));
+    else if (o->tensor.dim() == 0) zero.add(o->tensor.dtype());
+    else dim.add(o->tensor.dtype());
+  }
+  Promoted low = zero;
+  if (wrapped.any) low = Promoted{true, zero.any ? combine(zero.type, wrapped.type) : wrapped.type};
+  if (!dim.any) return low.type;
+  return low.any ? combine(dim.type, low.type) : dim.type;
+}
+
+Tensor wrap_scalar(Scalar s) {
+  ScalarType t = s.kind == Scalar::Kind::Int ? ScalarType::Int64
+                 : s.kind == Scalar::Kind::Bool ? ScalarType::Bool
+                                                : ScalarType::Float64;
+  Tensor out = Tensor::allocate(Layout{}, t);
+  fill_kernel(out, s.value);
+  return out;
+}
+
+Layout elementwise_layout(const Dims& shape, const std::vector<const Layout*>& inputs) {
+  bool same_shape = true, has_scalars = false, has_tensors = false;
+  for (const Layout* l : inputs) {
+    (l->sizes.empty() ? has_scalars : has_tensors) = true;
+    if (l->sizes != shape) same_shape = false;
+  }
+  if (has_scalars && has_tensors) same_shape = false;
+  if (same_shape) {
+    bool contiguous = true, channels_last = true, dense = true;
+    for (const Layout* l : inputs) {
+      contiguous &= l->is_contiguous();
+      channels_last &= l->is_contiguous(MemoryFormat::ChannelsLast);
+      dense &= l->is_non_overlapping_and_dense();
+    }
+    if (contiguous) return Layout::dense(shape);
+    if (channels_last) return Layout::dense(shape, MemoryFormat::ChannelsLast);
+    if (dense) {
+      bool equal = true;
+      for (const Layout* l : inputs) equal &= l->strides == inputs.back()->strides;
+      if (equal) return Layout{shape, inputs.back()->strides, 0};
+    }
+  }
+  const std::size_t ndim = shape.size();
+  // Per-input strides after broadcasting (0 where broadcast), then TensorIterator's insertion sort of dims.
+  std::vector<Dims> st;
+  for (const Layout* l : inputs) {
+    Dims s(ndim, 0);
+    std::size_t off = ndim - l->sizes.size();
+    for (std::size_t i = 0; i < l->sizes.size(); ++i)
+      s[off + i] = (l->sizes[i] == 1 && shape[off + i] != 1) ? 0 : l->strides[i];
+    st.push_back(std::move(s));
+  }
+  std::vector<std::size_t> perm(ndim);
+  std::iota(perm.rbegin(), perm.rend(), 0);
+  if (ndim > 1) {
+    auto should_swap = [&](std::size_t d0, std::size_t d1) {
+      for (const Dims& s : st) {
+        std::int64_t s0 = s[d0], s1 = s[d1];
+        if (s0 == 0 || s1 == 0) continue;
+        if (s0 < s1) return -1;
+        if (s0 > s1) return 1;
+        if (shape[d0] > shape[d1]) return 1;
+      }
+      return 0;
+    };
+    for (std::size_t i = 1; i < ndim; ++i) {
+      std::size_t dim1 = i;
+      for (std::size_t dim0 = i; dim0-- > 0;) {
+        int c = should_swap(perm[dim0], perm[dim1]);
+        if (c > 0) {
+          std::swap(perm[dim0], perm[dim1]);
+          dim1 = dim0;
+        } else if (c < 0) {
+          break;
+        }
+      }
+    }
+  }
+  bool inverted = true;
+  for (std::size_t j = 0; j < ndim; ++j) inverted &= perm[j] == ndim - j - 1;
+  if (inverted) return Layout::dense(shape);
+  Dims strides(ndim);
+  std::int64_t next = 1;
+  for (std::size_t j = 0; j < ndim; ++j) {
+    strides[perm[j]] = next;
+    next *= shape[perm[j]];
+  }
+  return Layout{shape, strides, 0};
+}
+
+Dims broadcast_strides(const Tensor& t, const Dims& shape) {
+  Dims s(shape.size(), 0);
+  std::size_t off = shape.size() - t.sizes().size();
+  for (std::size_t i = 0; i < t.sizes().size(); ++i)
+    s[off + i] = t.sizes()[i] == 1 ? 0 : t.strides()[i];
+  return s;
+}
+
+void copy_kernel(const Tensor& dst, const Tensor& src) {
+  Dims ss = broadcast_strides(src, dst.sizes());
+  dispatch(dst.dtype(), [&](auto dtag) {
+    using D = decltype(dtag);
+    dispatch(src.dtype(), [&](auto stag) {
+      using S = decltype(stag);
+      D* d = dst.data<D>();
+      const S* s = src.data<S>();
+      cpu::for_each_offset(dst.sizes(), {&dst.strides(), &ss}, [&](const std::int64_t* off) {
+        if constexpr (std::is_same_v<D, bool>) d[off[0]] = s[off[1]] != S(0);
+        else d[off[0]] = static_cast<D>(s[off[1]]);
+      });
+    });
+  });
+}
+
+void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  Dims sa = broadcast_strides(a, out.sizes()), sb = broadcast_strides(b, out.sizes());
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data<T>();
+    const T* x = a.data<T>();
+    const T* y = b.data<T>();
+    cpu::for_each_offset(out.sizes(), {&out.strides(), &sa, &sb}, [&](const std::int64_t* off) {
+      T p = x[off[1]], q = y[off[2]];
+      if constexpr (std::is_same_v<T, bool>) {
+        o[off[0]] = op == BinaryOp::Mul ? (p && q) : (p || q);
+      } else {
+        switch (op) {
+          case BinaryOp::Add: o[off[0]] = p + q; break;
+          case BinaryOp::Sub: o[off[0]] = p - q; break;
+          case BinaryOp::Mul: o[off[0]] = p * q; break;
+          case BinaryOp::Div:
+            if constexpr (std::is_floating_point_v<T>) o[off[0]] = p / q;
+            else o[off[0]] = q == 0 ? 0 : p / q;
+            break;
+        }
+      }
+    });
+  });
+}
+
+void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x) {
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data<T>();
+    const T* in = x.data<T>();
+    cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()}, [&](const std::int64_t* off) {
+      if constexpr (std::is_same_v<T, bool>) {
+        o[off[0]] = in[off[1]];
+      } else if (op == UnaryOp::Neg) {
+        o[off[0]] = static_cast<T>(-in[off[1]]);
+      } else {
+        o[off[0]] = static_cast<T>(std::exp(in[off[1]]));
+      }
+    });
+  });
+}
+
+namespace {
+template <typename T>
+T int_pow(T base, std::int64_t e) {
+  T result = 1;
+  while (e > 0) {
+    if (e & 1) result *= base;
+    base *= base;
+    e >>= 1;
+  }
+  return result;
+}
+}  // namespace
+
+void pow_kernel(const Tensor& out, const Tensor& x, double e) {
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data<T>();
+    const T* in = x.data<T>();
+    cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()}, [&](const std::int64_t* off) {
+      T v = in[off[1]];
+      if constexpr (std::is_same_v<T, bool>) {
+        o[off[0]] = v;
+      } else if constexpr (std::is_integral_v<T>) {
+        o[off[0]] = int_pow<T>(v, static_cast<std::int64_t>(e));
+      } else {
+        // The special exponents PyTorch's pow kernel computes without std::pow.
+        if (e == 2) o[off[0]] = v * v;
+        else if (e == 3) o[off[0]] = v * v * v;
+        else if (e == 0.5) o[off[0]] = std::sqrt(v);
+        else if (e == -0.5) o[off[0]] = T(1) / std::sqrt(v);
+        else if (e == -1) o[off[0]] = T(1) / v;
+        else if (e == -2) o[off[0]] = T(1) / (v * v);
+        else o[off[0]] = static_cast<T>(std::pow(v, static_cast<T>(e)));
+      }
+    });
+  });
+}
+
+void fill_kernel(const Tensor& out, double value) {
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data<T>();
+    T v;
+    if constexpr (std::is_same_v<T, bool>) v = value != 0;
+    else v = static_cast<T>(value);
+    cpu::for_each_offset(out.sizes(), {&out.strides()}, [&](const std::int64_t* off) { o[off[0]] = v; });
+  });
+}
+
+void sum_kernel(const Tensor& out, const Tensor& x, const std::vector<bool>& reduce) {
+  // out has x's rank (keepdim); reduced dims have stride 0 so every input element lands on its output slot.
+  Dims os = out.strides();
+  for (std::size_t i = 0; i < reduce.size(); ++i)
+    if (reduce[i]) os[i] = 0;
+  std::vector<double> acc(static_cast<std::size_t>(out.layout().storage_extent() - out.offset() + 1), 0.0);
+  dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = x.data<T>();
+    cpu::for_each_offset(x.sizes(), {&os, &x.strides()}, [&](const std::int64_t* off) {
+      acc[off[0]] += static_cast<double>(in[off[1]]);
+    });
+  });
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data<T>();
+    cpu::for_each_offset(out.sizes(), {&out.strides()}, [&](const std::int64_t* off) {
+      o[off[0]] = static_cast<T>(acc[off[0]]);
+    });
+  });
+}
+
+namespace {
+bool has_internal_overlap(const Layout& l) {
+  if (l.is_non_overlapping_and_dense()) return false;
+  for (std::size_t i = 0; i < l.sizes.size(); ++i)
+    if (l.strides[i] == 0 && l.sizes[i] > 1) return true;
+  return false;
+}
+
+bool partial_overlap(const Tensor& a, const Tensor& b) {
+  if (a.is_same(b) || a.numel() == 0 || b.numel() == 0) return false;
+  if (!a.is_non_overlapping_and_dense() || !b.is_non_overlapping_and_dense()) return false;
+  if (a.storage().key() != b.storage().key()) return false;
+  auto ab = a.offset() * static_cast<std::int64_t>(element_size(a.dtype()));
+  auto ae = ab + a.numel() * static_cast<std::int64_t>(element_size(a.dtype()));
+  auto bb = b.offset() * static_cast<std::int64_t>(element_size(b.dtype()));
+  auto be = bb + b.numel() * static_cast<std::int64_t>(element_size(b.dtype()));
+  if (ab == bb && ae == be) return a.strides() != b.strides();
+  return ab < be && bb < ae;
+}
+}  // namespace
+
+void check_no_overlap(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
+  check(!has_internal_overlap(out.layout()), ErrorKind::Overlap,
+        "unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
+        "Please clone() the tensor before performing the operation.");
+  for (const Tensor* in : inputs)
+    check(!partial_overlap(out, *in), ErrorKind::Overlap,
+          "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+          "memory location. Please clone() the tensor before performing the operation.");
+}
+
+}  // namespace parity::impl::ops

@@ -1,0 +1,42 @@
+// Elementwise machinery shared by impl's ops: PyTorch's TensorIterator rules for the output's dtype and
+// layout, broadcasting, and the typed CPU kernels. Internal to impl/ops.
+#pragma once
+#include <initializer_list>
+#include <vector>
+
+#include "impl/ops.h"
+
+namespace parity::impl::ops {
+
+struct Operand {
+  Tensor tensor;
+  bool wrapped = false;  // a scalar argument: lowest priority in type promotion
+};
+
+// result_type: dimensioned tensors, then zero-dim tensors, then wrapped scalars.
+ScalarType result_type(std::initializer_list<const Operand*> operands);
+Tensor wrap_scalar(Scalar s);
+
+// Output layout TensorIterator allocates for inputs broadcast to `shape` (fast set-up, else stride ordering).
+Layout elementwise_layout(const Dims& shape, const std::vector<const Layout*>& inputs);
+
+// Strides of `t` broadcast to `shape` (0 on broadcast dims).
+Dims broadcast_strides(const Tensor& t, const Dims& shape);
+
+// Writes src, broadcast to dst's shape and converted to dst's dtype, into dst (no checks, no autograd).
+void copy_kernel(const Tensor& dst, const Tensor& src);
+
+enum class BinaryOp { Add, Sub, Mul, Div };
+enum class UnaryOp { Neg, Exp };
+// out = a op b, all of out's dtype; a and b broadcast to out's shape.
+void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
+void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x);
+void pow_kernel(const Tensor& out, const Tensor& x, double exponent);
+void fill_kernel(const Tensor& out, double value);
+// Sum over `reduce` dims (mask), output laid out as `out` (keepdim shape).
+void sum_kernel(const Tensor& out_keepdim, const Tensor& x, const std::vector<bool>& reduce);
+
+// Errors TensorIterator raises for a write into `out` that overlaps itself or an input.
+void check_no_overlap(const Tensor& out, std::initializer_list<const Tensor*> inputs);
+
+}  // namespace parity::impl::ops

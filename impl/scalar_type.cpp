@@ -1,0 +1,45 @@
+#include "impl/scalar_type.h"
+
+namespace parity::impl {
+
+std::size_t element_size(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return 1;
+    case ScalarType::Int64: return 8;
+    case ScalarType::Float32: return 4;
+    case ScalarType::Float64: return 8;
+  }
+  return 8;
+}
+
+std::string_view type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "Bool";
+    case ScalarType::Int64: return "Long";
+    case ScalarType::Float32: return "Float";
+    case ScalarType::Float64: return "Double";
+  }
+  return "?";
+}
+
+std::string_view legacy_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "torch.BoolTensor";
+    case ScalarType::Int64: return "torch.LongTensor";
+    case ScalarType::Float32: return "torch.FloatTensor";
+    case ScalarType::Float64: return "torch.DoubleTensor";
+  }
+  return "?";
+}
+
+ScalarType promote_types(ScalarType a, ScalarType b) {
+  return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
+}
+
+bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating(from) && !is_floating(to)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+}  // namespace parity::impl

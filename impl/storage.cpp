@@ -1,0 +1,35 @@
+#include "impl/storage.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace parity::impl {
+
+namespace {
+class CpuAllocator final : public Allocator {
+ public:
+  void* allocate(std::size_t nbytes) override {
+    // 64-byte alignment like c10's CPU allocator; never a null pointer, even for 0 bytes.
+    std::size_t n = (nbytes + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, n == 0 ? 64 : n);
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  void deallocate(void* p) noexcept override { std::free(p); }
+  Device device() const override { return Device{DeviceType::CPU, 0}; }
+};
+}  // namespace
+
+Allocator& cpu_allocator() {
+  static CpuAllocator a;
+  return a;
+}
+
+Storage::Storage(std::size_t nbytes, Allocator& allocator) : impl_(std::make_shared<Impl>()) {
+  impl_->allocator = &allocator;
+  impl_->nbytes = nbytes;
+  impl_->data = allocator.allocate(nbytes);
+}
+
+}  // namespace parity::impl

@@ -1,0 +1,73 @@
+// Tensor: a handle to a TensorImpl (storage + layout + dtype + version counter + optional autograd state).
+// Copying a Tensor copies the handle, as with at::Tensor.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "impl/layout.h"
+#include "impl/scalar_type.h"
+#include "impl/storage.h"
+#include "impl/version_counter.h"
+
+namespace parity::impl {
+
+namespace autograd {
+struct AutogradMeta;
+}
+
+struct TensorImpl {
+  Storage storage;
+  Layout layout;
+  ScalarType dtype = ScalarType::Float32;
+  VersionCounter version;
+  std::unique_ptr<autograd::AutogradMeta> autograd;  // null until autograd state is needed
+  TensorImpl();
+  ~TensorImpl();
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  // A fresh tensor on its own storage, sized exactly for `layout` (as empty_strided allocates).
+  static Tensor allocate(const Layout& layout, ScalarType dtype, Device device = {});
+  // A tensor over an existing storage; version counter shared when given.
+  static Tensor over(const Storage& storage, const Layout& layout, ScalarType dtype, const VersionCounter& version);
+
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& shared() const { return impl_; }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  long use_count() const { return impl_.use_count(); }
+
+  const Layout& layout() const { return impl_->layout; }
+  const Dims& sizes() const { return impl_->layout.sizes; }
+  const Dims& strides() const { return impl_->layout.strides; }
+  std::int64_t offset() const { return impl_->layout.offset; }
+  std::int64_t dim() const { return impl_->layout.dim(); }
+  std::int64_t numel() const { return impl_->layout.numel(); }
+  ScalarType dtype() const { return impl_->dtype; }
+  Device device() const { return impl_->storage.device(); }
+  const Storage& storage() const { return impl_->storage; }
+  const VersionCounter& version_counter() const { return impl_->version; }
+  std::uint32_t version() const { return impl_->version.current(); }
+  void bump_version() const { impl_->version.bump(); }
+  bool is_contiguous(MemoryFormat f = MemoryFormat::Contiguous) const { return layout().is_contiguous(f); }
+  bool is_non_overlapping_and_dense() const { return layout().is_non_overlapping_and_dense(); }
+  // Pointer to element 0 (offset applied).
+  template <typename T>
+  T* data() const {
+    return static_cast<T*>(impl_->storage.data()) + impl_->layout.offset;
+  }
+  std::string type_string() const;  // "torch.FloatTensor [2, 3]" for messages
+
+  // Elements in logical row-major order, converted to double (observation, tests).
+  std::vector<double> to_vector() const;
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+}  // namespace parity::impl

@@ -1,0 +1,298 @@
+// The LibTorch adapter. Every other piece of parity is judged against what this file makes LibTorch do, so each
+// op is the plain LibTorch call its repro template prints, with nothing added that could change autograd,
+// aliasing or layout behaviour.
+#include "oracle/torch_backend.h"
+
+#include <torch/csrc/autograd/function.h>
+#include <torch/types.h>
+#include <torch/utils.h>
+#include <torch/version.h>
+
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "program/content.h"
+#include "program/error_category.h"
+
+namespace parity::oracle {
+
+namespace {
+
+using program::DType;
+using program::OpId;
+using program::Step;
+using program::StepError;
+using program::TensorObs;
+
+// Reading .grad of a non-leaf (which every observation after a backward does) makes LibTorch TORCH_WARN, and so
+// do a few ops on odd inputs; a campaign runs millions of steps, so warnings are swallowed while a session runs.
+// The warning-handler API changed shape in 2.0 (c10::Warning became a class, the setters moved to
+// c10::WarningUtils), hence the two spellings.
+#if TORCH_VERSION_MAJOR >= 2
+class SilentWarnings : public c10::WarningHandler {
+ public:
+  void process(const c10::Warning&) override {}
+};
+using WarningGuard = c10::WarningUtils::WarningHandlerGuard;
+#else
+class SilentWarnings : public c10::WarningHandler {
+ public:
+  void process(const c10::SourceLocation&, const std::string&, const bool) override {}
+};
+using WarningGuard = c10::Warning::WarningHandlerGuard;
+#endif
+
+// One handler for the process: guards may outlive a session or nest, and must never point at a dead handler.
+c10::WarningHandler* silent_warnings() {
+  static SilentWarnings handler;
+  return &handler;
+}
+
+c10::ScalarType to_torch(DType d) {
+  switch (d) {
+    case DType::Float32: return torch::kFloat32;
+    case DType::Float64: return torch::kFloat64;
+    case DType::Int64: return torch::kInt64;
+    case DType::Bool: return torch::kBool;
+  }
+  throw std::logic_error("unknown program::DType");
+}
+
+DType from_torch(c10::ScalarType t) {
+  switch (t) {
+    case torch::kFloat32: return DType::Float32;
+    case torch::kFloat64: return DType::Float64;
+    case torch::kInt64: return DType::Int64;
+    case torch::kBool: return DType::Bool;
+    default: break;
+  }
+  // No op in the table makes another dtype from these four; reaching here means the table grew without us.
+  throw std::logic_error(std::string("LibTorch produced a dtype parity does not model: ") + c10::toString(t));
+}
+
+c10::MemoryFormat to_torch(program::MemoryFormat m) {
+  switch (m) {
+    case program::MemoryFormat::Contiguous: return c10::MemoryFormat::Contiguous;
+    case program::MemoryFormat::ChannelsLast: return c10::MemoryFormat::ChannelsLast;
+    case program::MemoryFormat::ChannelsLast3d: return c10::MemoryFormat::ChannelsLast3d;
+    case program::MemoryFormat::Preserve: return c10::MemoryFormat::Preserve;
+  }
+  throw std::logic_error("unknown program::MemoryFormat");
+}
+
+// The scalar's C++ type is what LibTorch's type promotion sees: an int64 scalar keeps an integer tensor
+// integral, a double makes it floating, a bool is the lowest category.
+at::Scalar to_torch(const program::Scalar& s) {
+  switch (s.kind) {
+    case program::Scalar::Kind::Int: return at::Scalar(static_cast<std::int64_t>(s.value));
+    case program::Scalar::Kind::Float: return at::Scalar(s.value);
+    case program::Scalar::Kind::Bool: return at::Scalar(s.value != 0.0);
+  }
+  throw std::logic_error("unknown program::Scalar::Kind");
+}
+
+std::vector<double> flat_values(const torch::Tensor& t) {
+  // Logical row-major order, whatever the strides (expanded, overlapping, channels_last).
+  torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat64).contiguous();
+  const double* p = c.data_ptr<double>();
+  return std::vector<double>(p, p + c.numel());
+}
+
+std::vector<std::int64_t> to_vector(c10::IntArrayRef a) { return std::vector<std::int64_t>(a.begin(), a.end()); }
+
+torch::Tensor make_rand(const program::Attrs& a) {
+  const std::int64_t n = program::storage_extent(a.sizes, a.strides, a.offset);
+  torch::Tensor storage;
+  if (n > 0) {
+    std::vector<double> data = program::seeded_content(a.seed, n, a.dtype);
+    storage = torch::tensor(c10::ArrayRef<double>(data), torch::dtype(torch::kFloat64));
+  } else {
+    storage = torch::empty({0}, torch::dtype(torch::kFloat64));
+  }
+  return storage.to(to_torch(a.dtype))
+      .as_strided(a.sizes, a.strides, a.offset)
+      .detach()
+      .requires_grad_(a.requires_grad);
+}
+
+class TorchSession final : public program::Session {
+ public:
+  void execute(const Step& step, int index) override {
+    WarningGuard quiet(silent_warnings());
+    if (index < 0) throw std::logic_error("negative step index");
+    if (values_.size() <= static_cast<std::size_t>(index)) values_.resize(static_cast<std::size_t>(index) + 1);
+    values_[index].reset();
+    try {
+      torch::AutoGradMode grad_mode(step.grad_enabled);
+      std::optional<torch::Tensor> out = compute(step);
+      if (out) values_[index] = std::move(*out);
+    } catch (const c10::Error& e) {
+      std::string msg = e.what_without_backtrace();
+      throw StepError(program::classify_torch_message(msg), msg);
+    } catch (const std::exception& e) {
+      std::string msg = e.what();
+      throw StepError(program::classify_torch_message(msg), msg);
+    }
+  }
+
+  bool has_value(int id) const override {
+    return id >= 0 && static_cast<std::size_t>(id) < values_.size() && values_[id].has_value();
+  }
+
+  TensorObs observe(int id, bool with_values, bool with_grad) override {
+    WarningGuard quiet(silent_warnings());
+    const torch::Tensor& t = value(id);
+    TensorObs o;
+    o.value = id;
+    o.sizes = to_vector(t.sizes());
+    o.strides = to_vector(t.strides());
+    o.offset = t.storage_offset();
+    o.dtype = from_torch(t.scalar_type());
+    o.device = t.device().str();
+    o.requires_grad = t.requires_grad();
+    // Reading grad_fn regenerates a view's history and raises for views that may not be rebased.
+    o.is_leaf = t.is_leaf();
+    try {
+      o.grad_fn = t.grad_fn() ? t.grad_fn()->name() : "";
+    } catch (const c10::Error& e) {
+      o.grad_fn = program::raised_marker(program::classify_torch_message(e.what_without_backtrace()));
+    }
+    o.version = static_cast<std::int64_t>(t._version());
+    o.contiguous = t.is_contiguous();
+    o.channels_last = t.is_contiguous(c10::MemoryFormat::ChannelsLast);
+    o.channels_last_3d = t.is_contiguous(c10::MemoryFormat::ChannelsLast3d);
+    o.non_overlapping_dense = t.is_non_overlapping_and_dense();
+    o.values_defined = with_values;
+    if (with_values) o.values = flat_values(t);
+    if (with_grad) {
+      const torch::Tensor& g = t.grad();
+      if (g.defined()) {
+        program::GradObs go;
+        go.sizes = to_vector(g.sizes());
+        go.strides = to_vector(g.strides());
+        go.dtype = from_torch(g.scalar_type());
+        go.values = flat_values(g);
+        o.grad = std::move(go);
+      }
+    }
+    return o;
+  }
+
+  const void* storage_key(int id) const override { return value(id).storage().unsafeGetStorageImpl(); }
+
+ private:
+  const torch::Tensor& value(int id) const {
+    if (!has_value(id)) throw std::logic_error("value " + std::to_string(id) + " does not exist");
+    return *values_[id];
+  }
+
+  // Mirrors the op table, entry by entry; each case is the call its C++ repro template prints.
+  std::optional<torch::Tensor> compute(const Step& s) {
+    const program::Attrs& a = s.attrs;
+    auto in = [&](std::size_t k) -> torch::Tensor {
+      if (k >= s.inputs.size()) throw std::logic_error("step has too few operands");
+      return value(s.inputs[k]);
+    };
+    auto opts = [&] { return torch::dtype(to_torch(a.dtype)).requires_grad(a.requires_grad); };
+    const c10::MemoryFormat mf = to_torch(a.memory_format);
+    switch (s.op) {
+      // factories
+      case OpId::Rand: return make_rand(a);
+      case OpId::Zeros: return torch::zeros(a.sizes, opts());
+      case OpId::Ones: return torch::ones(a.sizes, opts());
+      case OpId::Full: return torch::full(a.sizes, to_torch(a.scalar), opts());
+      case OpId::Arange: return torch::arange(a.end, torch::dtype(to_torch(a.dtype)));
+      case OpId::Empty: return torch::empty(a.sizes, torch::dtype(to_torch(a.dtype)));
+      case OpId::EmptyLike: return torch::empty_like(in(0), torch::TensorOptions(), mf);
+      case OpId::ZerosLike: return torch::zeros_like(in(0), torch::TensorOptions(), mf);
+      // copies
+      case OpId::Clone: return in(0).clone(mf);
+      case OpId::Contiguous: return in(0).contiguous(mf);
+      case OpId::Detach: return in(0).detach();
+      case OpId::Detach_: return in(0).detach_();
+      case OpId::Copy_: return in(0).copy_(in(1));
+      // views
+      case OpId::View: return in(0).view(a.sizes);
+      case OpId::Reshape: return in(0).reshape(a.sizes);
+      case OpId::Transpose: return in(0).transpose(a.dim, a.dim1);
+      case OpId::Permute: return in(0).permute(a.dims);
+      case OpId::Slice: return in(0).slice(a.dim, a.start, a.end, a.step);
+      case OpId::Select: return in(0).select(a.dim, a.index);
+      case OpId::Narrow: return in(0).narrow(a.dim, a.start, a.length);
+      case OpId::Expand: return in(0).expand(a.sizes);
+      case OpId::Squeeze: return in(0).squeeze();
+      case OpId::SqueezeDim: return in(0).squeeze(a.dim);
+      case OpId::Unsqueeze: return in(0).unsqueeze(a.dim);
+      case OpId::AsStrided: return in(0).as_strided(a.sizes, a.strides, a.offset);
+      // arithmetic
+      case OpId::Add: return in(0).add(in(1));
+      case OpId::Sub: return in(0).sub(in(1));
+      case OpId::Mul: return in(0).mul(in(1));
+      case OpId::Div: return in(0).div(in(1));
+      case OpId::AddScalar: return in(0).add(to_torch(a.scalar));
+      case OpId::SubScalar: return in(0).sub(to_torch(a.scalar));
+      case OpId::MulScalar: return in(0).mul(to_torch(a.scalar));
+      case OpId::DivScalar: return in(0).div(to_torch(a.scalar));
+      case OpId::Neg: return in(0).neg();
+      case OpId::Pow: return in(0).pow(to_torch(a.scalar));
+      case OpId::Exp: return in(0).exp();
+      case OpId::Sum: return in(0).sum();
+      case OpId::SumDims: return in(0).sum(a.dims, a.keepdim);
+      case OpId::Mean: return in(0).mean();
+      case OpId::MeanDims: return in(0).mean(a.dims, a.keepdim);
+      // in place: the result is operand 0 itself (same TensorImpl)
+      case OpId::Add_: return in(0).add_(in(1));
+      case OpId::Sub_: return in(0).sub_(in(1));
+      case OpId::Mul_: return in(0).mul_(in(1));
+      case OpId::Div_: return in(0).div_(in(1));
+      case OpId::AddScalar_: return in(0).add_(to_torch(a.scalar));
+      case OpId::SubScalar_: return in(0).sub_(to_torch(a.scalar));
+      case OpId::MulScalar_: return in(0).mul_(to_torch(a.scalar));
+      case OpId::DivScalar_: return in(0).div_(to_torch(a.scalar));
+      case OpId::Zero_: return in(0).zero_();
+      case OpId::Fill_: return in(0).fill_(to_torch(a.scalar));
+      // autograd
+      case OpId::Backward:
+        in(0).backward(torch::Tensor(), a.retain_graph);
+        return std::nullopt;
+      case OpId::RetainGrad:
+        in(0).retain_grad();
+        return std::nullopt;
+      case OpId::RequiresGrad_: return in(0).requires_grad_(a.requires_grad);
+    }
+    throw std::logic_error("op missing from the LibTorch backend");
+  }
+
+  std::vector<std::optional<torch::Tensor>> values_;
+};
+
+class TorchBackend final : public program::Backend {
+ public:
+  TorchBackend() {
+    // Programs use tiny tensors, where intra-op threads only cost; one thread also keeps LibTorch safe to use
+    // in a child forked for crash isolation (a forked child inherits no worker threads).
+    static std::once_flag once;
+    std::call_once(once, [] { torch::set_num_threads(1); });
+  }
+  std::string name() const override { return "libtorch"; }
+  std::string version() const override { return torch_version(); }
+  std::unique_ptr<program::Session> start() override { return std::make_unique<TorchSession>(); }
+};
+
+}  // namespace
+
+std::unique_ptr<program::Backend> make_torch_backend() { return std::make_unique<TorchBackend>(); }
+
+std::string torch_version() {
+#ifdef TORCH_VERSION
+  return TORCH_VERSION;
+#else
+  return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+         std::to_string(TORCH_VERSION_PATCH);
+#endif
+}
+
+}  // namespace parity::oracle

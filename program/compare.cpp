@@ -1,0 +1,236 @@
+#include "program/compare.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <functional>
+
+namespace parity::program {
+
+namespace {
+
+using Severity = Divergence::Severity;
+
+std::string render(const std::vector<std::int64_t>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::string render(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
+}
+
+std::string render(bool b) { return b ? "true" : "false"; }
+
+std::string render_step(const StepObs& s) {
+  switch (s.status) {
+    case StepObs::Status::Ok: return "ok";
+    case StepObs::Status::Skipped: return "skipped (an input was not produced)";
+    case StepObs::Status::Error:
+      return "error(" + std::string(to_string(s.category)) + "): " + s.message;
+  }
+  return "?";
+}
+
+std::string render_alias(const TensorObs& o) {
+  if (o.alias_of == o.value) return "own storage";
+  return "shares storage with v" + std::to_string(o.alias_of);
+}
+
+std::string render_contiguity(const TensorObs& o) {
+  return "contiguous=" + render(o.contiguous) + " channels_last=" + render(o.channels_last) +
+         " channels_last_3d=" + render(o.channels_last_3d) +
+         " non_overlapping_dense=" + render(o.non_overlapping_dense);
+}
+
+std::string render_ids(const std::vector<int>& ids) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < ids.size(); ++i) s += (i ? ", " : "") + std::string("v") + std::to_string(ids[i]);
+  return s + "]";
+}
+
+std::int64_t numel(const std::vector<std::int64_t>& sizes) {
+  std::int64_t n = 1;
+  for (auto s : sizes) n *= s;
+  return n;
+}
+
+// Strides that differ only where they cannot matter: in size-1 dims, or anywhere in an empty tensor.
+bool strides_differ_insignificantly(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& a,
+                                    const std::vector<std::int64_t>& b) {
+  if (a.size() != b.size() || a.size() != sizes.size()) return false;
+  if (numel(sizes) == 0) return true;
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    if (a[i] != b[i] && sizes[i] != 1) return false;
+  return true;
+}
+
+bool close(double a, double b, Tolerance t) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (std::isinf(a) || std::isinf(b)) return a == b;
+  return std::fabs(a - b) <= t.atol + t.rtol * std::fabs(b);
+}
+
+// First element that differs beyond tolerance, or nullopt. A length mismatch differs at the shorter end.
+std::optional<std::size_t> first_value_difference(const std::vector<double>& a, const std::vector<double>& b,
+                                                  DType dtype) {
+  Tolerance t = tolerance(dtype);
+  std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (!close(a[i], b[i], t)) return i;
+  if (a.size() != b.size()) return n;
+  return std::nullopt;
+}
+
+std::string render_element(const std::vector<double>& v, std::size_t i) {
+  std::string at = i < v.size() ? render(v[i]) : std::string("(missing)");
+  return "element " + std::to_string(i) + " of " + std::to_string(v.size()) + " = " + at;
+}
+
+// Walks both traces in order; stops at the first Major difference and remembers the first Minor one.
+class Comparer {
+ public:
+  std::optional<Divergence> result() const { return major_ ? major_ : minor_; }
+  bool done() const { return major_.has_value(); }
+
+  void emit(int step, int value, std::string kind, std::string impl, std::string oracle,
+            Severity severity = Severity::Major) {
+    Divergence d{step, value, std::move(kind), std::move(impl), std::move(oracle), severity, {}, {}};
+    if (severity == Severity::Major) major_ = std::move(d);
+    else if (!minor_) minor_ = std::move(d);
+  }
+  void emit(Divergence d) {
+    if (d.severity == Severity::Major) major_ = std::move(d);
+    else if (!minor_) minor_ = std::move(d);
+  }
+
+  void step(int index, const StepObs& a, const StepObs& b) {
+    auto cat = [](const StepObs& s) {
+      return s.status == StepObs::Status::Error ? std::optional<ErrorCategory>(s.category) : std::nullopt;
+    };
+    if (a.status != b.status) {
+      Divergence d{index, -1, "status", render_step(a), render_step(b), Severity::Major, cat(a), cat(b)};
+      return emit(std::move(d));
+    }
+    if (a.status == StepObs::Status::Error && a.category != b.category) {
+      Divergence d{index, -1, "error_category", render_step(a), render_step(b), Severity::Major, cat(a), cat(b)};
+      return emit(std::move(d));
+    }
+    std::vector<int> ids_a, ids_b;
+    for (const auto& o : a.observed) ids_a.push_back(o.value);
+    for (const auto& o : b.observed) ids_b.push_back(o.value);
+    std::sort(ids_a.begin(), ids_a.end());
+    std::sort(ids_b.begin(), ids_b.end());
+    if (ids_a != ids_b) return emit(index, -1, "observed_set", render_ids(ids_a), render_ids(ids_b));
+    // In the oracle's order; the impl's observation of the same value is found by id.
+    for (std::size_t k = 0; k < b.observed.size() && !done(); ++k) {
+      auto it = std::find_if(a.observed.begin(), a.observed.end(),
+                             [&](const TensorObs& o) { return o.value == b.observed[k].value; });
+      tensor(index, *it, b.observed[k]);
+    }
+  }
+
+ private:
+  void tensor(int step, const TensorObs& a, const TensorObs& b) {
+    const int v = b.value;
+    auto major = [&](const char* kind, std::string x, std::string y) { emit(step, v, kind, std::move(x), std::move(y)); };
+    if (a.sizes != b.sizes) return major("sizes", render(a.sizes), render(b.sizes));
+    if (a.dtype != b.dtype) return major("dtype", std::string(to_string(a.dtype)), std::string(to_string(b.dtype)));
+    if (a.device != b.device) return major("device", a.device, b.device);
+    const bool empty = numel(b.sizes) == 0;
+    if (a.strides != b.strides) {
+      if (!strides_differ_insignificantly(b.sizes, a.strides, b.strides))
+        return major("strides", render(a.strides), render(b.strides));
+      emit(step, v, "strides_size1", render(a.strides), render(b.strides), Severity::Minor);
+    }
+    if (a.offset != b.offset) {
+      if (!empty) return major("offset", std::to_string(a.offset), std::to_string(b.offset));
+      emit(step, v, "offset", std::to_string(a.offset), std::to_string(b.offset), Severity::Minor);
+    }
+    if (a.alias_of != b.alias_of) return major("alias", render_alias(a), render_alias(b));
+    if (a.version != b.version) return major("version", std::to_string(a.version), std::to_string(b.version));
+    if (a.requires_grad != b.requires_grad)
+      return major("requires_grad", render(a.requires_grad), render(b.requires_grad));
+    if (a.is_leaf != b.is_leaf) return major("is_leaf", render(a.is_leaf), render(b.is_leaf));
+    if (a.grad_fn != b.grad_fn)
+      return major("grad_fn", a.grad_fn.empty() ? "none" : a.grad_fn, b.grad_fn.empty() ? "none" : b.grad_fn);
+    if (a.contiguous != b.contiguous || a.channels_last != b.channels_last ||
+        a.channels_last_3d != b.channels_last_3d || a.non_overlapping_dense != b.non_overlapping_dense)
+      return major("contiguity", render_contiguity(a), render_contiguity(b));
+    if (a.values_defined && b.values_defined) {
+      if (auto i = first_value_difference(a.values, b.values, b.dtype))
+        return major("values", render_element(a.values, *i), render_element(b.values, *i));
+    }
+    grad(step, v, a.grad, b.grad);
+  }
+
+  void grad(int step, int v, const std::optional<GradObs>& a, const std::optional<GradObs>& b) {
+    auto major = [&](const char* kind, std::string x, std::string y) { emit(step, v, kind, std::move(x), std::move(y)); };
+    if (a.has_value() != b.has_value())
+      return major("grad_defined", a ? "defined" : "undefined", b ? "defined" : "undefined");
+    if (!a) return;
+    if (a->sizes != b->sizes) return major("grad_sizes", render(a->sizes), render(b->sizes));
+    if (a->dtype != b->dtype)
+      return major("grad_dtype", std::string(to_string(a->dtype)), std::string(to_string(b->dtype)));
+    if (a->strides != b->strides) {
+      if (!strides_differ_insignificantly(b->sizes, a->strides, b->strides))
+        return major("grad_strides", render(a->strides), render(b->strides));
+      emit(step, v, "grad_strides_size1", render(a->strides), render(b->strides), Severity::Minor);
+    }
+    // Empty values mean "not comparable" (gradients that flowed through uninitialised memory).
+    if (a->values.empty() || b->values.empty()) return;
+    if (auto i = first_value_difference(a->values, b->values, b->dtype))
+      return major("grad_values", render_element(a->values, *i), render_element(b->values, *i));
+  }
+
+  std::optional<Divergence> major_;
+  std::optional<Divergence> minor_;
+};
+
+}  // namespace
+
+Tolerance tolerance(DType d) {
+  switch (d) {
+    case DType::Float32: return {1.3e-6, 1e-5};
+    case DType::Float64: return {1e-7, 1e-7};
+    case DType::Int64:
+    case DType::Bool: return {0.0, 0.0};
+  }
+  return {0.0, 0.0};
+}
+
+std::string_view to_string(Divergence::Severity s) { return s == Severity::Major ? "major" : "minor"; }
+
+std::optional<Divergence> compare(const Trace& impl, const Trace& oracle) {
+  Comparer c;
+  const std::size_t n = std::min(impl.steps.size(), oracle.steps.size());
+  if (impl.steps.size() != oracle.steps.size()) {
+    c.emit(static_cast<int>(n), -1, "step_count", std::to_string(impl.steps.size()) + " steps",
+           std::to_string(oracle.steps.size()) + " steps");
+    return c.result();
+  }
+  for (std::size_t i = 0; i < n && !c.done(); ++i) c.step(static_cast<int>(i), impl.steps[i], oracle.steps[i]);
+  return c.result();
+}
+
+std::string signature(const Program& program, const Divergence& d) {
+  std::string op = d.step >= 0 && static_cast<std::size_t>(d.step) < program.steps.size()
+                       ? std::string(spec(program.steps[d.step].op).name)
+                       : std::string("program");
+  std::string sig = op + ":" + d.kind;
+  if (d.kind == "status") {
+    if (d.impl_category) sig += ":" + std::string(to_string(*d.impl_category));
+    else if (d.oracle_category) sig += ":" + std::string(to_string(*d.oracle_category));
+  } else if (d.kind == "error_category") {
+    sig += ":impl=" + std::string(d.impl_category ? to_string(*d.impl_category) : "none") +
+           ",oracle=" + std::string(d.oracle_category ? to_string(*d.oracle_category) : "none");
+  }
+  return sig;
+}
+
+}  // namespace parity::program

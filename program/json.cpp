@@ -1,0 +1,593 @@
+#include "program/json.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace parity::program {
+
+using nlohmann::json;
+
+namespace {
+
+// Seeds above 2^53 do not survive a trip through a double, which is how many JSON tools hold numbers.
+constexpr std::uint64_t kMaxExactDouble = std::uint64_t{1} << 53;
+
+// A short, one-line, escaped rendering of a user-provided string for messages.
+std::string quote(std::string_view s) {
+  std::string cut(s.substr(0, 40));
+  std::string out = json(cut).dump(-1, ' ', true, json::error_handler_t::replace);
+  if (s.size() > 40) out.insert(out.size() - 1, "...");
+  return out;
+}
+
+// A short rendering of a JSON value for error messages. Containers are not dumped: hostile files may nest
+// deeply enough to exhaust the stack of a recursive dump, or hold megabytes.
+std::string describe(const json& j) {
+  if (j.is_array()) return "an array of " + std::to_string(j.size()) + " entries";
+  if (j.is_object()) return "an object";
+  if (j.is_string()) return "string " + quote(j.get_ref<const std::string&>());
+  return std::string(j.type_name()) + " " + j.dump();
+}
+
+std::string render_ints(const std::vector<std::int64_t>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// A JSON object being read, with where it sits in the document so every error names its place.
+class Obj {
+ public:
+  Obj(const json& j, std::string where) : j_(j), where_(std::move(where)) {
+    if (!j_.is_object()) fail("must be a JSON object, got " + describe(j_));
+  }
+
+  [[noreturn]] void fail(const std::string& what) const { throw JsonError(where_ + ": " + what); }
+  [[noreturn]] void fail_field(std::string_view key, const std::string& what) const {
+    fail("field \"" + std::string(key) + "\" " + what);
+  }
+  const std::string& where() const { return where_; }
+  void rename(std::string where) { where_ = std::move(where); }
+
+  bool has(std::string_view key) const { return j_.contains(key); }
+  const json& raw() const { return j_; }
+
+  const json& at(std::string_view key) const {
+    auto it = j_.find(key);
+    if (it == j_.end()) fail("missing field \"" + std::string(key) + "\"");
+    return *it;
+  }
+
+  std::int64_t int64(std::string_view key) const { return to_int64(at(key), key); }
+
+  std::int64_t to_int64(const json& v, std::string_view key) const {
+    if (v.is_number_unsigned()) {
+      if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        fail_field(key, "is out of the 64-bit integer range: " + describe(v));
+      return static_cast<std::int64_t>(v.get<std::uint64_t>());
+    }
+    if (v.is_number_integer()) return v.get<std::int64_t>();
+    fail_field(key, "must be an integer, got " + describe(v));
+  }
+
+  int int32(std::string_view key) const {
+    std::int64_t v = int64(key);
+    if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+      fail_field(key, "is out of range: " + std::to_string(v));
+    return static_cast<int>(v);
+  }
+
+  bool boolean(std::string_view key) const {
+    const json& v = at(key);
+    if (!v.is_boolean()) fail_field(key, "must be true or false, got " + describe(v));
+    return v.get<bool>();
+  }
+
+  std::string string(std::string_view key) const {
+    const json& v = at(key);
+    if (!v.is_string()) fail_field(key, "must be a string, got " + describe(v));
+    return v.get<std::string>();
+  }
+
+  const json& array(std::string_view key) const {
+    const json& v = at(key);
+    if (!v.is_array()) fail_field(key, "must be an array, got " + describe(v));
+    return v;
+  }
+
+  std::vector<std::int64_t> ints(std::string_view key, std::size_t max_len) const {
+    const json& v = array(key);
+    if (v.size() > max_len)
+      fail_field(key, "has " + std::to_string(v.size()) + " entries; the limit is " + std::to_string(max_len));
+    std::vector<std::int64_t> out;
+    out.reserve(v.size());
+    for (const json& e : v) out.push_back(to_int64(e, key));
+    return out;
+  }
+
+  double number(std::string_view key) const { return to_number(at(key), key); }
+
+  double to_number(const json& v, std::string_view key) const {
+    try {
+      return number_from_json(v);
+    } catch (const JsonError& e) {
+      fail_field(key, e.what());
+    }
+  }
+
+  std::vector<double> numbers(std::string_view key) const {
+    const json& v = array(key);
+    std::vector<double> out;
+    out.reserve(v.size());
+    for (const json& e : v) out.push_back(to_number(e, key));
+    return out;
+  }
+
+ private:
+  const json& j_;
+  std::string where_;
+};
+
+std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+std::optional<std::int64_t> checked_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+std::optional<std::int64_t> checked_abs(std::int64_t a) {
+  if (a == std::numeric_limits<std::int64_t>::min()) return std::nullopt;
+  return a < 0 ? -a : a;
+}
+
+// Product of the positive sizes, or nullopt once it passes kMaxNumel. Zero and negative sizes are skipped: a
+// negative size is a legitimate invalid step, and a zero must not hide huge neighbours from later arithmetic.
+// A negative size of absurd magnitude is refused too, so no backend's size arithmetic can overflow on it.
+std::optional<std::int64_t> bounded_numel(const std::vector<std::int64_t>& sizes) {
+  std::int64_t n = 1;
+  for (auto s : sizes) {
+    if (s < -kMaxNumel) return std::nullopt;
+    if (s <= 0) continue;
+    auto m = checked_mul(n, s);
+    if (!m || *m > kMaxNumel) return std::nullopt;
+    n = *m;
+  }
+  return n;
+}
+
+void check_shape(const Obj& o, const std::vector<std::int64_t>& sizes) {
+  if (!bounded_numel(sizes))
+    o.fail("absurd shape " + render_ints(sizes) + ": more than " + std::to_string(kMaxNumel) +
+           " elements, or a size below -" + std::to_string(kMaxNumel));
+}
+
+// An upper bound of the storage a strided layout reaches, |offset| + sum |(size-1)*stride| + 1, so that no
+// backend's own extent arithmetic can overflow on a hostile layout.
+void check_extent(const Obj& o, const Attrs& a) {
+  auto bound = checked_abs(a.offset);
+  for (std::size_t i = 0; bound && i < a.sizes.size(); ++i) {
+    auto span = checked_add(a.sizes[i], -1);
+    auto term = span ? checked_mul(*span, i < a.strides.size() ? a.strides[i] : 0) : std::nullopt;
+    auto abs_term = term ? checked_abs(*term) : std::nullopt;
+    bound = abs_term ? checked_add(*bound, *abs_term) : std::nullopt;
+  }
+  if (!bound || *bound >= kMaxNumel)
+    o.fail("absurd layout: sizes " + render_ints(a.sizes) + ", strides " + render_ints(a.strides) + ", offset " +
+           std::to_string(a.offset) + " reach more than " + std::to_string(kMaxNumel) + " elements of storage");
+}
+
+std::uint64_t parse_seed(const Obj& o, std::string_view key) {
+  try {
+    return uint64_from_json(o.at(key));
+  } catch (const JsonError& e) {
+    o.fail_field(key, e.what());
+  }
+}
+
+}  // namespace
+
+json uint64_to_json(std::uint64_t v) {
+  if (v <= kMaxExactDouble) return v;
+  return std::to_string(v);
+}
+
+std::uint64_t uint64_from_json(const json& v) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer()) {
+    if (v.get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(v.get<std::int64_t>());
+  }
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    std::uint64_t out = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    if (!s.empty() && ec == std::errc() && ptr == s.data() + s.size()) return out;
+  }
+  throw JsonError("must be an unsigned 64-bit integer (a number, or a decimal string above 2^53), got " +
+                  describe(v));
+}
+
+namespace {
+
+Scalar parse_scalar(const Obj& step, std::string_view key) {
+  Obj s(step.at(key), step.where() + ": field \"" + std::string(key) + "\"");
+  std::string kind_name = s.string("kind");
+  auto kind = parse_scalar_kind(kind_name);
+  if (!kind) s.fail_field("kind", "is " + quote(kind_name) + "; expected int, float or bool");
+  Scalar out;
+  out.kind = *kind;
+  const json& v = s.at("value");
+  switch (*kind) {
+    case Scalar::Kind::Bool:
+      if (v.is_boolean()) out.value = v.get<bool>() ? 1.0 : 0.0;
+      else if (v.is_number_integer() && (v.get<std::int64_t>() == 0 || v.get<std::int64_t>() == 1))
+        out.value = static_cast<double>(v.get<std::int64_t>());
+      else s.fail_field("value", "of a bool scalar must be true, false, 0 or 1, got " + describe(v));
+      break;
+    case Scalar::Kind::Int: {
+      std::int64_t i = s.int64("value");
+      if (i > static_cast<std::int64_t>(kMaxExactDouble) || i < -static_cast<std::int64_t>(kMaxExactDouble))
+        s.fail_field("value", "of an int scalar must be within +-2^53, got " + std::to_string(i));
+      out.value = static_cast<double>(i);
+      break;
+    }
+    case Scalar::Kind::Float: out.value = s.number("value"); break;
+  }
+  return out;
+}
+
+json scalar_to_json(const Scalar& s) {
+  json v;
+  switch (s.kind) {
+    case Scalar::Kind::Bool: v = s.value != 0.0; break;
+    case Scalar::Kind::Int: v = static_cast<std::int64_t>(s.value); break;
+    case Scalar::Kind::Float: v = number_to_json(s.value); break;
+  }
+  return {{"kind", to_string(s.kind)}, {"value", v}};
+}
+
+// The JSON keys an attribute occupies.
+std::vector<std::string_view> attr_keys(Attr a) {
+  if (a == Attr::Strided) return {"sizes", "strides", "offset"};
+  return {attr_name(a)};
+}
+
+std::string list_keys(const OpSpec& op) {
+  std::string s;
+  for (Attr a : op.attrs)
+    for (auto k : attr_keys(a)) s += (s.empty() ? "" : ", ") + std::string(k);
+  return s.empty() ? "none" : s;
+}
+
+void write_attr(json& out, Attr a, const Attrs& at) {
+  switch (a) {
+    case Attr::Sizes: case Attr::ViewSizes: case Attr::ExpandSizes: out["sizes"] = at.sizes; break;
+    case Attr::Strided:
+      out["sizes"] = at.sizes;
+      out["strides"] = at.strides;
+      out["offset"] = at.offset;
+      break;
+    case Attr::Dims: out["dims"] = at.dims; break;
+    case Attr::Dim: out["dim"] = at.dim; break;
+    case Attr::Dim1: out["dim1"] = at.dim1; break;
+    case Attr::Start: out["start"] = at.start; break;
+    case Attr::End: out["end"] = at.end; break;
+    case Attr::Step: out["step"] = at.step; break;
+    case Attr::Index: out["index"] = at.index; break;
+    case Attr::Length: out["length"] = at.length; break;
+    case Attr::Scalar: out["scalar"] = scalar_to_json(at.scalar); break;
+    case Attr::MemoryFormat: out["memory_format"] = to_string(at.memory_format); break;
+    case Attr::DType: out["dtype"] = to_string(at.dtype); break;
+    case Attr::RequiresGrad: out["requires_grad"] = at.requires_grad; break;
+    case Attr::Keepdim: out["keepdim"] = at.keepdim; break;
+    case Attr::RetainGraph: out["retain_graph"] = at.retain_graph; break;
+    case Attr::Seed: out["seed"] = uint64_to_json(at.seed); break;
+  }
+}
+
+DType parse_dtype_field(const Obj& o, std::string_view key) {
+  std::string name = o.string(key);
+  auto d = parse_dtype(name);
+  if (!d) o.fail_field(key, "is " + quote(name) + "; expected float32, float64, int64 or bool");
+  return *d;
+}
+
+void read_attr(const Obj& o, OpId op, Attr a, Attrs& at) {
+  switch (a) {
+    case Attr::Sizes: case Attr::ViewSizes: case Attr::ExpandSizes:
+      at.sizes = o.ints("sizes", kMaxDims);
+      check_shape(o, at.sizes);
+      break;
+    case Attr::Strided:
+      at.sizes = o.ints("sizes", kMaxDims);
+      at.strides = o.ints("strides", kMaxDims);
+      at.offset = o.int64("offset");
+      check_shape(o, at.sizes);
+      check_extent(o, at);
+      break;
+    case Attr::Dims: at.dims = o.ints("dims", kMaxDims); break;
+    case Attr::Dim: at.dim = o.int64("dim"); break;
+    case Attr::Dim1: at.dim1 = o.int64("dim1"); break;
+    case Attr::Start: at.start = o.int64("start"); break;
+    case Attr::End:
+      at.end = o.int64("end");
+      if (op == OpId::Arange && at.end > kMaxNumel)
+        o.fail("absurd shape: arange(" + std::to_string(at.end) + ") has more than " + std::to_string(kMaxNumel) +
+               " elements");
+      break;
+    case Attr::Step: at.step = o.int64("step"); break;
+    case Attr::Index: at.index = o.int64("index"); break;
+    case Attr::Length: at.length = o.int64("length"); break;
+    case Attr::Scalar: at.scalar = parse_scalar(o, "scalar"); break;
+    case Attr::MemoryFormat: {
+      std::string name = o.string("memory_format");
+      auto m = parse_memory_format(name);
+      if (!m)
+        o.fail_field("memory_format", "is " + quote(name) +
+                                          "; expected contiguous_format, channels_last, channels_last_3d or "
+                                          "preserve_format");
+      at.memory_format = *m;
+      break;
+    }
+    case Attr::DType: at.dtype = parse_dtype_field(o, "dtype"); break;
+    case Attr::RequiresGrad: at.requires_grad = o.boolean("requires_grad"); break;
+    case Attr::Keepdim: at.keepdim = o.boolean("keepdim"); break;
+    case Attr::RetainGraph: at.retain_graph = o.boolean("retain_graph"); break;
+    case Attr::Seed: at.seed = parse_seed(o, "seed"); break;
+  }
+}
+
+Step read_step(const json& j, int index) {
+  Obj s(j, "step " + std::to_string(index));
+  std::string name = s.string("op");
+  auto op = find_op(name);
+  if (!op) s.fail("unknown op " + quote(name) + " (run `parity list` for the known ops)");
+  const OpSpec& spec_ = spec(*op);
+  s.rename("step " + std::to_string(index) + " (" + std::string(spec_.name) + ")");
+
+  Step step;
+  step.op = *op;
+  const json& inputs = s.array("inputs");
+  if (static_cast<int>(inputs.size()) != spec_.arity)
+    s.fail_field("inputs", "has " + std::to_string(inputs.size()) + " operands; " + std::string(spec_.name) +
+                               " takes " + std::to_string(spec_.arity));
+  for (const json& in : inputs) {
+    std::int64_t id = s.to_int64(in, "inputs");
+    if (id < 0 || id >= index)
+      s.fail_field("inputs", "refers to value " + std::to_string(id) + ", which is not an earlier step (0.." +
+                                 std::to_string(index - 1) + ")");
+    step.inputs.push_back(static_cast<int>(id));
+  }
+  if (s.has("grad_enabled")) step.grad_enabled = s.boolean("grad_enabled");
+
+  if (spec_.attrs.empty() && !s.has("attrs")) return step;
+  Obj attrs(s.at("attrs"), s.where() + ": attrs");
+  std::set<std::string_view> known;
+  for (Attr a : spec_.attrs)
+    for (auto k : attr_keys(a)) known.insert(k);
+  for (const auto& [key, value] : attrs.raw().items())
+    if (!known.contains(key))
+      attrs.fail("unknown attribute " + quote(key) + "; " + std::string(spec_.name) + " takes: " + list_keys(spec_));
+  for (Attr a : spec_.attrs) read_attr(attrs, *op, a, step.attrs);
+  return step;
+}
+
+// Shapes are bounded one attribute at a time above; broadcasting can still multiply two bounded shapes into
+// an absurd one ([N,1] + [1,N]), so results are followed through the op table's shape rules.
+void check_results(const Program& p) {
+  std::vector<std::optional<Meta>> metas(p.steps.size());
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    const Step& step = p.steps[i];
+    const OpSpec& op = spec(step.op);
+    std::vector<Meta> in;
+    for (int id : step.inputs) {
+      if (!metas[id]) break;
+      in.push_back(*metas[id]);
+    }
+    if (in.size() != step.inputs.size()) continue;
+    auto out = op.infer(in, step.attrs);
+    if (!out) continue;
+    if (!bounded_numel(out->sizes))
+      throw JsonError("step " + std::to_string(i) + " (" + std::string(op.name) + "): absurd shape: its result " +
+                      render_ints(out->sizes) + " would have more than " + std::to_string(kMaxNumel) + " elements");
+    if (!(op.flags & kNoValue)) metas[i] = std::move(out);
+  }
+}
+
+void check_schema(const Obj& root) {
+  std::int64_t v = root.int64("schema_version");
+  if (v > kSchemaVersion)
+    root.fail("schema_version " + std::to_string(v) + " is newer than this parity supports (" +
+              std::to_string(kSchemaVersion) + "); update parity");
+  if (v < 1) root.fail("schema_version " + std::to_string(v) + " is not valid (expected " +
+                       std::to_string(kSchemaVersion) + ")");
+}
+
+// ---- traces ----
+
+json grad_to_json(const GradObs& g) {
+  json values = json::array();
+  for (double v : g.values) values.push_back(number_to_json(v));
+  return {{"sizes", g.sizes}, {"strides", g.strides}, {"dtype", to_string(g.dtype)}, {"values", std::move(values)}};
+}
+
+json obs_to_json(const TensorObs& o) {
+  json values = json::array();
+  for (double v : o.values) values.push_back(number_to_json(v));
+  return {{"value", o.value},
+          {"sizes", o.sizes},
+          {"strides", o.strides},
+          {"offset", o.offset},
+          {"dtype", to_string(o.dtype)},
+          {"device", o.device},
+          {"requires_grad", o.requires_grad},
+          {"is_leaf", o.is_leaf},
+          {"grad_fn", o.grad_fn},
+          {"version", o.version},
+          {"alias_of", o.alias_of},
+          {"contiguous", o.contiguous},
+          {"channels_last", o.channels_last},
+          {"channels_last_3d", o.channels_last_3d},
+          {"non_overlapping_dense", o.non_overlapping_dense},
+          {"values_defined", o.values_defined},
+          {"values", std::move(values)},
+          {"grad", o.grad ? grad_to_json(*o.grad) : json(nullptr)}};
+}
+
+// Observed tensors can have more dims than programs may ask for (a backend bug is data too), so traces get a
+// generous rank limit rather than kMaxDims.
+constexpr std::size_t kMaxObservedDims = 64;
+
+GradObs grad_from_json(const Obj& parent) {
+  Obj g(parent.at("grad"), parent.where() + ": grad");
+  GradObs out;
+  out.sizes = g.ints("sizes", kMaxObservedDims);
+  out.strides = g.ints("strides", kMaxObservedDims);
+  out.dtype = parse_dtype_field(g, "dtype");
+  out.values = g.numbers("values");
+  return out;
+}
+
+TensorObs obs_from_json(const json& j, const std::string& where) {
+  Obj o(j, where);
+  TensorObs out;
+  out.value = o.int32("value");
+  out.sizes = o.ints("sizes", kMaxObservedDims);
+  out.strides = o.ints("strides", kMaxObservedDims);
+  out.offset = o.int64("offset");
+  out.dtype = parse_dtype_field(o, "dtype");
+  out.device = o.string("device");
+  out.requires_grad = o.boolean("requires_grad");
+  out.is_leaf = o.boolean("is_leaf");
+  out.grad_fn = o.string("grad_fn");
+  out.version = o.int64("version");
+  out.alias_of = o.int32("alias_of");
+  out.contiguous = o.boolean("contiguous");
+  out.channels_last = o.boolean("channels_last");
+  out.channels_last_3d = o.boolean("channels_last_3d");
+  out.non_overlapping_dense = o.boolean("non_overlapping_dense");
+  out.values_defined = o.boolean("values_defined");
+  out.values = o.numbers("values");
+  if (o.has("grad") && !o.at("grad").is_null()) out.grad = grad_from_json(o);
+  return out;
+}
+
+StepObs::Status parse_status(const Obj& o) {
+  std::string s = o.string("status");
+  for (auto st : {StepObs::Status::Ok, StepObs::Status::Error, StepObs::Status::Skipped})
+    if (to_string(st) == s) return st;
+  o.fail_field("status", "is " + quote(s) + "; expected ok, error or skipped");
+}
+
+ErrorCategory parse_category(const Obj& o, std::string_view key) {
+  std::string s = o.string(key);
+  auto c = parse_error_category(s);
+  if (!c) o.fail_field(key, "is " + quote(s) + ", which is not an error category");
+  return *c;
+}
+
+}  // namespace
+
+json number_to_json(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+double number_from_json(const json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  throw JsonError("must be a number or one of \"nan\", \"inf\", \"-inf\", got " + describe(j));
+}
+
+json to_json(const Program& p) {
+  json steps = json::array();
+  for (const Step& s : p.steps) {
+    const OpSpec& op = spec(s.op);
+    json attrs = json::object();
+    for (Attr a : op.attrs) write_attr(attrs, a, s.attrs);
+    steps.push_back({{"op", op.name}, {"inputs", s.inputs}, {"grad_enabled", s.grad_enabled}, {"attrs", attrs}});
+  }
+  return {{"schema_version", kSchemaVersion}, {"steps", std::move(steps)}};
+}
+
+Program program_from_json(const json& j) {
+  Obj root(j, "program");
+  check_schema(root);
+  const json& steps = root.array("steps");
+  if (steps.size() > kMaxSteps)
+    root.fail("has " + std::to_string(steps.size()) + " steps; the limit is " + std::to_string(kMaxSteps));
+  Program p;
+  p.steps.reserve(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) p.steps.push_back(read_step(steps[i], static_cast<int>(i)));
+  check_results(p);
+  return p;
+}
+
+json to_json(const Trace& t) {
+  json steps = json::array();
+  for (const StepObs& s : t.steps) {
+    json observed = json::array();
+    for (const TensorObs& o : s.observed) observed.push_back(obs_to_json(o));
+    steps.push_back({{"status", to_string(s.status)},
+                     {"category", to_string(s.category)},
+                     {"message", s.message},
+                     {"observed", std::move(observed)}});
+  }
+  return {{"backend", t.backend}, {"steps", std::move(steps)}};
+}
+
+Trace trace_from_json(const json& j) {
+  Obj root(j, "trace");
+  Trace t;
+  t.backend = root.string("backend");
+  const json& steps = root.array("steps");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    Obj s(steps[i], "trace " + quote(t.backend) + " step " + std::to_string(i));
+    StepObs obs;
+    obs.status = parse_status(s);
+    obs.category = parse_category(s, "category");
+    obs.message = s.string("message");
+    const json& observed = s.array("observed");
+    for (std::size_t k = 0; k < observed.size(); ++k)
+      obs.observed.push_back(obs_from_json(observed[k], s.where() + " observed " + std::to_string(k)));
+    t.steps.push_back(std::move(obs));
+  }
+  return t;
+}
+
+json to_json(const Divergence& d) {
+  json j = {{"step", d.step},     {"value", d.value},   {"kind", d.kind},
+            {"impl", d.impl},     {"oracle", d.oracle}, {"severity", to_string(d.severity)}};
+  if (d.impl_category) j["impl_category"] = to_string(*d.impl_category);
+  if (d.oracle_category) j["oracle_category"] = to_string(*d.oracle_category);
+  return j;
+}
+
+Divergence divergence_from_json(const json& j) {
+  Obj o(j, "divergence");
+  Divergence d;
+  d.step = o.int32("step");
+  d.value = o.int32("value");
+  d.kind = o.string("kind");
+  d.impl = o.string("impl");
+  d.oracle = o.string("oracle");
+  std::string sev = o.string("severity");
+  if (sev == to_string(Divergence::Severity::Major)) d.severity = Divergence::Severity::Major;
+  else if (sev == to_string(Divergence::Severity::Minor)) d.severity = Divergence::Severity::Minor;
+  else o.fail_field("severity", "is " + quote(sev) + "; expected major or minor");
+  if (o.has("impl_category")) d.impl_category = parse_category(o, "impl_category");
+  if (o.has("oracle_category")) d.oracle_category = parse_category(o, "oracle_category");
+  return d;
+}
+
+}  // namespace parity::program

@@ -1,0 +1,298 @@
+#include "program/repro.h"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "program/content.h"
+
+namespace parity::program {
+
+namespace {
+
+enum class Lang { Cpp, Python };
+
+// A float literal that stays a float in both languages: always a decimal point or an exponent.
+std::string float_literal(double v, Lang lang) {
+  if (std::isnan(v)) return lang == Lang::Cpp ? "std::numeric_limits<double>::quiet_NaN()" : "float('nan')";
+  if (std::isinf(v)) {
+    if (lang == Lang::Cpp) return v > 0 ? "std::numeric_limits<double>::infinity()" : "-std::numeric_limits<double>::infinity()";
+    return v > 0 ? "float('inf')" : "-float('inf')";
+  }
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, end);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string bool_literal(bool b, Lang lang) {
+  if (lang == Lang::Cpp) return b ? "true" : "false";
+  return b ? "True" : "False";
+}
+
+template <typename T, typename F>
+std::string list(const std::vector<T>& v, Lang lang, F item) {
+  std::string s = lang == Lang::Cpp ? "{" : "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + item(v[i]);
+  return s + (lang == Lang::Cpp ? "}" : "]");
+}
+
+std::string int_list(const std::vector<std::int64_t>& v, Lang lang) {
+  return list(v, lang, [](std::int64_t x) { return std::to_string(x); });
+}
+
+std::string scalar_literal(const Scalar& s, Lang lang) {
+  switch (s.kind) {
+    case Scalar::Kind::Int: return std::to_string(static_cast<std::int64_t>(s.value));
+    case Scalar::Kind::Bool: return bool_literal(s.value != 0.0, lang);
+    case Scalar::Kind::Float: return float_literal(s.value, lang);
+  }
+  return "?";
+}
+
+std::string dtype_literal(DType d, Lang lang) {
+  std::string_view cpp, py;
+  switch (d) {
+    case DType::Float32: cpp = "torch::kFloat32", py = "torch.float32"; break;
+    case DType::Float64: cpp = "torch::kFloat64", py = "torch.float64"; break;
+    case DType::Int64: cpp = "torch::kInt64", py = "torch.int64"; break;
+    case DType::Bool: cpp = "torch::kBool", py = "torch.bool"; break;
+  }
+  return std::string(lang == Lang::Cpp ? cpp : py);
+}
+
+std::string memory_format_literal(MemoryFormat m, Lang lang) {
+  std::string_view cpp, py;
+  switch (m) {
+    case MemoryFormat::Contiguous: cpp = "torch::MemoryFormat::Contiguous", py = "torch.contiguous_format"; break;
+    case MemoryFormat::ChannelsLast: cpp = "torch::MemoryFormat::ChannelsLast", py = "torch.channels_last"; break;
+    case MemoryFormat::ChannelsLast3d: cpp = "torch::MemoryFormat::ChannelsLast3d", py = "torch.channels_last_3d"; break;
+    case MemoryFormat::Preserve: cpp = "torch::MemoryFormat::Preserve", py = "torch.preserve_format"; break;
+  }
+  return std::string(lang == Lang::Cpp ? cpp : py);
+}
+
+std::string value_name(int id) { return "v" + std::to_string(id); }
+
+std::string placeholder(std::string_view name, const Step& step, Lang lang) {
+  const Attrs& a = step.attrs;
+  if (!name.empty() && name.find_first_not_of("0123456789") == std::string_view::npos) {
+    std::size_t i = 0;
+    std::from_chars(name.data(), name.data() + name.size(), i);
+    if (i >= step.inputs.size())
+      throw std::logic_error("repro template of " + std::string(spec(step.op).name) + " uses operand {" +
+                             std::string(name) + "} beyond its arity");
+    return value_name(step.inputs[i]);
+  }
+  if (name == "sizes") return int_list(a.sizes, lang);
+  if (name == "strides") return int_list(a.strides, lang);
+  // A bare braced list is ambiguous for sum/mean in LibTorch (IntArrayRef vs DimnameList overloads).
+  if (name == "dims") return (lang == Lang::Cpp ? "std::vector<int64_t>" : "") + int_list(a.dims, lang);
+  if (name == "offset") return std::to_string(a.offset);
+  if (name == "dim") return std::to_string(a.dim);
+  if (name == "dim1") return std::to_string(a.dim1);
+  if (name == "start") return std::to_string(a.start);
+  if (name == "end") return std::to_string(a.end);
+  if (name == "step") return std::to_string(a.step);
+  if (name == "index") return std::to_string(a.index);
+  if (name == "length") return std::to_string(a.length);
+  if (name == "scalar") return scalar_literal(a.scalar, lang);
+  if (name == "dtype") return dtype_literal(a.dtype, lang);
+  if (name == "memory_format") return memory_format_literal(a.memory_format, lang);
+  if (name == "requires_grad") return bool_literal(a.requires_grad, lang);
+  if (name == "keepdim") return bool_literal(a.keepdim, lang);
+  if (name == "retain_graph") return bool_literal(a.retain_graph, lang);
+  if (name == "data") {
+    auto values = seeded_content(a.seed, storage_extent(a.sizes, a.strides, a.offset), a.dtype);
+    return list(values, lang, [lang](double v) { return float_literal(v, lang); });
+  }
+  throw std::logic_error("repro template of " + std::string(spec(step.op).name) + " has unknown placeholder {" +
+                         std::string(name) + "}");
+}
+
+// Replaces every {name} of an op's template. Braces around anything else are the language's own and stay.
+std::string expression(const Step& step, Lang lang) {
+  std::string_view t = lang == Lang::Cpp ? spec(step.op).cpp : spec(step.op).py;
+  std::string out;
+  std::size_t i = 0;
+  while (i < t.size()) {
+    std::size_t open = t.find('{', i);
+    if (open == std::string_view::npos) break;
+    std::size_t close = t.find('}', open);
+    if (close == std::string_view::npos) break;
+    std::string_view name = t.substr(open + 1, close - open - 1);
+    out += t.substr(i, open - i);
+    if (!name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_0123456789") == std::string_view::npos) {
+      out += placeholder(name, step, lang);
+    } else {
+      out += t.substr(open, close - open + 1);
+    }
+    i = close + 1;
+  }
+  out += t.substr(i);
+  return out;
+}
+
+enum class Outcome { Plain, Raised, Skipped };
+
+Outcome outcome(const Trace* oracle, std::size_t i) {
+  if (!oracle || i >= oracle->steps.size()) return Outcome::Plain;
+  switch (oracle->steps[i].status) {
+    case StepObs::Status::Ok: return Outcome::Plain;
+    case StepObs::Status::Error: return Outcome::Raised;
+    case StepObs::Status::Skipped: return Outcome::Skipped;
+  }
+  return Outcome::Plain;
+}
+
+std::string step_comment(const Step& step, int i) {
+  return "step " + std::to_string(i) + ": " + std::string(spec(step.op).name) +
+         (step.grad_enabled ? "" : " (no_grad)");
+}
+
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+    else if (c == '\\') c = '/';  // a trailing backslash would continue a C++ line comment
+  return s;
+}
+
+constexpr std::string_view kCppPrelude = R"(// parity repro (LibTorch C++). Build, e.g. with TORCH the LibTorch folder:
+//   g++ -std=c++17 repro.cpp -I$TORCH/include -I$TORCH/include/torch/csrc/api/include
+//       -L$TORCH/lib -ltorch -ltorch_cpu -lc10 -Wl,-rpath,$TORCH/lib -o repro
+#include <torch/torch.h>
+
+#include <iostream>
+#include <limits>
+
+static void show(const char* name, const torch::Tensor& t) {
+  if (!t.defined()) {
+    std::cout << name << ": undefined\n";
+    return;
+  }
+  auto flat = t.detach().to(torch::kFloat64).contiguous().flatten();
+  std::cout << std::boolalpha << name << ": sizes=" << t.sizes() << " strides=" << t.strides()
+            << " offset=" << t.storage_offset() << " dtype=" << t.dtype()
+            << " requires_grad=" << t.requires_grad() << " is_leaf=" << t.is_leaf()
+            << " grad_fn=" << (t.grad_fn() ? t.grad_fn()->name() : std::string("None"))
+            << " version=" << t._version() << " values=[";
+  for (int64_t i = 0; i < flat.numel(); ++i) std::cout << (i ? ", " : "") << flat.data_ptr<double>()[i];
+  std::cout << "]\n";
+  if (t.is_leaf() || t.retains_grad()) {
+    const torch::Tensor& g = t.grad();
+    if (g.defined()) {
+      auto gflat = g.detach().to(torch::kFloat64).contiguous().flatten();
+      std::cout << "  grad: sizes=" << g.sizes() << " strides=" << g.strides() << " values=[";
+      for (int64_t i = 0; i < gflat.numel(); ++i) std::cout << (i ? ", " : "") << gflat.data_ptr<double>()[i];
+      std::cout << "]\n";
+    }
+  }
+}
+
+int main() {
+)";
+
+constexpr std::string_view kPythonPrelude = R"(# parity repro (PyTorch). Run: python3 repro.py
+import torch
+
+
+def show(name, t):
+    if t is None:
+        print(f"{name}: undefined")
+        return
+    grad_fn = type(t.grad_fn).__name__ if t.grad_fn is not None else None
+    print(f"{name}: sizes={list(t.shape)} strides={list(t.stride())} offset={t.storage_offset()} "
+          f"dtype={t.dtype} requires_grad={t.requires_grad} is_leaf={t.is_leaf} grad_fn={grad_fn} "
+          f"version={t._version} values={t.detach().flatten().tolist()}")
+    if (t.is_leaf or t.retains_grad) and t.grad is not None:
+        print(f"  grad: sizes={list(t.grad.shape)} strides={list(t.grad.stride())} "
+              f"values={t.grad.detach().flatten().tolist()}")
+
+
+)";
+
+}  // namespace
+
+std::string cpp_repro(const Program& p, const Trace* oracle) {
+  std::ostringstream out;
+  out << kCppPrelude;
+  std::vector<int> shown;
+  for (std::size_t idx = 0; idx < p.steps.size(); ++idx) {
+    const Step& step = p.steps[idx];
+    const int i = static_cast<int>(idx);
+    const bool has_value = !(spec(step.op).flags & kNoValue);
+    const std::string v = value_name(i);
+    const std::string expr = expression(step, Lang::Cpp);
+    const std::string stmt = has_value ? v + " = " + expr + ";" : expr + ";";
+    const std::string guard = step.grad_enabled ? "" : "torch::NoGradGuard no_grad; ";
+    out << "  // " << step_comment(step, i) << "\n";
+    switch (outcome(oracle, idx)) {
+      case Outcome::Skipped:
+        out << "  // skipped on LibTorch: an input value was not produced\n";
+        continue;
+      case Outcome::Raised:
+        out << "  // raised on LibTorch: " << one_line(oracle->steps[idx].message.substr(0, 200)) << "\n";
+        if (has_value) out << "  torch::Tensor " << v << ";\n";
+        out << "  try {\n    " << guard << stmt << "\n  } catch (const c10::Error& e) {\n"
+            << "    std::cout << \"step " << i << " raised: \" << e.what_without_backtrace() << std::endl;\n"
+            << "  } catch (const std::exception& e) {\n"
+            << "    std::cout << \"step " << i << " raised: \" << e.what() << std::endl;\n  }\n";
+        break;
+      case Outcome::Plain:
+        if (!step.grad_enabled) {
+          if (has_value) out << "  torch::Tensor " << v << ";\n";
+          out << "  { " << guard << stmt << " }\n";
+        } else {
+          out << "  " << (has_value ? "torch::Tensor " : "") << stmt << "\n";
+        }
+        break;
+    }
+    if (has_value) shown.push_back(i);
+  }
+  out << "  // The oracle's side of every value.\n";
+  for (int id : shown) out << "  show(\"" << value_name(id) << "\", " << value_name(id) << ");\n";
+  out << "  return 0;\n}\n";
+  return out.str();
+}
+
+std::string python_repro(const Program& p, const Trace* oracle) {
+  std::ostringstream out;
+  out << kPythonPrelude;
+  std::vector<int> shown;
+  for (std::size_t idx = 0; idx < p.steps.size(); ++idx) {
+    const Step& step = p.steps[idx];
+    const int i = static_cast<int>(idx);
+    const bool has_value = !(spec(step.op).flags & kNoValue);
+    const std::string v = value_name(i);
+    const std::string expr = expression(step, Lang::Python);
+    const std::string stmt = has_value ? v + " = " + expr : expr;
+    out << "# " << step_comment(step, i) << "\n";
+    switch (outcome(oracle, idx)) {
+      case Outcome::Skipped:
+        out << "# skipped on LibTorch: an input value was not produced\n";
+        continue;
+      case Outcome::Raised:
+        out << "# raised on LibTorch: " << one_line(oracle->steps[idx].message.substr(0, 200)) << "\n";
+        if (has_value) out << v << " = None\n";
+        out << "try:\n";
+        if (!step.grad_enabled) out << "    with torch.no_grad():\n        " << stmt << "\n";
+        else out << "    " << stmt << "\n";
+        // PyTorch raises IndexError/ValueError/TypeError for some of what LibTorch calls c10::Error.
+        out << "except (RuntimeError, IndexError, ValueError, TypeError) as e:\n"
+            << "    print(f\"step " << i << " raised: {e}\")\n";
+        break;
+      case Outcome::Plain:
+        if (!step.grad_enabled) out << "with torch.no_grad():\n    " << stmt << "\n";
+        else out << stmt << "\n";
+        break;
+    }
+    if (has_value) shown.push_back(i);
+  }
+  out << "\n# The oracle's side of every value.\n";
+  for (int id : shown) out << "show(\"" << value_name(id) << "\", " << value_name(id) << ")\n";
+  return out.str();
+}
+
+}  // namespace parity::program

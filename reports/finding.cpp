@@ -1,0 +1,113 @@
+#include "reports/finding.h"
+
+#include "program/json.h"
+
+namespace parity::reports {
+
+using nlohmann::json;
+using program::JsonError;
+
+namespace {
+
+const json& field(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) throw JsonError(std::string("finding: missing field \"") + key + "\"");
+  return *it;
+}
+
+template <typename T>
+T typed(const json& j, const char* key) {
+  const json& v = field(j, key);
+  bool ok = false;
+  if constexpr (std::is_same_v<T, std::string>) ok = v.is_string();
+  else if constexpr (std::is_same_v<T, bool>) ok = v.is_boolean();
+  else ok = v.is_number_integer();
+  if (!ok) throw JsonError(std::string("finding: field \"") + key + "\" has the wrong type (" + v.type_name() + ")");
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if constexpr (std::is_signed_v<T>) {
+      if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
+        throw JsonError(std::string("finding: field \"") + key + "\" is out of range");
+    } else if (!v.is_number_unsigned() && v.get<std::int64_t>() < 0) {
+      throw JsonError(std::string("finding: field \"") + key + "\" must not be negative");
+    }
+  }
+  return v.get<T>();
+}
+
+std::uint64_t u64(const json& j, const char* key) {
+  try {
+    return program::uint64_from_json(field(j, key));
+  } catch (const JsonError& e) {
+    throw JsonError(std::string("finding: field \"") + key + "\" " + e.what());
+  }
+}
+
+std::optional<program::Trace> optional_trace(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return program::trace_from_json(*it);
+}
+
+}  // namespace
+
+json to_json(const Finding& f) {
+  return {{"schema_version", program::kSchemaVersion},
+          {"kind", "finding"},
+          {"parity_commit", f.parity_commit},
+          {"generator_version", f.generator_version},
+          {"libtorch_version", f.libtorch_version},
+          {"device", f.device},
+          {"seed", program::uint64_to_json(f.seed)},
+          {"case_index", program::uint64_to_json(f.case_index)},
+          {"case_seed", program::uint64_to_json(f.case_seed)},
+          {"size", f.size},
+          {"signature", f.signature},
+          {"severity", program::to_string(f.severity)},
+          {"expected", f.expected},
+          {"known_reason", f.known_reason},
+          {"program", program::to_json(f.program)},
+          {"original_program_size", f.original_program_size},
+          {"shrink_evaluations", f.shrink_evaluations},
+          {"divergence", program::to_json(f.divergence)},
+          {"impl_trace", f.impl_trace ? program::to_json(*f.impl_trace) : json(nullptr)},
+          {"oracle_trace", f.oracle_trace ? program::to_json(*f.oracle_trace) : json(nullptr)}};
+}
+
+Finding finding_from_json(const json& j) {
+  if (!j.is_object()) throw JsonError("finding: must be a JSON object");
+  std::int64_t version = typed<std::int64_t>(j, "schema_version");
+  if (version > program::kSchemaVersion)
+    throw JsonError("finding: schema_version " + std::to_string(version) + " is newer than this parity supports (" +
+                    std::to_string(program::kSchemaVersion) + "); update parity");
+  if (typed<std::string>(j, "kind") != "finding")
+    throw JsonError("finding: field \"kind\" must be \"finding\"");
+  Finding f;
+  f.parity_commit = typed<std::string>(j, "parity_commit");
+  f.generator_version = typed<int>(j, "generator_version");
+  f.libtorch_version = typed<std::string>(j, "libtorch_version");
+  f.device = typed<std::string>(j, "device");
+  f.seed = u64(j, "seed");
+  f.case_index = u64(j, "case_index");
+  f.case_seed = u64(j, "case_seed");
+  f.size = typed<int>(j, "size");
+  f.signature = typed<std::string>(j, "signature");
+  f.expected = typed<bool>(j, "expected");
+  f.known_reason = typed<std::string>(j, "known_reason");
+  try {
+    f.program = program::program_from_json(field(j, "program"));
+  } catch (const JsonError& e) {
+    throw JsonError(std::string("finding: ") + e.what());
+  }
+  f.original_program_size = typed<std::size_t>(j, "original_program_size");
+  f.shrink_evaluations = typed<int>(j, "shrink_evaluations");
+  f.divergence = program::divergence_from_json(field(j, "divergence"));
+  f.severity = f.divergence.severity;
+  std::string severity = typed<std::string>(j, "severity");
+  if (severity != program::to_string(f.severity))
+    throw JsonError("finding: field \"severity\" (" + severity.substr(0, 20) + ") disagrees with the divergence's");
+  f.impl_trace = optional_trace(j, "impl_trace");
+  f.oracle_trace = optional_trace(j, "oracle_trace");
+  return f;
+}
+
+}  // namespace parity::reports

@@ -1,0 +1,41 @@
+// A finding: one divergence between impl and LibTorch, with everything needed to replay it and to tell which
+// build, generator and LibTorch produced it. One JSON object per finding, one per line in findings.jsonl.
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "program/compare.h"
+#include "program/program.h"
+#include "program/trace.h"
+
+namespace parity::reports {
+
+struct Finding {
+  std::string parity_commit;
+  int generator_version = 0;
+  std::string libtorch_version;
+  std::string device = "cpu";
+  std::uint64_t seed = 0;        // the campaign's seed
+  std::uint64_t case_index = 0;  // case k of the campaign
+  std::uint64_t case_seed = 0;   // what the generator was given for case k
+  int size = 0;                  // the generator's size for case k
+  std::string signature;
+  program::Divergence::Severity severity = program::Divergence::Severity::Major;
+  bool expected = false;  // matched a known divergence
+  std::string known_reason;
+  program::Program program;  // shrunk
+  std::size_t original_program_size = 0;  // steps before shrinking
+  int shrink_evaluations = 0;
+  program::Divergence divergence;
+  std::optional<program::Trace> impl_trace;    // absent when the case crashed or timed out
+  std::optional<program::Trace> oracle_trace;
+  bool operator==(const Finding&) const = default;
+};
+
+nlohmann::json to_json(const Finding&);
+// Throws program::JsonError naming the field at fault.
+Finding finding_from_json(const nlohmann::json&);
+
+}  // namespace parity::reports

@@ -1,0 +1,143 @@
+#include "reports/jsonl.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "reports/error.h"
+
+namespace parity::reports {
+
+namespace {
+
+[[noreturn]] void fail_errno(const std::filesystem::path& path, const std::string& what) {
+  throw ReportError(path.string() + ": " + what + ": " + std::strerror(errno));
+}
+
+void write_all(int fd, const std::filesystem::path& path, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail_errno(path, "cannot write");
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+// Cuts the file back to just after its last newline: a partial record was never reported.
+void cut_torn_tail(int fd, const std::filesystem::path& path) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) fail_errno(path, "cannot stat");
+  off_t end = st.st_size;
+  char buf[4096];
+  while (end > 0) {
+    off_t start = end > static_cast<off_t>(sizeof buf) ? end - static_cast<off_t>(sizeof buf) : 0;
+    ssize_t n = ::pread(fd, buf, static_cast<std::size_t>(end - start), start);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail_errno(path, "cannot read");
+    }
+    for (ssize_t i = n - 1; i >= 0; --i)
+      if (buf[i] == '\n') {
+        off_t keep = start + i + 1;
+        if (keep != st.st_size && ::ftruncate(fd, keep) != 0) fail_errno(path, "cannot truncate a torn last line");
+        return;
+      }
+    end = start;
+  }
+  if (st.st_size != 0 && ::ftruncate(fd, 0) != 0) fail_errno(path, "cannot truncate a torn last line");
+}
+
+}  // namespace
+
+JsonlWriter::JsonlWriter(std::filesystem::path path) : path_(std::move(path)) {
+  std::error_code ec;
+  if (path_.has_parent_path()) std::filesystem::create_directories(path_.parent_path(), ec);
+  if (ec) throw ReportError(path_.parent_path().string() + ": cannot create folder: " + ec.message());
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail_errno(path_, "cannot open for appending");
+  try {
+    cut_torn_tail(fd_, path_);
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
+}
+
+JsonlWriter::~JsonlWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void JsonlWriter::append(const nlohmann::json& record) {
+  // One write per record: with O_APPEND, concurrent writers (shards sharing a folder) never interleave lines.
+  std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  write_all(fd_, path_, line);
+  while (::fsync(fd_) != 0) {
+    if (errno != EINTR) fail_errno(path_, "cannot fsync");
+  }
+}
+
+std::string read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
+  std::error_code ec;
+  auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status))
+    throw ReportError(path.string() + ": cannot read: " + (ec ? ec.message() : std::string("no such file")));
+  if (std::filesystem::is_directory(status)) throw ReportError(path.string() + ": cannot read: is a folder");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ReportError(path.string() + ": cannot read: " + std::strerror(errno));
+  if (std::filesystem::is_regular_file(status)) {
+    auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > max_bytes)
+      throw ReportError(path.string() + ": file is too large (" + std::to_string(size) + " bytes; the limit is " +
+                        std::to_string(max_bytes) + ")");
+  }
+  std::ostringstream out;
+  out << in.rdbuf();
+  if (in.bad()) throw ReportError(path.string() + ": cannot read: I/O error");
+  std::string text = out.str();
+  if (text.size() > max_bytes) throw ReportError(path.string() + ": file is too large");
+  return text;
+}
+
+std::string describe_parse_error(const nlohmann::json::parse_error& e) {
+  std::string what = e.what();
+  // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> "parse error at line 1, ..."
+  if (auto close = what.find("] "); what.rfind("[json.exception", 0) == 0 && close != std::string::npos)
+    what = what.substr(close + 2);
+  return what;
+}
+
+JsonlContents read_jsonl(const std::filesystem::path& path) { return parse_jsonl(read_text_file(path), path.string()); }
+
+JsonlContents parse_jsonl(std::string_view text, const std::string& origin) {
+  JsonlContents out;
+  std::size_t pos = 0, line_no = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    const bool last = nl == std::string_view::npos || text.find_first_not_of(" \t\r\n", nl) == std::string_view::npos;
+    std::string_view line = text.substr(pos, (nl == std::string_view::npos ? text.size() : nl) - pos);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    try {
+      out.records.push_back(nlohmann::json::parse(line));
+    } catch (const nlohmann::json::parse_error& e) {
+      if (last) {
+        out.torn_tail = true;
+        break;
+      }
+      throw ReportError(origin + ":" + std::to_string(line_no) + ": malformed JSON line: " +
+                        describe_parse_error(e));
+    }
+  }
+  return out;
+}
+
+}  // namespace parity::reports

@@ -1,0 +1,45 @@
+// JSON-lines files: one record per line. The writer makes each record durable before returning, so a campaign
+// that crashes or is killed loses nothing it already reported; the reader tolerates the one torn line such a
+// crash can leave at the end.
+#pragma once
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+namespace parity::reports {
+
+class JsonlWriter {
+ public:
+  // Opens for appending (creating the file and its parent folders). A torn last line left by an earlier crash
+  // is cut off, so that the next record starts on a line of its own. Throws ReportError.
+  explicit JsonlWriter(std::filesystem::path path);
+  ~JsonlWriter();
+  JsonlWriter(const JsonlWriter&) = delete;
+  JsonlWriter& operator=(const JsonlWriter&) = delete;
+
+  // Writes one line and fsyncs it. Throws ReportError.
+  void append(const nlohmann::json& record);
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+};
+
+struct JsonlContents {
+  std::vector<nlohmann::json> records;
+  bool torn_tail = false;  // the last line was incomplete and was skipped
+};
+
+// Reads every record. Throws ReportError for an unreadable file or a malformed line other than the last.
+JsonlContents read_jsonl(const std::filesystem::path& path);
+// The same, for text already read; `origin` names it in messages.
+JsonlContents parse_jsonl(std::string_view text, const std::string& origin);
+
+// Reads a whole (text) file, refusing unreadable paths, folders and files above `max_bytes`. Throws ReportError.
+std::string read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes = std::uintmax_t{1} << 30);
+
+// A JSON parse error as one line: where it happened and why, without the library's exception prefix.
+std::string describe_parse_error(const nlohmann::json::parse_error& e);
+
+}  // namespace parity::reports

@@ -1,0 +1,118 @@
+#include "reports/run_summary.h"
+
+#include "program/json.h"
+
+namespace parity::reports {
+
+using nlohmann::json;
+using program::JsonError;
+
+namespace {
+
+const json& field(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) throw JsonError(std::string("run summary: missing field \"") + key + "\"");
+  return *it;
+}
+
+template <typename T>
+T get(const json& j, const char* key) {
+  try {
+    return field(j, key).get<T>();
+  } catch (const json::exception&) {
+    throw JsonError(std::string("run summary: field \"") + key + "\" has the wrong type");
+  }
+}
+
+std::uint64_t u64(const json& j, const char* key) {
+  try {
+    return program::uint64_from_json(field(j, key));
+  } catch (const JsonError& e) {
+    throw JsonError(std::string("run summary: field \"") + key + "\" " + e.what());
+  }
+}
+
+template <typename V>
+std::map<std::string, V> map_field(const json& j, const char* key) {
+  const json& m = field(j, key);
+  if (!m.is_object()) throw JsonError(std::string("run summary: field \"") + key + "\" must be an object");
+  std::map<std::string, V> out;
+  for (const auto& [k, v] : m.items()) {
+    if constexpr (std::is_same_v<V, OpCounts>) {
+      if (!v.is_object()) throw JsonError(std::string("run summary: ") + key + "." + k + " must be an object");
+      out[k] = OpCounts{u64(v, "generated"), u64(v, "ok"), u64(v, "raised"), u64(v, "skipped")};
+    } else {
+      try {
+        out[k] = program::uint64_from_json(v);
+      } catch (const JsonError& e) {
+        throw JsonError(std::string("run summary: ") + key + "." + k + " " + e.what());
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+json to_json(const RunSummary& r) {
+  json ops = json::object();
+  for (const auto& [name, c] : r.ops)
+    ops[name] = {{"generated", c.generated}, {"ok", c.ok}, {"raised", c.raised}, {"skipped", c.skipped}};
+  return {{"schema_version", program::kSchemaVersion},
+          {"kind", "run"},
+          {"libtorch_version", r.libtorch_version},
+          {"parity_commit", r.parity_commit},
+          {"generator_version", r.generator_version},
+          {"seed", program::uint64_to_json(r.seed)},
+          {"seconds", r.seconds},
+          {"cases", r.cases},
+          {"cases_per_second", r.cases_per_second},
+          {"findings", r.findings},
+          {"unexpected_findings", r.unexpected_findings},
+          {"expected_findings", r.expected_findings},
+          {"recorded_findings", r.recorded_findings},
+          {"crashes", r.crashes},
+          {"timeouts", r.timeouts},
+          {"findings_by_signature", r.findings_by_signature},
+          {"findings_by_kind", r.findings_by_kind},
+          {"ops", std::move(ops)},
+          {"error_categories", r.error_categories},
+          {"shard", {{"index", r.shard.index}, {"total", r.shard.total}}},
+          {"max_steps", r.max_steps},
+          {"timeout_ms", r.timeout_ms},
+          {"interrupted", r.interrupted}};
+}
+
+RunSummary run_summary_from_json(const json& j) {
+  if (!j.is_object()) throw JsonError("run summary: must be a JSON object");
+  if (get<std::string>(j, "kind") != "run") throw JsonError("run summary: field \"kind\" must be \"run\"");
+  if (get<std::int64_t>(j, "schema_version") > program::kSchemaVersion)
+    throw JsonError("run summary: schema_version is newer than this parity supports; update parity");
+  RunSummary r;
+  r.libtorch_version = get<std::string>(j, "libtorch_version");
+  r.parity_commit = get<std::string>(j, "parity_commit");
+  r.generator_version = get<int>(j, "generator_version");
+  r.seed = u64(j, "seed");
+  r.seconds = get<double>(j, "seconds");
+  r.cases = u64(j, "cases");
+  r.cases_per_second = get<double>(j, "cases_per_second");
+  r.findings = u64(j, "findings");
+  r.unexpected_findings = u64(j, "unexpected_findings");
+  r.expected_findings = u64(j, "expected_findings");
+  r.recorded_findings = u64(j, "recorded_findings");
+  r.crashes = u64(j, "crashes");
+  r.timeouts = u64(j, "timeouts");
+  r.findings_by_signature = map_field<std::uint64_t>(j, "findings_by_signature");
+  r.findings_by_kind = map_field<std::uint64_t>(j, "findings_by_kind");
+  r.ops = map_field<OpCounts>(j, "ops");
+  r.error_categories = map_field<std::uint64_t>(j, "error_categories");
+  const json& shard = field(j, "shard");
+  r.shard.index = get<int>(shard, "index");
+  r.shard.total = get<int>(shard, "total");
+  r.max_steps = get<int>(j, "max_steps");
+  r.timeout_ms = get<int>(j, "timeout_ms");
+  r.interrupted = get<bool>(j, "interrupted");
+  return r;
+}
+
+}  // namespace parity::reports

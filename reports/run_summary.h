@@ -1,0 +1,53 @@
+// The summary of one campaign (run.json): what ran, how fast, what was found, and what the generator
+// exercised, so a person can judge a green run too (an op never executed ok tests nothing).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace parity::reports {
+
+struct OpCounts {
+  std::uint64_t generated = 0;  // steps of this op in generated programs
+  std::uint64_t ok = 0;         // ... that LibTorch executed
+  std::uint64_t raised = 0;     // ... that raised on LibTorch
+  std::uint64_t skipped = 0;    // ... whose input did not exist
+  bool operator==(const OpCounts&) const = default;
+};
+
+struct ShardInfo {
+  int index = 0;
+  int total = 1;
+  bool operator==(const ShardInfo&) const = default;
+};
+
+struct RunSummary {
+  std::string libtorch_version;
+  std::string parity_commit;
+  int generator_version = 0;
+  std::uint64_t seed = 0;
+  double seconds = 0;
+  std::uint64_t cases = 0;
+  double cases_per_second = 0;
+  std::uint64_t findings = 0;             // every diverging case, duplicates of a signature included
+  std::uint64_t unexpected_findings = 0;  // not covered by a known divergence
+  std::uint64_t expected_findings = 0;
+  std::uint64_t recorded_findings = 0;    // written to findings.jsonl (at most a few per signature)
+  std::uint64_t crashes = 0;
+  std::uint64_t timeouts = 0;
+  std::map<std::string, std::uint64_t> findings_by_signature;
+  std::map<std::string, std::uint64_t> findings_by_kind;   // observation kind (status, strides, values...)
+  std::map<std::string, OpCounts> ops;
+  std::map<std::string, std::uint64_t> error_categories;   // steps where both backends raised this category
+  ShardInfo shard;
+  int max_steps = 0;
+  int timeout_ms = 0;
+  bool interrupted = false;  // stopped by SIGINT/SIGTERM before its budget
+  bool operator==(const RunSummary&) const = default;
+};
+
+nlohmann::json to_json(const RunSummary&);
+RunSummary run_summary_from_json(const nlohmann::json&);  // throws program::JsonError
+
+}  // namespace parity::reports

@@ -1,0 +1,234 @@
+// The `parity` binary, run as a person or CI would: bad input gives one "parity: error:" line and exit code 2,
+// never a crash; `list` shows the op table; a short campaign writes its summary.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "program/json.h"
+#include "program/op_table.h"
+
+namespace parity::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs parity with a time limit, so that a hang fails the test instead of stalling the suite. Sharding
+// variables of whoever runs this test are not passed on; `env` sets the ones a test wants.
+Result parity(const std::string& args, int timeout_s = 120, const std::string& env = "") {
+  std::string cmd = "env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX -u TEST_TOTAL_SHARDS -u TEST_SHARD_INDEX "
+                    "-u TEST_SHARD_STATUS_FILE " + env + " timeout -s KILL " + std::to_string(timeout_s) + " " +
+                    shell_quote(PARITY_CLI_PATH) + " " + args + " 2>&1";
+  Result r;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+  int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "parity-cli-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(dir_, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+  // One error line, the right prefix, exit code 2, and no sign of a crash.
+  static void expect_bad_input(const Result& r, std::string_view fragment) {
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(r.output.rfind("parity: error: ", 0), 0u) << r.output;
+    EXPECT_NE(r.output.find(fragment), std::string::npos) << "missing \"" << fragment << "\" in: " << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  }
+  static std::string valid_program() {
+    return R"({"schema_version": 1, "steps": [
+      {"op": "rand", "inputs": [], "grad_enabled": true,
+       "attrs": {"sizes": [2, 3], "strides": [3, 1], "offset": 0, "dtype": "float32", "requires_grad": true, "seed": 5}},
+      {"op": "transpose", "inputs": [0], "attrs": {"dim": 0, "dim1": 1}}]})";
+  }
+  fs::path dir_;
+};
+
+TEST_F(Cli, MalformedJson) {
+  expect_bad_input(parity("run " + write("bad.json", "{ \"schema_version\": 1, steps: [] }")), "malformed JSON");
+  expect_bad_input(parity("run " + write("empty.json", "")), "malformed JSON");
+  expect_bad_input(parity("run " + write("binary.json", std::string("\x00\xff\xfe{", 4))), "malformed JSON");
+  expect_bad_input(parity("replay " + write("bad2.json", "[1, 2,, 3]")), "malformed JSON");
+}
+
+TEST_F(Cli, TruncatedJson) {
+  std::string text = valid_program();
+  expect_bad_input(parity("run " + write("cut.json", text.substr(0, text.size() / 2))), "malformed JSON");
+}
+
+TEST_F(Cli, UnknownOp) {
+  std::string text = valid_program();
+  text.replace(text.find("transpose"), 9, "transmogrify");
+  Result r = parity("run " + write("op.json", text));
+  expect_bad_input(r, "unknown op \"transmogrify\"");
+  EXPECT_NE(r.output.find("step 1"), std::string::npos);
+  EXPECT_NE(r.output.find("parity list"), std::string::npos);
+}
+
+TEST_F(Cli, AbsurdShape) {
+  std::string text = valid_program();
+  text.replace(text.find("[2, 3]"), 6, "[100000000, 100000000]");
+  expect_bad_input(parity("run " + write("huge.json", text)), "absurd");
+  text = valid_program();
+  text.replace(text.find("[3, 1]"), 6, "[9223372036854775807, 1]");
+  expect_bad_input(parity("run " + write("stride.json", text)), "absurd");
+}
+
+TEST_F(Cli, HostileJson) {
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  expect_bad_input(parity("run " + write("deep.json", R"({"schema_version": 1, "steps": )" + deep + "}")),
+                   "step 0");
+  std::string text = valid_program();
+  text.replace(text.find("\"schema_version\": 1"), 19, "\"schema_version\": 99");
+  expect_bad_input(parity("run " + write("future.json", text)), "newer");
+  expect_bad_input(parity("run " + write("array.json", "[]")), "object");
+}
+
+TEST_F(Cli, MissingFile) {
+  expect_bad_input(parity("run " + (dir_ / "nope.json").string()), "nope.json");
+  expect_bad_input(parity("replay " + (dir_ / "nope.jsonl").string()), "cannot read");
+  expect_bad_input(parity("fuzz --cases 1 --known " + (dir_ / "nope-known.json").string()), "cannot read");
+}
+
+TEST_F(Cli, UnreadablePath) {
+  // A folder is unreadable as a file for everyone, root included.
+  expect_bad_input(parity("run " + dir_.string()), "is a folder");
+  if (::geteuid() != 0) {
+    std::string p = write("secret.json", valid_program());
+    fs::permissions(p, fs::perms::none);
+    expect_bad_input(parity("run " + p), "cannot read");
+  }
+  // An output folder that cannot be created.
+  std::string file = write("plain-file", "x");
+  expect_bad_input(parity("fuzz --cases 1 --out " + file + "/sub"), "plain-file");
+}
+
+TEST_F(Cli, UnknownFlagAndBadNumbers) {
+  expect_bad_input(parity("fuzz --frobnicate"), "unknown flag \"--frobnicate\"");
+  expect_bad_input(parity("fuzz --cases ten"), "--cases");
+  expect_bad_input(parity("fuzz --seconds 1x"), "--seconds");
+  expect_bad_input(parity("fuzz --seed -3"), "--seed");
+  expect_bad_input(parity("fuzz --seed 99999999999999999999999"), "--seed");
+  expect_bad_input(parity("fuzz --cases"), "needs a value");
+  expect_bad_input(parity("replay x.json --index many"), "--index");
+  expect_bad_input(parity("run"), "PROGRAM.json");
+  expect_bad_input(parity("list extra"), "no arguments");
+  expect_bad_input(parity("frobnicate"), "unknown command");
+  expect_bad_input(parity("fuzz --cases 1", 120, "GTEST_SHARD_INDEX=3 GTEST_TOTAL_SHARDS=2"), "GTEST_SHARD_INDEX");
+  expect_bad_input(parity("fuzz --cases 1", 120, "TEST_TOTAL_SHARDS=x TEST_SHARD_INDEX=0"), "TEST_TOTAL_SHARDS");
+}
+
+TEST_F(Cli, BadKnownDivergences) {
+  std::string known = write("known.json", R"({"schema_version": 1, "entries": [{"signature": "add:values"}]})");
+  Result r = parity("fuzz --cases 1 --out " + (dir_ / "o").string() + " --known " + known);
+  expect_bad_input(r, "known.json");
+  EXPECT_NE(r.output.find("reason"), std::string::npos);
+}
+
+TEST_F(Cli, Help) {
+  for (std::string cmd : {"--help", "fuzz --help", "replay --help", "run --help", "list --help"}) {
+    Result r = parity(cmd);
+    EXPECT_EQ(r.exit_code, 0) << cmd;
+    EXPECT_NE(r.output.find("usage: parity"), std::string::npos) << cmd;
+  }
+}
+
+TEST_F(Cli, ListShowsEveryOp) {
+  Result r = parity("list");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const auto& op : program::op_table()) {
+    std::string line_start = "\n" + std::string(op.name) + " ";
+    EXPECT_TRUE(("\n" + r.output).find(line_start) != std::string::npos) << op.name;
+  }
+  EXPECT_EQ(static_cast<std::size_t>(std::count(r.output.begin(), r.output.end(), '\n')), program::op_table().size());
+}
+
+TEST_F(Cli, ShortCampaignWritesItsSummary) {
+  fs::path out = dir_ / "campaign";
+  Result r = parity("fuzz --cases 20 --seed 1 --out " + out.string(), 600);
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
+  ASSERT_TRUE(fs::exists(out / "run.json")) << r.output;
+  nlohmann::json run = nlohmann::json::parse(std::ifstream(out / "run.json"));
+  EXPECT_EQ(run["kind"], "run");
+  EXPECT_EQ(run["schema_version"], 1);
+  EXPECT_EQ(run["cases"], 20);
+  EXPECT_EQ(run["seed"], 1);
+  EXPECT_EQ(run["shard"]["total"], 1);
+  EXPECT_EQ(r.exit_code, run["unexpected_findings"].get<int>() > 0 ? 1 : 0);
+  std::uint64_t generated = 0;
+  for (const auto& [name, counts] : run["ops"].items()) generated += counts["generated"].get<std::uint64_t>();
+  EXPECT_GT(generated, 0u);
+  // Every recorded finding is a complete line that replays.
+  if (fs::exists(out / "findings.jsonl")) {
+    std::ifstream in(out / "findings.jsonl");
+    std::string line;
+    int index = 0;
+    while (std::getline(in, line)) {
+      nlohmann::json f = nlohmann::json::parse(line);
+      EXPECT_EQ(f["kind"], "finding");
+      Result replay = parity("replay " + (out / "findings.jsonl").string() + " --index " + std::to_string(index++));
+      EXPECT_TRUE(replay.exit_code == 0 || replay.exit_code == 1) << replay.output;
+    }
+  }
+}
+
+TEST_F(Cli, ShardsSplitTheCases) {
+  fs::path out = dir_ / "shard";
+  Result r = parity("fuzz --cases 8 --seed 2 --out " + out.string(), 600, "GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=1");
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
+  nlohmann::json run = nlohmann::json::parse(std::ifstream(out / "run.json"));
+  EXPECT_EQ(run["cases"], 2);  // k = 1 and k = 5
+  EXPECT_EQ(run["shard"]["index"], 1);
+  EXPECT_EQ(run["shard"]["total"], 4);
+}
+
+TEST_F(Cli, RunAndReplayAProgram) {
+  std::string program = write("p.json", valid_program());
+  Result r = parity("run " + program);
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
+  EXPECT_NE(r.output.find("transpose"), std::string::npos);
+  EXPECT_NE(r.output.find("libtorch"), std::string::npos);
+  Result replay = parity("replay " + program);
+  ASSERT_TRUE(replay.exit_code == 0 || replay.exit_code == 1) << replay.output;
+  EXPECT_TRUE(replay.output.rfind("agrees now", 0) == 0 || replay.output.rfind("still diverges: ", 0) == 0)
+      << replay.output;
+  EXPECT_EQ(replay.exit_code == 1, replay.output.rfind("still diverges: ", 0) == 0);
+}
+
+}  // namespace
+}  // namespace parity::cli

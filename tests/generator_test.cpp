@@ -1,0 +1,229 @@
+// The program generator: determinism, well-formedness, coverage of the op table and of invalid steps, and
+// shrinks that are smaller and still well-formed. Also the stride arithmetic and layouts it builds on.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "generators/layout_gen.h"
+#include "generators/program_gen.h"
+#include "generators/program_state.h"
+#include "generators/program_text.h"
+#include "generators/shrink.h"
+#include "generators/strides.h"
+
+namespace parity::generators {
+namespace {
+
+using program::OpId;
+using program::Program;
+using program::Step;
+
+Program program_for(std::uint64_t seed, int size = rc::kNominalSize, GenConfig cfg = {}) {
+  return generate(seed, size, cfg).value();
+}
+
+TEST(GeneratorTest, SameSeedSameProgram) {
+  for (std::uint64_t seed = 0; seed < 60; ++seed) {
+    int size = static_cast<int>(seed * 7 % 101);
+    EXPECT_EQ(program_for(seed, size), program_for(seed, size)) << "seed " << seed;
+  }
+  std::set<std::string> distinct;
+  for (std::uint64_t seed = 0; seed < 60; ++seed) distinct.insert(describe(program_for(seed)));
+  EXPECT_GT(distinct.size(), 55u) << "different seeds should give different programs";
+}
+
+TEST(GeneratorTest, ProgramsAreWellFormed) {
+  for (std::uint64_t seed = 0; seed < 500; ++seed) {
+    Program p = program_for(seed, static_cast<int>(seed % 101));
+    std::string why;
+    ASSERT_TRUE(well_formed(p, &why)) << "seed " << seed << ": " << why << "\n" << describe(p);
+    ASSERT_FALSE(p.steps.empty());
+    ASSERT_LE(static_cast<int>(p.steps.size()), GenConfig{}.max_steps);
+    // The generator never uses a value it expects not to exist.
+    auto info = analyze(p);
+    for (std::size_t i = 0; i < p.steps.size(); ++i)
+      ASSERT_TRUE(info[i].inputs_ok) << "seed " << seed << " step " << i << "\n" << describe(p);
+  }
+}
+
+TEST(GeneratorTest, CoversEveryOpAndBothValidAndInvalidSteps) {
+  std::map<OpId, int> ops;
+  int valid = 0, ill_typed = 0, raising = 0, no_grad = 0, steps = 0;
+  for (std::uint64_t seed = 0; seed < 500; ++seed) {
+    Program p = program_for(1000 + seed);
+    auto info = analyze(p);
+    for (std::size_t i = 0; i < p.steps.size(); ++i) {
+      ++ops[p.steps[i].op];
+      ++steps;
+      valid += info[i].expected_ok();
+      ill_typed += info[i].ill_typed();
+      raising += info[i].table_ok && info[i].raises;
+      no_grad += !p.steps[i].grad_enabled;
+    }
+  }
+  for (const auto& op : program::op_table()) EXPECT_GT(ops[op.id], 0) << "op never generated: " << op.name;
+  EXPECT_GT(valid, steps * 7 / 10);
+  EXPECT_GT(ill_typed, steps / 50);
+  EXPECT_GT(raising, 0);
+  EXPECT_GT(no_grad, steps / 30);
+  EXPECT_GT(ops[OpId::Backward], 300) << "backward should be common: the interesting checks happen there";
+}
+
+TEST(GeneratorTest, NoInvalidShareNoIllTypedSteps) {
+  GenConfig cfg;
+  cfg.invalid_share = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    Program p = program_for(seed, rc::kNominalSize, cfg);
+    auto info = analyze(p);
+    for (std::size_t i = 0; i < p.steps.size(); ++i)
+      ASSERT_FALSE(info[i].ill_typed()) << "seed " << seed << " step " << i << "\n" << describe(p);
+  }
+}
+
+TEST(GeneratorTest, LengthFollowsSize) {
+  GenConfig cfg;
+  cfg.max_steps = 30;
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    EXPECT_LE(program_for(seed, 0, cfg).steps.size(), 4u);
+    auto n = program_for(seed, 100, cfg).steps.size();
+    EXPECT_GE(n, 15u);
+    EXPECT_LE(n, 30u);
+  }
+}
+
+TEST(GeneratorTest, ShrinksAreSmallerWellFormedAndDeterministic) {
+  int checked = 0;
+  for (std::uint64_t seed = 0; seed < 120; ++seed) {
+    Program p = program_for(seed);
+    auto candidates = shrink_candidates(p);
+    EXPECT_EQ(candidates, shrink_candidates(p)) << "seed " << seed;
+    if (p.steps.size() > 1) EXPECT_FALSE(candidates.empty());
+    for (const auto& c : candidates) {
+      std::string why;
+      ASSERT_TRUE(well_formed(c, &why)) << why << "\nfrom\n" << describe(p) << "shrunk to\n" << describe(c);
+      ASSERT_LT(complexity(c), complexity(p)) << describe(p) << "shrunk to\n" << describe(c);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 1000);
+}
+
+TEST(GeneratorTest, ShrinkingReachesAMinimalProgram) {
+  // A "property" failing whenever a backward is present shrinks to a leaf, a reduction and the backward.
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    Program p = program_for(seed);
+    auto has_backward = [](const Program& q) {
+      return std::any_of(q.steps.begin(), q.steps.end(), [](const Step& s) { return s.op == OpId::Backward; });
+    };
+    if (!has_backward(p)) continue;
+    bool progress = true;
+    while (progress) {
+      progress = false;
+      for (const auto& c : shrink_candidates(p))
+        if (has_backward(c)) {
+          p = c;
+          progress = true;
+          break;
+        }
+    }
+    EXPECT_LE(p.steps.size(), 4u) << describe(p);
+    EXPECT_EQ(p.steps.back().op, OpId::Backward);
+  }
+}
+
+TEST(GeneratorTest, RemoveStepTakesDependentsAndRenumbers) {
+  Program p;
+  p.steps.push_back(Step{OpId::Zeros, {}, {}, true});       // 0
+  p.steps.push_back(Step{OpId::Ones, {}, {}, true});        // 1
+  p.steps.push_back(Step{OpId::Neg, {0}, {}, true});        // 2 <- 0
+  p.steps.push_back(Step{OpId::Add, {1, 1}, {}, true});     // 3 <- 1
+  p.steps.push_back(Step{OpId::Mul, {2, 3}, {}, true});     // 4 <- 2, 3
+  p.steps.push_back(Step{OpId::Exp, {3}, {}, true});        // 5 <- 3
+  Program q = remove_step(p, 2);
+  ASSERT_EQ(q.steps.size(), 4u);
+  EXPECT_EQ(q.steps[2].op, OpId::Add);
+  EXPECT_EQ(q.steps[2].inputs, (std::vector<int>{1, 1}));
+  EXPECT_EQ(q.steps[3].op, OpId::Exp);
+  EXPECT_EQ(q.steps[3].inputs, (std::vector<int>{2}));
+  EXPECT_EQ(remove_step(p, 0).steps.size(), 3u);
+}
+
+TEST(StridesTest, MirrorsPyTorch) {
+  EXPECT_EQ(contiguous_strides({2, 0, 3}), (Dims{3, 3, 1}));
+  EXPECT_EQ(channels_last_strides({2, 3, 4, 5}), (Dims{60, 1, 15, 3}));
+  EXPECT_EQ(channels_last_3d_strides({2, 3, 4, 5, 6}), (Dims{360, 1, 90, 18, 3}));
+  // infer_dense_strides' own example: stride-0 dims keep their place.
+  EXPECT_EQ(infer_dense_strides({6, 5, 4, 3, 2}, {6, 0, 120, 0, 1}), (Dims{6, 36, 180, 2, 1}));
+  EXPECT_EQ(infer_dense_strides({2, 3, 4}, {1, 4, 24}), (Dims{1, 2, 6}));
+  EXPECT_EQ(infer_dense_strides({3, 2}, {1, 0}), (Dims{2, 1}));
+  EXPECT_TRUE(is_non_overlapping_and_dense({2, 3}, {1, 2}));
+  EXPECT_FALSE(is_non_overlapping_and_dense({2, 3}, {0, 1}));
+  EXPECT_TRUE(is_non_overlapping_and_dense({1, 3}, {7, 1}));
+  // N111: ambiguous, PyTorch says not channels_last-like.
+  EXPECT_FALSE(is_channels_last_strides({4, 1, 1, 1}, {1, 1, 1, 1}));
+  EXPECT_TRUE(is_channels_last_strides({2, 3, 4, 5}, {60, 1, 15, 3}));
+  EXPECT_TRUE(is_contiguous({2, 1, 3}, {3, 99, 1}));
+  EXPECT_TRUE(is_channels_last_contiguous({2, 1, 4, 5}, {20, 1, 5, 1}));
+  EXPECT_TRUE(has_internal_overlap({2, 3}, {1, 1}));
+  EXPECT_FALSE(has_internal_overlap({2, 3}, {3, 1}));
+}
+
+TEST(LayoutTest, KindsHaveTheirShape) {
+  Rng rng(7);
+  int ambiguous_cl = 0, cl = 0;
+  for (int i = 0; i < 3000; ++i) {
+    for (LayoutKind kind : kAllLayoutKinds) {
+      Layout l = random_layout(rng, kind);
+      std::ostringstream os;
+      showValue(l, os);
+      ASSERT_EQ(l.sizes.size(), l.strides.size()) << os.str();
+      ASSERT_LE(l.sizes.size(), 5u) << os.str();
+      ASSERT_LE(numel(l.sizes), kMaxLayoutNumel) << os.str();
+      ASSERT_GE(l.offset, 0) << os.str();
+      for (auto s : l.strides) ASSERT_GE(s, 0) << os.str();
+      switch (kind) {
+        case LayoutKind::Contiguous: ASSERT_TRUE(is_contiguous(l.sizes, l.strides)) << os.str(); break;
+        case LayoutKind::ChannelsLast:
+          ASSERT_TRUE(is_channels_last_contiguous(l.sizes, l.strides)) << os.str();
+          ++cl;
+          ambiguous_cl += is_contiguous(l.sizes, l.strides);
+          break;
+        case LayoutKind::ChannelsLast3d: ASSERT_TRUE(is_channels_last_3d_contiguous(l.sizes, l.strides)) << os.str(); break;
+        case LayoutKind::Permuted: ASSERT_TRUE(is_non_overlapping_and_dense(l.sizes, l.strides)) << os.str(); break;
+        case LayoutKind::Sliced: ASSERT_FALSE(l.offset == 0 && is_non_overlapping_and_dense(l.sizes, l.strides)) << os.str(); break;
+        case LayoutKind::Expanded:
+        case LayoutKind::Overlapping: ASSERT_TRUE(has_internal_overlap(l.sizes, l.strides)) << os.str(); break;
+        case LayoutKind::ZeroSize: ASSERT_EQ(numel(l.sizes), 0) << os.str(); break;
+        case LayoutKind::SizeOne:
+          ASSERT_TRUE(l.sizes.empty() || std::count(l.sizes.begin(), l.sizes.end(), 1) > 0) << os.str();
+          break;
+      }
+    }
+  }
+  // Ambiguous shapes (channels_last and contiguous at once) must be common: bugs hide there.
+  EXPECT_GT(ambiguous_cl, cl / 5);
+}
+
+TEST(LayoutTest, ViewsStayInsideTheirStorage) {
+  Rng rng(11);
+  for (int i = 0; i < 5000; ++i) {
+    std::int64_t n = rng.range(0, 60);
+    Layout l = random_view_within(rng, n);
+    ASSERT_LE(program::storage_extent(l.sizes, l.strides, l.offset), std::max<std::int64_t>(n, l.offset));
+    if (n > 0) ASSERT_LE(program::storage_extent(l.sizes, l.strides, l.offset), n);
+  }
+}
+
+TEST(LayoutTest, RandomLayoutForKeepsSizes) {
+  Rng rng(5);
+  for (int i = 0; i < 2000; ++i) {
+    Dims sizes = random_shape(rng);
+    Layout l = random_layout_for(rng, sizes);
+    ASSERT_EQ(l.sizes, sizes);
+    ASSERT_EQ(l.strides.size(), sizes.size());
+  }
+}
+
+}  // namespace
+}  // namespace parity::generators

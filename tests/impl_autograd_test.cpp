@@ -1,0 +1,143 @@
+// Unit tests of impl's tensors and autograd against PyTorch's documented semantics.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "impl/autograd/grad_mode.h"
+#include "impl/autograd/meta.h"
+#include "impl/error.h"
+#include "impl/ops.h"
+
+namespace parity::impl {
+namespace {
+
+using autograd::grad;
+using autograd::grad_fn;
+
+Tensor leaf(const std::vector<double>& v) { return requires_grad_(from_values(v, ScalarType::Float32), true); }
+
+ErrorKind kind_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  ADD_FAILURE() << "expected an impl::Error";
+  return ErrorKind::Argument;
+}
+
+TEST(ImplTensor, ViewsShareStorageAndVersion) {
+  Tensor x = from_values({1, 2, 3, 4, 5, 6}, ScalarType::Float32);
+  Tensor v = view(x, {2, 3});
+  Tensor t = transpose(v, 0, 1);
+  EXPECT_EQ(v.storage().key(), x.storage().key());
+  add_(t, Scalar::of(1));
+  EXPECT_EQ(x.version(), 1u);
+  EXPECT_EQ(x.to_vector(), (std::vector<double>{2, 3, 4, 5, 6, 7}));
+  Tensor d = variable_data(x);
+  add_(d, Scalar::of(1));
+  EXPECT_EQ(x.version(), 1u);  // .data has its own version counter
+}
+
+TEST(ImplTensor, CloneOwnsMemoryAndPreservesDenseStrides) {
+  Tensor x = transpose(view(from_values({1, 2, 3, 4, 5, 6}, ScalarType::Float64), {2, 3}), 0, 1);
+  Tensor c = clone(x);
+  EXPECT_NE(c.storage().key(), x.storage().key());
+  EXPECT_EQ(c.strides(), x.strides());
+  EXPECT_EQ(clone(x, MemoryFormat::Contiguous).strides(), (Dims{2, 1}));
+  EXPECT_EQ(c.to_vector(), x.to_vector());
+}
+
+TEST(ImplTensor, TypePromotionFollowsScalarKind) {
+  Tensor i = from_values({1, 2}, ScalarType::Int64);
+  EXPECT_EQ(add(i, Scalar::of_int(1)).dtype(), ScalarType::Int64);
+  EXPECT_EQ(add(i, Scalar::of(0.5)).dtype(), ScalarType::Float32);
+  EXPECT_EQ(div(i, i).dtype(), ScalarType::Float32);
+  Tensor f = from_values({1, 2}, ScalarType::Float32);
+  Tensor d0 = from_values({1}, ScalarType::Float64);
+  EXPECT_EQ(add(f, view(d0, {})).dtype(), ScalarType::Float32);  // zero-dim ranks below dimensioned
+  EXPECT_EQ(kind_of([&] { add_(i, Scalar::of(0.5)); }), ErrorKind::DType);
+}
+
+TEST(ImplAutograd, CloneIsDifferentiableDetachIsNot) {
+  Tensor x = leaf({1, 2, 3});
+  Tensor y = clone(x);
+  EXPECT_EQ(grad_fn(y)->name(), "CloneBackward0");
+  Tensor d = detach(x);
+  EXPECT_FALSE(autograd::requires_grad(d));
+  EXPECT_TRUE(autograd::is_leaf(d));
+  backward(sum(mul(y, Scalar::of(2))));
+  EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{2, 2, 2}));
+}
+
+TEST(ImplAutograd, InPlaceOnSavedTensorRaisesAtBackward) {
+  Tensor x = leaf({0, 1});
+  Tensor y = exp(x);  // saves its result
+  Tensor s = sum(y);
+  add_(y, Scalar::of(1));
+  EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+  Tensor z = add(x, Scalar::of(1));  // saves nothing
+  Tensor s2 = sum(z);
+  add_(z, Scalar::of(1));
+  EXPECT_NO_THROW(backward(s2));
+}
+
+TEST(ImplAutograd, GraphIsFreedUnlessRetained) {
+  Tensor x = leaf({1, 2});
+  Tensor s = sum(mul(x, x));
+  backward(s, /*retain_graph=*/true);
+  backward(s);
+  EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{4, 8}));  // accumulated twice
+  EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::GraphFreed);
+}
+
+TEST(ImplAutograd, LeafAndBackwardErrors) {
+  Tensor x = leaf({1, 2});
+  EXPECT_EQ(kind_of([&] { add_(x, Scalar::of(1)); }), ErrorKind::LeafInPlace);
+  EXPECT_EQ(kind_of([&] { add_(select(x, 0, 0), Scalar::of(1)); }), ErrorKind::LeafInPlace);
+  {
+    autograd::NoGradGuard no_grad;
+    add_(x, Scalar::of(1));  // allowed under no_grad
+  }
+  EXPECT_EQ(x.version(), 1u);
+  EXPECT_EQ(kind_of([&] { backward(mul(x, Scalar::of(2))); }), ErrorKind::NonScalarBackward);
+  EXPECT_EQ(kind_of([&] { backward(sum(from_values({1}, ScalarType::Float32))); }), ErrorKind::NoGradFn);
+  EXPECT_EQ(kind_of([&] { requires_grad_(from_values({1}, ScalarType::Int64)); }), ErrorKind::DType);
+  EXPECT_EQ(kind_of([&] { requires_grad_(mul(x, Scalar::of(2)), false); }), ErrorKind::RequiresGradFlag);
+}
+
+TEST(ImplAutograd, InPlaceOnViewOfNonLeafRebasesHistory) {
+  Tensor x = leaf({1, 2, 3, 4});
+  Tensor y = mul(x, Scalar::of(1));
+  Tensor v = slice(y, 0, 1, 3, 1);
+  mul_(v, Scalar::of(3));
+  EXPECT_EQ(grad_fn(y)->name(), "torch::autograd::CopySlices");
+  EXPECT_EQ(grad_fn(v)->name(), "AsStridedBackward0");
+  backward(sum(y));
+  EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{1, 3, 3, 1}));
+}
+
+TEST(ImplAutograd, NoGradViewCannotBeWrittenWithGrad) {
+  Tensor x = leaf({1, 2});
+  Tensor v;
+  {
+    autograd::NoGradGuard no_grad;
+    v = view(x, {2});
+  }
+  EXPECT_TRUE(autograd::requires_grad(v));
+  EXPECT_EQ(kind_of([&] { mul_(v, Scalar::of(2)); }), ErrorKind::ViewInPlace);
+}
+
+TEST(ImplAutograd, RetainGradAndLeafGradientLayout) {
+  Tensor base = from_values({1, 2, 3, 4, 5, 6}, ScalarType::Float32);
+  Tensor x = requires_grad_(detach(transpose(view(base, {2, 3}), 0, 1)), true);  // dense, not contiguous
+  Tensor y = mul(x, Scalar::of(2));
+  retain_grad(y);
+  backward(sum(y));
+  EXPECT_EQ(grad(x).strides(), x.strides());  // gradient layout contract
+  EXPECT_TRUE(grad(y).is_contiguous());
+  EXPECT_EQ(grad(y).to_vector(), (std::vector<double>(6, 1)));
+}
+
+}  // namespace
+}  // namespace parity::impl

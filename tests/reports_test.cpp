@@ -1,0 +1,246 @@
+// reports/: findings and run summaries round-trip, the JSONL file survives a crash mid-line, known divergences
+// match by pattern, version range and date, and a broken known-divergences file is refused clearly.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "program/json.h"
+#include "reports/error.h"
+#include "reports/finding.h"
+#include "reports/jsonl.h"
+#include "reports/known_divergences.h"
+#include "reports/run_summary.h"
+
+namespace parity::reports {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "parity-reports-XXXXXX").string();
+    if (::mkdtemp(tmpl.data())) path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+Finding sample_finding() {
+  Finding f;
+  f.parity_commit = "abc123";
+  f.generator_version = 1;
+  f.libtorch_version = "1.13.0";
+  f.seed = (std::uint64_t{1} << 60) + 3;
+  f.case_index = 17;
+  f.case_seed = 99;
+  f.size = 40;
+  f.signature = "transpose:strides";
+  f.original_program_size = 9;
+  f.shrink_evaluations = 12;
+  program::Step r;
+  r.op = program::OpId::Rand;
+  r.attrs.sizes = {2, 3};
+  r.attrs.strides = {3, 1};
+  f.program.steps.push_back(r);
+  f.divergence = {0, 0, "strides", "[1, 2]", "[3, 1]", program::Divergence::Severity::Major, {}, {}};
+  program::Trace t;
+  t.backend = "impl";
+  t.steps.resize(1);
+  f.impl_trace = t;
+  t.backend = "libtorch";
+  f.oracle_trace = t;
+  return f;
+}
+
+TEST(ReportsFinding, RoundTrips) {
+  Finding f = sample_finding();
+  json j = to_json(f);
+  EXPECT_EQ(j["kind"], "finding");
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["device"], "cpu");
+  EXPECT_TRUE(j["seed"].is_string());  // above 2^53
+  EXPECT_EQ(finding_from_json(json::parse(j.dump())), f);
+  f.impl_trace.reset();
+  f.oracle_trace.reset();
+  f.expected = true;
+  f.known_reason = "a reason";
+  EXPECT_EQ(finding_from_json(to_json(f)), f);
+}
+
+TEST(ReportsFinding, RefusesBrokenFindings) {
+  json j = to_json(sample_finding());
+  j["kind"] = "run";
+  EXPECT_THROW(finding_from_json(j), program::JsonError);
+  j = to_json(sample_finding());
+  j["program"]["steps"][0]["op"] = "nope";
+  try {
+    finding_from_json(j);
+    ADD_FAILURE();
+  } catch (const program::JsonError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown op"), std::string::npos) << e.what();
+  }
+  j = to_json(sample_finding());
+  j.erase("divergence");
+  EXPECT_THROW(finding_from_json(j), program::JsonError);
+  j = to_json(sample_finding());
+  j["schema_version"] = 7;
+  EXPECT_THROW(finding_from_json(j), program::JsonError);
+}
+
+TEST(ReportsRunSummary, RoundTrips) {
+  RunSummary r;
+  r.libtorch_version = "1.13.0";
+  r.parity_commit = "abc";
+  r.generator_version = 1;
+  r.seed = 5;
+  r.seconds = 1.5;
+  r.cases = 30;
+  r.cases_per_second = 20;
+  r.findings = 4;
+  r.unexpected_findings = 3;
+  r.expected_findings = 1;
+  r.recorded_findings = 2;
+  r.crashes = 1;
+  r.findings_by_signature = {{"add:values", 3}, {"program:crash", 1}};
+  r.findings_by_kind = {{"values", 3}, {"crash", 1}};
+  r.ops = {{"add", {10, 8, 1, 1}}};
+  r.error_categories = {{"shape", 2}};
+  r.shard = {1, 4};
+  r.max_steps = 14;
+  r.timeout_ms = 10000;
+  r.interrupted = true;
+  json j = to_json(r);
+  EXPECT_EQ(j["kind"], "run");
+  EXPECT_EQ(j["shard"]["total"], 4);
+  EXPECT_EQ(run_summary_from_json(json::parse(j.dump())), r);
+}
+
+TEST(ReportsJsonl, AppendsDurableLinesAndToleratesATornTail) {
+  TempDir dir;
+  fs::path file = dir.path() / "sub" / "findings.jsonl";
+  {
+    JsonlWriter w(file);
+    w.append({{"n", 1}});
+    w.append({{"n", 2}});
+  }
+  // A crash mid-write leaves a partial line.
+  std::ofstream(file, std::ios::app) << R"({"n": 3, "trunc)";
+  JsonlContents c = read_jsonl(file);
+  ASSERT_EQ(c.records.size(), 2u);
+  EXPECT_TRUE(c.torn_tail);
+  EXPECT_EQ(c.records[1]["n"], 2);
+  // The next writer cuts the torn line off, so its records start on a line of their own.
+  {
+    JsonlWriter w(file);
+    w.append({{"n", 4}});
+  }
+  c = read_jsonl(file);
+  ASSERT_EQ(c.records.size(), 3u);
+  EXPECT_FALSE(c.torn_tail);
+  EXPECT_EQ(c.records[2]["n"], 4);
+}
+
+TEST(ReportsJsonl, AMalformedMiddleLineIsAnError) {
+  TempDir dir;
+  fs::path file = dir.path() / "f.jsonl";
+  std::ofstream(file) << "{\"n\": 1}\n{oops}\n{\"n\": 2}\n";
+  try {
+    read_jsonl(file);
+    ADD_FAILURE();
+  } catch (const ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find("f.jsonl:2"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read_jsonl(dir.path() / "missing.jsonl"), ReportError);
+  EXPECT_THROW(read_jsonl(dir.path()), ReportError);
+}
+
+TEST(ReportsKnown, GlobAndVersions) {
+  EXPECT_TRUE(glob_match("add:values", "add:values"));
+  EXPECT_FALSE(glob_match("add:values", "add:value"));
+  EXPECT_TRUE(glob_match("*:strides_size1", "clone:strides_size1"));
+  EXPECT_TRUE(glob_match("*", ""));
+  EXPECT_TRUE(glob_match("a*b*c", "aXXbYYbc"));
+  EXPECT_FALSE(glob_match("a*b*c", "aXXbYYb"));
+  EXPECT_TRUE(glob_match("transpose:*:index_range", "transpose:status:index_range"));
+  EXPECT_LT(compare_versions("1.13.0", "1.13.1"), 0);
+  EXPECT_EQ(compare_versions("2.1", "2.1.0+cpu"), 0);
+  EXPECT_GT(compare_versions("2.10.0", "2.9.1"), 0);
+  EXPECT_EQ(today_utc().size(), 10u);
+}
+
+TEST(ReportsKnown, MatchesBySignatureVersionAndDate) {
+  json j = {{"schema_version", 1},
+            {"entries",
+             {{{"signature", "*:strides_size1"}, {"reason", "size-1 strides differ on 1.13"},
+               {"libtorch_min", "1.13.0"}, {"libtorch_max", "1.13.1"}, {"expires", "2099-01-01"}},
+              {{"signature", "add:values"}, {"reason", "old"}, {"expires", "2001-01-01"}}}}};
+  KnownDivergences k = KnownDivergences::from_json(j, "known.json");
+  ASSERT_EQ(k.entries().size(), 2u);
+  EXPECT_NE(k.match("clone:strides_size1", "1.13.0", "2024-05-01"), nullptr);
+  EXPECT_EQ(k.match("clone:strides_size1", "2.0.0", "2024-05-01"), nullptr);
+  EXPECT_EQ(k.match("clone:strides", "1.13.0", "2024-05-01"), nullptr);
+  EXPECT_EQ(k.match("add:values", "1.13.0", "2024-05-01"), nullptr);  // expired
+  EXPECT_NE(k.match("add:values", "1.13.0", "2001-01-01"), nullptr);  // last day
+  EXPECT_EQ(k.expired("2024-05-01").size(), 1u);
+}
+
+TEST(ReportsKnown, RefusesBrokenFiles) {
+  auto error_of = [](json j) -> std::string {
+    try {
+      KnownDivergences::from_json(j, "reports/known.json");
+    } catch (const ReportError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  json entry = {{"signature", "add:values"}, {"reason", "r"}, {"expires", "2030-01-01"}};
+  EXPECT_EQ(error_of({{"schema_version", 1}, {"entries", {entry}}}), "");
+  EXPECT_NE(error_of(json::array()).find("reports/known.json"), std::string::npos);
+  EXPECT_NE(error_of({{"schema_version", 2}, {"entries", json::array()}}).find("schema_version"), std::string::npos);
+  EXPECT_NE(error_of({{"schema_version", 1}}).find("entries"), std::string::npos);
+  json e = entry;
+  e.erase("reason");
+  EXPECT_NE(error_of({{"schema_version", 1}, {"entries", {e}}}).find("entry 0"), std::string::npos);
+  e = entry;
+  e["expires"] = "2030-13-01";
+  EXPECT_NE(error_of({{"schema_version", 1}, {"entries", {e}}}).find("YYYY-MM-DD"), std::string::npos);
+  e = entry;
+  e["expires"] = "2030-02-30";
+  EXPECT_NE(error_of({{"schema_version", 1}, {"entries", {e}}}).find("expires"), std::string::npos);
+  e = entry;
+  e["libtorch_min"] = "one";
+  EXPECT_NE(error_of({{"schema_version", 1}, {"entries", {e}}}).find("libtorch_min"), std::string::npos);
+  e = entry;
+  e["libtorch_min"] = "2.0";
+  e["libtorch_max"] = "1.13";
+  EXPECT_NE(error_of({{"schema_version", 1}, {"entries", {e}}}).find("above"), std::string::npos);
+  e = entry;
+  e["signatur"] = "x";
+  EXPECT_NE(error_of({{"schema_version", 1}, {"entries", {e}}}).find("unknown field"), std::string::npos);
+}
+
+TEST(ReportsKnown, TheReviewedFileLoads) {
+  KnownDivergences k = KnownDivergences::load(fs::path(PARITY_SOURCE_DIR) / "reports" / "known_divergences.json");
+  for (const auto& e : k.entries()) EXPECT_FALSE(e.reason.empty());
+  TempDir dir;
+  std::ofstream(dir.path() / "k.json") << "{\"schema_version\": 1, \"entries\": [";
+  try {
+    KnownDivergences::load(dir.path() / "k.json");
+    ADD_FAILURE();
+  } catch (const ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find("k.json: malformed JSON"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace parity::reports

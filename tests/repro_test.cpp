@@ -1,0 +1,218 @@
+// Repro printers: structural checks (no golden files): every op prints with every placeholder replaced, the
+// no_grad and raised-step wrappers appear, literals are spelled the way each language needs.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "program/content.h"
+#include "program/repro.h"
+
+namespace parity::program {
+namespace {
+
+Step rand_step(std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides, std::uint64_t seed = 3) {
+  Step s;
+  s.op = OpId::Rand;
+  s.attrs.sizes = std::move(sizes);
+  s.attrs.strides = std::move(strides);
+  s.attrs.seed = seed;
+  return s;
+}
+
+Step step(OpId op, std::vector<int> inputs) {
+  Step s;
+  s.op = op;
+  s.inputs = std::move(inputs);
+  return s;
+}
+
+bool contains(const std::string& text, std::string_view what) { return text.find(what) != std::string::npos; }
+
+// A '{name}' left behind, or an operand placeholder '{0}'/'{1}'.
+std::optional<std::string> leftover(const std::string& text) {
+  static const std::regex placeholder(R"(\{([a-z_][a-z_0-9]*|[0-9])\})");
+  std::smatch m;
+  if (std::regex_search(text, m, placeholder)) return m.str();
+  return std::nullopt;
+}
+
+TEST(Repro, EveryOpPrintsWithoutPlaceholders) {
+  for (const OpSpec& op : op_table()) {
+    Program p;
+    p.steps.push_back(rand_step({2, 3, 4, 5}, {60, 20, 5, 1}));
+    p.steps.push_back(rand_step({2, 3, 4, 5}, {60, 20, 5, 1}, 4));
+    Step s = step(op.id, {});
+    for (int i = 0; i < op.arity; ++i) s.inputs.push_back(i);
+    s.attrs.sizes = {2, 3, 4, 5};
+    s.attrs.strides = {60, 20, 5, 1};
+    s.attrs.dims = {0, 1};
+    s.attrs.scalar = {Scalar::Kind::Float, 2.0};
+    p.steps.push_back(s);
+    // The steps only: the show() helpers' own braces (Python f-strings) are not placeholders.
+    std::string cpp = cpp_repro(p), py = python_repro(p);
+    cpp = cpp.substr(cpp.find("int main() {"));
+    py = py.substr(py.find("# step 0"));
+    EXPECT_EQ(leftover(cpp), std::nullopt) << op.name << ":\n" << cpp;
+    EXPECT_EQ(leftover(py), std::nullopt) << op.name << ":\n" << py;
+    // The step's own expression mentions its operands by name.
+    if (op.arity >= 1) {
+      EXPECT_TRUE(contains(cpp, "v0")) << op.name;
+      EXPECT_TRUE(contains(py, "v0")) << op.name;
+    }
+    if (op.arity == 2) {
+      EXPECT_TRUE(contains(cpp, "v1")) << op.name;
+    }
+  }
+}
+
+TEST(Repro, CompletePrograms) {
+  Program p;
+  p.steps.push_back(rand_step({2, 3}, {3, 1}));
+  p.steps.push_back(step(OpId::Sum, {0}));
+  std::string cpp = cpp_repro(p), py = python_repro(p);
+  EXPECT_TRUE(contains(cpp, "#include <torch/torch.h>"));
+  EXPECT_TRUE(contains(cpp, "int main() {"));
+  EXPECT_TRUE(contains(cpp, "return 0;\n}"));
+  EXPECT_TRUE(contains(cpp, "torch::Tensor v0 = torch::tensor(std::vector<double>{"));
+  EXPECT_TRUE(contains(cpp, "torch::Tensor v1 = v0.sum();"));
+  EXPECT_TRUE(contains(cpp, "show(\"v0\", v0);"));
+  EXPECT_TRUE(contains(cpp, "show(\"v1\", v1);"));
+  EXPECT_TRUE(contains(py, "import torch\n"));
+  EXPECT_TRUE(contains(py, "v1 = v0.sum()\n"));
+  EXPECT_TRUE(contains(py, "show(\"v1\", v1)"));
+  // The helper prints what a trace holds.
+  for (const char* what : {"sizes", "strides", "requires_grad", "is_leaf", "grad_fn", "_version", "grad"}) {
+    EXPECT_TRUE(contains(cpp, what)) << what;
+    EXPECT_TRUE(contains(py, what)) << what;
+  }
+}
+
+TEST(Repro, RandDataIsTheSeededContent) {
+  Program p;
+  p.steps.push_back(rand_step({2, 2}, {1, 2}, 11));
+  p.steps[0].attrs.offset = 1;
+  auto values = seeded_content(11, storage_extent({2, 2}, {1, 2}, 1), DType::Float32);
+  ASSERT_EQ(values.size(), 5u);
+  std::string cpp_list = "{", py_list = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%s%g", i ? ", " : "", values[i]);
+    std::string item = buf;
+    if (item.find('.') == std::string::npos) item += ".0";
+    cpp_list += item;
+    py_list += item;
+  }
+  cpp_list += "}";
+  py_list += "]";
+  EXPECT_TRUE(contains(cpp_repro(p), "std::vector<double>" + cpp_list)) << cpp_repro(p) << "\nwant " << cpp_list;
+  EXPECT_TRUE(contains(python_repro(p), "torch.tensor(" + py_list)) << python_repro(p);
+  EXPECT_TRUE(contains(cpp_repro(p), ".as_strided({2, 2}, {1, 2}, 1)"));
+  EXPECT_TRUE(contains(python_repro(p), ".as_strided([2, 2], [1, 2], 1)"));
+}
+
+TEST(Repro, NoGradBlock) {
+  Program p;
+  p.steps.push_back(rand_step({2}, {1}));
+  Step s = step(OpId::MulScalar, {0});
+  s.grad_enabled = false;
+  s.attrs.scalar = {Scalar::Kind::Float, 2.0};
+  p.steps.push_back(s);
+  std::string cpp = cpp_repro(p), py = python_repro(p);
+  EXPECT_TRUE(contains(cpp, "torch::Tensor v1;\n  { torch::NoGradGuard no_grad; v1 = v0.mul(2.0); }")) << cpp;
+  EXPECT_TRUE(contains(py, "with torch.no_grad():\n    v1 = v0.mul(2.0)\n")) << py;
+}
+
+TEST(Repro, RaisedAndSkippedStepsFollowTheOracle) {
+  Program p;
+  p.steps.push_back(rand_step({2, 3}, {3, 1}));
+  Step t = step(OpId::Transpose, {0});
+  t.attrs.dim = 5;
+  t.grad_enabled = false;
+  p.steps.push_back(t);
+  p.steps.push_back(step(OpId::Neg, {1}));
+  Trace oracle;
+  oracle.backend = "libtorch";
+  oracle.steps.resize(3);
+  oracle.steps[1].status = StepObs::Status::Error;
+  oracle.steps[1].category = ErrorCategory::IndexRange;
+  oracle.steps[1].message = "Dimension out of range (expected to be in range of [-2, 1], but got 5)\\\nmore";
+  oracle.steps[2].status = StepObs::Status::Skipped;
+
+  std::string cpp = cpp_repro(p, &oracle), py = python_repro(p, &oracle);
+  EXPECT_TRUE(contains(cpp, "torch::Tensor v1;\n  try {\n    torch::NoGradGuard no_grad; v1 = v0.transpose(5, 0);"))
+      << cpp;
+  EXPECT_TRUE(contains(cpp, "\"step 1 raised: \" << e.what_without_backtrace()"));
+  EXPECT_TRUE(contains(py, "try:\n    with torch.no_grad():\n        v1 = v0.transpose(5, 0)\n"));
+  EXPECT_TRUE(contains(py, "except (RuntimeError"));
+  EXPECT_TRUE(contains(py, "print(f\"step 1 raised: {e}\")"));
+  // The message is quoted in a one-line comment that no backslash can continue.
+  EXPECT_TRUE(contains(cpp, "// raised on LibTorch: Dimension out of range"));
+  EXPECT_FALSE(std::regex_search(cpp, std::regex(R"(//[^\n]*\\\n)")));
+  // The skipped step is a comment: v2 is never assigned nor shown.
+  EXPECT_TRUE(contains(cpp, "// skipped on LibTorch"));
+  EXPECT_FALSE(contains(cpp, "v2 ="));
+  EXPECT_FALSE(contains(cpp, "show(\"v2\""));
+  EXPECT_TRUE(contains(py, "# skipped on LibTorch"));
+  EXPECT_FALSE(contains(py, "v2 ="));
+  // The raised step's value is shown as undefined, so it is declared.
+  EXPECT_TRUE(contains(cpp, "show(\"v1\", v1);"));
+  EXPECT_TRUE(contains(py, "v1 = None\n"));
+}
+
+TEST(Repro, StepsWithoutAValue) {
+  Program p;
+  p.steps.push_back(rand_step({1}, {1}));
+  p.steps[0].attrs.requires_grad = true;
+  p.steps.push_back(step(OpId::Sum, {0}));
+  Step b = step(OpId::Backward, {1});
+  b.attrs.retain_graph = true;
+  p.steps.push_back(b);
+  std::string cpp = cpp_repro(p), py = python_repro(p);
+  EXPECT_TRUE(contains(cpp, "  v1.backward(torch::Tensor(), true);\n")) << cpp;
+  EXPECT_FALSE(contains(cpp, "v2"));
+  EXPECT_TRUE(contains(py, "\nv1.backward(retain_graph=True)\n")) << py;
+  EXPECT_TRUE(contains(cpp, ".requires_grad_(true)"));
+  EXPECT_TRUE(contains(py, ".requires_grad_(True)"));
+}
+
+TEST(Repro, Literals) {
+  auto printed = [](Scalar s, bool cpp) {
+    Program p;
+    p.steps.push_back(rand_step({2}, {1}));
+    Step a = step(OpId::AddScalar, {0});
+    a.attrs.scalar = s;
+    p.steps.push_back(a);
+    std::string text = cpp ? cpp_repro(p) : python_repro(p);
+    auto at = text.find("v0.add(");
+    return text.substr(at + 7, text.find(')', at) - at - 7);
+  };
+  EXPECT_EQ(printed({Scalar::Kind::Int, 3}, true), "3");
+  EXPECT_EQ(printed({Scalar::Kind::Int, -4}, false), "-4");
+  EXPECT_EQ(printed({Scalar::Kind::Float, 2}, true), "2.0");
+  EXPECT_EQ(printed({Scalar::Kind::Float, -0.25}, false), "-0.25");
+  EXPECT_EQ(printed({Scalar::Kind::Float, 1e300}, false), "1e+300");
+  EXPECT_EQ(printed({Scalar::Kind::Bool, 1}, true), "true");
+  EXPECT_EQ(printed({Scalar::Kind::Bool, 1}, false), "True");
+  EXPECT_EQ(printed({Scalar::Kind::Float, std::numeric_limits<double>::infinity()}, false), "float('inf'");
+
+  Program p;
+  p.steps.push_back(rand_step({1, 2, 1, 1}, {2, 1, 1, 1}));
+  p.steps[0].attrs.dtype = DType::Int64;
+  Step c = step(OpId::Clone, {0});
+  c.attrs.memory_format = MemoryFormat::ChannelsLast;
+  p.steps.push_back(c);
+  Step z = step(OpId::Zeros, {});
+  z.attrs.sizes = {};
+  z.attrs.dtype = DType::Bool;
+  p.steps.push_back(z);
+  std::string cpp = cpp_repro(p), py = python_repro(p);
+  EXPECT_TRUE(contains(cpp, ".to(torch::kInt64)"));
+  EXPECT_TRUE(contains(py, ".to(torch.int64)"));
+  EXPECT_TRUE(contains(cpp, "v0.clone(torch::MemoryFormat::ChannelsLast)"));
+  EXPECT_TRUE(contains(py, "v0.clone(memory_format=torch.channels_last)"));
+  EXPECT_TRUE(contains(cpp, "torch::zeros({}, torch::dtype(torch::kBool).requires_grad(false))"));
+  EXPECT_TRUE(contains(py, "torch.zeros([], dtype=torch.bool, requires_grad=False)"));
+}
+
+}  // namespace
+}  // namespace parity::program
