@@ -143,6 +143,15 @@ class TorchSession final : public program::Session {
   }
 
   TensorObs observe(int id, bool with_values, bool with_grad) override {
+    // A value LibTorch made but cannot read back (e.g. a negative size) raises here: pass on its message alone.
+    try {
+      return observe_value(id, with_values, with_grad);
+    } catch (const c10::Error& e) {
+      throw std::runtime_error(e.what_without_backtrace());
+    }
+  }
+
+  TensorObs observe_value(int id, bool with_values, bool with_grad) {
     WarningGuard quiet(silent_warnings());
     const torch::Tensor& t = value(id);
     TensorObs o;

@@ -226,6 +226,10 @@ std::string signature(const Program& program, const Divergence& d) {
   if (d.kind == "status") {
     if (d.impl_category) sig += ":" + std::string(to_string(*d.impl_category));
     else if (d.oracle_category) sig += ":" + std::string(to_string(*d.oracle_category));
+  } else if (d.kind == "grad_fn" && d.impl.rfind("<raised ", 0) == 0 && d.oracle.rfind("<raised ", 0) == 0) {
+    // Both refused to give a grad_fn: what differs is why, as for a step's error.
+    auto cat = [](const std::string& m) { return m.substr(8, m.size() - 9); };
+    sig += ":impl=" + cat(d.impl) + ",oracle=" + cat(d.oracle);
   } else if (d.kind == "error_category") {
     sig += ":impl=" + std::string(d.impl_category ? to_string(*d.impl_category) : "none") +
            ",oracle=" + std::string(d.oracle_category ? to_string(*d.oracle_category) : "none");

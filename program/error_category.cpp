@@ -19,6 +19,7 @@ constexpr CategoryName kNames[] = {
 // Ordered: the first rule whose needle occurs in the message wins. Needles are stable fragments of
 // LibTorch's messages (c10/ATen/autograd) that have kept their wording from 1.13 through 2.x.
 constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
+    {"INTERNAL ASSERT FAILED", ErrorCategory::InternalAssert},
     {"modified by an inplace operation", ErrorCategory::VersionMismatch},
     {"backward through the graph a second time", ErrorCategory::GraphFreed},
     {"leaf Variable that requires grad is being used in an in-place operation", ErrorCategory::LeafInPlace},

@@ -25,6 +25,7 @@ namespace parity::program {
   X(Overlap, "overlap")                       /* write to overlapping memory */                      \
   X(StorageBounds, "storage_bounds")          /* as_strided / set outside the storage */             \
   X(Argument, "argument")                     /* other invalid argument (negative size, step) */     \
+  X(InternalAssert, "internal_assert")        /* the library's own consistency check failed (a bug) */ \
   X(Crash, "crash")                           /* the backend process died */                         \
   X(Timeout, "timeout")                       /* the backend did not finish in time */               \
   X(Unclassified, "unclassified")             /* a message no rule knows: extend the table */

@@ -358,8 +358,9 @@ Step read_step(const json& j, int index) {
   for (const json& in : inputs) {
     std::int64_t id = s.to_int64(in, "inputs");
     if (id < 0 || id >= index)
-      s.fail_field("inputs", "refers to value " + std::to_string(id) + ", which is not an earlier step (0.." +
-                                 std::to_string(index - 1) + ")");
+      s.fail_field("inputs", "refers to value " + std::to_string(id) + ", which is not an earlier step (" +
+                                 (index == 0 ? std::string("step 0 has none") : "0.." + std::to_string(index - 1)) +
+                                 ")");
     step.inputs.push_back(static_cast<int>(id));
   }
   if (s.has("grad_enabled")) step.grad_enabled = s.boolean("grad_enabled");

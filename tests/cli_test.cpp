@@ -149,6 +149,7 @@ TEST_F(Cli, UnknownFlagAndBadNumbers) {
   expect_bad_input(parity("run"), "PROGRAM.json");
   expect_bad_input(parity("list extra"), "no arguments");
   expect_bad_input(parity("frobnicate"), "unknown command");
+  expect_bad_input(parity(""), "no command");
   expect_bad_input(parity("fuzz --cases 1", 120, "GTEST_SHARD_INDEX=3 GTEST_TOTAL_SHARDS=2"), "GTEST_SHARD_INDEX");
   expect_bad_input(parity("fuzz --cases 1", 120, "TEST_TOTAL_SHARDS=x TEST_SHARD_INDEX=0"), "TEST_TOTAL_SHARDS");
 }

@@ -32,17 +32,12 @@ Tensor validate(Tensor grad, const InputMetadata& meta, const std::string& node_
   return grad;
 }
 
-// Sums gradients that reach the same input, in arrival order (torch/csrc/autograd/input_buffer.cpp).
+// Sums gradients that reach the same input, in arrival order (torch/csrc/autograd/input_buffer.cpp). LibTorch
+// 1.13 adds dense gradients out of place, so the sum's layout is TensorIterator's choice for the pair (later
+// versions reuse the first buffer in place when they hold its last reference).
 void accumulate(Tensor& slot, Tensor&& g) {
   if (!g.defined()) return;
-  if (!slot.defined()) {
-    slot = std::move(g);
-    return;
-  }
-  if (slot.use_count() == 1 && slot.storage().use_count() == 1 && slot.is_non_overlapping_and_dense())
-    add_(slot, g);
-  else
-    slot = add(slot, g);
+  slot = slot.defined() ? add(slot, g) : std::move(g);
 }
 
 struct ByPriority {

@@ -110,7 +110,9 @@ std::shared_ptr<Formula> binary_node(BinaryOp op, const Tensor& self, const Tens
     return out;
   });
   bool need_self = node->should_compute_output(0), need_other = node->should_compute_output(1);
-  bool save_other = (op == BinaryOp::Mul && need_self) || (op == BinaryOp::Div && (need_self || need_other));
+  // A tensor used by both inputs' formulas is saved whenever the node exists (div's other), one used by a single
+  // formula only when that input needs grad.
+  bool save_other = (op == BinaryOp::Mul && need_self) || op == BinaryOp::Div;
   bool save_self = (op == BinaryOp::Mul || op == BinaryOp::Div) && need_other;
   node->save(save_other ? other : Tensor());
   node->save(save_self ? self_value : Tensor());

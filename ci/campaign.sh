@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# A conformance campaign: impl against LibTorch on generated programs, for a time budget.
+# Usage: ci/campaign.sh [SECONDS] [SEED] [OUT_DIR]   (defaults: 60, 1, runs/latest)
+# Writes OUT_DIR/findings.jsonl (one divergence per line, as found) and OUT_DIR/run.json (the summary).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+seed=${2:-1}
+out=${3:-runs/latest}
+ci/setup.sh build >/dev/null
+rm -rf "$out"
+./build/parity fuzz --seconds "$seconds" --seed "$seed" --out "$out"

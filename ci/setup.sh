@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what parity needs (Debian packages), only when missing, then configures and builds.
+# Usage: ci/setup.sh [BUILD_DIR]   (default: build). Extra CMake flags: PARITY_CMAKE_FLAGS="...".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build}
+
+packages=(build-essential cmake ninja-build git ccache libtorch-dev librapidcheck-dev nlohmann-json3-dev
+          libgtest-dev libgmock-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "parity setup: installing ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -f "$build_dir/build.ninja" ]; then
+  # shellcheck disable=SC2086
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo ${PARITY_CMAKE_FLAGS:-}
+fi
+cmake --build "$build_dir" --parallel "$(nproc)"

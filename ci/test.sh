@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The whole test suite: unit tests, properties (impl and LibTorch), and the fixed-seed differential campaign.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build}
+ci/setup.sh "$build_dir"
+cd "$build_dir"
+ctest --output-on-failure --timeout 900 -j "$(nproc)"
