@@ -61,25 +61,12 @@ bool is_channels_last_strides_3d(const Dims& sizes, const Dims& strides) {
   return sizes.size() == 5 && channels_last_like(sizes, strides, {1, 4, 3, 2, 0});
 }
 
-Dims infer_dense_strides(const Dims& sizes, const Dims& strides) {
-  const std::size_t ndim = sizes.size();
-  if (ndim == 0) return {};
-  if (ndim == 1) return {1};
+std::vector<std::size_t> sort_dims(std::size_t ndim, const std::function<int(std::size_t, std::size_t)>& should_swap) {
   std::vector<std::size_t> perm(ndim);
   std::iota(perm.rbegin(), perm.rend(), 0);
-  // The same insertion sort as TensorIterator: stride-0 dims are ambiguous and keep their place.
-  auto should_swap = [&](std::size_t d0, std::size_t d1) {
-    std::int64_t s0 = strides[d0], s1 = strides[d1];
-    if (s0 == 0 || s1 == 0) return 0;
-    if (s0 < s1) return -1;
-    if (s0 > s1) return 1;
-    if (sizes[d0] > sizes[d1]) return 1;
-    return 0;
-  };
   for (std::size_t i = 1; i < ndim; ++i) {
     std::size_t dim1 = i;
-    for (std::size_t j = 1; j <= i; ++j) {
-      std::size_t dim0 = i - j;
+    for (std::size_t dim0 = i; dim0-- > 0;) {
       int c = should_swap(perm[dim0], perm[dim1]);
       if (c > 0) {
         std::swap(perm[dim0], perm[dim1]);
@@ -89,6 +76,22 @@ Dims infer_dense_strides(const Dims& sizes, const Dims& strides) {
       }
     }
   }
+  return perm;
+}
+
+Dims infer_dense_strides(const Dims& sizes, const Dims& strides) {
+  const std::size_t ndim = sizes.size();
+  if (ndim == 0) return {};
+  if (ndim == 1) return {1};
+  // Stride-0 dims are ambiguous and keep their place; equal strides put the smaller size first.
+  std::vector<std::size_t> perm = sort_dims(ndim, [&](std::size_t d0, std::size_t d1) {
+    std::int64_t s0 = strides[d0], s1 = strides[d1];
+    if (s0 == 0 || s1 == 0) return 0;
+    if (s0 < s1) return -1;
+    if (s0 > s1) return 1;
+    if (sizes[d0] > sizes[d1]) return 1;
+    return 0;
+  });
   Dims out(ndim);
   std::int64_t cur = 1;
   for (std::size_t i = 0; i < ndim; ++i) {

@@ -1,6 +1,7 @@
 #include "reports/finding.h"
 
 #include "program/json.h"
+#include "reports/json_fields.h"
 
 namespace parity::reports {
 
@@ -9,38 +10,14 @@ using program::JsonError;
 
 namespace {
 
-const json& field(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end()) throw JsonError(std::string("finding: missing field \"") + key + "\"");
-  return *it;
-}
-
+constexpr std::string_view kWhat = "finding";
+const json& field(const json& j, const char* key) { return json_field(j, key, kWhat); }
 template <typename T>
 T typed(const json& j, const char* key) {
-  const json& v = field(j, key);
-  bool ok = false;
-  if constexpr (std::is_same_v<T, std::string>) ok = v.is_string();
-  else if constexpr (std::is_same_v<T, bool>) ok = v.is_boolean();
-  else ok = v.is_number_integer();
-  if (!ok) throw JsonError(std::string("finding: field \"") + key + "\" has the wrong type (" + v.type_name() + ")");
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    if constexpr (std::is_signed_v<T>) {
-      if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
-        throw JsonError(std::string("finding: field \"") + key + "\" is out of range");
-    } else if (!v.is_number_unsigned() && v.get<std::int64_t>() < 0) {
-      throw JsonError(std::string("finding: field \"") + key + "\" must not be negative");
-    }
-  }
-  return v.get<T>();
+  return json_typed<T>(j, key, kWhat);
 }
+std::uint64_t u64(const json& j, const char* key) { return json_u64(j, key, kWhat); }
 
-std::uint64_t u64(const json& j, const char* key) {
-  try {
-    return program::uint64_from_json(field(j, key));
-  } catch (const JsonError& e) {
-    throw JsonError(std::string("finding: field \"") + key + "\" " + e.what());
-  }
-}
 
 std::optional<program::Trace> optional_trace(const json& j, const char* key) {
   auto it = j.find(key);

@@ -1,6 +1,7 @@
 #include "reports/run_summary.h"
 
 #include "program/json.h"
+#include "reports/json_fields.h"
 
 namespace parity::reports {
 
@@ -9,28 +10,14 @@ using program::JsonError;
 
 namespace {
 
-const json& field(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end()) throw JsonError(std::string("run summary: missing field \"") + key + "\"");
-  return *it;
-}
-
+constexpr std::string_view kWhat = "run summary";
+const json& field(const json& j, const char* key) { return json_field(j, key, kWhat); }
 template <typename T>
 T get(const json& j, const char* key) {
-  try {
-    return field(j, key).get<T>();
-  } catch (const json::exception&) {
-    throw JsonError(std::string("run summary: field \"") + key + "\" has the wrong type");
-  }
+  return json_typed<T>(j, key, kWhat);
 }
+std::uint64_t u64(const json& j, const char* key) { return json_u64(j, key, kWhat); }
 
-std::uint64_t u64(const json& j, const char* key) {
-  try {
-    return program::uint64_from_json(field(j, key));
-  } catch (const JsonError& e) {
-    throw JsonError(std::string("run summary: field \"") + key + "\" " + e.what());
-  }
-}
 
 template <typename V>
 std::map<std::string, V> map_field(const json& j, const char* key) {

@@ -83,32 +83,16 @@ Layout elementwise_layout(const Dims& shape, const std::vector<const Layout*>& i
       s[off + i] = (l->sizes[i] == 1 && shape[off + i] != 1) ? 0 : l->strides[i];
     st.push_back(std::move(s));
   }
-  std::vector<std::size_t> perm(ndim);
-  std::iota(perm.rbegin(), perm.rend(), 0);
-  if (ndim > 1) {
-    auto should_swap = [&](std::size_t d0, std::size_t d1) {
-      for (const Dims& s : st) {
-        std::int64_t s0 = s[d0], s1 = s[d1];
-        if (s0 == 0 || s1 == 0) continue;
-        if (s0 < s1) return -1;
-        if (s0 > s1) return 1;
-        if (shape[d0] > shape[d1]) return 1;
-      }
-      return 0;
-    };
-    for (std::size_t i = 1; i < ndim; ++i) {
-      std::size_t dim1 = i;
-      for (std::size_t dim0 = i; dim0-- > 0;) {
-        int c = should_swap(perm[dim0], perm[dim1]);
-        if (c > 0) {
-          std::swap(perm[dim0], perm[dim1]);
-          dim1 = dim0;
-        } else if (c < 0) {
-          break;
-        }
-      }
+  std::vector<std::size_t> perm = sort_dims(ndim, [&](std::size_t d0, std::size_t d1) {
+    for (const Dims& s : st) {
+      std::int64_t s0 = s[d0], s1 = s[d1];
+      if (s0 == 0 || s1 == 0) continue;  // broadcast in this operand: ask the next one
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (shape[d0] > shape[d1]) return 1;
     }
-  }
+    return 0;
+  });
   bool inverted = true;
   for (std::size_t j = 0; j < ndim; ++j) inverted &= perm[j] == ndim - j - 1;
   if (inverted) return Layout::dense(shape);
