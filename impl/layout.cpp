@@ -239,8 +239,14 @@ Layout slice(const Layout& in, std::int64_t dim, std::int64_t start, std::int64_
   else if (end >= n) end = n;
   Layout out = in;
   out.offset += start * in.strides[dim];
-  out.sizes[dim] = (end - start + step - 1) / step;
-  out.strides[dim] *= step;
+  // Rounded-up length, wrapping like LibTorch's int64 arithmetic for absurd steps: the result is then refused
+  // the way as_strided refuses it.
+  auto wrapped = static_cast<std::int64_t>(static_cast<std::uint64_t>(end - start) + static_cast<std::uint64_t>(step) - 1);
+  out.sizes[dim] = wrapped / step;
+  out.strides[dim] = static_cast<std::int64_t>(static_cast<std::uint64_t>(out.strides[dim]) * static_cast<std::uint64_t>(step));
+  check(out.sizes[dim] >= 0, ErrorKind::Argument,
+        "Storage size calculation overflowed with sizes=" + format_dims(out.sizes) + " and strides=" +
+            format_dims(out.strides));
   return out;
 }
 
@@ -349,7 +355,8 @@ Layout as_strided(const Dims& sizes, const Dims& strides, std::int64_t offset, s
           "as_strided: Negative strides are not supported at the moment, got strides: " + format_dims(strides));
   for (auto s : sizes)
     check(s >= 0, ErrorKind::Argument,
-          "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + format_dims(sizes));
+          "Storage size calculation overflowed with sizes=" + format_dims(sizes) + " and strides=" +
+              format_dims(strides));
   Layout out{sizes, strides, offset};
   std::int64_t need = Layout{sizes, strides, 0}.storage_extent();
   if (need != 0) {

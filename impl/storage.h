@@ -36,7 +36,6 @@ class Storage {
   std::size_t nbytes() const { return impl_ ? impl_->nbytes : 0; }
   Device device() const { return impl_ ? impl_->allocator->device() : Device{}; }
   const void* key() const { return impl_.get(); }  // identity: views share it
-  long use_count() const { return impl_.use_count(); }
   bool defined() const { return impl_ != nullptr; }
 
  private:

@@ -9,7 +9,30 @@ namespace parity::impl {
 TensorImpl::TensorImpl() = default;
 TensorImpl::~TensorImpl() = default;
 
+namespace {
+// Every kernel walks at most cpu::kMaxDims dims and offsets must fit in int64: refuse layouts that do not.
+void check_layout_fits(const Layout& layout, ScalarType dtype) {
+  check(layout.dim() <= 64, ErrorKind::Argument, "impl supports tensors of at most 64 dims");
+  for (auto size : layout.sizes)
+    check(size >= 0, ErrorKind::Argument,
+          "Trying to create tensor with negative dimension " + std::to_string(size) + ": " + format_dims(layout.sizes));
+  std::int64_t reach = 0;
+  bool overflow = false;
+  for (std::size_t i = 0; i < layout.sizes.size(); ++i) {
+    std::int64_t step = 0;
+    if (layout.sizes[i] > 0) overflow |= __builtin_mul_overflow(layout.sizes[i] - 1, layout.strides[i], &step);
+    overflow |= __builtin_add_overflow(reach, step, &reach);
+  }
+  std::int64_t bytes = 0;
+  overflow |= __builtin_add_overflow(reach, layout.offset + 1, &reach) ||
+              __builtin_mul_overflow(reach, static_cast<std::int64_t>(element_size(dtype)), &bytes);
+  check(!overflow, ErrorKind::Argument, "Storage size calculation overflowed with sizes=" + format_dims(layout.sizes) +
+                                            " and strides=" + format_dims(layout.strides));
+}
+}  // namespace
+
 Tensor Tensor::allocate(const Layout& layout, ScalarType dtype, Device device) {
+  check_layout_fits(layout, dtype);
   auto impl = std::make_shared<TensorImpl>();
   std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(layout.storage_extent(), 0));
   Allocator& alloc = device.type == DeviceType::CPU ? cpu_allocator() : cuda_allocator();
@@ -20,6 +43,7 @@ Tensor Tensor::allocate(const Layout& layout, ScalarType dtype, Device device) {
 }
 
 Tensor Tensor::over(const Storage& storage, const Layout& layout, ScalarType dtype, const VersionCounter& version) {
+  check_layout_fits(layout, dtype);
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = storage;
   impl->layout = layout;

@@ -41,9 +41,13 @@ class Taint {
       tainted_[index] = false;
       return;
     }
-    if (op.flags & kValuesUndefined) in_tainted = true;
+    if (op.flags & kValuesUndefined) {
+      tainted_[index] = true;
+      return;
+    }
     if (!in_tainted) return;
-    grads_tainted_ = grads_tainted_ || op.kind != OpKind::Copy;
+    // Gradients depend on values only through arithmetic (a copy or a view passes its gradient through).
+    grads_tainted_ = grads_tainted_ || (op.kind != OpKind::Copy && op.kind != OpKind::View);
     tainted_[index] = true;
     if ((op.flags & kMutates) && !step.inputs.empty()) taint_aliases(step.inputs[0], index, session);
   }
@@ -54,7 +58,7 @@ class Taint {
     const void* key = session.storage_key(written);
     for (int j = 0; j <= index; ++j)
       if (session.has_value(j) && session.storage_key(j) == key) tainted_[j] = true;
-    grads_tainted_ = true;
+    grads_tainted_ = true;  // an overlapping write may feed gradients too
   }
 
   static bool writes_through_overlap(const Step& step, Session& session) {
@@ -116,9 +120,9 @@ Trace run(Backend& backend, const Program& program) {
       obs.category = ErrorCategory::Unclassified;
       obs.message = e.what();
     }
-    if (obs.status == StepObs::Status::Ok) taint.update(step, i, *session);
     // A step that writes (in place, backward, flags) may change any value; others only make their result.
     try {
+      if (obs.status == StepObs::Status::Ok) taint.update(step, i, *session);
       if (op.flags & kMutates) {
         for (int j = 0; j <= i; ++j)
           if (session->has_value(j)) observe(*session, taint, i, j, (op.flags & kBackward) != 0, obs);

@@ -139,5 +139,32 @@ TEST(ImplAutograd, RetainGradAndLeafGradientLayout) {
   EXPECT_EQ(grad(y).to_vector(), (std::vector<double>(6, 1)));
 }
 
+TEST(ImplAutograd, RetainGradFollowsRegeneratedViewHistoryButNotTheBase) {
+  Tensor x = leaf({1, 2, 3, 4});
+  Tensor y = mul(x, Scalar::of(2));
+  retain_grad(y);
+  mul_(slice(y, 0, 0, 2, 1), Scalar::of(3));
+  backward(sum(y));
+  // y's hook stays on its original node, which receives the gradient after CopySlices scaled the slice.
+  EXPECT_EQ(grad(y).to_vector(), (std::vector<double>{3, 3, 1, 1}));
+
+  Tensor y2 = mul(x, Scalar::of(2));
+  Tensor v = slice(y2, 0, 0, 2, 1);
+  retain_grad(v);
+  mul_(v, Scalar::of(3));
+  backward(sum(v));
+  // v's hook moved to its regenerated history (AsStridedBackward0), which this backward runs through.
+  ASSERT_TRUE(grad(v).defined());
+  EXPECT_EQ(grad(v).to_vector(), (std::vector<double>{1, 1}));
+}
+
+TEST(ImplTensor, ScalarsThatDoNotFitRaise) {
+  Tensor i = zeros({2}, ScalarType::Int64);
+  EXPECT_EQ(kind_of([&] { fill_(i, Scalar::of(1e30)); }), ErrorKind::Argument);
+  EXPECT_EQ(kind_of([&] { full({2}, Scalar::of(1e300), ScalarType::Float32); }), ErrorKind::Argument);
+  EXPECT_NO_THROW(fill_(zeros({2}, ScalarType::Float32), Scalar::of(1.0 / 0.0)));
+  EXPECT_EQ(kind_of([&] { arange(3, ScalarType::Bool); }), ErrorKind::DType);
+}
+
 }  // namespace
 }  // namespace parity::impl

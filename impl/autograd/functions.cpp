@@ -73,7 +73,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
 }
 
 CopySlices::CopySlices(const Tensor& base, const Layout& view, std::shared_ptr<Node> fn)
-    : base_(base.layout()), base_dtype_(base.dtype()), view_(view), fn_(std::move(fn)) {
+    : base_(base.layout()), view_(view), fn_(std::move(fn)) {
   add_input_metadata(base);
   add_next_edge(gradient_edge(base));
   for (std::size_t i = 1; i < fn_->next_edges().size(); ++i) add_next_edge(fn_->next_edges()[i]);

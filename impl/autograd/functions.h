@@ -20,6 +20,8 @@ class Formula final : public Node {
   void release_variables() override;
   // Saves t (for the derivative of an input that needs grad); is_output for the node's own result.
   void save(const Tensor& t, bool is_output = false) { saved_.emplace_back(t, is_output); }
+  // For ops whose derivative depends on what the forward computes after the node had to exist.
+  void set_formula(Fn fn) { fn_ = std::move(fn); }
 
  private:
   std::string name_;
@@ -48,7 +50,6 @@ class CopySlices final : public Node {
 
  private:
   Layout base_;
-  ScalarType base_dtype_;
   Layout view_;
   std::shared_ptr<Node> fn_;
 };

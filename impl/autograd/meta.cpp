@@ -6,6 +6,18 @@
 
 namespace parity::impl::autograd {
 
+namespace {
+void move_retains_grad_hook(const Tensor& t, const std::shared_ptr<Node>& old_fn, const std::shared_ptr<Node>& fn) {
+  auto* m = t.impl()->autograd.get();
+  if (!old_fn || !fn || !m || !m->retains_grad) return;
+  auto& hooks = old_fn->retains_grad_hooks();
+  auto it = hooks.find(m->output_nr);
+  if (it == hooks.end()) return;
+  fn->retains_grad_hooks()[0] = it->second;
+  hooks.erase(it);
+}
+}  // namespace
+
 AutogradMeta* meta(const Tensor& t) { return t.defined() ? t.impl()->autograd.get() : nullptr; }
 
 AutogradMeta& materialize(const Tensor& t) {
@@ -43,7 +55,9 @@ std::shared_ptr<Node> grad_fn(const Tensor& t) {
                   "base has been modified inplace. This view is the output of a function that returns multiple "
                   "views. Such functions do not allow the output views to be modified inplace. You should replace "
                   "the inplace operation by an out-of-place one.");
+      auto old_fn = m->grad_fn;
       m->grad_fn = make_as_strided_backward(*m->base, t.layout());
+      move_retains_grad_hook(t, old_fn, m->grad_fn);
       m->output_nr = 0;
       m->attr_version = current;
     }
@@ -105,16 +119,6 @@ void set_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
   m.grad_fn = fn;
 }
 
-namespace {
-void move_retains_grad_hook(const Tensor& t, const std::shared_ptr<Node>& old_fn, const std::shared_ptr<Node>& fn) {
-  if (!old_fn || !fn || !meta(t)->retains_grad) return;
-  auto& hooks = old_fn->retains_grad_hooks();
-  auto it = hooks.find(meta(t)->output_nr);
-  if (it == hooks.end()) return;
-  fn->retains_grad_hooks()[0] = it->second;
-  hooks.erase(it);
-}
-}  // namespace
 
 void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
   fn->add_input_metadata(t);
@@ -123,11 +127,10 @@ void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
     // In-place on a view: the base takes the op (through CopySlices); the view regenerates its grad_fn.
     const Tensor& base = *m.base;
     auto copy_slices = std::make_shared<CopySlices>(base, t.layout(), fn);
+    // As in LibTorch, the base's own retain_grad hook stays on its old node.
     auto& bm = materialize(base);
-    auto old_base_fn = bm.grad_fn;
     bm.grad_fn = copy_slices;
     bm.output_nr = 0;
-    move_retains_grad_hook(base, old_base_fn, copy_slices);
     grad_fn(t);
     return;
   }

@@ -58,8 +58,8 @@ Tensor to_device(const Tensor& cpu, int device) {
 void strided_copy(const Tensor& dst, const Tensor& src) {
   check(dst.device().type == DeviceType::CUDA && src.device().type == DeviceType::CUDA, ErrorKind::Device,
         "strided_copy needs two CUDA tensors");
-  check(dst.dtype() == src.dtype() && dst.sizes() == src.sizes(), ErrorKind::Shape,
-        "strided_copy needs tensors of one dtype and one shape");
+  check(dst.dtype() == src.dtype(), ErrorKind::DType, "strided_copy needs tensors of one dtype");
+  check(dst.sizes() == src.sizes(), ErrorKind::Shape, "strided_copy needs tensors of one shape");
   auto element = [](const Tensor& t) { return static_cast<char*>(t.storage().data()) + t.offset() * element_size(t.dtype()); };
   const char* err = kernels::strided_copy(element(dst), element(src), element_size(dst.dtype()),
                                           static_cast<int>(dst.dim()), dst.sizes().data(), dst.strides().data(),

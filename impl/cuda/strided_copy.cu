@@ -56,7 +56,8 @@ const char* strided_copy(void* dst, const void* src, std::size_t elem_size, int 
     case 8: launch<std::uint64_t>(dst, src, g, numel); break;
     default: return "strided_copy: unsupported element size";
   }
-  cudaError_t e = cudaDeviceSynchronize();
+  cudaError_t e = cudaGetLastError();  // a launch that never started
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
   return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
 }
 

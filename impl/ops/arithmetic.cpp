@@ -150,9 +150,9 @@ Tensor binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
   std::shared_ptr<Formula> node;
   if (rg) {
     // The derivative for `other` needs self's value from before the write: keep a copy of it.
-    bool need_original = (op == BinaryOp::Mul || op == BinaryOp::Div) && autograd::requires_grad(other);
-    Tensor original = need_original ? clone(self) : self;
-    node = binary_node(op, self, other, original);
+    // The derivative for `other` reads self's value from before the write: keep a copy when it will be needed.
+    bool need_original = (op == BinaryOp::Mul || op == BinaryOp::Div) && autograd::gradient_edge(other).valid();
+    node = binary_node(op, self, other, need_original ? clone(self) : self);
   }
   binary_inplace_values(op, self, Operand{other, false});
   self.bump_version();
@@ -255,7 +255,7 @@ std::vector<bool> reduce_mask(const Tensor& x, const Dims& dims) {
   for (auto d : dims) {
     std::int64_t w = wrap_dim(d, x.dim());
     if (x.dim() == 0) continue;
-    check(!mask[w] || dims.empty(), ErrorKind::IndexRange,
+    check(!mask[w], ErrorKind::IndexRange,
           "dim " + std::to_string(w) + " appears multiple times in the list of dims");
     mask[w] = true;
   }
@@ -284,21 +284,11 @@ Tensor sum_backward(const Tensor& g, const Dims& in, const std::vector<bool>& ma
 }
 
 Tensor reduce(const Tensor& x, const Dims& dims, bool keepdim, bool mean, bool with_dims) {
+  // The node comes first (reading x's grad_fn can raise); the dims are checked after, by reduce_mask.
   std::shared_ptr<Formula> node;
-  const bool all = !with_dims || dims.empty();
   if (autograd::compute_requires_grad({&x})) {
-    Dims in = x.sizes();
-    std::int64_t n = 1;
-    std::vector<bool> mask(in.size(), all);
-    for (auto d : dims)
-      if (!in.empty()) mask[wrap_dim(d, x.dim())] = true;
-    for (std::size_t i = 0; i < mask.size(); ++i)
-      if (mask[i]) n *= in[i];
     const char* name = mean ? (with_dims ? "MeanBackward1" : "MeanBackward0") : (with_dims ? "SumBackward1" : "SumBackward0");
-    node = make_node(name, {&x}, [in, mask, keepdim, all, mean, n, with_dims](const Tensor& g, const TensorList&, const Formula&) {
-      Tensor r = with_dims ? sum_backward(g, in, mask, keepdim, all) : expand(g, in);
-      return TensorList{mean ? div(r, Scalar::of_int(n)) : r};
-    });
+    node = make_node(name, {&x}, [](const Tensor&, const TensorList&, const Formula&) { return TensorList{}; });
     // LibTorch 1.13's MeanBackward1 keeps self itself (its formula reads self's numel).
     if (mean && with_dims) node->save(x);
   }
@@ -313,7 +303,15 @@ Tensor reduce(const Tensor& x, const Dims& dims, bool keepdim, bool mean, bool w
   for (std::size_t i = 0; i < mask.size(); ++i)
     if (mask[i]) n *= x.sizes()[i];
   if (mean) ops::binary_kernel(BinaryOp::Div, out, out, converted(ops::wrap_scalar(Scalar::of(static_cast<double>(n))), t));
-  if (node) autograd::set_history(out, node);
+  if (node) {
+    Dims in = x.sizes();
+    bool all = !with_dims || dims.empty();
+    node->set_formula([in, mask, keepdim, all, mean, n, with_dims](const Tensor& g, const TensorList&, const Formula&) {
+      Tensor r = with_dims ? sum_backward(g, in, mask, keepdim, all) : expand(g, in);
+      return TensorList{mean ? div(r, Scalar::of_int(n)) : r};
+    });
+    autograd::set_history(out, node);
+  }
   return out;
 }
 }  // namespace
@@ -336,6 +334,7 @@ Tensor sum_to(const Tensor& x, const Dims& shape) {
 
 namespace {
 Tensor fill_with(const Tensor& self, double value, const char* node_name) {
+  ops::check_scalar_fits(value, self.dtype());
   bool rg = autograd::compute_requires_grad({&self});
   autograd::check_inplace(self, rg);
   auto node = rg ? make_node(node_name, {&self}, [](const Tensor& g, const TensorList&, const Formula&) {

@@ -25,6 +25,7 @@ Tensor empty_strided(const Dims& sizes, const Dims& strides, ScalarType dtype, D
 }
 
 Tensor full(const Dims& sizes, Scalar value, ScalarType dtype, bool requires_grad) {
+  ops::check_scalar_fits(value.value, dtype);
   Tensor t = empty(sizes, dtype);
   ops::fill_kernel(t, value.value);
   if (requires_grad) autograd::set_requires_grad(t, true);
@@ -40,10 +41,11 @@ Tensor ones(const Dims& sizes, ScalarType dtype, bool requires_grad) {
 }
 
 Tensor arange(std::int64_t end, ScalarType dtype) {
+  // LibTorch checks the arguments inside its dtype dispatch, which has no bool case.
+  check(dtype != ScalarType::Bool, ErrorKind::DType, "\"arange_cpu\" not implemented for 'Bool'");
   check(end >= 0, ErrorKind::Argument, "upper bound and larger bound inconsistent with step sign");
   std::vector<double> v(static_cast<std::size_t>(end));
   for (std::int64_t i = 0; i < end; ++i) v[static_cast<std::size_t>(i)] = static_cast<double>(i);
-  check(dtype != ScalarType::Bool || end <= 2, ErrorKind::DType, "\"arange_cpu\" not implemented for 'Bool'");
   return from_values(v, dtype);
 }
 

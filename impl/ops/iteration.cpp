@@ -6,6 +6,7 @@
 
 #include "impl/cpu/loops.h"
 #include "impl/error.h"
+#include <limits>
 
 namespace parity::impl::ops {
 
@@ -105,6 +106,26 @@ Layout elementwise_layout(const Dims& shape, const std::vector<const Layout*>& i
   return Layout{shape, strides, 0};
 }
 
+namespace {
+// The CPU kernels read memory directly: a device tensor here is a caller's mistake, not a crash.
+void require_cpu(std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts)
+    check(t->device().type == DeviceType::CPU, ErrorKind::Device,
+          "impl's CPU kernels got a tensor on " + t->device().str() + "; only copies run on CUDA so far");
+}
+}  // namespace
+
+void check_scalar_fits(double value, ScalarType dtype) {
+  bool fits = true;
+  if (dtype == ScalarType::Int64)
+    fits = std::isfinite(value) && value >= -9223372036854775808.0 && value < 9223372036854775808.0;
+  else if (dtype == ScalarType::Float32)
+    fits = std::isinf(value) || std::isnan(value) || std::abs(value) <= std::numeric_limits<float>::max();
+  check(fits, ErrorKind::Argument,
+        "value cannot be converted to type " + std::string(dtype == ScalarType::Int64 ? "int64_t" : "float") +
+            " without overflow");
+}
+
 Dims broadcast_strides(const Tensor& t, const Dims& shape) {
   Dims s(shape.size(), 0);
   std::size_t off = shape.size() - t.sizes().size();
@@ -114,6 +135,7 @@ Dims broadcast_strides(const Tensor& t, const Dims& shape) {
 }
 
 void copy_kernel(const Tensor& dst, const Tensor& src) {
+  require_cpu({&dst, &src});
   Dims ss = broadcast_strides(src, dst.sizes());
   dispatch(dst.dtype(), [&](auto dtag) {
     using D = decltype(dtag);
@@ -130,6 +152,7 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
 }
 
 void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  require_cpu({&out, &a, &b});
   Dims sa = broadcast_strides(a, out.sizes()), sb = broadcast_strides(b, out.sizes());
   dispatch(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -145,9 +168,8 @@ void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor
           case BinaryOp::Add: o[off[0]] = p + q; break;
           case BinaryOp::Sub: o[off[0]] = p - q; break;
           case BinaryOp::Mul: o[off[0]] = p * q; break;
-          case BinaryOp::Div:
+          case BinaryOp::Div:  // true division: the output is always floating
             if constexpr (std::is_floating_point_v<T>) o[off[0]] = p / q;
-            else o[off[0]] = q == 0 ? 0 : p / q;
             break;
         }
       }
@@ -156,6 +178,7 @@ void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor
 }
 
 void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x) {
+  require_cpu({&out, &x});
   dispatch(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* o = out.data<T>();
@@ -186,6 +209,7 @@ T int_pow(T base, std::int64_t e) {
 }  // namespace
 
 void pow_kernel(const Tensor& out, const Tensor& x, double e) {
+  require_cpu({&out, &x});
   dispatch(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* o = out.data<T>();
@@ -211,6 +235,7 @@ void pow_kernel(const Tensor& out, const Tensor& x, double e) {
 }
 
 void fill_kernel(const Tensor& out, double value) {
+  require_cpu({&out});
   dispatch(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* o = out.data<T>();
@@ -222,6 +247,7 @@ void fill_kernel(const Tensor& out, double value) {
 }
 
 void sum_kernel(const Tensor& out, const Tensor& x, const std::vector<bool>& reduce) {
+  require_cpu({&out, &x});
   // out has x's rank (keepdim); reduced dims have stride 0 so every input element lands on its output slot.
   Dims os = out.strides();
   for (std::size_t i = 0; i < reduce.size(); ++i)

@@ -36,6 +36,9 @@ void fill_kernel(const Tensor& out, double value);
 // Sum over `reduce` dims (mask), output laid out as `out` (keepdim shape).
 void sum_kernel(const Tensor& out_keepdim, const Tensor& x, const std::vector<bool>& reduce);
 
+// c10's checked conversion of a scalar argument to an element type (Scalar::to<T>).
+void check_scalar_fits(double value, ScalarType dtype);
+
 // Errors TensorIterator raises for a write into `out` that overlaps itself or an input.
 void check_no_overlap(const Tensor& out, std::initializer_list<const Tensor*> inputs);
 

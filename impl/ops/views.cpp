@@ -82,10 +82,10 @@ Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index) {
 }
 
 Tensor narrow(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t length) {
-  (void)geometry::narrow(x.layout(), dim, start, length);  // raises narrow's own errors first
+  (void)geometry::narrow(x.layout(), dim, start, length);  // narrow's own checks, before slice's
   std::int64_t n = x.sizes()[wrap_dim(dim, x.dim())];
-  std::int64_t s = start != n ? wrap_dim(start, n) : start;
-  return slice(x, dim, s, s + length, 1);
+  if (start != n) start = wrap_dim(start, n);
+  return slice(x, dim, start, start + length, 1);
 }
 
 Tensor expand(const Tensor& x, const Dims& sizes) {
