@@ -21,8 +21,12 @@ class Error : public std::runtime_error {
 };
 
 [[noreturn]] inline void fail(ErrorKind kind, const std::string& message) { throw Error(kind, message); }
-inline void check(bool cond, ErrorKind kind, const std::string& message) {
-  if (!cond) fail(kind, message);
-}
 
 }  // namespace parity::impl
+
+// Raises impl::Error(kind, message) unless cond holds. A macro so that the message, often built from sizes and
+// strides, is only formatted on failure: checks sit on every op's hot path.
+#define PARITY_CHECK(cond, kind, message)                                   \
+  do {                                                                     \
+    if (!(cond)) ::parity::impl::fail(::parity::impl::kind, (message));   \
+  } while (0)

@@ -99,12 +99,12 @@ std::string format_dims(const Dims& d) {
 
 std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim, bool wrap_scalar) {
   if (ndim <= 0) {
-    check(wrap_scalar, ErrorKind::IndexRange,
+    PARITY_CHECK(wrap_scalar, ErrorKind::IndexRange,
           "dimension specified as " + std::to_string(dim) + " but tensor has no dimensions");
     ndim = 1;
   }
   std::int64_t lo = -ndim, hi = ndim - 1;
-  check(dim >= lo && dim <= hi, ErrorKind::IndexRange,
+  PARITY_CHECK(dim >= lo && dim <= hi, ErrorKind::IndexRange,
         "Dimension out of range (expected to be in range of [" + std::to_string(lo) + ", " + std::to_string(hi) +
             "], but got " + std::to_string(dim) + ")");
   return dim < 0 ? dim + ndim : dim;
@@ -118,7 +118,7 @@ Dims broadcast_shapes(const Dims& a, const Dims& b) {
     std::ptrdiff_t da = static_cast<std::ptrdiff_t>(a.size()) - 1 - off;
     std::ptrdiff_t db = static_cast<std::ptrdiff_t>(b.size()) - 1 - off;
     std::int64_t sa = da >= 0 ? a[da] : 1, sb = db >= 0 ? b[db] : 1;
-    check(sa == sb || sa == 1 || sb == 1, ErrorKind::Shape,
+    PARITY_CHECK(sa == sb || sa == 1 || sb == 1, ErrorKind::Shape,
           "The size of tensor a (" + std::to_string(sa) + ") must match the size of tensor b (" +
               std::to_string(sb) + ") at non-singleton dimension " + std::to_string(i));
     out[i] = sa == 1 ? sb : sa;
@@ -132,19 +132,19 @@ Dims infer_view_size(const Dims& shape, std::int64_t numel) {
   std::optional<std::size_t> infer;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      check(!infer, ErrorKind::Shape, "only one dimension can be inferred");
+      PARITY_CHECK(!infer, ErrorKind::Shape, "only one dimension can be inferred");
       infer = i;
     } else {
-      check(shape[i] >= 0, ErrorKind::Argument, "invalid shape dimension " + std::to_string(shape[i]));
+      PARITY_CHECK(shape[i] >= 0, ErrorKind::Argument, "invalid shape dimension " + std::to_string(shape[i]));
       known *= shape[i];
     }
   }
   bool ok = numel == known || (infer && known > 0 && numel % known == 0);
-  check(ok, ErrorKind::Shape,
+  PARITY_CHECK(ok, ErrorKind::Shape,
         "shape '" + format_dims(shape) + "' is invalid for input of size " + std::to_string(numel));
   if (infer) {
     // Inferring a dim for an empty input is ambiguous (any size would do).
-    check(known != 0, ErrorKind::Shape,
+    PARITY_CHECK(known != 0, ErrorKind::Shape,
           "cannot reshape tensor of 0 elements into shape " + format_dims(shape) +
               " because the unspecified dimension size -1 can be any value and is ambiguous");
     out[*infer] = numel / known;
@@ -195,7 +195,7 @@ namespace geometry {
 Layout view(const Layout& in, const Dims& sizes) {
   Dims shape = infer_view_size(sizes, in.numel());
   auto strides = view_strides(in, shape);
-  check(strides.has_value(), ErrorKind::ViewStride,
+  PARITY_CHECK(strides.has_value(), ErrorKind::ViewStride,
         "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
         "two contiguous subspaces). Use .reshape(...) instead.");
   return Layout{shape, *strides, in.offset};
@@ -213,12 +213,12 @@ Layout transpose(const Layout& in, std::int64_t d0, std::int64_t d1) {
 }
 
 Layout permute(const Layout& in, const Dims& dims) {
-  check(static_cast<std::int64_t>(dims.size()) == in.dim(), ErrorKind::Shape, "number of dims don't match in permute");
+  PARITY_CHECK(static_cast<std::int64_t>(dims.size()) == in.dim(), ErrorKind::Shape, "number of dims don't match in permute");
   Layout out = in;
   std::vector<bool> seen(dims.size());
   for (std::size_t i = 0; i < dims.size(); ++i) {
     auto d = wrap_dim(dims[i], in.dim());
-    check(!seen[d], ErrorKind::IndexRange, "repeated dim in permute");
+    PARITY_CHECK(!seen[d], ErrorKind::IndexRange, "repeated dim in permute");
     seen[d] = true;
     out.sizes[i] = in.sizes[d];
     out.strides[i] = in.strides[d];
@@ -227,9 +227,9 @@ Layout permute(const Layout& in, const Dims& dims) {
 }
 
 Layout slice(const Layout& in, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step) {
-  check(in.dim() > 0, ErrorKind::IndexRange, "slice() cannot be applied to a 0-dim tensor.");
+  PARITY_CHECK(in.dim() > 0, ErrorKind::IndexRange, "slice() cannot be applied to a 0-dim tensor.");
   dim = wrap_dim(dim, in.dim());
-  check(step > 0, ErrorKind::Argument, "slice step must be positive");
+  PARITY_CHECK(step > 0, ErrorKind::Argument, "slice step must be positive");
   std::int64_t n = in.sizes[dim];
   if (start < 0) start += n;
   if (end < 0) end += n;
@@ -244,17 +244,17 @@ Layout slice(const Layout& in, std::int64_t dim, std::int64_t start, std::int64_
   auto wrapped = static_cast<std::int64_t>(static_cast<std::uint64_t>(end - start) + static_cast<std::uint64_t>(step) - 1);
   out.sizes[dim] = wrapped / step;
   out.strides[dim] = static_cast<std::int64_t>(static_cast<std::uint64_t>(out.strides[dim]) * static_cast<std::uint64_t>(step));
-  check(out.sizes[dim] >= 0, ErrorKind::Argument,
+  PARITY_CHECK(out.sizes[dim] >= 0, ErrorKind::Argument,
         "Storage size calculation overflowed with sizes=" + format_dims(out.sizes) + " and strides=" +
             format_dims(out.strides));
   return out;
 }
 
 Layout select(const Layout& in, std::int64_t dim, std::int64_t index) {
-  check(in.dim() > 0, ErrorKind::IndexRange, "select() cannot be applied to a 0-dim tensor.");
+  PARITY_CHECK(in.dim() > 0, ErrorKind::IndexRange, "select() cannot be applied to a 0-dim tensor.");
   dim = wrap_dim(dim, in.dim());
   std::int64_t n = in.sizes[dim];
-  check(index >= -n && index < n, ErrorKind::IndexRange,
+  PARITY_CHECK(index >= -n && index < n, ErrorKind::IndexRange,
         "select(): index " + std::to_string(index) + " out of range for tensor of size " + format_dims(in.sizes) +
             " at dimension " + std::to_string(dim));
   if (index < 0) index += n;
@@ -266,25 +266,25 @@ Layout select(const Layout& in, std::int64_t dim, std::int64_t index) {
 }
 
 Layout narrow(const Layout& in, std::int64_t dim, std::int64_t start, std::int64_t length) {
-  check(in.dim() > 0, ErrorKind::IndexRange, "narrow() cannot be applied to a 0-dim tensor.");
+  PARITY_CHECK(in.dim() > 0, ErrorKind::IndexRange, "narrow() cannot be applied to a 0-dim tensor.");
   dim = wrap_dim(dim, in.dim());
   std::int64_t n = in.sizes[dim];
   if (start != n) start = wrap_dim(start, n);  // start == size is a valid (empty) narrow
-  check(length >= 0 && start <= n - length, ErrorKind::IndexRange,
+  PARITY_CHECK(length >= 0 && start <= n - length, ErrorKind::IndexRange,
         "start (" + std::to_string(start) + ") + length (" + std::to_string(length) + ") exceeds dimension size (" +
             std::to_string(n) + ").");
   return slice(in, dim, start, start + length, 1);
 }
 
 Layout expand(const Layout& in, const Dims& sizes, const std::string& type_for_message) {
-  check(sizes.size() >= in.sizes.size(), ErrorKind::Shape,
+  PARITY_CHECK(sizes.size() >= in.sizes.size(), ErrorKind::Shape,
         "expand(" + type_for_message + "{" + format_dims(in.sizes) + "}, size=" + format_dims(sizes) +
             "): the number of sizes provided (" + std::to_string(sizes.size()) +
             ") must be greater or equal to the number of dimensions in the tensor (" + std::to_string(in.dim()) + ")");
   const std::int64_t ndim = static_cast<std::int64_t>(sizes.size());
   if (in.dim() == 0) {  // every dim is new: all strides 0, sizes as asked
     for (auto s : sizes)
-      check(s >= 0, ErrorKind::Argument,
+      PARITY_CHECK(s >= 0, ErrorKind::Argument,
             "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + format_dims(sizes));
     return Layout{sizes, Dims(sizes.size(), 0), in.offset};
   }
@@ -296,13 +296,13 @@ Layout expand(const Layout& in, const Dims& sizes, const std::string& type_for_m
     std::int64_t stride = d >= 0 ? in.strides[d] : (i + 1 < ndim ? out.sizes[i + 1] * out.strides[i + 1] : 1);
     std::int64_t target = sizes[i];
     if (target == -1) {
-      check(d >= 0, ErrorKind::Shape,
+      PARITY_CHECK(d >= 0, ErrorKind::Shape,
             "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension " +
                 std::to_string(i));
       target = size;
     }
     if (size != target) {
-      check(size == 1, ErrorKind::Shape,
+      PARITY_CHECK(size == 1, ErrorKind::Shape,
             "The expanded size of the tensor (" + std::to_string(target) + ") must match the existing size (" +
                 std::to_string(size) + ") at non-singleton dimension " + std::to_string(i) +
                 ".  Target sizes: " + format_dims(sizes) + ".  Tensor sizes: " + format_dims(in.sizes));
@@ -313,7 +313,7 @@ Layout expand(const Layout& in, const Dims& sizes, const std::string& type_for_m
     out.strides[i] = stride;
   }
   for (auto s : out.sizes)
-    check(s >= 0, ErrorKind::Argument,
+    PARITY_CHECK(s >= 0, ErrorKind::Argument,
           "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + format_dims(out.sizes));
   return out;
 }
@@ -349,25 +349,25 @@ Layout unsqueeze(const Layout& in, std::int64_t dim) {
 
 Layout as_strided(const Dims& sizes, const Dims& strides, std::int64_t offset, std::int64_t storage_numel,
                   std::size_t itemsize) {
-  check(sizes.size() == strides.size(), ErrorKind::Shape, "mismatch in length of strides and shape");
+  PARITY_CHECK(sizes.size() == strides.size(), ErrorKind::Shape, "mismatch in length of strides and shape");
   for (auto s : strides)
-    check(s >= 0, ErrorKind::Argument,
+    PARITY_CHECK(s >= 0, ErrorKind::Argument,
           "as_strided: Negative strides are not supported at the moment, got strides: " + format_dims(strides));
   for (auto s : sizes)
-    check(s >= 0, ErrorKind::Argument,
+    PARITY_CHECK(s >= 0, ErrorKind::Argument,
           "Storage size calculation overflowed with sizes=" + format_dims(sizes) + " and strides=" +
               format_dims(strides));
   Layout out{sizes, strides, offset};
   std::int64_t need = Layout{sizes, strides, 0}.storage_extent();
   if (need != 0) {
     auto isz = static_cast<std::int64_t>(itemsize);
-    check((need + offset) * isz <= storage_numel * isz, ErrorKind::StorageBounds,
+    PARITY_CHECK((need + offset) * isz <= storage_numel * isz, ErrorKind::StorageBounds,
           "setStorage: sizes " + format_dims(sizes) + ", strides " + format_dims(strides) + ", storage offset " +
               std::to_string(offset) + ", and itemsize " + std::to_string(isz) + " requiring a storage size of " +
               std::to_string((need + offset) * isz) + " are out of bounds for storage of size " +
               std::to_string(storage_numel * isz));
   }
-  check(offset >= 0, ErrorKind::Argument, "Tensor: invalid storage offset " + std::to_string(offset));
+  PARITY_CHECK(offset >= 0, ErrorKind::Argument, "Tensor: invalid storage offset " + std::to_string(offset));
   return out;
 }
 

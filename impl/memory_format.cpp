@@ -11,14 +11,14 @@ Dims strides_for(const Dims& sizes, MemoryFormat format) {
   Dims strides(sizes.size());
   switch (format) {
     case MemoryFormat::ChannelsLast:
-      check(sizes.size() == 4, ErrorKind::MemoryFormat, "required rank 4 tensor to use channels_last format");
+      PARITY_CHECK(sizes.size() == 4, ErrorKind::MemoryFormat, "required rank 4 tensor to use channels_last format");
       strides[1] = 1;
       strides[3] = sizes[1];
       strides[2] = strides[3] * sizes[3];
       strides[0] = strides[2] * sizes[2];
       return strides;
     case MemoryFormat::ChannelsLast3d:
-      check(sizes.size() == 5, ErrorKind::MemoryFormat, "required rank 5 tensor to use channels_last_3d format");
+      PARITY_CHECK(sizes.size() == 5, ErrorKind::MemoryFormat, "required rank 5 tensor to use channels_last_3d format");
       strides[1] = 1;
       strides[4] = sizes[1];
       strides[3] = strides[4] * sizes[4];

@@ -12,9 +12,9 @@ TensorImpl::~TensorImpl() = default;
 namespace {
 // Every kernel walks at most cpu::kMaxDims dims and offsets must fit in int64: refuse layouts that do not.
 void check_layout_fits(const Layout& layout, ScalarType dtype) {
-  check(layout.dim() <= 64, ErrorKind::Argument, "impl supports tensors of at most 64 dims");
+  PARITY_CHECK(layout.dim() <= 64, ErrorKind::Argument, "impl supports tensors of at most 64 dims");
   for (auto size : layout.sizes)
-    check(size >= 0, ErrorKind::Argument,
+    PARITY_CHECK(size >= 0, ErrorKind::Argument,
           "Trying to create tensor with negative dimension " + std::to_string(size) + ": " + format_dims(layout.sizes));
   std::int64_t reach = 0;
   bool overflow = false;
@@ -26,7 +26,7 @@ void check_layout_fits(const Layout& layout, ScalarType dtype) {
   std::int64_t bytes = 0;
   overflow |= __builtin_add_overflow(reach, layout.offset + 1, &reach) ||
               __builtin_mul_overflow(reach, static_cast<std::int64_t>(element_size(dtype)), &bytes);
-  check(!overflow, ErrorKind::Argument, "Storage size calculation overflowed with sizes=" + format_dims(layout.sizes) +
+  PARITY_CHECK(!overflow, ErrorKind::Argument, "Storage size calculation overflowed with sizes=" + format_dims(layout.sizes) +
                                             " and strides=" + format_dims(layout.strides));
 }
 }  // namespace
@@ -55,7 +55,7 @@ Tensor Tensor::over(const Storage& storage, const Layout& layout, ScalarType dty
 std::string Tensor::type_string() const { return std::string(legacy_type_name(dtype())) + " " + format_dims(sizes()); }
 
 std::vector<double> Tensor::to_vector() const {
-  check(device().type == DeviceType::CPU, ErrorKind::Device, "to_vector() needs a CPU tensor");
+  PARITY_CHECK(device().type == DeviceType::CPU, ErrorKind::Device, "to_vector() needs a CPU tensor");
   std::vector<double> out;
   out.reserve(static_cast<std::size_t>(numel()));
   dispatch(dtype(), [&](auto tag) {

@@ -22,7 +22,7 @@ Tensor validate(Tensor grad, const InputMetadata& meta, const std::string& node_
       std::int64_t g = grad.sizes()[grad.sizes().size() - meta.sizes.size() + i];
       expandable = meta.sizes[i] == g || meta.sizes[i] == 1;
     }
-    check(expandable, ErrorKind::Shape,
+    PARITY_CHECK(expandable, ErrorKind::Shape,
           "Function " + node_name + " returned an invalid gradient at index " + std::to_string(index) +
               " - got " + format_dims(grad.sizes()) + " but expected shape compatible with " +
               format_dims(meta.sizes));
@@ -51,11 +51,11 @@ struct ByPriority {
 void backward(const Tensor& root, const Tensor& gradient, bool retain_graph) {
   Tensor grad = gradient;
   if (!grad.defined() && requires_grad(root)) {
-    check(root.numel() == 1, ErrorKind::NonScalarBackward, "grad can be implicitly created only for scalar outputs");
+    PARITY_CHECK(root.numel() == 1, ErrorKind::NonScalarBackward, "grad can be implicitly created only for scalar outputs");
     grad = ones(root.sizes(), root.dtype());
   }
   Edge root_edge = gradient_edge(root);
-  check(root_edge.valid(), ErrorKind::NoGradFn, "element 0 of tensors does not require grad and does not have a grad_fn");
+  PARITY_CHECK(root_edge.valid(), ErrorKind::NoGradFn, "element 0 of tensors does not require grad and does not have a grad_fn");
   NoGradGuard no_grad;  // backward formulas are not recorded (no create_graph)
   InputMetadata root_meta{root.sizes(), root.dtype(), root.device()};
   grad = validate(grad, root_meta, "backward", 0);

@@ -56,7 +56,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   auto impl = leaf_.lock();
   if (!impl) return {};
   Tensor var(impl);
-  check(!grad_fn(var), ErrorKind::Argument, "leaf variable has been moved into the graph interior");
+  PARITY_CHECK(!grad_fn(var), ErrorKind::Argument, "leaf variable has been moved into the graph interior");
   if (!requires_grad(var)) return {};
   Tensor new_grad = std::move(grads[0]);
   auto& m = materialize(var);
@@ -82,7 +82,7 @@ CopySlices::CopySlices(const Tensor& base, const Layout& view, std::shared_ptr<N
 TensorList CopySlices::apply(TensorList&& grads) {
   const Tensor& grad = grads[0];
   if (!grad.defined()) return TensorList(next_edges().size());
-  check(fn_ != nullptr, ErrorKind::GraphFreed, kBackwardTwiceMessage);
+  PARITY_CHECK(fn_ != nullptr, ErrorKind::GraphFreed, kBackwardTwiceMessage);
   Tensor result = copy_(empty_strided(base_.sizes, base_.strides, grad.dtype()), grad);
   Tensor grad_slice = as_strided(result, view_.sizes, view_.strides,
                                  result.offset() + view_.offset - base_.offset);

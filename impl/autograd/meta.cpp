@@ -44,7 +44,7 @@ std::shared_ptr<Node> grad_fn(const Tensor& t) {
     std::uint32_t current = t.version();
     if (m->attr_version != current) {
       // The base or another view was modified in place: the view's history now starts at the base.
-      check(m->creation_meta == CreationMeta::Default, ErrorKind::ViewInPlace,
+      PARITY_CHECK(m->creation_meta == CreationMeta::Default, ErrorKind::ViewInPlace,
             m->creation_meta == CreationMeta::NoGradMode
                 ? "A view was created in no_grad mode and its base or another view of its base has been modified "
                   "inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
@@ -144,19 +144,19 @@ void check_inplace(const Tensor& t, bool any_requires_grad) {
   if (!any_requires_grad || !grad_mode_enabled()) return;
   auto* m = meta(t);
   if (m && m->base) {
-    check(m->creation_meta != CreationMeta::NoGradMode, ErrorKind::ViewInPlace,
+    PARITY_CHECK(m->creation_meta != CreationMeta::NoGradMode, ErrorKind::ViewInPlace,
           "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
           "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
           "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
           "tracked) or both outside (if you want the inplace to be tracked).");
-    check(m->creation_meta != CreationMeta::MultiOutputNode, ErrorKind::ViewInPlace,
+    PARITY_CHECK(m->creation_meta != CreationMeta::MultiOutputNode, ErrorKind::ViewInPlace,
           "Output 0 of a function that returns multiple views is a view and is being modified inplace. This view "
           "is the output of a function that returns multiple views. Such functions do not allow the output views "
           "to be modified inplace. You should replace the inplace operation by an out-of-place one.");
-    check(!(requires_grad(t) && is_leaf(*m->base)), ErrorKind::LeafInPlace,
+    PARITY_CHECK(!(requires_grad(t) && is_leaf(*m->base)), ErrorKind::LeafInPlace,
           "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   }
-  check(!(requires_grad(t) && is_leaf(t)), ErrorKind::LeafInPlace,
+  PARITY_CHECK(!(requires_grad(t) && is_leaf(t)), ErrorKind::LeafInPlace,
         "a leaf Variable that requires grad is being used in an in-place operation.");
 }
 
@@ -176,14 +176,14 @@ Tensor make_alias(const Tensor& t, const Layout& layout) {
 }
 
 void set_requires_grad(const Tensor& t, bool value) {
-  check(!value || is_floating(t.dtype()), ErrorKind::DType,
+  PARITY_CHECK(!value || is_floating(t.dtype()), ErrorKind::DType,
         "Only Tensors of floating point and complex dtype can require gradients");
   if (!value && !meta(t)) return;
   materialize(t).requires_grad = value;
 }
 
 void retain_grad(const Tensor& t) {
-  check(requires_grad(t), ErrorKind::RetainGrad, "can't retain_grad on Tensor that has requires_grad=False");
+  PARITY_CHECK(requires_grad(t), ErrorKind::RetainGrad, "can't retain_grad on Tensor that has requires_grad=False");
   if (is_leaf(t)) return;
   auto& m = materialize(t);
   if (m.retains_grad) return;
@@ -192,7 +192,7 @@ void retain_grad(const Tensor& t) {
 }
 
 void detach_inplace(const Tensor& t) {
-  check(!is_view(t), ErrorKind::DetachView,
+  PARITY_CHECK(!is_view(t), ErrorKind::DetachView,
         "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for "
         "training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence "
         "detach_() cannot be called on these gradients. To fix this error, please refer to the Optimizer.zero_grad() "

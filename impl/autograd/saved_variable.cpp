@@ -24,7 +24,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
 
 Tensor SavedVariable::unpack() const {
   if (!saved_) return Tensor();
-  check(data_.defined(), ErrorKind::GraphFreed, kBackwardTwiceMessage);
+  PARITY_CHECK(data_.defined(), ErrorKind::GraphFreed, kBackwardTwiceMessage);
   std::uint32_t current = data_.version();
   if (current != saved_version_) {
     std::string msg = "one of the variables needed for gradient computation has been modified by an inplace "

@@ -10,7 +10,7 @@ namespace parity::impl {
 
 namespace {
 void check_cuda(cudaError_t e, const char* what) {
-  check(e == cudaSuccess, ErrorKind::Device, std::string(what) + ": " + cudaGetErrorString(e));
+  PARITY_CHECK(e == cudaSuccess, ErrorKind::Device, std::string(what) + ": " + cudaGetErrorString(e));
 }
 
 class CudaAllocator final : public Allocator {
@@ -29,7 +29,7 @@ class CudaAllocator final : public Allocator {
 bool cuda_available() { return cuda::device_count() > 0; }
 
 Allocator& cuda_allocator() {
-  check(cuda_available(), ErrorKind::Device,
+  PARITY_CHECK(cuda_available(), ErrorKind::Device,
         "no CUDA device is available on this machine (cudaGetDeviceCount found none)");
   static CudaAllocator a;
   return a;
@@ -47,7 +47,7 @@ int device_count() {
 }
 
 Tensor to_device(const Tensor& cpu, int device) {
-  check(device == 0, ErrorKind::Device, "impl's CUDA backend uses device 0 only");
+  PARITY_CHECK(device == 0, ErrorKind::Device, "impl's CUDA backend uses device 0 only");
   Tensor dense = clone(detach(cpu), MemoryFormat::Contiguous);
   Tensor out = Tensor::allocate(dense.layout(), dense.dtype(), Device{DeviceType::CUDA, 0});
   check_cuda(cudaMemcpy(out.storage().data(), dense.storage().data(), dense.storage().nbytes(), cudaMemcpyHostToDevice),
@@ -56,15 +56,15 @@ Tensor to_device(const Tensor& cpu, int device) {
 }
 
 void strided_copy(const Tensor& dst, const Tensor& src) {
-  check(dst.device().type == DeviceType::CUDA && src.device().type == DeviceType::CUDA, ErrorKind::Device,
+  PARITY_CHECK(dst.device().type == DeviceType::CUDA && src.device().type == DeviceType::CUDA, ErrorKind::Device,
         "strided_copy needs two CUDA tensors");
-  check(dst.dtype() == src.dtype(), ErrorKind::DType, "strided_copy needs tensors of one dtype");
-  check(dst.sizes() == src.sizes(), ErrorKind::Shape, "strided_copy needs tensors of one shape");
+  PARITY_CHECK(dst.dtype() == src.dtype(), ErrorKind::DType, "strided_copy needs tensors of one dtype");
+  PARITY_CHECK(dst.sizes() == src.sizes(), ErrorKind::Shape, "strided_copy needs tensors of one shape");
   auto element = [](const Tensor& t) { return static_cast<char*>(t.storage().data()) + t.offset() * element_size(t.dtype()); };
   const char* err = kernels::strided_copy(element(dst), element(src), element_size(dst.dtype()),
                                           static_cast<int>(dst.dim()), dst.sizes().data(), dst.strides().data(),
                                           src.strides().data());
-  check(err == nullptr, ErrorKind::Device, std::string("strided_copy: ") + (err ? err : ""));
+  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("strided_copy: ") + (err ? err : ""));
 }
 
 Tensor to_host(const Tensor& dev) {

@@ -28,10 +28,10 @@ Tensor converted(const Tensor& t, ScalarType dtype) {
 void check_binary_types(BinaryOp op, const Operand& a, const Operand& b) {
   if (op != BinaryOp::Sub) return;
   bool ab = a.tensor.dtype() == ScalarType::Bool, bb = b.tensor.dtype() == ScalarType::Bool;
-  check(!(ab && bb), ErrorKind::DType,
+  PARITY_CHECK(!(ab && bb), ErrorKind::DType,
         "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
         "operator instead.");
-  check(!(ab || bb), ErrorKind::DType,
+  PARITY_CHECK(!(ab || bb), ErrorKind::DType,
         "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use "
         "the `~` or `logical_not()` operator instead.");
 }
@@ -57,10 +57,10 @@ void binary_inplace_values(BinaryOp op, const Tensor& self, const Operand& other
   check_binary_types(op, a, other);
   ops::check_no_overlap(self, {&other.tensor});
   Dims shape = broadcast_shapes(self.sizes(), other.tensor.sizes());
-  check(shape == self.sizes(), ErrorKind::Shape,
+  PARITY_CHECK(shape == self.sizes(), ErrorKind::Shape,
         "output with shape " + format_dims(self.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
   ScalarType t = compute_type(op, a, other);
-  check(can_cast(t, self.dtype()), ErrorKind::DType,
+  PARITY_CHECK(can_cast(t, self.dtype()), ErrorKind::DType,
         "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
             std::string(type_name(self.dtype())));
   if (t == self.dtype()) {
@@ -190,7 +190,7 @@ Tensor mul_(const Tensor& s, Scalar o) { return binary_(BinaryOp::Mul, s, o); }
 Tensor div_(const Tensor& s, Scalar o) { return binary_(BinaryOp::Div, s, o); }
 
 Tensor neg(const Tensor& x) {
-  check(x.dtype() != ScalarType::Bool, ErrorKind::DType,
+  PARITY_CHECK(x.dtype() != ScalarType::Bool, ErrorKind::DType,
         "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the "
         "`~` or `logical_not()` operator instead.");
   auto node = autograd::compute_requires_grad({&x})
@@ -231,7 +231,7 @@ Tensor pow(const Tensor& x, Scalar e) {
     });
     node->save(x);
   }
-  check(!(is_integral(x.dtype(), true) && e.kind != Scalar::Kind::Float && e.value < 0), ErrorKind::DType,
+  PARITY_CHECK(!(is_integral(x.dtype(), true) && e.kind != Scalar::Kind::Float && e.value < 0), ErrorKind::DType,
         "Integers to negative integer powers are not allowed.");
   Operand base_op{x, false}, exp_op{ops::wrap_scalar(e), true};
   ScalarType t = ops::result_type({&base_op, &exp_op});
@@ -242,7 +242,7 @@ Tensor pow(const Tensor& x, Scalar e) {
   } else if (e.value == 1) {
     ops::copy_kernel(out, base);
   } else {
-    check(t != ScalarType::Bool, ErrorKind::DType, "\"pow\" not implemented for 'Bool'");
+    PARITY_CHECK(t != ScalarType::Bool, ErrorKind::DType, "\"pow\" not implemented for 'Bool'");
     ops::pow_kernel(out, base, e.value);
   }
   if (node) autograd::set_history(out, node);
@@ -255,7 +255,7 @@ std::vector<bool> reduce_mask(const Tensor& x, const Dims& dims) {
   for (auto d : dims) {
     std::int64_t w = wrap_dim(d, x.dim());
     if (x.dim() == 0) continue;
-    check(!mask[w], ErrorKind::IndexRange,
+    PARITY_CHECK(!mask[w], ErrorKind::IndexRange,
           "dim " + std::to_string(w) + " appears multiple times in the list of dims");
     mask[w] = true;
   }
@@ -293,7 +293,7 @@ Tensor reduce(const Tensor& x, const Dims& dims, bool keepdim, bool mean, bool w
     if (mean && with_dims) node->save(x);
   }
   if (mean)
-    check(is_floating(x.dtype()), ErrorKind::DType,
+    PARITY_CHECK(is_floating(x.dtype()), ErrorKind::DType,
           "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: " +
               std::string(type_name(x.dtype())));
   std::vector<bool> mask = with_dims ? reduce_mask(x, dims) : std::vector<bool>(static_cast<std::size_t>(x.dim()), true);

@@ -12,7 +12,7 @@ void backward(const Tensor& root, bool retain_graph, const Tensor& gradient) {
 void retain_grad(const Tensor& x) { autograd::retain_grad(x); }
 
 Tensor requires_grad_(const Tensor& x, bool value) {
-  check(autograd::is_leaf(x) || value, ErrorKind::RequiresGradFlag,
+  PARITY_CHECK(autograd::is_leaf(x) || value, ErrorKind::RequiresGradFlag,
         "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
         "subgraph that doesn't require differentiation use var_no_grad = var.detach().");
   autograd::set_requires_grad(x, value);

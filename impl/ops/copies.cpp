@@ -26,7 +26,7 @@ Tensor clone(const Tensor& x, MemoryFormat format) {
 
 Tensor contiguous(const Tensor& x, MemoryFormat format) {
   if (x.is_contiguous(format == MemoryFormat::Preserve ? MemoryFormat::Contiguous : format)) return x;
-  check(format != MemoryFormat::Preserve, ErrorKind::MemoryFormat,
+  PARITY_CHECK(format != MemoryFormat::Preserve, ErrorKind::MemoryFormat,
         "preserve memory format is unsupported by the contiguous operator");
   return clone(x, format);
 }
@@ -73,7 +73,7 @@ Tensor copy_(const Tensor& self, const Tensor& src) {
   if (!same_data) {
     ops::check_no_overlap(self, {&src});
     Dims shape = broadcast_shapes(self.sizes(), src.sizes());
-    check(shape == self.sizes(), ErrorKind::Shape,
+    PARITY_CHECK(shape == self.sizes(), ErrorKind::Shape,
           "output with shape " + format_dims(self.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
     ops::copy_kernel(self, src);
   }

@@ -8,14 +8,14 @@ namespace parity::impl {
 namespace {
 void check_sizes(const Dims& sizes) {
   for (auto s : sizes)
-    check(s >= 0, ErrorKind::Argument,
+    PARITY_CHECK(s >= 0, ErrorKind::Argument,
           "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + format_dims(sizes));
 }
 }  // namespace
 
 Tensor empty(const Dims& sizes, ScalarType dtype, MemoryFormat format, Device device) {
   check_sizes(sizes);
-  check(format != MemoryFormat::Preserve, ErrorKind::MemoryFormat, "preserve memory format is unsupported by empty");
+  PARITY_CHECK(format != MemoryFormat::Preserve, ErrorKind::MemoryFormat, "preserve memory format is unsupported by empty");
   return Tensor::allocate(Layout::dense(sizes, format), dtype, device);
 }
 
@@ -42,8 +42,8 @@ Tensor ones(const Dims& sizes, ScalarType dtype, bool requires_grad) {
 
 Tensor arange(std::int64_t end, ScalarType dtype) {
   // LibTorch checks the arguments inside its dtype dispatch, which has no bool case.
-  check(dtype != ScalarType::Bool, ErrorKind::DType, "\"arange_cpu\" not implemented for 'Bool'");
-  check(end >= 0, ErrorKind::Argument, "upper bound and larger bound inconsistent with step sign");
+  PARITY_CHECK(dtype != ScalarType::Bool, ErrorKind::DType, "\"arange_cpu\" not implemented for 'Bool'");
+  PARITY_CHECK(end >= 0, ErrorKind::Argument, "upper bound and larger bound inconsistent with step sign");
   std::vector<double> v(static_cast<std::size_t>(end));
   for (std::int64_t i = 0; i < end; ++i) v[static_cast<std::size_t>(i)] = static_cast<double>(i);
   return from_values(v, dtype);

@@ -110,7 +110,7 @@ namespace {
 // The CPU kernels read memory directly: a device tensor here is a caller's mistake, not a crash.
 void require_cpu(std::initializer_list<const Tensor*> ts) {
   for (const Tensor* t : ts)
-    check(t->device().type == DeviceType::CPU, ErrorKind::Device,
+    PARITY_CHECK(t->device().type == DeviceType::CPU, ErrorKind::Device,
           "impl's CPU kernels got a tensor on " + t->device().str() + "; only copies run on CUDA so far");
 }
 }  // namespace
@@ -121,7 +121,7 @@ void check_scalar_fits(double value, ScalarType dtype) {
     fits = std::isfinite(value) && value >= -9223372036854775808.0 && value < 9223372036854775808.0;
   else if (dtype == ScalarType::Float32)
     fits = std::isinf(value) || std::isnan(value) || std::abs(value) <= std::numeric_limits<float>::max();
-  check(fits, ErrorKind::Argument,
+  PARITY_CHECK(fits, ErrorKind::Argument,
         "value cannot be converted to type " + std::string(dtype == ScalarType::Int64 ? "int64_t" : "float") +
             " without overflow");
 }
@@ -291,11 +291,11 @@ bool partial_overlap(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 void check_no_overlap(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
-  check(!has_internal_overlap(out.layout()), ErrorKind::Overlap,
+  PARITY_CHECK(!has_internal_overlap(out.layout()), ErrorKind::Overlap,
         "unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
         "Please clone() the tensor before performing the operation.");
   for (const Tensor* in : inputs)
-    check(!partial_overlap(out, *in), ErrorKind::Overlap,
+    PARITY_CHECK(!partial_overlap(out, *in), ErrorKind::Overlap,
           "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
           "memory location. Please clone() the tensor before performing the operation.");
 }
