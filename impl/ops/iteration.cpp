@@ -177,25 +177,21 @@ void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor
   });
 }
 
-void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x) {
+namespace {
+// out[i] = f(x[i]) for one element type; f is chosen once per call, outside the loop.
+template <typename F>
+void map_elements(const Tensor& out, const Tensor& x, F&& make_f) {
   require_cpu({&out, &x});
   dispatch(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
+    auto f = make_f(tag);
     T* o = out.data<T>();
     const T* in = x.data<T>();
-    cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()}, [&](const std::int64_t* off) {
-      if constexpr (std::is_same_v<T, bool>) {
-        o[off[0]] = in[off[1]];
-      } else if (op == UnaryOp::Neg) {
-        o[off[0]] = static_cast<T>(-in[off[1]]);
-      } else {
-        o[off[0]] = static_cast<T>(std::exp(in[off[1]]));
-      }
-    });
+    cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()},
+                         [&](const std::int64_t* off) { o[off[0]] = f(in[off[1]]); });
   });
 }
 
-namespace {
 template <typename T>
 T int_pow(T base, std::int64_t e) {
   T result = 1;
@@ -208,29 +204,35 @@ T int_pow(T base, std::int64_t e) {
 }
 }  // namespace
 
-void pow_kernel(const Tensor& out, const Tensor& x, double e) {
-  require_cpu({&out, &x});
-  dispatch(out.dtype(), [&](auto tag) {
+void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x) {
+  map_elements(out, x, [op](auto tag) {
     using T = decltype(tag);
-    T* o = out.data<T>();
-    const T* in = x.data<T>();
-    cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()}, [&](const std::int64_t* off) {
-      T v = in[off[1]];
+    return [op](T v) -> T {
+      if constexpr (std::is_same_v<T, bool>) return v;
+      else return op == UnaryOp::Neg ? static_cast<T>(-v) : static_cast<T>(std::exp(v));
+    };
+  });
+}
+
+void pow_kernel(const Tensor& out, const Tensor& x, double e) {
+  map_elements(out, x, [e](auto tag) {
+    using T = decltype(tag);
+    return [e](T v) -> T {
       if constexpr (std::is_same_v<T, bool>) {
-        o[off[0]] = v;
+        return v;
       } else if constexpr (std::is_integral_v<T>) {
-        o[off[0]] = int_pow<T>(v, static_cast<std::int64_t>(e));
+        return int_pow<T>(v, static_cast<std::int64_t>(e));
       } else {
         // The special exponents PyTorch's pow kernel computes without std::pow.
-        if (e == 2) o[off[0]] = v * v;
-        else if (e == 3) o[off[0]] = v * v * v;
-        else if (e == 0.5) o[off[0]] = std::sqrt(v);
-        else if (e == -0.5) o[off[0]] = T(1) / std::sqrt(v);
-        else if (e == -1) o[off[0]] = T(1) / v;
-        else if (e == -2) o[off[0]] = T(1) / (v * v);
-        else o[off[0]] = static_cast<T>(std::pow(v, static_cast<T>(e)));
+        if (e == 2) return v * v;
+        if (e == 3) return v * v * v;
+        if (e == 0.5) return std::sqrt(v);
+        if (e == -0.5) return T(1) / std::sqrt(v);
+        if (e == -1) return T(1) / v;
+        if (e == -2) return T(1) / (v * v);
+        return static_cast<T>(std::pow(v, static_cast<T>(e)));
       }
-    });
+    };
   });
 }
 
