@@ -2,6 +2,8 @@
 // on and an input requires grad), in-place functions bump the version counter, views share storage.
 #pragma once
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <vector>
 
 #include "impl/tensor.h"
@@ -35,7 +37,19 @@ Tensor detach(const Tensor& x);
 Tensor detach_(const Tensor& x);
 Tensor variable_data(const Tensor& x);  // .data: shares storage, new version counter, no autograd
 Tensor copy_(const Tensor& self, const Tensor& src);
-Tensor to(const Tensor& x, ScalarType dtype);  // a copy only when the dtype differs
+// x.to(dtype, non_blocking=false, copy): returns x itself unless the dtype differs or copy is set (_to_copy).
+Tensor to(const Tensor& x, ScalarType dtype, bool copy = false);
+// x.new_tensor(x): x.detach().to(x.dtype(), copy=true), never requiring grad.
+Tensor new_tensor(const Tensor& x);
+
+// Python's Tensor.__deepcopy__ (leaves only): the whole storage is copied once per memo and the copy keeps
+// offset and strides, so tensors deep-copied with one memo keep sharing storage; requires_grad and .grad
+// (deep-copied with the same memo) follow. One memo is one copy.deepcopy call.
+struct DeepcopyMemo {
+  std::map<const void*, Tensor> storages;  // storage key -> a tensor over the whole copied storage
+  std::map<const void*, Tensor> tensors;   // TensorImpl -> its copy (a tensor copied twice is one copy)
+};
+Tensor deepcopy(const Tensor& x, DeepcopyMemo& memo);
 
 // views
 Tensor view(const Tensor& x, const Dims& sizes);
@@ -50,6 +64,13 @@ Tensor squeeze(const Tensor& x);
 Tensor squeeze(const Tensor& x, std::int64_t dim);
 Tensor unsqueeze(const Tensor& x, std::int64_t dim);
 Tensor as_strided(const Tensor& x, const Dims& sizes, const Dims& strides, std::int64_t offset);
+Tensor diagonal(const Tensor& x, std::int64_t offset, std::int64_t dim1, std::int64_t dim2);
+Tensor t(const Tensor& x);
+Tensor unfold(const Tensor& x, std::int64_t dim, std::int64_t size, std::int64_t step);
+// Multi-output views: their outputs may not be written in place while grad mode is on (CreationMeta).
+std::vector<Tensor> unbind(const Tensor& x, std::int64_t dim);
+std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim);
+std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim);
 
 // arithmetic
 Tensor add(const Tensor& a, const Tensor& b);
@@ -63,6 +84,13 @@ Tensor div(const Tensor& a, Scalar b);
 Tensor neg(const Tensor& x);
 Tensor pow(const Tensor& x, Scalar exponent);
 Tensor exp(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor sum(const Tensor& x);
 Tensor sum(const Tensor& x, const Dims& dims, bool keepdim);
 Tensor mean(const Tensor& x);
@@ -81,6 +109,12 @@ Tensor mul_(const Tensor& self, Scalar other);
 Tensor div_(const Tensor& self, Scalar other);
 Tensor zero_(const Tensor& self);
 Tensor fill_(const Tensor& self, Scalar value);
+Tensor exp_(const Tensor& self);
+Tensor sigmoid_(const Tensor& self);
+Tensor tanh_(const Tensor& self);
+Tensor relu_(const Tensor& self);
+Tensor abs_(const Tensor& self);
+Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max);
 
 // autograd
 void backward(const Tensor& root, bool retain_graph = false, const Tensor& gradient = Tensor());

@@ -40,8 +40,8 @@ Tensor detach_(const Tensor& x) {
 
 Tensor variable_data(const Tensor& x) { return Tensor::over(x.storage(), x.layout(), x.dtype(), VersionCounter()); }
 
-Tensor to(const Tensor& x, ScalarType dtype) {
-  if (x.dtype() == dtype) return x;
+Tensor to(const Tensor& x, ScalarType dtype, bool copy) {
+  if (x.dtype() == dtype && !copy) return x;
   Tensor out = Tensor::allocate(x.layout().preserved(), dtype, x.device());  // _to_copy, preserve_format
   ops::copy_kernel(out, x);
   if (autograd::compute_requires_grad({&x}) && is_floating(dtype)) {
