@@ -59,6 +59,8 @@ class TracingSession : public program::Session {
     return inner_->observe(id, with_values, with_grad);
   }
   const void* storage_key(int id) const override { return inner_->storage_key(id); }
+  const void* tensor_key(int id) const override { return inner_->tensor_key(id); }
+  const void* base_key(int id) const override { return inner_->base_key(id); }
 
  private:
   std::unique_ptr<program::Session> inner_;

@@ -192,7 +192,16 @@ Attrs valid_attrs(Rng& rng, OpId op, std::span<const Meta> in, std::int64_t stor
       case Attr::Step: a.step = rng.pick({1, 1, 2, 3}); break;
       case Attr::Index: {
         std::int64_t n = size_at(in, a.dim);
-        a.index = n > 0 ? rng.range(-n, n - 1) : 0;
+        if (op == OpId::Split || op == OpId::Chunk) {
+          // Which output to keep: one of the pieces LibTorch makes (chunk of an empty dim makes `chunks`).
+          std::int64_t piece = op == OpId::Split ? a.size : (n + a.chunks - 1) / std::max<std::int64_t>(a.chunks, 1);
+          std::int64_t count = n == 0 ? (op == OpId::Chunk ? a.chunks : 1) : (n + piece - 1) / std::max<std::int64_t>(piece, 1);
+          a.index = rng.range(0, std::max<std::int64_t>(count, 1) - 1);
+        } else if (op == OpId::Unbind) {
+          a.index = rng.range(0, std::max<std::int64_t>(n, 1) - 1);
+        } else {
+          a.index = n > 0 ? rng.range(-n, n - 1) : 0;
+        }
         break;
       }
       case Attr::Length: {
@@ -211,6 +220,23 @@ Attrs valid_attrs(Rng& rng, OpId op, std::span<const Meta> in, std::int64_t stor
       case Attr::Keepdim: a.keepdim = rng.chance(0.4); break;
       case Attr::RetainGraph: a.retain_graph = rng.chance(0.35); break;
       case Attr::Seed: a.seed = rng.next() & 0xffffffffULL; break;
+      case Attr::Offset: a.offset = rng.pick({0, 0, 1, -1, 2}); break;
+      case Attr::Min: {
+        // Both bounds (crossed ones too), or one of them; never neither (that is the ill-typed case).
+        const int which = rng.below(4);  // 0, 1: both; 2: min only; 3: max only
+        if (which != 3) a.min = random_scalar(rng, op, in);
+        if (which != 2) a.max = random_scalar(rng, op, in);
+        break;
+      }
+      case Attr::Max: break;  // drawn with Min
+      case Attr::Size: {
+        std::int64_t n = size_at(in, a.dim);
+        a.size = op == OpId::Split ? (n == 0 ? rng.range(0, 2) : rng.range(1, n)) : rng.range(0, n);
+        break;
+      }
+      case Attr::Chunks: a.chunks = rng.range(1, 4); break;
+      case Attr::Copy: a.copy = rng.chance(0.6); break;
+      case Attr::Memo: a.memo = rng.range(0, 2); break;
     }
   }
   return a;
@@ -221,7 +247,9 @@ bool spoil_attrs(Rng& rng, OpId op, std::span<const Meta> in, Attrs& a) {
   const std::int64_t nd = ndim_of(in);
   std::vector<Attr> spoilable;
   for (Attr attr : spec.attrs)
-    if (attr != Attr::Keepdim && attr != Attr::RetainGraph && attr != Attr::Seed) spoilable.push_back(attr);
+    if (attr != Attr::Keepdim && attr != Attr::RetainGraph && attr != Attr::Seed && attr != Attr::Copy &&
+        attr != Attr::Memo && attr != Attr::Offset)
+      spoilable.push_back(attr);
   if (spoilable.empty()) return false;
   switch (rng.pick(spoilable)) {
     case Attr::Sizes:
@@ -288,6 +316,7 @@ bool spoil_attrs(Rng& rng, OpId op, std::span<const Meta> in, Attrs& a) {
       if (op == OpId::Arange) a.end = -rng.range(1, 3);
       else if (op == OpId::Slice) a.step = rng.pick({0, -1});
       else if (op == OpId::Select) a.index = rng.chance(0.5) ? n : -n - 1;
+      else if (op == OpId::Unfold) a.step = rng.pick({0, -1});
       else if (op == OpId::Narrow) {
         if (rng.chance(0.5)) a.length = n + 1;
         else if (rng.chance(0.5)) a.length = -1;
@@ -315,9 +344,22 @@ bool spoil_attrs(Rng& rng, OpId op, std::span<const Meta> in, Attrs& a) {
           a.requires_grad = true;
       }
       break;
+    case Attr::Min:
+    case Attr::Max:
+      a.min = a.max = std::nullopt;  // clamp needs at least one bound
+      break;
+    case Attr::Size: {
+      std::int64_t n = nd > 0 ? size_at(in, std::clamp<std::int64_t>(a.dim, -nd, nd - 1)) : 0;
+      a.size = rng.chance(0.5) ? -rng.range(1, 2) : (op == OpId::Split && n > 0 ? 0 : n + 1);
+      break;
+    }
+    case Attr::Chunks: a.chunks = -rng.range(0, 1); break;
     case Attr::Keepdim:
     case Attr::RetainGraph:
     case Attr::Seed:
+    case Attr::Copy:
+    case Attr::Memo:
+    case Attr::Offset:
       return false;
   }
   return true;

@@ -24,16 +24,18 @@ namespace {
 using Tweak = std::function<void(Attrs&)>;
 
 // View ops that always make a view (reshape may copy): the ones a write can go through.
-const std::vector<OpId> kViewOps = {OpId::Transpose, OpId::Unsqueeze, OpId::Slice,   OpId::Select,
-                                    OpId::Narrow,    OpId::View,      OpId::Permute, OpId::SqueezeDim,
-                                    OpId::Squeeze,   OpId::AsStrided};
+const std::vector<OpId> kViewOps = {OpId::Transpose, OpId::Unsqueeze, OpId::Slice,    OpId::Select,
+                                    OpId::Narrow,    OpId::View,      OpId::Permute,  OpId::SqueezeDim,
+                                    OpId::Squeeze,   OpId::AsStrided, OpId::Diagonal, OpId::T,
+                                    OpId::Unfold,    OpId::Unbind,    OpId::Split,    OpId::Chunk};
 const std::vector<OpId> kScalarWrites = {OpId::AddScalar_, OpId::MulScalar_, OpId::SubScalar_,
                                          OpId::DivScalar_, OpId::Fill_,      OpId::Zero_};
 
 bool is_reduction_or_saver(OpId op) {
   switch (op) {
     case OpId::Sum: case OpId::SumDims: case OpId::Mean: case OpId::MeanDims:
-    case OpId::Mul: case OpId::Div: case OpId::Pow: case OpId::Exp:
+    case OpId::Mul: case OpId::Div: case OpId::Pow: case OpId::Exp: case OpId::Sigmoid: case OpId::Tanh:
+    case OpId::Relu: case OpId::Abs: case OpId::Clamp: case OpId::Mm: case OpId::Matmul:
       return true;
     default:
       return false;
@@ -79,10 +81,18 @@ class Builder {
     if (slot > 0) return true;
     switch (op) {
       case OpId::Backward: return m.requires_grad && m.numel() == 1;
+      case OpId::BackwardGrad: return m.requires_grad;
+      case OpId::Deepcopy: return state_.value(id).leaf;
+      case OpId::Relu: case OpId::Abs: case OpId::Relu_: case OpId::Abs_: return m.dtype != DType::Bool;
+      case OpId::Mm: return m.sizes.size() == 2 && m.dtype != DType::Bool;
+      case OpId::Matmul: return !m.sizes.empty() && m.dtype != DType::Bool;
+      case OpId::T: return m.sizes.size() <= 2;
+      case OpId::Diagonal: return m.sizes.size() >= 2;
+      case OpId::Unbind: case OpId::Split: case OpId::Chunk: case OpId::Unfold: return !m.sizes.empty();
       case OpId::RetainGrad: return m.requires_grad;
       case OpId::Mean: case OpId::MeanDims: return program::is_floating(m.dtype);
       case OpId::Neg: return m.dtype != DType::Bool;
-      case OpId::Exp:
+      case OpId::Exp: case OpId::Exp_:
         // exp turns an absolute error of its operand into a relative error of its result. An operand computed
         // through exp, pow or a reduction carries last-bit differences that both libraries may legitimately
         // make (libm vs SLEEF, summation order): exp of it is a false alarm, not a finding.
@@ -99,6 +109,8 @@ class Builder {
     const program::Step& step = prog_.steps[static_cast<std::size_t>(id)];
     switch (step.op) {
       case OpId::Exp: case OpId::Pow: case OpId::Sum: case OpId::SumDims: case OpId::Mean: case OpId::MeanDims:
+      case OpId::Exp_: case OpId::Sigmoid: case OpId::Sigmoid_: case OpId::Tanh: case OpId::Tanh_: case OpId::Mm:
+      case OpId::Matmul:
         return true;
       default:
         return std::any_of(step.inputs.begin(), step.inputs.end(), [this](int in) { return carries_rounding(in); });
@@ -272,13 +284,16 @@ class Builder {
   }
 
   void recipe() {
-    static const double w[] = {4, 2, 2, 1, 1};
+    static const double w[] = {4, 3, 3, 1, 1, 2, 2, 1};
     switch (rng_.weighted(w)) {
       case 0: recipe_saved(); break;
       case 1: recipe_copy(); break;
       case 2: recipe_view_write(); break;
       case 3: recipe_accumulate(); break;
-      default: recipe_nograd(); break;
+      case 4: recipe_nograd(); break;
+      case 5: recipe_gradient(); break;
+      case 6: recipe_matmul(); break;
+      default: recipe_flags(); break;
     }
   }
 
@@ -290,10 +305,35 @@ class Builder {
     const Meta xm = meta(x);
     int y = -1, target = -1;
     bool grad_write = rng_.chance(0.8);
-    switch (rng_.below(6)) {
-      case 0:  // exp saves its result
-        y = target = emit(OpId::Exp, {x});
+    switch (rng_.below(10)) {
+      case 0:  // exp, sigmoid, tanh and relu save their result
+        y = target = emit(rng_.pick({OpId::Exp, OpId::Sigmoid, OpId::Tanh, OpId::Relu}), {x});
         break;
+      case 6: {  // ... and so do their in-place forms, on a non-leaf
+        int xn = emit(OpId::MulScalar, {x});
+        y = target = xn < 0 ? -1 : emit(rng_.pick({OpId::Exp_, OpId::Sigmoid_, OpId::Tanh_, OpId::Relu_}), {xn});
+        break;
+      }
+      case 7: {  // abs and clamp save their input
+        int xn = rng_.chance(0.5) ? emit(OpId::MulScalar, {x}) : emit(OpId::Clone, {x});
+        y = xn < 0 ? -1 : emit(rng_.chance(0.5) ? OpId::Abs : OpId::Clamp, {xn});
+        target = xn;
+        break;
+      }
+      case 8: {  // in place on a non-leaf that is saved by a later op (abs_, clamp_ save their input's value)
+        int xn = emit(OpId::Clone, {x});
+        y = target = xn < 0 ? -1 : emit(rng_.chance(0.5) ? OpId::Abs_ : OpId::Clamp_, {xn});
+        break;
+      }
+      case 9: {  // mm saves each operand only for the other's gradient
+        const auto n = rng_.range(0, 3), k = rng_.range(1, 3), p = rng_.range(1, 3);
+        int a = fresh({n, k}, xm.dtype, true), b = fresh({k, p}, xm.dtype, false);
+        bool swap = rng_.chance(0.5);
+        y = a < 0 || b < 0 ? -1 : emit(rng_.chance(0.5) ? OpId::Mm : OpId::Matmul, swap ? std::vector<int>{b, a} : std::vector<int>{a, b});
+        target = rng_.chance(0.5) ? a : b;
+        grad_write = target == b;  // writing the rg leaf needs no_grad
+        break;
+      }
       case 1: {  // pow saves its input: a non-leaf copy of x, so that it may be written
         int xn = rng_.chance(0.5) ? emit(OpId::MulScalar, {x}) : emit(OpId::Clone, {x});
         y = emit(OpId::Pow, {xn});
@@ -347,8 +387,12 @@ class Builder {
     int x = rng_.chance(0.75) ? rg_leaf() : fresh(random_shape(rng_), floating(), false);
     if (x < 0) return;
     int c = -1;
-    switch (rng_.below(5)) {
+    switch (rng_.below(10)) {
       case 0: c = emit(OpId::Clone, {x}); break;
+      case 5: c = emit(OpId::To, {x}, [&](Attrs& a) { a.copy = true; if (rng_.chance(0.5)) a.dtype = meta(x).dtype; }); break;
+      case 6: c = emit(OpId::NewTensor, {x}); break;
+      case 7: c = emit(OpId::Data, {x}); break;
+      case 8: case 9: c = deepcopy_group(x); break;
       case 1: {
         int d = emit(OpId::Detach, {x});
         c = d < 0 ? -1 : emit(OpId::Clone, {d});
@@ -441,6 +485,101 @@ class Builder {
     }
     int y = emit(rng_.chance(0.5) ? OpId::Exp : OpId::MulScalar, {x});
     if (y < 0) return;
+    int s = reduce(y);
+    if (s >= 0) backward(s, 1);
+  }
+
+  // copy.deepcopy of x, sometimes after x got a .grad, sometimes together (one memo) with an alias of x.
+  int deepcopy_group(int x) {
+    if (rng_.chance(0.4) && meta(x).requires_grad) {
+      int s = reduce(emit(OpId::MulScalar, {x}));
+      if (s >= 0) backward(s, 1);
+    }
+    const std::int64_t memo = rng_.range(0, 1000);
+    auto same_memo = [memo](Attrs& a) { a.memo = memo; };
+    int c = emit(OpId::Deepcopy, {x}, same_memo);
+    if (c >= 0 && rng_.chance(0.6)) {
+      int alias = rng_.chance(0.5) ? view_of(x, false) : emit(OpId::Detach, {x});
+      if (alias >= 0) emit(OpId::Deepcopy, {alias}, same_memo, true, true);
+    }
+    if (rng_.chance(0.3)) {  // a non-leaf refuses
+      int y = emit(OpId::MulScalar, {x});
+      if (y >= 0) emit(OpId::Deepcopy, {y}, same_memo, true, true);
+    }
+    return c;
+  }
+
+  // Leaves of every layout get gradients: the layout contract of AccumulateGrad, user gradients of other
+  // dtypes or broadcast shapes, accumulation over backward calls through a retained graph.
+  void recipe_gradient() {
+    DType d = floating();
+    int x = emit(OpId::Rand, {}, [d](Attrs& a) {
+      a.dtype = d;
+      a.requires_grad = true;
+    });
+    if (x < 0) return;
+    static const std::vector<OpId> unary = {OpId::MulScalar, OpId::Sigmoid, OpId::Tanh, OpId::Clone, OpId::Abs,
+                                            OpId::Relu, OpId::Neg, OpId::Permute, OpId::Transpose};
+    int y = emit(rng_.pick(unary), {x});
+    if (y < 0) y = x;
+    if (rng_.chance(0.3)) emit(OpId::RetainGrad, {y}, {}, true, true);
+    const int times = rng_.chance(0.5) ? 2 : 1;
+    for (int t = 0; t < times; ++t) {
+      const bool retain = t + 1 < times;
+      if (rng_.chance(0.6)) {
+        std::vector<std::int64_t> shape = meta(y).sizes;
+        if (rng_.chance(0.25)) shape.insert(shape.begin(), rng_.range(1, 2));  // summed down to y's shape
+        int g = fresh(shape, rng_.chance(0.8) ? meta(y).dtype : floating(), rng_.chance(0.2));
+        if (g < 0 || emit(OpId::BackwardGrad, {y, g}, [retain](Attrs& a) { a.retain_graph = retain; }) < 0) return;
+      } else {
+        int s = reduce(y);
+        if (s < 0 || emit(OpId::Backward, {s}, [retain](Attrs& a) { a.retain_graph = retain; }) < 0) return;
+      }
+    }
+  }
+
+  // mm and matmul over the ranks matmul distinguishes, one side or both requiring grad.
+  void recipe_matmul() {
+    const DType d = floating();
+    const std::int64_t n = rng_.range(0, 3), k = rng_.range(1, 3), p = rng_.range(1, 3), b = rng_.range(1, 2);
+    static const std::vector<std::vector<int>> ranks = {{2, 2}, {1, 1}, {2, 1}, {1, 2}, {3, 2}, {3, 1}, {1, 3}, {2, 3}, {3, 3}};
+    const auto& r = rng_.pick(ranks);
+    auto shape = [&](int rank, bool left) -> std::vector<std::int64_t> {
+      if (rank == 1) return {k};
+      std::vector<std::int64_t> s = left ? std::vector<std::int64_t>{n, k} : std::vector<std::int64_t>{k, p};
+      if (rank == 3) s.insert(s.begin(), rng_.chance(0.3) ? 1 : b);
+      return s;
+    };
+    const bool rg_a = rng_.chance(0.7), rg_b = !rg_a || rng_.chance(0.5);
+    int a = fresh(shape(r[0], true), d, rg_a), c = fresh(shape(r[1], false), d, rg_b);
+    if (a < 0 || c < 0) return;
+    int y = emit(r[0] == 2 && r[1] == 2 && rng_.chance(0.5) ? OpId::Mm : OpId::Matmul, {a, c});
+    if (y < 0) return;
+    if (rng_.chance(0.3)) write(rng_.chance(0.5) ? a : c, false);  // a saved operand changes: version error
+    int s = reduce(y);
+    if (s >= 0) backward(s, 1);
+  }
+
+  // requires_grad_ on non-leaves (both values) and integer tensors, retain_grad, .grad of non-leaves.
+  void recipe_flags() {
+    int x = rg_leaf();
+    if (x < 0) return;
+    int y = emit(rng_.pick({OpId::MulScalar, OpId::Sigmoid, OpId::Clone}), {x});
+    if (y < 0) return;
+    switch (rng_.below(4)) {
+      case 0: emit(OpId::RequiresGrad_, {y}, [](Attrs& a) { a.requires_grad = true; }, true, true); break;
+      case 1: emit(OpId::RequiresGrad_, {y}, [](Attrs& a) { a.requires_grad = false; }, true, true); break;
+      case 2: {
+        int i = emit(OpId::Arange, {}, [](Attrs& a) { a.dtype = DType::Int64; });
+        if (i >= 0 && room() && cfg_.invalid_share > 0) {  // ill-typed on purpose: only floating tensors may require grad
+          Step s{OpId::RequiresGrad_, {i}, {}, true};
+          s.attrs.requires_grad = true;
+          append(s);
+        }
+        break;
+      }
+      default: emit(OpId::RetainGrad, {y}); break;
+    }
     int s = reduce(y);
     if (s >= 0) backward(s, 1);
   }

@@ -22,6 +22,13 @@ bool returns_self(const program::OpSpec& op) {
 
 bool writes_every_element_once(OpId op) { return op == OpId::Fill_ || op == OpId::Zero_; }
 
+bool multi_output(OpId op) { return op == OpId::Unbind || op == OpId::Split || op == OpId::Chunk; }
+
+// to() without a dtype change or copy=true is the operand itself.
+bool returns_operand(const Step& step, const Meta& in) {
+  return step.op == OpId::To && !step.attrs.copy && step.attrs.dtype == in.dtype;
+}
+
 }  // namespace
 
 std::optional<Meta> ProgramState::infer(const Step& step, StepInfo& info) const {
@@ -49,13 +56,14 @@ bool ProgramState::raises(const Step& step) const {
     bool any_rg = false;
     for (int in : step.inputs) any_rg = any_rg || value(in).meta->requires_grad;
     if (step.grad_enabled && any_rg) {
-      if (v.nograd_view) return true;
+      if (v.nograd_view || v.multi_output_view) return true;
       if (v.meta->requires_grad && v.leaf) return true;
       if (v.view && value(v.base).meta && value(v.base).meta->requires_grad && value(v.base).leaf) return true;
     }
     if (v.overlapping && !writes_every_element_once(step.op)) return true;
   }
   if (step.op == OpId::Detach_ && v.view) return true;
+  if (step.op == OpId::Deepcopy && !v.leaf) return true;
   if (step.op == OpId::RequiresGrad_ && !step.attrs.requires_grad && !v.leaf) return true;
   if (step.op == OpId::AsStrided &&
       program::storage_extent(step.attrs.sizes, step.attrs.strides, step.attrs.offset) > v.storage_numel)
@@ -109,15 +117,26 @@ StepInfo ProgramState::append(const Step& step) {
         }
       }
       if (step.op == OpId::AsStrided) v.overlapping = has_internal_overlap(step.attrs.sizes, step.attrs.strides);
+      // Windows that overlap share elements.
+      if (step.op == OpId::Unfold && step.attrs.step < step.attrs.size && meta.numel() > 0) {
+        const auto nd = static_cast<std::int64_t>(in0->meta->sizes.size());
+        const std::int64_t dim = step.attrs.dim < 0 ? step.attrs.dim + nd : step.attrs.dim;
+        if (meta.sizes[static_cast<std::size_t>(dim)] > 1) v.overlapping = true;
+      }
+      if (multi_output(step.op) && step.grad_enabled) v.multi_output_view = true;
       if (step.op == OpId::Reshape) v.storage_numel = std::min(v.storage_numel, meta.numel());
       break;
     }
     case OpKind::Copy:
-      if (step.op == OpId::Detach || step.op == OpId::Detach_) {
+      if (step.op == OpId::Detach || step.op == OpId::Detach_ || step.op == OpId::Data) {
+        // An alias sharing storage that autograd does not see as a view.
         v = *in0;
         v.view = false;
         v.base = -1;
         v.nograd_view = false;
+        v.multi_output_view = false;
+      } else if (returns_operand(step, *in0->meta)) {
+        v = *in0;
       } else {
         v.storage_numel = meta.numel();
       }
@@ -134,7 +153,8 @@ StepInfo ProgramState::append(const Step& step) {
   v.meta = meta;
   // A tensor that does not require grad is a leaf; one that requires grad is a leaf only if it was made so
   // (a factory, requires_grad_ on a leaf) or stays the leaf it was (in-place under no_grad).
-  if (!meta.requires_grad || op.kind == OpKind::Factory) v.leaf = true;
+  if (!meta.requires_grad || op.kind == OpKind::Factory || step.op == OpId::Deepcopy) v.leaf = true;
+  else if (returns_operand(step, *in0->meta)) v.leaf = in0->leaf;
   else if (returns_self(op) && in0->meta->requires_grad) v.leaf = in0->leaf;
   else if (step.op == OpId::RequiresGrad_) v.leaf = in0->leaf;
   else if (op.kind == OpKind::View && !step.grad_enabled) v.leaf = true;

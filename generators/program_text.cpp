@@ -42,6 +42,18 @@ void attr(std::ostream& os, Attr a, const program::Attrs& at) {
     case Attr::Keepdim: os << (at.keepdim ? "true" : "false"); break;
     case Attr::RetainGraph: os << (at.retain_graph ? "true" : "false"); break;
     case Attr::Seed: os << at.seed; break;
+    case Attr::Offset: os << at.offset; break;
+    case Attr::Min:
+    case Attr::Max: {
+      const auto& bound = a == Attr::Min ? at.min : at.max;
+      if (bound) os << program::to_string(bound->kind) << ':' << bound->value;
+      else os << "none";
+      break;
+    }
+    case Attr::Size: os << at.size; break;
+    case Attr::Chunks: os << at.chunks; break;
+    case Attr::Copy: os << (at.copy ? "true" : "false"); break;
+    case Attr::Memo: os << at.memo; break;
   }
 }
 

@@ -97,10 +97,10 @@ Program remove_step(const Program& p, int step) {
   return out;
 }
 
-Program bypass_step(const Program& p, int step) {
+Program bypass_step(const Program& p, int step, std::size_t operand) {
   const auto& s = p.steps[static_cast<std::size_t>(step)];
-  if (s.inputs.empty()) return p;
-  const int replacement = s.inputs[0];
+  if (operand >= s.inputs.size()) return p;
+  const int replacement = s.inputs[operand];
   Program rewired = p;
   for (std::size_t i = static_cast<std::size_t>(step) + 1; i < rewired.steps.size(); ++i)
     for (int& in : rewired.steps[i].inputs)
@@ -132,10 +132,13 @@ std::vector<Program> shrink_candidates(const Program& p) {
   for (int i = n - 1; i >= 0; --i) {
     const Step& s = p.steps[static_cast<std::size_t>(i)];
     if (s.inputs.empty() || (program::spec(s.op).flags & program::kNoValue)) continue;
-    Program c = bypass_step(p, i);
-    auto want = expected;
-    want.erase(want.begin() + i);
-    if (c.steps.size() + 1 == p.steps.size() && analyze(c) == want) add(std::move(c));
+    // Any operand may stand in for the result (copy_'s source does for empty_like(x).copy_(x)).
+    for (std::size_t k = 0; k < s.inputs.size(); ++k) {
+      Program c = bypass_step(p, i, k);
+      auto want = expected;
+      want.erase(want.begin() + i);
+      if (c.steps.size() + 1 == p.steps.size() && analyze(c) == want) add(std::move(c));
+    }
   }
   for (int i = n - 1; i >= 0; --i) {
     for (Simplify f : kSimplifications) {

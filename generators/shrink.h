@@ -15,8 +15,8 @@ namespace parity::generators {
 // `p` without step `step` and every step that uses its value, directly or not; inputs renumbered.
 program::Program remove_step(const program::Program& p, int step);
 
-// `p` without step `step`, its users reading the step's first operand instead (a step spliced out of a chain).
-program::Program bypass_step(const program::Program& p, int step);
+// `p` without step `step`, its users reading one of its operands instead (a step spliced out of a chain).
+program::Program bypass_step(const program::Program& p, int step, std::size_t operand = 0);
 
 // A measure every shrink strictly decreases: 1000 per step plus one per non-simple attribute.
 std::int64_t complexity(const program::Program& p);

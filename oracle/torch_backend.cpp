@@ -8,6 +8,7 @@
 #include <torch/utils.h>
 #include <torch/version.h>
 
+#include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -85,6 +86,13 @@ c10::MemoryFormat to_torch(program::MemoryFormat m) {
 
 // The scalar's C++ type is what LibTorch's type promotion sees: an int64 scalar keeps an integer tensor
 // integral, a double makes it floating, a bool is the lowest category.
+at::Scalar to_torch(const program::Scalar& s);
+
+c10::optional<at::Scalar> to_torch(const std::optional<program::Scalar>& s) {
+  if (!s) return c10::nullopt;
+  return to_torch(*s);
+}
+
 at::Scalar to_torch(const program::Scalar& s) {
   switch (s.kind) {
     case program::Scalar::Kind::Int: return at::Scalar(static_cast<std::int64_t>(s.value));
@@ -116,6 +124,37 @@ torch::Tensor make_rand(const program::Attrs& a) {
       .as_strided(a.sizes, a.strides, a.offset)
       .detach()
       .requires_grad_(a.requires_grad);
+}
+
+// copy.deepcopy of a tensor. LibTorch has no deepcopy, so this follows Python's Tensor.__deepcopy__ (1.13,
+// torch/_tensor.py) with LibTorch calls: leaves only; under no_grad the whole storage is cloned once per memo
+// and the copy is set_ onto it with the original's offset, sizes and strides; requires_grad is copied and
+// .grad is deep-copied with the same memo. The C++ repro prints the same recipe (parity_deepcopy).
+struct DeepcopyMemo {
+  std::map<const void*, torch::Tensor> storages;  // StorageImpl -> a tensor over its whole copy
+  std::map<const void*, torch::Tensor> tensors;   // TensorImpl -> its copy
+};
+
+torch::Tensor deepcopy(const torch::Tensor& x, DeepcopyMemo& memo) {
+  TORCH_CHECK(x.is_leaf(),
+              "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment");
+  if (auto known = memo.tensors.find(x.unsafeGetTensorImpl()); known != memo.tensors.end()) return known->second;
+  torch::Tensor copy;
+  {
+    torch::NoGradGuard no_grad;
+    const void* key = x.storage().unsafeGetStorageImpl();
+    auto storage = memo.storages.find(key);
+    if (storage == memo.storages.end()) {
+      const auto numel = static_cast<std::int64_t>(x.storage().nbytes() / x.element_size());
+      torch::Tensor whole = torch::empty({0}, x.options()).set_(x.storage(), 0, {numel}, {1});
+      storage = memo.storages.emplace(key, whole.clone()).first;
+    }
+    copy = torch::empty({0}, x.options()).set_(storage->second.storage(), x.storage_offset(), x.sizes(), x.strides());
+    copy.requires_grad_(x.requires_grad());
+    if (x.grad().defined()) copy.mutable_grad() = deepcopy(x.grad(), memo);
+  }
+  memo.tensors.emplace(x.unsafeGetTensorImpl(), copy);
+  return copy;
 }
 
 class TorchSession final : public program::Session {
@@ -191,6 +230,11 @@ class TorchSession final : public program::Session {
   }
 
   const void* storage_key(int id) const override { return value(id).storage().unsafeGetStorageImpl(); }
+  const void* tensor_key(int id) const override { return value(id).unsafeGetTensorImpl(); }
+  const void* base_key(int id) const override {
+    const torch::Tensor& t = value(id);
+    return t.is_view() ? t._base().unsafeGetTensorImpl() : nullptr;
+  }
 
  private:
   const torch::Tensor& value(int id) const {
@@ -223,6 +267,10 @@ class TorchSession final : public program::Session {
       case OpId::Detach: return in(0).detach();
       case OpId::Detach_: return in(0).detach_();
       case OpId::Copy_: return in(0).copy_(in(1));
+      case OpId::Data: return in(0).variable_data();
+      case OpId::To: return in(0).to(to_torch(a.dtype), /*non_blocking=*/false, a.copy);
+      case OpId::NewTensor: return in(0).detach().to(in(0).scalar_type(), /*non_blocking=*/false, /*copy=*/true);
+      case OpId::Deepcopy: return deepcopy(in(0), memos_[a.memo]);
       // views
       case OpId::View: return in(0).view(a.sizes);
       case OpId::Reshape: return in(0).reshape(a.sizes);
@@ -236,6 +284,12 @@ class TorchSession final : public program::Session {
       case OpId::SqueezeDim: return in(0).squeeze(a.dim);
       case OpId::Unsqueeze: return in(0).unsqueeze(a.dim);
       case OpId::AsStrided: return in(0).as_strided(a.sizes, a.strides, a.offset);
+      case OpId::Diagonal: return in(0).diagonal(a.offset, a.dim, a.dim1);
+      case OpId::T: return in(0).t();
+      case OpId::Unfold: return in(0).unfold(a.dim, a.size, a.step);
+      case OpId::Unbind: return program::pick_output(in(0).unbind(a.dim), a.index);
+      case OpId::Split: return program::pick_output(in(0).split(a.size, a.dim), a.index);
+      case OpId::Chunk: return program::pick_output(in(0).chunk(a.chunks, a.dim), a.index);
       // arithmetic
       case OpId::Add: return in(0).add(in(1));
       case OpId::Sub: return in(0).sub(in(1));
@@ -248,6 +302,13 @@ class TorchSession final : public program::Session {
       case OpId::Neg: return in(0).neg();
       case OpId::Pow: return in(0).pow(to_torch(a.scalar));
       case OpId::Exp: return in(0).exp();
+      case OpId::Sigmoid: return in(0).sigmoid();
+      case OpId::Tanh: return in(0).tanh();
+      case OpId::Relu: return in(0).relu();
+      case OpId::Abs: return in(0).abs();
+      case OpId::Clamp: return in(0).clamp(to_torch(a.min), to_torch(a.max));
+      case OpId::Mm: return in(0).mm(in(1));
+      case OpId::Matmul: return in(0).matmul(in(1));
       case OpId::Sum: return in(0).sum();
       case OpId::SumDims: return in(0).sum(a.dims, a.keepdim);
       case OpId::Mean: return in(0).mean();
@@ -263,9 +324,18 @@ class TorchSession final : public program::Session {
       case OpId::DivScalar_: return in(0).div_(to_torch(a.scalar));
       case OpId::Zero_: return in(0).zero_();
       case OpId::Fill_: return in(0).fill_(to_torch(a.scalar));
+      case OpId::Exp_: return in(0).exp_();
+      case OpId::Sigmoid_: return in(0).sigmoid_();
+      case OpId::Tanh_: return in(0).tanh_();
+      case OpId::Relu_: return in(0).relu_();
+      case OpId::Abs_: return in(0).abs_();
+      case OpId::Clamp_: return in(0).clamp_(to_torch(a.min), to_torch(a.max));
       // autograd
       case OpId::Backward:
         in(0).backward(torch::Tensor(), a.retain_graph);
+        return std::nullopt;
+      case OpId::BackwardGrad:
+        in(0).backward(in(1), a.retain_graph);
         return std::nullopt;
       case OpId::RetainGrad:
         in(0).retain_grad();
@@ -276,6 +346,7 @@ class TorchSession final : public program::Session {
   }
 
   std::vector<std::optional<torch::Tensor>> values_;
+  std::map<std::int64_t, DeepcopyMemo> memos_;  // one per copy.deepcopy call of the program
 };
 
 class TorchBackend final : public program::Backend {

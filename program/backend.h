@@ -1,6 +1,7 @@
 // A Backend runs Programs. Each adapter (impl, LibTorch) implements a Session: execute one step, observe one
 // value. The loop that runs steps, catches errors and decides what to observe is written once (run).
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,9 @@ class Session {
   virtual TensorObs observe(int id, bool with_values, bool with_grad) = 0;
   // Identity of the storage behind value `id`, for alias classes.
   virtual const void* storage_key(int id) const = 0;
+  // Identity of the tensor itself (TensorImpl), and of its autograd view base (nullptr when not a view).
+  virtual const void* tensor_key(int id) const = 0;
+  virtual const void* base_key(int id) const = 0;
 };
 
 class Backend {
@@ -36,5 +40,14 @@ class Backend {
 };
 
 Trace run(Backend& backend, const Program& program);
+
+// A multi-output op's step keeps output `index`; both adapters refuse an index past the outputs the same way.
+template <typename Outputs>
+auto pick_output(const Outputs& outputs, std::int64_t index) {
+  if (index < 0 || static_cast<std::size_t>(index) >= outputs.size())
+    throw StepError(ErrorCategory::IndexRange, "the program keeps output " + std::to_string(index) + " of an op that returned " +
+                                                   std::to_string(outputs.size()));
+  return outputs[static_cast<std::size_t>(index)];
+}
 
 }  // namespace parity::program

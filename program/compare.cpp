@@ -42,6 +42,12 @@ std::string render_alias(const TensorObs& o) {
   return "shares storage with v" + std::to_string(o.alias_of);
 }
 
+std::string render_view(const TensorObs& o) {
+  if (!o.is_view) return "not a view";
+  if (o.base == kBaseNotAValue) return "a view of a tensor made inside an op";
+  return "a view of v" + std::to_string(o.base);
+}
+
 std::string render_contiguity(const TensorObs& o) {
   return "contiguous=" + render(o.contiguous) + " channels_last=" + render(o.channels_last) +
          " channels_last_3d=" + render(o.channels_last_3d) +
@@ -153,6 +159,7 @@ class Comparer {
       emit(step, v, "offset", std::to_string(a.offset), std::to_string(b.offset), Severity::Minor);
     }
     if (a.alias_of != b.alias_of) return major("alias", render_alias(a), render_alias(b));
+    if (a.is_view != b.is_view || a.base != b.base) return major("view", render_view(a), render_view(b));
     if (a.version != b.version) return major("version", std::to_string(a.version), std::to_string(b.version));
     if (a.requires_grad != b.requires_grad)
       return major("requires_grad", render(a.requires_grad), render(b.requires_grad));

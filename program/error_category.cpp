@@ -25,6 +25,9 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"leaf Variable that requires grad is being used in an in-place operation", ErrorCategory::LeafInPlace},
     {"created in no_grad mode", ErrorCategory::ViewInPlace},
     {"is a view and is being modified inplace", ErrorCategory::ViewInPlace},
+    {"function that returns multiple views", ErrorCategory::ViewInPlace},  // grad_fn of a rebased multi-output view
+    {"support the deepcopy protocol", ErrorCategory::DeepcopyNonLeaf},
+    {"invalid gradient at index", ErrorCategory::Shape},                   // backward(gradient) of another shape
     {"does not require grad and does not have a grad_fn", ErrorCategory::NoGradFn},
     {"grad can be implicitly created only for scalar outputs", ErrorCategory::NonScalarBackward},
     {"can only change requires_grad flags of leaf variables", ErrorCategory::RequiresGradFlag},
@@ -37,6 +40,8 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"Dimension out of range", ErrorCategory::IndexRange},
     {"out of range", ErrorCategory::IndexRange},
     {"dimension specified as 0 but tensor has no dimensions", ErrorCategory::IndexRange},
+    {"Dimension specified as 0 but tensor has no dimensions", ErrorCategory::IndexRange},  // unbind
+    {"expects at least a 1-dimensional tensor", ErrorCategory::IndexRange},                // split, chunk
     {"cannot be applied to a 0-dim tensor", ErrorCategory::IndexRange},
     {"appears multiple times in the list of dims", ErrorCategory::IndexRange},
     {"repeated dim", ErrorCategory::IndexRange},
@@ -54,7 +59,26 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"could not infer output dtype", ErrorCategory::DType},
     {"not implemented for 'Bool'", ErrorCategory::DType},
     {"not implemented for 'Long'", ErrorCategory::DType},
+    {"Boolean inputs not supported", ErrorCategory::DType},               // relu
+    {"expected scalar type", ErrorCategory::DType},
+    {"to have same dtype", ErrorCategory::DType},                          // dot                        // mm/matmul operands of two dtypes
     {"must match the size of tensor", ErrorCategory::Shape},
+    {"shapes cannot be multiplied", ErrorCategory::Shape},
+    {"must be a matrix", ErrorCategory::Shape},
+    {"need to be at least 1D", ErrorCategory::Shape},
+    {"size mismatch", ErrorCategory::Shape},                               // mv
+    {"inconsistent tensor size", ErrorCategory::Shape},                    // dot
+    {"to have the same number of elements", ErrorCategory::Shape},
+    {"batch1 and batch2", ErrorCategory::Shape},
+    {"Expected size for first two dimensions of batch2 tensor", ErrorCategory::Shape},
+    {"expects a tensor with <= 2 dimensions", ErrorCategory::Shape},       // t()
+    {"diagonal dimensions cannot be identical", ErrorCategory::Argument},
+    {"chunk expects `chunks` to be greater than 0", ErrorCategory::Argument},
+    {"split_size can only be 0 if dimension size is 0", ErrorCategory::Argument},
+    {"split expects split_size be non-negative", ErrorCategory::Argument},
+    {"At least one of 'min' or 'max' must not be None", ErrorCategory::Argument},
+    {"but must be > 0", ErrorCategory::Argument},                          // unfold step
+    {"maximum size for tensor at dimension", ErrorCategory::Argument},     // unfold window past the end
     {"doesn't match the broadcast shape", ErrorCategory::Shape},
     {"is invalid for input of size", ErrorCategory::Shape},
     {"must match the existing size", ErrorCategory::Shape},

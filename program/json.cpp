@@ -240,6 +240,12 @@ Scalar parse_scalar(const Obj& step, std::string_view key) {
   return out;
 }
 
+// clamp's bounds: null is Python's None.
+std::optional<Scalar> parse_optional_scalar(const Obj& step, std::string_view key) {
+  if (step.at(key).is_null()) return std::nullopt;
+  return parse_scalar(step, key);
+}
+
 json scalar_to_json(const Scalar& s) {
   json v;
   switch (s.kind) {
@@ -286,6 +292,13 @@ void write_attr(json& out, Attr a, const Attrs& at) {
     case Attr::Keepdim: out["keepdim"] = at.keepdim; break;
     case Attr::RetainGraph: out["retain_graph"] = at.retain_graph; break;
     case Attr::Seed: out["seed"] = uint64_to_json(at.seed); break;
+    case Attr::Offset: out["offset"] = at.offset; break;
+    case Attr::Min: out["min"] = at.min ? scalar_to_json(*at.min) : json(nullptr); break;
+    case Attr::Max: out["max"] = at.max ? scalar_to_json(*at.max) : json(nullptr); break;
+    case Attr::Size: out["size"] = at.size; break;
+    case Attr::Chunks: out["chunks"] = at.chunks; break;
+    case Attr::Copy: out["copy"] = at.copy; break;
+    case Attr::Memo: out["memo"] = at.memo; break;
   }
 }
 
@@ -338,6 +351,13 @@ void read_attr(const Obj& o, OpId op, Attr a, Attrs& at) {
     case Attr::Keepdim: at.keepdim = o.boolean("keepdim"); break;
     case Attr::RetainGraph: at.retain_graph = o.boolean("retain_graph"); break;
     case Attr::Seed: at.seed = parse_seed(o, "seed"); break;
+    case Attr::Offset: at.offset = o.int64("offset"); break;
+    case Attr::Min: at.min = parse_optional_scalar(o, "min"); break;
+    case Attr::Max: at.max = parse_optional_scalar(o, "max"); break;
+    case Attr::Size: at.size = o.int64("size"); break;
+    case Attr::Chunks: at.chunks = o.int64("chunks"); break;
+    case Attr::Copy: at.copy = o.boolean("copy"); break;
+    case Attr::Memo: at.memo = o.int64("memo"); break;
   }
 }
 
@@ -430,6 +450,8 @@ json obs_to_json(const TensorObs& o) {
           {"grad_fn", o.grad_fn},
           {"version", o.version},
           {"alias_of", o.alias_of},
+          {"is_view", o.is_view},
+          {"base", o.base},
           {"contiguous", o.contiguous},
           {"channels_last", o.channels_last},
           {"channels_last_3d", o.channels_last_3d},
@@ -467,6 +489,9 @@ TensorObs obs_from_json(const json& j, const std::string& where) {
   out.grad_fn = o.string("grad_fn");
   out.version = o.int64("version");
   out.alias_of = o.int32("alias_of");
+  // Absent in traces written before view identity was observed.
+  if (o.has("is_view")) out.is_view = o.boolean("is_view");
+  if (o.has("base")) out.base = o.int32("base");
   out.contiguous = o.boolean("contiguous");
   out.channels_last = o.boolean("channels_last");
   out.channels_last_3d = o.boolean("channels_last_3d");

@@ -253,16 +253,130 @@ Out neg_rule(Metas m, const Attrs&) {
   if (m[0].dtype == DType::Bool) return std::nullopt;
   return m[0];
 }
-Out exp_rule(Metas m, const Attrs&) {
-  Meta out = m[0];
-  if (!is_floating(out.dtype)) out.dtype = DType::Float32;
-  return out;
-}
 Out pow_rule(Metas m, const Attrs& a) {
   if (!is_floating(m[0].dtype) && a.scalar.kind != Scalar::Kind::Float && a.scalar.value < 0) return std::nullopt;
   Meta out = m[0];
   out.dtype = combine(m[0].dtype, scalar_dtype(a.scalar.kind));
   return out;
+}
+Out float_unary_rule(Metas m, const Attrs&) {  // exp, sigmoid, tanh: integral inputs give the default float
+  Meta out = m[0];
+  if (!is_floating(out.dtype)) out.dtype = DType::Float32;
+  return out;
+}
+Out no_bool_rule(Metas m, const Attrs&) {  // relu, abs: not defined for bool
+  if (m[0].dtype == DType::Bool) return std::nullopt;
+  return m[0];
+}
+// clamp's bounds are wrapped numbers in type promotion; clamp of a bool result is not defined.
+Out clamp_rule(Metas m, const Attrs& a) {
+  if (!a.min && !a.max) return std::nullopt;
+  Meta out = m[0];
+  for (const auto& b : {a.min, a.max})
+    if (b) out.dtype = combine(out.dtype, scalar_dtype(b->kind));
+  if (out.dtype == DType::Bool) return std::nullopt;
+  return out;
+}
+// mm and matmul do not promote: both operands have one dtype, and bool has no kernel.
+Out mm_rule(Metas m, const Attrs&) {
+  const auto &a = m[0].sizes, &b = m[1].sizes;
+  if (a.size() != 2 || b.size() != 2 || a[1] != b[0]) return std::nullopt;
+  if (m[0].dtype != m[1].dtype || m[0].dtype == DType::Bool) return std::nullopt;
+  return Meta{{a[0], b[1]}, m[0].dtype, m[0].requires_grad || m[1].requires_grad};
+}
+Out matmul_rule(Metas m, const Attrs&) {
+  auto a = m[0].sizes, b = m[1].sizes;
+  if (a.empty() || b.empty()) return std::nullopt;
+  if (m[0].dtype != m[1].dtype || m[0].dtype == DType::Bool) return std::nullopt;
+  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
+  if (a_vec) a.insert(a.begin(), 1);
+  if (b_vec) b.push_back(1);
+  if (a.back() != b[b.size() - 2]) return std::nullopt;
+  auto batch = broadcast({a.begin(), a.end() - 2}, {b.begin(), b.end() - 2});
+  if (!batch) return std::nullopt;
+  std::vector<std::int64_t> out = *batch;
+  if (!a_vec) out.push_back(a[a.size() - 2]);
+  if (!b_vec) out.push_back(b.back());
+  return Meta{out, m[0].dtype, m[0].requires_grad || m[1].requires_grad};
+}
+Out diagonal_rule(Metas m, const Attrs& a) {
+  const std::size_t n = m[0].sizes.size();
+  if (n < 2) return std::nullopt;
+  auto d1 = wrap_dim(a.dim, n), d2 = wrap_dim(a.dim1, n);
+  if (!d1 || !d2 || *d1 == *d2) return std::nullopt;
+  std::int64_t s1 = m[0].sizes[*d1], s2 = m[0].sizes[*d2];
+  std::int64_t len = a.offset >= 0 ? std::min(s1, s2 - a.offset) : std::min(s1 + a.offset, s2);
+  Meta out = m[0];
+  out.sizes.clear();
+  for (std::size_t i = 0; i < n; ++i)
+    if (static_cast<std::int64_t>(i) != *d1 && static_cast<std::int64_t>(i) != *d2) out.sizes.push_back(m[0].sizes[i]);
+  out.sizes.push_back(std::max<std::int64_t>(len, 0));
+  return out;
+}
+Out t_rule(Metas m, const Attrs&) {
+  if (m[0].sizes.size() > 2) return std::nullopt;
+  Meta out = m[0];
+  std::reverse(out.sizes.begin(), out.sizes.end());
+  return out;
+}
+Out unfold_rule(Metas m, const Attrs& a) {
+  if (m[0].sizes.empty() || a.step <= 0 || a.size < 0) return std::nullopt;
+  auto d = wrap_dim(a.dim, m[0].sizes.size());
+  if (!d) return std::nullopt;
+  const std::int64_t n = m[0].sizes[*d];
+  if (a.size > n) return std::nullopt;
+  Meta out = m[0];
+  out.sizes[*d] = (n - a.size) / a.step + 1;
+  out.sizes.push_back(a.size);
+  return out;
+}
+// The multi-output views keep output `index`; the number of outputs follows LibTorch's split rules.
+Out pick_output(Metas m, const Attrs& a, std::int64_t piece, std::int64_t count) {
+  auto d = wrap_dim(a.dim, m[0].sizes.size());
+  if (m[0].sizes.empty() || !d || a.index < 0 || a.index >= count) return std::nullopt;
+  Meta out = m[0];
+  const std::int64_t n = m[0].sizes[*d];
+  out.sizes[*d] = std::clamp<std::int64_t>(n - a.index * piece, 0, piece);
+  return out;
+}
+Out unbind_rule(Metas m, const Attrs& a) {
+  auto d = wrap_dim(a.dim, m[0].sizes.size());
+  if (m[0].sizes.empty() || !d) return std::nullopt;
+  const std::int64_t n = m[0].sizes[*d];
+  if (a.index < 0 || a.index >= n) return std::nullopt;
+  Meta out = m[0];
+  out.sizes.erase(out.sizes.begin() + *d);
+  return out;
+}
+Out split_rule(Metas m, const Attrs& a) {
+  auto d = wrap_dim(a.dim, m[0].sizes.size());
+  if (m[0].sizes.empty() || !d || a.size < 0) return std::nullopt;
+  const std::int64_t n = m[0].sizes[*d];
+  if (a.size == 0 && n != 0) return std::nullopt;
+  const std::int64_t count = a.size == 0 ? 1 : std::max<std::int64_t>((n + a.size - 1) / a.size, 1);
+  return pick_output(m, a, a.size, count);
+}
+Out chunk_rule(Metas m, const Attrs& a) {
+  auto d = wrap_dim(a.dim, m[0].sizes.size());
+  if (m[0].sizes.empty() || !d || a.chunks <= 0) return std::nullopt;
+  const std::int64_t n = m[0].sizes[*d];
+  const std::int64_t piece = (n + a.chunks - 1) / a.chunks;
+  // An empty dim is split into `chunks` empty pieces (split_with_sizes), any other into ceil(n / piece).
+  const std::int64_t count = n == 0 ? a.chunks : (n + piece - 1) / piece;
+  return pick_output(m, a, piece, count);
+}
+Out data_rule(Metas m, const Attrs&) { return Meta{m[0].sizes, m[0].dtype, false}; }
+Out to_rule(Metas m, const Attrs& a) {
+  if (a.dtype == m[0].dtype && !a.copy) return m[0];
+  return Meta{m[0].sizes, a.dtype, m[0].requires_grad && is_floating(a.dtype)};
+}
+Out deepcopy_rule(Metas m, const Attrs&) { return m[0]; }  // non-leaves raise: the generator's state knows
+Out backward_grad_rule(Metas m, const Attrs&) {
+  if (!m[0].requires_grad) return std::nullopt;
+  // The gradient is summed down to the root's shape when the root's shape broadcasts to it.
+  auto b = broadcast(m[0].sizes, m[1].sizes);
+  if (!b || *b != m[1].sizes) return std::nullopt;
+  return Meta{};
 }
 Out reduce_rule(bool mean, Metas m, const Attrs& a, bool with_dims) {
   if (mean && !is_floating(m[0].dtype)) return std::nullopt;
@@ -307,6 +421,12 @@ Out add_s__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::AddScalar, 
 Out sub_s__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::SubScalar, m, a); }
 Out mul_s__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::MulScalar, m, a); }
 Out div_s__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::DivScalar, m, a); }
+Out exp__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Exp, m, a); }
+Out sigmoid__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Sigmoid, m, a); }
+Out tanh__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Tanh, m, a); }
+Out relu__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Relu, m, a); }
+Out abs__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Abs, m, a); }
+Out clamp__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Clamp, m, a); }
 Out same_rule(Metas m, const Attrs&) { return m[0]; }
 Out backward_rule(Metas m, const Attrs&) {
   if (!m[0].requires_grad || m[0].numel() != 1) return std::nullopt;
@@ -362,6 +482,14 @@ std::vector<OpSpec> build_table() {
     {OpId::Detach, "detach", OpKind::Copy, 1, {}, kNone, 6, "{0}.detach()", "{0}.detach()", detach_rule},
     {OpId::Detach_, "detach_", OpKind::Copy, 1, {}, kMutates, 2, "{0}.detach_()", "{0}.detach_()", detach_rule},
     {OpId::Copy_, "copy_", OpKind::InPlace, 2, {}, kInPlace, 6, "{0}.copy_({1})", "{0}.copy_({1})", copy_rule},
+    {OpId::Data, "data", OpKind::Copy, 1, {}, kNone, 3, "{0}.variable_data()", "{0}.data", data_rule},
+    {OpId::To, "to", OpKind::Copy, 1, {A::DType, A::Copy}, kNone, 4,
+     "{0}.to({dtype}, false, {copy})", "{0}.to({dtype}, copy={copy})", to_rule},
+    {OpId::NewTensor, "new_tensor", OpKind::Copy, 1, {}, kNone, 3,
+     "{0}.detach().to({0}.scalar_type(), false, true)", "{0}.new_tensor({0})", data_rule},
+    // The C++ side follows Python's Tensor.__deepcopy__ with LibTorch calls (parity_deepcopy in the repro).
+    {OpId::Deepcopy, "deepcopy", OpKind::Copy, 1, {A::Memo}, kNone, 4,
+     "parity_deepcopy({0}, memo{memo})", "copy.deepcopy({0}, memo{memo})", deepcopy_rule},
 
     {OpId::View, "view", OpKind::View, 1, {A::ViewSizes}, kNone, 5, "{0}.view({sizes})", "{0}.view({sizes})", view_rule},
     {OpId::Reshape, "reshape", OpKind::View, 1, {A::ViewSizes}, kNone, 5, "{0}.reshape({sizes})", "{0}.reshape({sizes})", view_rule},
@@ -380,6 +508,17 @@ std::vector<OpSpec> build_table() {
     {OpId::Unsqueeze, "unsqueeze", OpKind::View, 1, {A::Dim}, kNone, 3, "{0}.unsqueeze({dim})", "{0}.unsqueeze({dim})", unsqueeze_rule},
     {OpId::AsStrided, "as_strided", OpKind::View, 1, {A::Strided}, kNone, 2,
      "{0}.as_strided({sizes}, {strides}, {offset})", "{0}.as_strided({sizes}, {strides}, {offset})", as_strided_rule},
+    {OpId::Diagonal, "diagonal", OpKind::View, 1, {A::Offset, A::Dim, A::Dim1}, kNone, 3,
+     "{0}.diagonal({offset}, {dim}, {dim1})", "{0}.diagonal({offset}, {dim}, {dim1})", diagonal_rule},
+    {OpId::T, "t", OpKind::View, 1, {}, kNone, 3, "{0}.t()", "{0}.t()", t_rule},
+    {OpId::Unfold, "unfold", OpKind::View, 1, {A::Dim, A::Size, A::Step}, kNone, 2,
+     "{0}.unfold({dim}, {size}, {step})", "{0}.unfold({dim}, {size}, {step})", unfold_rule},
+    {OpId::Unbind, "unbind", OpKind::View, 1, {A::Dim, A::Index}, kNone, 3,
+     "{0}.unbind({dim})[{index}]", "{0}.unbind({dim})[{index}]", unbind_rule},
+    {OpId::Split, "split", OpKind::View, 1, {A::Dim, A::Size, A::Index}, kNone, 3,
+     "{0}.split({size}, {dim})[{index}]", "{0}.split({size}, {dim})[{index}]", split_rule},
+    {OpId::Chunk, "chunk", OpKind::View, 1, {A::Dim, A::Chunks, A::Index}, kNone, 3,
+     "{0}.chunk({chunks}, {dim})[{index}]", "{0}.chunk({chunks}, {dim})[{index}]", chunk_rule},
 
     {OpId::Add, "add", OpKind::Arithmetic, 2, {}, kNone, 8, "{0}.add({1})", "{0}.add({1})", add_rule},
     {OpId::Sub, "sub", OpKind::Arithmetic, 2, {}, kNone, 5, "{0}.sub({1})", "{0}.sub({1})", sub_rule},
@@ -391,7 +530,15 @@ std::vector<OpSpec> build_table() {
     {OpId::DivScalar, "div_scalar", OpKind::Arithmetic, 1, {A::Scalar}, kNone, 2, "{0}.div({scalar})", "{0}.div({scalar})", div_s_rule},
     {OpId::Neg, "neg", OpKind::Arithmetic, 1, {}, kNone, 3, "{0}.neg()", "{0}.neg()", neg_rule},
     {OpId::Pow, "pow", OpKind::Arithmetic, 1, {A::Scalar}, kNone, 5, "{0}.pow({scalar})", "{0}.pow({scalar})", pow_rule},
-    {OpId::Exp, "exp", OpKind::Arithmetic, 1, {}, kNone, 5, "{0}.exp()", "{0}.exp()", exp_rule},
+    {OpId::Exp, "exp", OpKind::Arithmetic, 1, {}, kNone, 5, "{0}.exp()", "{0}.exp()", float_unary_rule},
+    {OpId::Sigmoid, "sigmoid", OpKind::Arithmetic, 1, {}, kNone, 4, "{0}.sigmoid()", "{0}.sigmoid()", float_unary_rule},
+    {OpId::Tanh, "tanh", OpKind::Arithmetic, 1, {}, kNone, 4, "{0}.tanh()", "{0}.tanh()", float_unary_rule},
+    {OpId::Relu, "relu", OpKind::Arithmetic, 1, {}, kNone, 4, "{0}.relu()", "{0}.relu()", no_bool_rule},
+    {OpId::Abs, "abs", OpKind::Arithmetic, 1, {}, kNone, 3, "{0}.abs()", "{0}.abs()", no_bool_rule},
+    {OpId::Clamp, "clamp", OpKind::Arithmetic, 1, {A::Min, A::Max}, kNone, 3,
+     "{0}.clamp({min}, {max})", "{0}.clamp({min}, {max})", clamp_rule},
+    {OpId::Mm, "mm", OpKind::Arithmetic, 2, {}, kNone, 3, "{0}.mm({1})", "{0}.mm({1})", mm_rule},
+    {OpId::Matmul, "matmul", OpKind::Arithmetic, 2, {}, kNone, 4, "{0}.matmul({1})", "{0}.matmul({1})", matmul_rule},
     {OpId::Sum, "sum", OpKind::Reduction, 1, {}, kNone, 8, "{0}.sum()", "{0}.sum()", sum_rule},
     {OpId::SumDims, "sum_dims", OpKind::Reduction, 1, {A::Dims, A::Keepdim}, kNone, 3,
      "{0}.sum({dims}, {keepdim})", "{0}.sum({dims}, keepdim={keepdim})", sum_dims_rule},
@@ -409,9 +556,18 @@ std::vector<OpSpec> build_table() {
     {OpId::DivScalar_, "div_scalar_", OpKind::InPlace, 1, {A::Scalar}, kInPlace, 2, "{0}.div_({scalar})", "{0}.div_({scalar})", div_s__rule},
     {OpId::Zero_, "zero_", OpKind::InPlace, 1, {}, kInPlace, 3, "{0}.zero_()", "{0}.zero_()", same_rule},
     {OpId::Fill_, "fill_", OpKind::InPlace, 1, {A::Scalar}, kInPlace, 3, "{0}.fill_({scalar})", "{0}.fill_({scalar})", same_rule},
+    {OpId::Exp_, "exp_", OpKind::InPlace, 1, {}, kInPlace, 2, "{0}.exp_()", "{0}.exp_()", exp__rule},
+    {OpId::Sigmoid_, "sigmoid_", OpKind::InPlace, 1, {}, kInPlace, 2, "{0}.sigmoid_()", "{0}.sigmoid_()", sigmoid__rule},
+    {OpId::Tanh_, "tanh_", OpKind::InPlace, 1, {}, kInPlace, 2, "{0}.tanh_()", "{0}.tanh_()", tanh__rule},
+    {OpId::Relu_, "relu_", OpKind::InPlace, 1, {}, kInPlace, 2, "{0}.relu_()", "{0}.relu_()", relu__rule},
+    {OpId::Abs_, "abs_", OpKind::InPlace, 1, {}, kInPlace, 2, "{0}.abs_()", "{0}.abs_()", abs__rule},
+    {OpId::Clamp_, "clamp_", OpKind::InPlace, 1, {A::Min, A::Max}, kInPlace, 2,
+     "{0}.clamp_({min}, {max})", "{0}.clamp_({min}, {max})", clamp__rule},
 
     {OpId::Backward, "backward", OpKind::Autograd, 1, {A::RetainGraph}, kMutates | kNoValue | kBackward, 10,
      "{0}.backward(torch::Tensor(), {retain_graph})", "{0}.backward(retain_graph={retain_graph})", backward_rule},
+    {OpId::BackwardGrad, "backward_grad", OpKind::Autograd, 2, {A::RetainGraph}, kMutates | kNoValue | kBackward, 4,
+     "{0}.backward({1}, {retain_graph})", "{0}.backward({1}, retain_graph={retain_graph})", backward_grad_rule},
     {OpId::RetainGrad, "retain_grad", OpKind::Autograd, 1, {}, kMutates | kNoValue, 3,
      "{0}.retain_grad()", "{0}.retain_grad()", retain_grad_rule},
     {OpId::RequiresGrad_, "requires_grad_", OpKind::Autograd, 1, {A::RequiresGrad}, kMutates, 3,
@@ -465,6 +621,13 @@ std::string_view attr_name(Attr a) {
     case Attr::Keepdim: return "keepdim";
     case Attr::RetainGraph: return "retain_graph";
     case Attr::Seed: return "seed";
+    case Attr::Offset: return "offset";
+    case Attr::Min: return "min";
+    case Attr::Max: return "max";
+    case Attr::Size: return "size";
+    case Attr::Chunks: return "chunks";
+    case Attr::Copy: return "copy";
+    case Attr::Memo: return "memo";
   }
   return "?";
 }

@@ -16,18 +16,23 @@ namespace parity::program {
   X(Rand) X(Zeros) X(Ones) X(Full) X(Arange) X(Empty)                                  \
   X(EmptyLike) X(ZerosLike)                                                            \
   /* copies */                                                                         \
-  X(Clone) X(Contiguous) X(Detach) X(Detach_) X(Copy_)                                 \
+  X(Clone) X(Contiguous) X(Detach) X(Detach_) X(Copy_) X(Data) X(To) X(NewTensor)      \
+  X(Deepcopy)                                                                          \
   /* views */                                                                          \
   X(View) X(Reshape) X(Transpose) X(Permute) X(Slice) X(Select) X(Narrow) X(Expand)    \
-  X(Squeeze) X(SqueezeDim) X(Unsqueeze) X(AsStrided)                                   \
+  X(Squeeze) X(SqueezeDim) X(Unsqueeze) X(AsStrided) X(Diagonal) X(T) X(Unfold)        \
+  /* multi-output views: the step keeps output `index` */                              \
+  X(Unbind) X(Split) X(Chunk)                                                          \
   /* arithmetic */                                                                     \
   X(Add) X(Sub) X(Mul) X(Div) X(AddScalar) X(SubScalar) X(MulScalar) X(DivScalar)      \
-  X(Neg) X(Pow) X(Exp) X(Sum) X(SumDims) X(Mean) X(MeanDims)                           \
+  X(Neg) X(Pow) X(Exp) X(Sigmoid) X(Tanh) X(Relu) X(Abs) X(Clamp) X(Mm) X(Matmul)     \
+  X(Sum) X(SumDims) X(Mean) X(MeanDims)                                                \
   /* in place */                                                                       \
   X(Add_) X(Sub_) X(Mul_) X(Div_) X(AddScalar_) X(SubScalar_) X(MulScalar_)            \
-  X(DivScalar_) X(Zero_) X(Fill_)                                                      \
+  X(DivScalar_) X(Zero_) X(Fill_) X(Exp_) X(Sigmoid_) X(Tanh_) X(Relu_) X(Abs_)        \
+  X(Clamp_)                                                                            \
   /* autograd */                                                                       \
-  X(Backward) X(RetainGrad) X(RequiresGrad_)
+  X(Backward) X(BackwardGrad) X(RetainGrad) X(RequiresGrad_)
 
 enum class OpId : std::uint8_t {
 #define PARITY_ENUM(name) name,
@@ -43,7 +48,11 @@ enum class Attr : std::uint8_t {
   Strided,      // sizes + strides + offset of a fresh storage (rand) or within operand 0's storage (as_strided)
   Dims,         // permutation (permute) or subset (reductions) of operand 0's dims
   Dim, Dim1, Start, End, Step, Index, Length,
-  Scalar, MemoryFormat, DType, RequiresGrad, Keepdim, RetainGraph, Seed
+  Scalar, MemoryFormat, DType, RequiresGrad, Keepdim, RetainGraph, Seed,
+  Offset,       // diagonal's offset (Attrs::offset)
+  Min, Max,     // clamp bounds, each optional
+  Size,         // unfold window, split size
+  Chunks, Copy, Memo
 };
 
 enum class OpKind : std::uint8_t { Factory, Copy, View, Arithmetic, Reduction, InPlace, Autograd };

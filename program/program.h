@@ -2,6 +2,7 @@
 // Step i produces value i (or no value: backward, retain_grad, or a step that raised).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ struct Attrs {
   std::int64_t index = 0;
   std::int64_t length = 0;
   Scalar scalar;
+  std::optional<Scalar> min, max;  // clamp bounds; nullopt is Python's None
+  std::int64_t size = 1;           // unfold window, split size
+  std::int64_t chunks = 1;
+  bool copy = false;               // to(..., copy=)
+  std::int64_t memo = 0;           // deepcopy: steps with one memo are one copy.deepcopy call
   MemoryFormat memory_format = MemoryFormat::Preserve;
   DType dtype = DType::Float32;
   bool requires_grad = false;

@@ -1,5 +1,6 @@
 #include "program/repro.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -99,6 +100,16 @@ std::string placeholder(std::string_view name, const Step& step, Lang lang) {
   if (name == "index") return std::to_string(a.index);
   if (name == "length") return std::to_string(a.length);
   if (name == "scalar") return scalar_literal(a.scalar, lang);
+  if (name == "min" || name == "max") {
+    const auto& bound = name == "min" ? a.min : a.max;
+    // A typed optional in C++: clamp(nullopt, nullopt) and clamp(int, nullopt) are ambiguous overloads.
+    if (lang == Lang::Python) return bound ? scalar_literal(*bound, lang) : "None";
+    return "c10::optional<c10::Scalar>(" + (bound ? scalar_literal(*bound, lang) : std::string()) + ")";
+  }
+  if (name == "size") return std::to_string(a.size);
+  if (name == "chunks") return std::to_string(a.chunks);
+  if (name == "copy") return bool_literal(a.copy, lang);
+  if (name == "memo") return std::to_string(a.memo);
   if (name == "dtype") return dtype_literal(a.dtype, lang);
   if (name == "memory_format") return memory_format_literal(a.memory_format, lang);
   if (name == "requires_grad") return bool_literal(a.requires_grad, lang);
@@ -166,6 +177,36 @@ constexpr std::string_view kCppPrelude = R"(// parity repro (LibTorch C++). Buil
 
 #include <iostream>
 #include <limits>
+#include <map>
+
+// copy.deepcopy as Python's Tensor.__deepcopy__ does it, in LibTorch calls: leaves only; the whole storage is
+// copied once per memo (one memo is one copy.deepcopy call), offset and strides are kept, requires_grad and
+// .grad follow.
+struct DeepcopyMemo {
+  std::map<const void*, torch::Tensor> storages, tensors;
+};
+
+static torch::Tensor parity_deepcopy(const torch::Tensor& x, DeepcopyMemo& memo) {
+  TORCH_CHECK(x.is_leaf(),
+              "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment");
+  if (auto known = memo.tensors.find(x.unsafeGetTensorImpl()); known != memo.tensors.end()) return known->second;
+  torch::Tensor copy;
+  {
+    torch::NoGradGuard no_grad;
+    const void* key = x.storage().unsafeGetStorageImpl();
+    auto storage = memo.storages.find(key);
+    if (storage == memo.storages.end()) {
+      const auto numel = static_cast<int64_t>(x.storage().nbytes() / x.element_size());
+      torch::Tensor whole = torch::empty({0}, x.options()).set_(x.storage(), 0, {numel}, {1});
+      storage = memo.storages.emplace(key, whole.clone()).first;
+    }
+    copy = torch::empty({0}, x.options()).set_(storage->second.storage(), x.storage_offset(), x.sizes(), x.strides());
+    copy.requires_grad_(x.requires_grad());
+    if (x.grad().defined()) copy.mutable_grad() = parity_deepcopy(x.grad(), memo);
+  }
+  memo.tensors.emplace(x.unsafeGetTensorImpl(), copy);
+  return copy;
+}
 
 static void show(const char* name, const torch::Tensor& t) {
   if (!t.defined()) {
@@ -195,6 +236,8 @@ int main() {
 )";
 
 constexpr std::string_view kPythonPrelude = R"(# parity repro (PyTorch). Run: python3 repro.py
+import copy
+
 import torch
 
 
@@ -213,11 +256,21 @@ def show(name, t):
 
 )";
 
+// The memos of the program's deepcopy steps (each one copy.deepcopy call), in first-use order.
+std::vector<std::int64_t> deepcopy_memos(const Program& p) {
+  std::vector<std::int64_t> memos;
+  for (const Step& s : p.steps)
+    if (s.op == OpId::Deepcopy && std::find(memos.begin(), memos.end(), s.attrs.memo) == memos.end())
+      memos.push_back(s.attrs.memo);
+  return memos;
+}
+
 }  // namespace
 
 std::string cpp_repro(const Program& p, const Trace* oracle) {
   std::ostringstream out;
   out << kCppPrelude;
+  for (auto memo : deepcopy_memos(p)) out << "  DeepcopyMemo memo" << memo << ";\n";
   std::vector<int> shown;
   for (std::size_t idx = 0; idx < p.steps.size(); ++idx) {
     const Step& step = p.steps[idx];
@@ -260,6 +313,7 @@ std::string cpp_repro(const Program& p, const Trace* oracle) {
 std::string python_repro(const Program& p, const Trace* oracle) {
   std::ostringstream out;
   out << kPythonPrelude;
+  for (auto memo : deepcopy_memos(p)) out << "memo" << memo << " = {}\n";
   std::vector<int> shown;
   for (std::size_t idx = 0; idx < p.steps.size(); ++idx) {
     const Step& step = p.steps[idx];

@@ -86,6 +86,17 @@ void observe(Session& session, const Taint& taint, int upto, int id, bool with_g
       obs.alias_of = j;
       break;
     }
+  const void* base = session.base_key(id);
+  obs.is_view = base != nullptr;
+  obs.base = -1;
+  if (base) {
+    obs.base = kBaseNotAValue;
+    for (int j = 0; j <= upto; ++j)
+      if (session.has_value(j) && session.tensor_key(j) == base) {
+        obs.base = j;
+        break;
+      }
+  }
   out.observed.push_back(std::move(obs));
 }
 

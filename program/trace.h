@@ -31,6 +31,10 @@ struct TensorObs {
   std::string grad_fn;  // "" when none
   std::int64_t version = 0;
   int alias_of = -1;    // smallest live value id sharing this storage (itself when none earlier)
+  // Autograd view identity (`_is_view()`, `_base`): base is the live value id of the view's base, kBaseNotAValue
+  // when the base is a tensor the program never named (made inside an op), -1 when not a view.
+  bool is_view = false;
+  int base = -1;
   bool contiguous = false, channels_last = false, channels_last_3d = false, non_overlapping_dense = false;
   bool values_defined = true;  // false for uninitialised memory (empty, empty_like)
   std::vector<double> values;  // logical row-major order
@@ -52,6 +56,8 @@ struct Trace {
   std::vector<StepObs> steps;
   bool operator==(const Trace&) const = default;
 };
+
+inline constexpr int kBaseNotAValue = -2;
 
 std::string_view to_string(StepObs::Status);
 

@@ -98,7 +98,9 @@ TEST(GeneratorTest, ShrinksAreSmallerWellFormedAndDeterministic) {
     Program p = program_for(seed);
     auto candidates = shrink_candidates(p);
     EXPECT_EQ(candidates, shrink_candidates(p)) << "seed " << seed;
-    if (p.steps.size() > 1) EXPECT_FALSE(candidates.empty());
+    if (p.steps.size() > 1) {
+      EXPECT_FALSE(candidates.empty());
+    }
     for (const auto& c : candidates) {
       std::string why;
       ASSERT_TRUE(well_formed(c, &why)) << why << "\nfrom\n" << describe(p) << "shrunk to\n" << describe(c);
@@ -211,7 +213,9 @@ TEST(LayoutTest, ViewsStayInsideTheirStorage) {
     std::int64_t n = rng.range(0, 60);
     Layout l = random_view_within(rng, n);
     ASSERT_LE(program::storage_extent(l.sizes, l.strides, l.offset), std::max<std::int64_t>(n, l.offset));
-    if (n > 0) ASSERT_LE(program::storage_extent(l.sizes, l.strides, l.offset), n);
+    if (n > 0) {
+      ASSERT_LE(program::storage_extent(l.sizes, l.strides, l.offset), n);
+    }
   }
 }
 

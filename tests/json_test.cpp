@@ -34,6 +34,13 @@ Attrs attrs_for(const OpSpec& op) {
       case Attr::Keepdim: a.keepdim = true; break;
       case Attr::RetainGraph: a.retain_graph = true; break;
       case Attr::Seed: a.seed = 12345; break;
+      case Attr::Offset: a.offset = -1; break;
+      case Attr::Min: a.min = Scalar{Scalar::Kind::Int, 2}; break;  // max stays None: null round-trips
+      case Attr::Max: break;
+      case Attr::Size: a.size = 3; break;
+      case Attr::Chunks: a.chunks = 2; break;
+      case Attr::Copy: a.copy = true; break;
+      case Attr::Memo: a.memo = 7; break;
     }
   }
   return a;

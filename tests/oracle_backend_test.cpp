@@ -576,6 +576,43 @@ TEST(OracleBackend, EveryOpRuns) {
   for (OpId op : {OpId::AddScalar_, OpId::SubScalar_, OpId::MulScalar_, OpId::DivScalar_, OpId::Fill_})
     with(op, {w}, sc);
   with(OpId::Zero_, {d});
+  for (OpId op : {OpId::Sigmoid, OpId::Tanh, OpId::Relu, OpId::Abs, OpId::T}) with(op, {x});
+  Attrs cl;
+  cl.min = float_scalar(0.25);
+  with(OpId::Clamp, {x}, cl);
+  int xt = with(OpId::T, {x});
+  int mm = with(OpId::Mm, {x, xt});
+  int mv = with(OpId::Matmul, {x, with(OpId::Select, {xt}, se)});
+  Attrs dg;
+  dg.offset = 1;
+  dg.dim = 0;
+  dg.dim1 = 1;
+  with(OpId::Diagonal, {x}, dg);
+  Attrs uf;
+  uf.dim = 1;
+  uf.size = 2;
+  uf.step = 1;
+  int unf = with(OpId::Unfold, {x}, uf);
+  Attrs mo;
+  mo.dim = 1;
+  mo.index = 1;
+  mo.size = 2;
+  mo.chunks = 2;
+  for (OpId op : {OpId::Unbind, OpId::Split, OpId::Chunk}) with(op, {x}, mo);
+  with(OpId::Data, {x});
+  Attrs to;
+  to.dtype = DType::Float64;
+  to.copy = true;
+  with(OpId::To, {x}, to);
+  with(OpId::NewTensor, {x});
+  with(OpId::Deepcopy, {x});
+  int w2 = with(OpId::Clone, {x});
+  for (OpId op : {OpId::Exp_, OpId::Sigmoid_, OpId::Tanh_, OpId::Relu_, OpId::Abs_}) with(op, {w2});
+  with(OpId::Clamp_, {w2}, cl);
+  int mms = with(OpId::Sum, {mm});
+  Attrs gs;
+  gs.sizes = {4, 2};  // summed down to mv's shape [2]
+  with(OpId::BackwardGrad, {mv, with(OpId::Ones, {}, gs)});
   with(OpId::RetainGrad, {w});
   Attrs rq;
   rq.requires_grad = true;
@@ -591,6 +628,12 @@ TEST(OracleBackend, EveryOpRuns) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), op.id), seen.end()) << op.name << " not exercised";
 
   EXPECT_EQ(result(tr, e0).sizes, (std::vector<std::int64_t>{0, 3}));
+  EXPECT_EQ(result(tr, mm).sizes, (std::vector<std::int64_t>{2, 2}));
+  EXPECT_EQ(result(tr, mms).sizes, (std::vector<std::int64_t>{}));
+  EXPECT_EQ(result(tr, unf).sizes, (std::vector<std::int64_t>{2, 2, 2}));
+  EXPECT_EQ(result(tr, unf).strides, (std::vector<std::int64_t>{3, 1, 1}));
+  EXPECT_TRUE(result(tr, unf).is_view);
+  EXPECT_EQ(result(tr, unf).base, x);
   EXPECT_TRUE(result(tr, e0).values.empty());
   EXPECT_EQ(result(tr, ar).values, (std::vector<double>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(result(tr, ar).dtype, DType::Int64);

@@ -1,5 +1,6 @@
 #include "impl/backend/impl_backend.h"
 
+#include <map>
 #include <optional>
 
 #include "impl/autograd/grad_mode.h"
@@ -44,6 +45,8 @@ MemoryFormat to_impl(pg::MemoryFormat m) {
   return MemoryFormat::Preserve;
 }
 
+std::optional<Scalar> to_impl(const std::optional<pg::Scalar>& s);
+
 Scalar to_impl(const pg::Scalar& s) {
   switch (s.kind) {
     case pg::Scalar::Kind::Int: return {Scalar::Kind::Int, s.value};
@@ -51,6 +54,11 @@ Scalar to_impl(const pg::Scalar& s) {
     case pg::Scalar::Kind::Bool: return {Scalar::Kind::Bool, s.value};
   }
   return {};
+}
+
+std::optional<Scalar> to_impl(const std::optional<pg::Scalar>& s) {
+  if (!s) return std::nullopt;
+  return to_impl(*s);
 }
 
 pg::ErrorCategory to_program(ErrorKind k) {
@@ -124,6 +132,11 @@ class ImplSession final : public pg::Session {
   }
 
   const void* storage_key(int id) const override { return values_[id]->storage().key(); }
+  const void* tensor_key(int id) const override { return values_[id]->impl(); }
+  const void* base_key(int id) const override {
+    const auto* m = autograd::meta(*values_[id]);
+    return m && m->base ? m->base->impl() : nullptr;
+  }
 
  private:
   const Tensor& in(const pg::Step& s, std::size_t i) const { return *values_[s.inputs[i]]; }
@@ -153,6 +166,10 @@ class ImplSession final : public pg::Session {
       case OpId::Detach: return detach(in(s, 0));
       case OpId::Detach_: return detach_(in(s, 0));
       case OpId::Copy_: return copy_(in(s, 0), in(s, 1));
+      case OpId::Data: return variable_data(in(s, 0));
+      case OpId::To: return to(in(s, 0), to_impl(a.dtype), a.copy);
+      case OpId::NewTensor: return new_tensor(in(s, 0));
+      case OpId::Deepcopy: return deepcopy(in(s, 0), memos_[a.memo]);
       case OpId::View: return view(in(s, 0), a.sizes);
       case OpId::Reshape: return reshape(in(s, 0), a.sizes);
       case OpId::Transpose: return transpose(in(s, 0), a.dim, a.dim1);
@@ -165,6 +182,12 @@ class ImplSession final : public pg::Session {
       case OpId::SqueezeDim: return squeeze(in(s, 0), a.dim);
       case OpId::Unsqueeze: return unsqueeze(in(s, 0), a.dim);
       case OpId::AsStrided: return as_strided(in(s, 0), a.sizes, a.strides, a.offset);
+      case OpId::Diagonal: return diagonal(in(s, 0), a.offset, a.dim, a.dim1);
+      case OpId::T: return t(in(s, 0));
+      case OpId::Unfold: return unfold(in(s, 0), a.dim, a.size, a.step);
+      case OpId::Unbind: return pg::pick_output(unbind(in(s, 0), a.dim), a.index);
+      case OpId::Split: return pg::pick_output(split(in(s, 0), a.size, a.dim), a.index);
+      case OpId::Chunk: return pg::pick_output(chunk(in(s, 0), a.chunks, a.dim), a.index);
       case OpId::Add: return add(in(s, 0), in(s, 1));
       case OpId::Sub: return sub(in(s, 0), in(s, 1));
       case OpId::Mul: return mul(in(s, 0), in(s, 1));
@@ -176,6 +199,13 @@ class ImplSession final : public pg::Session {
       case OpId::Neg: return neg(in(s, 0));
       case OpId::Pow: return pow(in(s, 0), to_impl(a.scalar));
       case OpId::Exp: return exp(in(s, 0));
+      case OpId::Sigmoid: return sigmoid(in(s, 0));
+      case OpId::Tanh: return tanh(in(s, 0));
+      case OpId::Relu: return relu(in(s, 0));
+      case OpId::Abs: return abs(in(s, 0));
+      case OpId::Clamp: return clamp(in(s, 0), to_impl(a.min), to_impl(a.max));
+      case OpId::Mm: return mm(in(s, 0), in(s, 1));
+      case OpId::Matmul: return matmul(in(s, 0), in(s, 1));
       case OpId::Sum: return sum(in(s, 0));
       case OpId::SumDims: return sum(in(s, 0), a.dims, a.keepdim);
       case OpId::Mean: return mean(in(s, 0));
@@ -190,7 +220,14 @@ class ImplSession final : public pg::Session {
       case OpId::DivScalar_: return div_(in(s, 0), to_impl(a.scalar));
       case OpId::Zero_: return zero_(in(s, 0));
       case OpId::Fill_: return fill_(in(s, 0), to_impl(a.scalar));
+      case OpId::Exp_: return exp_(in(s, 0));
+      case OpId::Sigmoid_: return sigmoid_(in(s, 0));
+      case OpId::Tanh_: return tanh_(in(s, 0));
+      case OpId::Relu_: return relu_(in(s, 0));
+      case OpId::Abs_: return abs_(in(s, 0));
+      case OpId::Clamp_: return clamp_(in(s, 0), to_impl(a.min), to_impl(a.max));
       case OpId::Backward: backward(in(s, 0), a.retain_graph); return std::nullopt;
+      case OpId::BackwardGrad: backward(in(s, 0), a.retain_graph, in(s, 1)); return std::nullopt;
       case OpId::RetainGrad: retain_grad(in(s, 0)); return std::nullopt;
       case OpId::RequiresGrad_: return requires_grad_(in(s, 0), a.requires_grad);
     }
@@ -198,6 +235,7 @@ class ImplSession final : public pg::Session {
   }
 
   std::vector<std::optional<Tensor>> values_;
+  std::map<std::int64_t, DeepcopyMemo> memos_;  // one per copy.deepcopy call of the program
 };
 
 class ImplBackend final : public pg::Backend {
