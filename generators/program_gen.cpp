@@ -420,27 +420,35 @@ class Builder {
   }
 
   // Views, then in-place writes through them (scalar or tensor operands, possibly requiring grad).
+  // Writes through views of non-leaves rebase history (CopySlices); through views of leaves requiring grad and
+  // through outputs of multi-output views they raise. Another view of the same base, made before the write,
+  // has its grad_fn regenerated when observed after it.
   void recipe_view_write() {
     int x = -1;
-    if (rng_.chance(0.5)) {
+    const int from = rng_.below(5);
+    if (from < 2) {
       x = fresh(random_layout(rng_).sizes, floating(), false);
-    } else {
+    } else if (from < 4) {
       int leaf = rg_leaf();
       x = leaf < 0 ? -1 : emit(rng_.chance(0.5) ? OpId::MulScalar : OpId::Clone, {leaf});
+    } else {
+      x = rg_leaf();  // a leaf requiring grad: the write raises
     }
     if (x < 0) return;
     int v = view_of(x);
     if (rng_.chance(0.3)) v = view_of(v);
     if (!state_.live(v)) return;
+    if (rng_.chance(0.4)) view_of(x);  // a sibling view, observed after the write
+    if (rng_.chance(0.15)) emit(OpId::Detach, {v});
     if (rng_.chance(0.5)) {
-      write(v, true);
+      write(v, true, /*allow_raise=*/true);
     } else {
       const Meta vm = meta(v);
       int other = fresh(vm.sizes, program::is_floating(vm.dtype) ? floating() : vm.dtype,
                         program::is_floating(vm.dtype) && rng_.chance(0.5));
       if (other < 0) return;
       static const std::vector<OpId> binary = {OpId::Add_, OpId::Mul_, OpId::Sub_, OpId::Copy_};
-      if (emit(rng_.pick(binary), {v, other}) < 0) write(v, true);
+      if (emit(rng_.pick(binary), {v, other}, {}, true, /*allow_raise=*/true) < 0) write(v, true, true);
     }
     if (state_.live(x) && meta(x).requires_grad) {
       int s = reduce(x);
