@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -104,6 +105,31 @@ struct Fatal : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The coverage tags travel as one array of strings per dimension, checked by the parent (parse_coverage).
+struct TagField {
+  const char* key;
+  std::vector<std::string> program::CoverageTags::*tags;
+  const std::vector<std::string>& (*known)();
+};
+constexpr TagField kTagFields[] = {
+    {"layouts", &program::CoverageTags::layouts, program::layout_kinds},
+    {"memory_formats", &program::CoverageTags::memory_formats, program::memory_format_names},
+    {"situations", &program::CoverageTags::situations, program::all_situations},
+};
+
+json coverage_to_json(const program::Program& program, const program::Trace& oracle) {
+  program::CoverageTags tags;
+  try {
+    tags = program::coverage_tags(program, oracle);
+  } catch (const std::exception& e) {
+    // coverage_tags is meant to be total: this is a bug in parity, and the campaign cannot count without it.
+    throw Fatal(std::string("computing what a case covered failed (a bug in program/coverage.cpp): ") + e.what());
+  }
+  json out = json::object();
+  for (const auto& f : kTagFields) out[f.key] = tags.*f.tags;
+  return out;
+}
+
 json run_in_child(const program::Program& program, bool want_traces, Progress* progress) {
   progress->phase = kStarting;
   auto impl = impl::make_impl_backend();
@@ -131,6 +157,7 @@ json run_in_child(const program::Program& program, bool want_traces, Progress* p
   auto d = program::compare(traces[0], traces[1]);
   result["divergence"] = d ? program::to_json(*d) : json(nullptr);
   result["steps"] = outcomes_to_json(traces[0], traces[1]);
+  result["coverage"] = coverage_to_json(program, traces[1]);
   if (want_traces || d) {
     result["impl"] = program::to_json(traces[0]);
     result["oracle"] = program::to_json(traces[1]);
@@ -204,7 +231,34 @@ ErrorCategory parse_category(const json& j) {
   return *c;
 }
 
-void parse_result(const std::string& text, Evaluation& out) {
+// The most tags a case can carry in each dimension: a layout kind and "offset" per operand of each step, a
+// format per step, each situation once. More means the result is not what this binary's child wrote.
+std::size_t max_tags(const TagField& f, const program::Program& program) {
+  if (f.tags == &program::CoverageTags::situations) return program::all_situations().size();
+  std::size_t operands = 0;
+  for (const auto& s : program.steps) operands += s.inputs.size();
+  return f.tags == &program::CoverageTags::layouts ? 2 * operands : program.steps.size();
+}
+
+program::CoverageTags parse_coverage(const json& j, const program::Program& program) {
+  if (!j.is_object()) throw program::JsonError("coverage is not an object");
+  program::CoverageTags tags;
+  for (const auto& f : kTagFields) {
+    const json& a = j.at(f.key);
+    if (!a.is_array() || a.size() > max_tags(f, program))
+      throw program::JsonError(std::string("coverage.") + f.key + " is not an array of at most " +
+                               std::to_string(max_tags(f, program)) + " tags");
+    const auto& known = f.known();
+    for (const json& t : a) {
+      if (!t.is_string() || std::find(known.begin(), known.end(), t.get<std::string>()) == known.end())
+        throw program::JsonError(std::string("coverage.") + f.key + " has an unknown tag " + t.dump());
+      (tags.*f.tags).push_back(t.get<std::string>());
+    }
+  }
+  return tags;
+}
+
+void parse_result(const std::string& text, const program::Program& program, Evaluation& out) {
   json r = json::parse(text);
   if (r.contains("fatal")) throw EvaluationError(r["fatal"].get<std::string>());
   out.impl_version = r.value("impl_version", "");
@@ -218,9 +272,16 @@ void parse_result(const std::string& text, Evaluation& out) {
     return;
   }
   out.outcome = Evaluation::Outcome::Completed;
-  if (!r["divergence"].is_null()) out.divergence = program::divergence_from_json(r["divergence"]);
-  for (const json& s : r["steps"])
+  if (!r.at("divergence").is_null()) out.divergence = program::divergence_from_json(r["divergence"]);
+  const json& steps = r.at("steps");
+  if (!steps.is_array() || steps.size() != program.steps.size())
+    throw program::JsonError("the step outcomes do not match the program's " + std::to_string(program.steps.size()) +
+                             " steps");
+  for (const json& s : steps) {
+    if (!s.is_array() || s.size() != 4) throw program::JsonError("a step outcome is not [status, category] x 2");
     out.steps.push_back({parse_status(s[0]), parse_status(s[2]), parse_category(s[1]), parse_category(s[3])});
+  }
+  out.coverage = parse_coverage(r.at("coverage"), program);
   if (r.contains("impl")) out.impl = program::trace_from_json(r["impl"]);
   if (r.contains("oracle")) out.oracle = program::trace_from_json(r["oracle"]);
 }
@@ -308,7 +369,7 @@ Evaluation evaluate_isolated(const program::Program& program, const EvalOptions&
     return out;
   }
   try {
-    parse_result(text, out);
+    parse_result(text, program, out);
   } catch (const EvaluationError&) {
     throw;
   } catch (const std::exception& e) {

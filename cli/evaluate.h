@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "program/compare.h"
+#include "program/coverage.h"
 #include "program/program.h"
 #include "program/trace.h"
 
@@ -34,7 +35,8 @@ struct Evaluation {
   // Completed: the first difference, if any. Crash/Timeout: a divergence of that kind at the step running
   // when the child died or was killed.
   std::optional<program::Divergence> divergence;
-  std::vector<StepOutcome> steps;         // Completed only
+  std::vector<StepOutcome> steps;         // Completed only: one per step of the program
+  program::CoverageTags coverage;         // Completed only: what the case exercised, judged on LibTorch
   std::optional<program::Trace> impl;     // Completed, when asked for or when diverging
   std::optional<program::Trace> oracle;
   std::string impl_version, oracle_version;

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "cli/render.h"
 #include "generators/program_gen.h"
 #include "oracle/torch_backend.h"
+#include "program/coverage.h"
 #include "program/json.h"
 #include "reports/build_info.h"
 #include "reports/error.h"
@@ -46,12 +48,28 @@ options:
   --max-steps K    longest generated program (default 14)
   --timeout-ms T   time limit of one case (default 10000)
   --known FILE     known divergences (default: reports/known_divergences.json of the source tree, if present)
+  --require-coverage
+                   fail (exit 3) when some op, layout kind, memory format, error category or autograd
+                   situation was never exercised; each is listed on stderr and in run.json (coverage.starved)
 
 Sharding follows GoogleTest: GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX (or Bazel's TEST_TOTAL_SHARDS/
 TEST_SHARD_INDEX) make this process take only the cases k with k % total == index.
 
-exit status: 0 no unexpected findings, 1 unexpected findings, 2 bad usage or setup.
+Coverage (run.json "coverage", and the "coverage:" line at the end) is judged on LibTorch's traces and
+counted per process: with shards, each shard must reach everything for --require-coverage to pass.
+
+exit status:
+  0  no unexpected findings (and, with --require-coverage, nothing starved)
+  1  unexpected findings (whatever the coverage)
+  2  bad usage or setup
+  3  --require-coverage: no unexpected findings, but something was never exercised
 )";
+
+constexpr int kExitOk = 0;
+constexpr int kExitUnexpectedFindings = 1;
+constexpr int kExitStarved = 3;
+// The end-of-run line names at most this many starved items; run.json has them all.
+constexpr std::size_t kStarvedShown = 6;
 
 constexpr int kMaxRecordedPerSignature = 3;
 constexpr int kMaxShrinkEvaluations = 200;
@@ -145,11 +163,13 @@ struct Options {
   generators::GenConfig config;
   std::chrono::milliseconds timeout{10000};
   std::optional<std::filesystem::path> known;
+  bool require_coverage = false;
 };
 
 Options parse_options(const std::vector<std::string>& argv) {
   Args args("parity fuzz", argv,
-            {{"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"}, {"--known"}});
+            {{"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"}, {"--known"},
+             {"--require-coverage", false}});
   if (!args.positional().empty())
     throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity fuzz --help`)");
   Options o;
@@ -165,6 +185,7 @@ Options parse_options(const std::vector<std::string>& argv) {
   if (auto k = args.uint64("--max-steps", 1, program::kMaxSteps)) o.config.max_steps = static_cast<int>(*k);
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) o.timeout = std::chrono::milliseconds(*t);
   if (auto k = args.value("--known")) o.known = *k;
+  o.require_coverage = args.has("--require-coverage");
   return o;
 }
 
@@ -203,6 +224,7 @@ class Campaign {
     summary_.shard = shard;
     summary_.max_steps = o_.config.max_steps;
     summary_.timeout_ms = static_cast<int>(o_.timeout.count());
+    summary_.coverage = reports::Coverage::zeroed();
     today_ = reports::today_utc();
     for (const auto* k : known_.expired(today_))
       progress_.message("parity: warning: known divergence \"" + k->signature + "\" expired on " + k->expires +
@@ -228,7 +250,10 @@ class Campaign {
     progress_.finish();
     write_summary(o_.out / "run.json", summary_);
     print_final();
-    return summary_.unexpected_findings > 0 ? 1 : 0;
+    // Starved items are listed even when findings decide the exit status: both need fixing.
+    const bool starved = o_.require_coverage && !check_coverage();
+    if (summary_.unexpected_findings > 0) return kExitUnexpectedFindings;
+    return starved ? kExitStarved : kExitOk;
   }
 
  private:
@@ -266,20 +291,34 @@ class Campaign {
   }
 
   void count(const Program& program, const Evaluation& ev) {
+    reports::Coverage& coverage = summary_.coverage;
     for (std::size_t i = 0; i < program.steps.size(); ++i) {
-      auto& c = summary_.ops[std::string(program::spec(program.steps[i].op).name)];
+      const std::string name(program::spec(program.steps[i].op).name);
+      auto& c = summary_.ops[name];
       ++c.generated;
       if (i >= ev.steps.size()) continue;
       const StepOutcome& s = ev.steps[i];
       switch (s.oracle) {
-        case program::StepObs::Status::Ok: ++c.ok; break;
-        case program::StepObs::Status::Error: ++c.raised; break;
+        case program::StepObs::Status::Ok:
+          ++c.ok;
+          ++coverage.ops[name];
+          break;
+        case program::StepObs::Status::Error:
+          ++c.raised;
+          ++coverage.error_categories[std::string(program::to_string(s.oracle_category))];
+          break;
         case program::StepObs::Status::Skipped: ++c.skipped; break;
       }
       if (s.impl == program::StepObs::Status::Error && s.oracle == program::StepObs::Status::Error &&
           s.impl_category == s.oracle_category)
         ++summary_.error_categories[std::string(program::to_string(s.oracle_category))];
     }
+    auto add = [](reports::Coverage::Counts& counts, const std::vector<std::string>& tags) {
+      for (const auto& t : tags) ++counts[t];
+    };
+    add(coverage.layouts, ev.coverage.layouts);
+    add(coverage.memory_formats, ev.coverage.memory_formats);
+    add(coverage.situations, ev.coverage.situations);
     if (ev.outcome == Evaluation::Outcome::Crash) ++summary_.crashes;
     if (ev.outcome == Evaluation::Outcome::Timeout) ++summary_.timeouts;
   }
@@ -370,9 +409,47 @@ class Campaign {
       std::string note = known ? " (expected: " + one_line(known->reason, 120) + ")" : "";
       std::printf("  %6llu  %s%s\n", static_cast<unsigned long long>(n), sig.c_str(), note.c_str());
     }
+    std::printf("%s\n", coverage_line(summary_.coverage).c_str());
     std::printf("summary: %s, findings: %s\n", (o_.out / "run.json").string().c_str(),
                 (o_.out / "findings.jsonl").string().c_str());
     std::fflush(stdout);
+  }
+
+  // "coverage: 20/36 situations, 57/57 ops, ...; starved: a, b, ... (+N more in run.json)", one line.
+  static std::string coverage_line(const reports::Coverage& c) {
+    // Situations first, in the counts and in the starved list: they are what the line is read for.
+    std::vector<std::string> starved = reports::starved(c);
+    std::stable_partition(starved.begin(), starved.end(), [](const auto& s) { return s.starts_with("situations."); });
+    auto dims = program::coverage_dimensions();
+    std::stable_partition(dims.begin(), dims.end(), [](const auto& d) { return d.name == "situations"; });
+    std::string line = "coverage:";
+    for (const auto& d : dims) {
+      const std::string prefix = std::string(d.name) + ".";
+      auto missing = std::count_if(starved.begin(), starved.end(), [&](const auto& s) { return s.starts_with(prefix); });
+      std::string name(d.name);
+      std::replace(name.begin(), name.end(), '_', ' ');
+      line += (line.back() == ':' ? " " : ", ") + std::to_string(d.keys.size() - static_cast<std::size_t>(missing)) +
+              "/" + std::to_string(d.keys.size()) + " " + name;
+    }
+    if (starved.empty()) return line + "; nothing starved";
+    line += "; starved:";
+    for (std::size_t i = 0; i < starved.size() && i < kStarvedShown; ++i) line += (i ? ", " : " ") + starved[i];
+    if (starved.size() > kStarvedShown)
+      line += " (+" + std::to_string(starved.size() - kStarvedShown) + " more in run.json)";
+    return line;
+  }
+
+  // --require-coverage: false, with every starved item on stderr, when something was never exercised.
+  bool check_coverage() const {
+    const std::vector<std::string> starved = reports::starved(summary_.coverage);
+    if (starved.empty()) return true;
+    std::fprintf(stderr,
+                 "parity fuzz: --require-coverage: %zu items were never exercised (the generator does not produce "
+                 "them often enough: extend it, or give the campaign more cases):\n",
+                 starved.size());
+    for (const auto& s : starved) std::fprintf(stderr, "  starved: %s\n", s.c_str());
+    std::fflush(stderr);
+    return false;
   }
 
   Options o_;

@@ -1,5 +1,10 @@
 #include "reports/run_summary.h"
 
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "program/coverage.h"
 #include "program/json.h"
 #include "reports/json_fields.h"
 
@@ -18,28 +23,82 @@ T get(const json& j, const char* key) {
 }
 std::uint64_t u64(const json& j, const char* key) { return json_u64(j, key, kWhat); }
 
-
+// `within` names the enclosing object ("coverage") in messages, so a person finds the broken field.
 template <typename V>
-std::map<std::string, V> map_field(const json& j, const char* key) {
-  const json& m = field(j, key);
-  if (!m.is_object()) throw JsonError(std::string("run summary: field \"") + key + "\" must be an object");
+std::map<std::string, V> map_field(const json& j, const char* key, const std::string& within = "") {
+  const std::string path = within.empty() ? std::string(key) : within + "." + key;
+  const json& m = json_field(j, key, within.empty() ? std::string(kWhat) : std::string(kWhat) + ": " + within);
+  if (!m.is_object()) throw JsonError("run summary: field \"" + path + "\" must be an object");
   std::map<std::string, V> out;
   for (const auto& [k, v] : m.items()) {
     if constexpr (std::is_same_v<V, OpCounts>) {
-      if (!v.is_object()) throw JsonError(std::string("run summary: ") + key + "." + k + " must be an object");
+      if (!v.is_object()) throw JsonError("run summary: " + path + "." + k + " must be an object");
       out[k] = OpCounts{u64(v, "generated"), u64(v, "ok"), u64(v, "raised"), u64(v, "skipped")};
     } else {
       try {
         out[k] = program::uint64_from_json(v);
       } catch (const JsonError& e) {
-        throw JsonError(std::string("run summary: ") + key + "." + k + " " + e.what());
+        throw JsonError("run summary: " + path + "." + k + " " + e.what());
       }
     }
   }
   return out;
 }
 
+// The JSON name of each count map of Coverage; the same names as program::coverage_dimensions().
+constexpr std::pair<const char*, Coverage::Counts Coverage::*> kCoverageFields[] = {
+    {"ops", &Coverage::ops},
+    {"layouts", &Coverage::layouts},
+    {"memory_formats", &Coverage::memory_formats},
+    {"error_categories", &Coverage::error_categories},
+    {"situations", &Coverage::situations},
+};
+
+Coverage::Counts Coverage::*counts_of(std::string_view dimension) {
+  for (const auto& [name, counts] : kCoverageFields)
+    if (name == dimension) return counts;
+  throw std::logic_error("coverage dimension \"" + std::string(dimension) + "\" has no field in reports::Coverage");
+}
+
+json coverage_to_json(const Coverage& c) {
+  json out = json::object();
+  for (const auto& [name, counts] : kCoverageFields) out[name] = c.*counts;
+  out["starved"] = starved(c);
+  return out;
+}
+
+// A run.json written before coverage was counted has none: it reads as an empty Coverage (everything starved).
+Coverage coverage_from_json(const json& j) {
+  Coverage c;
+  if (!j.contains("coverage")) return c;
+  const json& cov = field(j, "coverage");
+  if (!cov.is_object()) throw JsonError("run summary: field \"coverage\" must be an object");
+  for (const auto& [name, counts] : kCoverageFields) c.*counts = map_field<std::uint64_t>(cov, name, "coverage");
+  return c;
+}
+
 }  // namespace
+
+Coverage Coverage::zeroed() {
+  Coverage c;
+  for (const auto& dim : program::coverage_dimensions()) {
+    Counts& counts = c.*counts_of(dim.name);
+    for (const auto& key : dim.keys) counts[key] = 0;
+  }
+  return c;
+}
+
+std::vector<std::string> starved(const Coverage& c) {
+  std::vector<std::string> out;
+  for (const auto& dim : program::coverage_dimensions()) {
+    const Coverage::Counts& counts = c.*counts_of(dim.name);
+    for (const auto& key : dim.keys) {
+      auto it = counts.find(key);
+      if (it == counts.end() || it->second == 0) out.push_back(std::string(dim.name) + "." + key);
+    }
+  }
+  return out;
+}
 
 json to_json(const RunSummary& r) {
   json ops = json::object();
@@ -64,6 +123,7 @@ json to_json(const RunSummary& r) {
           {"findings_by_kind", r.findings_by_kind},
           {"ops", std::move(ops)},
           {"error_categories", r.error_categories},
+          {"coverage", coverage_to_json(r.coverage)},
           {"shard", {{"index", r.shard.index}, {"total", r.shard.total}}},
           {"max_steps", r.max_steps},
           {"timeout_ms", r.timeout_ms},
@@ -93,6 +153,7 @@ RunSummary run_summary_from_json(const json& j) {
   r.findings_by_kind = map_field<std::uint64_t>(j, "findings_by_kind");
   r.ops = map_field<OpCounts>(j, "ops");
   r.error_categories = map_field<std::uint64_t>(j, "error_categories");
+  r.coverage = coverage_from_json(j);
   const json& shard = field(j, "shard");
   r.shard.index = get<int>(shard, "index");
   r.shard.total = get<int>(shard, "total");

@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace parity::reports {
 
@@ -21,6 +22,22 @@ struct ShardInfo {
   int total = 1;
   bool operator==(const ShardInfo&) const = default;
 };
+
+// How often the campaign exercised what it is meant to test, judged on LibTorch alone (program/coverage.h):
+// ops executed ok, layout kinds of operands of ok steps, memory formats requested by ok steps, error categories
+// LibTorch raised (whatever impl did: a disagreement is a finding, the category was still reached), and
+// autograd situations (counted once per case).
+struct Coverage {
+  using Counts = std::map<std::string, std::uint64_t>;
+  Counts ops, layouts, memory_formats, error_categories, situations;
+  // Every expected key at 0: a campaign starts from this, so that a key it never reaches shows in run.json.
+  static Coverage zeroed();
+  bool operator==(const Coverage&) const = default;
+};
+
+// The expected keys (program::coverage_dimensions()) with no count, as "dimension.key"
+// ("situations.version_error"), in report order. Derived: run.json shows it, reading run.json recomputes it.
+std::vector<std::string> starved(const Coverage&);
 
 struct RunSummary {
   std::string libtorch_version;
@@ -40,6 +57,7 @@ struct RunSummary {
   std::map<std::string, std::uint64_t> findings_by_kind;   // observation kind (status, strides, values...)
   std::map<std::string, OpCounts> ops;
   std::map<std::string, std::uint64_t> error_categories;   // steps where both backends raised this category
+  Coverage coverage;
   ShardInfo shard;
   int max_steps = 0;
   int timeout_ms = 0;

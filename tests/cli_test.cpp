@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "program/coverage.h"
 #include "program/json.h"
 #include "program/op_table.h"
 
@@ -194,6 +195,24 @@ TEST_F(Cli, ShortCampaignWritesItsSummary) {
   std::uint64_t generated = 0;
   for (const auto& [name, counts] : run["ops"].items()) generated += counts["generated"].get<std::uint64_t>();
   EXPECT_GT(generated, 0u);
+  // Coverage: every expected key is present, starved ones at 0 and listed; one line says so at the end.
+  const nlohmann::json& coverage = run["coverage"];
+  std::vector<std::string> zero;
+  for (const auto& dim : program::coverage_dimensions())
+    for (const auto& key : dim.keys) {
+      const nlohmann::json& counts = coverage[std::string(dim.name)];
+      ASSERT_TRUE(counts.contains(key)) << dim.name << "." << key;
+      if (counts[key] == 0) zero.push_back(std::string(dim.name) + "." + key);
+    }
+  EXPECT_EQ(coverage["starved"].get<std::vector<std::string>>(), zero);
+  std::uint64_t ok = 0, covered_ok = 0;
+  for (const auto& [name, counts] : run["ops"].items()) ok += counts["ok"].get<std::uint64_t>();
+  for (const auto& [name, n] : coverage["ops"].items()) covered_ok += n.get<std::uint64_t>();
+  EXPECT_EQ(covered_ok, ok);
+  EXPECT_GT(coverage["layouts"]["contiguous"].get<std::uint64_t>(), 0u);
+  auto line = r.output.find("\ncoverage: ");
+  ASSERT_NE(line, std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" situations, ", line), std::string::npos) << r.output;
   // Every recorded finding is a complete line that replays.
   if (fs::exists(out / "findings.jsonl")) {
     std::ifstream in(out / "findings.jsonl");
@@ -206,6 +225,28 @@ TEST_F(Cli, ShortCampaignWritesItsSummary) {
       EXPECT_TRUE(replay.exit_code == 0 || replay.exit_code == 1) << replay.output;
     }
   }
+}
+
+TEST_F(Cli, RequireCoverageFailsOnStarvedItems) {
+  fs::path out = dir_ / "starved";
+  // Two cases cannot reach every situation: each starved item is named on stderr, and the exit status says so.
+  Result r = parity("fuzz --cases 2 --seed 1 --require-coverage --out " + out.string(), 600);
+  nlohmann::json run = nlohmann::json::parse(std::ifstream(out / "run.json"));
+  auto starved = run["coverage"]["starved"].get<std::vector<std::string>>();
+  ASSERT_FALSE(starved.empty());
+  if (run["unexpected_findings"].get<int>() > 0) {
+    EXPECT_EQ(r.exit_code, 1) << r.output;  // findings take precedence
+  } else {
+    EXPECT_EQ(r.exit_code, 3) << r.output;
+  }
+  for (const auto& item : starved) EXPECT_NE(r.output.find("  starved: " + item + "\n"), std::string::npos) << item;
+  EXPECT_NE(r.output.find("--require-coverage: " + std::to_string(starved.size()) + " items were never exercised"),
+            std::string::npos)
+      << r.output;
+  expect_bad_input(parity("fuzz --require-coverage=yes"), "takes no value");
+  Result help = parity("fuzz --help");
+  EXPECT_NE(help.output.find("--require-coverage"), std::string::npos);
+  EXPECT_NE(help.output.find("  3  --require-coverage"), std::string::npos);
 }
 
 TEST_F(Cli, ShardsSplitTheCases) {

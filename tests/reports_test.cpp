@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
+#include "program/coverage.h"
 #include "program/json.h"
 #include "reports/error.h"
 #include "reports/finding.h"
@@ -115,6 +117,10 @@ TEST(ReportsRunSummary, RoundTrips) {
   r.findings_by_kind = {{"values", 3}, {"crash", 1}};
   r.ops = {{"add", {10, 8, 1, 1}}};
   r.error_categories = {{"shape", 2}};
+  r.coverage = Coverage::zeroed();
+  r.coverage.ops["add"] = 8;
+  r.coverage.situations["version_error"] = 3;
+  r.coverage.error_categories["unclassified"] = 1;  // a key no campaign aims at is kept too
   r.shard = {1, 4};
   r.max_steps = 14;
   r.timeout_ms = 10000;
@@ -123,6 +129,59 @@ TEST(ReportsRunSummary, RoundTrips) {
   EXPECT_EQ(j["kind"], "run");
   EXPECT_EQ(j["shard"]["total"], 4);
   EXPECT_EQ(run_summary_from_json(json::parse(j.dump())), r);
+  for (const char* dim : {"ops", "layouts", "memory_formats", "error_categories", "situations"})
+    EXPECT_TRUE(j["coverage"][dim].is_object()) << dim;
+  EXPECT_EQ(j["coverage"]["situations"]["version_error"], 3);
+  EXPECT_EQ(j["coverage"]["situations"]["data_of_tensor"], 0);
+  EXPECT_EQ(j["coverage"]["starved"], json(starved(r.coverage)));
+}
+
+TEST(ReportsCoverage, ZeroedHasEveryExpectedKeyAndStarvedNamesThem) {
+  Coverage c = Coverage::zeroed();
+  std::size_t expected = 0;
+  for (const auto& dim : program::coverage_dimensions()) expected += dim.keys.size();
+  std::vector<std::string> all = starved(c);
+  EXPECT_EQ(all.size(), expected);
+  EXPECT_EQ(c.situations.size(), program::all_situations().size());
+  EXPECT_EQ(c.ops.size(), program::op_table().size());
+  // "channels_last" is both a layout kind and a memory format: the dimension tells them apart.
+  EXPECT_NE(std::find(all.begin(), all.end(), "layouts.channels_last"), all.end());
+  EXPECT_NE(std::find(all.begin(), all.end(), "memory_formats.channels_last"), all.end());
+  EXPECT_EQ(all.front(), "ops." + std::string(program::op_table().front().name));  // report order
+
+  c.layouts["channels_last"] = 1;
+  c.situations.erase("version_error");  // a missing key is as starved as a zero one
+  std::vector<std::string> left = starved(c);
+  EXPECT_EQ(left.size(), expected - 1);
+  EXPECT_EQ(std::find(left.begin(), left.end(), "layouts.channels_last"), left.end());
+  EXPECT_NE(std::find(left.begin(), left.end(), "situations.version_error"), left.end());
+}
+
+TEST(ReportsCoverage, ReadingChecksTheBlock) {
+  RunSummary r;
+  r.coverage = Coverage::zeroed();
+  json j = to_json(r);
+  // A run.json from before coverage was counted reads as no coverage at all.
+  json old = j;
+  old.erase("coverage");
+  EXPECT_EQ(run_summary_from_json(old).coverage, Coverage{});
+  auto error_of = [](const json& broken) -> std::string {
+    try {
+      run_summary_from_json(broken);
+    } catch (const program::JsonError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  json b = j;
+  b["coverage"].erase("situations");
+  EXPECT_NE(error_of(b).find("coverage: missing field \"situations\""), std::string::npos) << error_of(b);
+  b = j;
+  b["coverage"]["layouts"]["offset"] = -1;
+  EXPECT_NE(error_of(b).find("coverage.layouts.offset"), std::string::npos) << error_of(b);
+  b = j;
+  b["coverage"] = json::array();
+  EXPECT_NE(error_of(b).find("\"coverage\" must be an object"), std::string::npos) << error_of(b);
 }
 
 TEST(ReportsJsonl, AppendsDurableLinesAndToleratesATornTail) {

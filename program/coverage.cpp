@@ -1,0 +1,459 @@
+#include "program/coverage.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+
+namespace parity::program {
+
+namespace {
+
+// ---- Attributes that arrive with the op-table work done in parallel ----------------------------------------
+// Attrs has no `copy` (to) nor `memo` (deepcopy) field yet. These two accessors are their only readers: until
+// they read the fields, copy_to_copy and deepcopy_shared_storage are never detected.
+bool to_asks_copy(const Step&) { return false; }                                 // wire: return step.attrs.copy;
+std::optional<std::int64_t> deepcopy_memo(const Step&) { return std::nullopt; }  // wire: return step.attrs.memo;
+
+// The names are part of the report (run.json) and of --require-coverage: keep them stable. "Written" means an
+// in-place op with grad enabled that LibTorch ran (raising counts: a refused write is the situation too);
+// operands are judged on their latest observation before the step.
+#define PARITY_SITUATIONS(X)                                                                                     \
+  X(InplaceOnViewOfNonleaf, "inplace_on_view_of_nonleaf")                   /* a view of a non-leaf written */   \
+  X(InplaceOnViewOfLeafRequiringGrad, "inplace_on_view_of_leaf_requiring_grad")                                 \
+  X(InplaceOnNogradViewWithGrad, "inplace_on_nograd_view_with_grad")        /* view made under no_grad */        \
+  X(InplaceOnMultiOutputView, "inplace_on_multi_output_view")               /* unbind/split/chunk output */      \
+  X(InplaceOnLeafRequiringGrad, "inplace_on_leaf_requiring_grad")                                               \
+  X(ViewGradFnAfterBaseInplace, "view_grad_fn_after_base_inplace")  /* observed after its base/sibling written */\
+  X(ViewOfView, "view_of_view")                                                                                 \
+  X(DetachOfView, "detach_of_view")                                         /* detach or detach_ */              \
+  X(DataOfTensor, "data_of_tensor")                                                                             \
+  X(RequiresGradOnNonleafTrue, "requires_grad_on_nonleaf_true")                                                 \
+  X(RequiresGradOnNonleafFalse, "requires_grad_on_nonleaf_false")                                               \
+  X(RequiresGradOnInteger, "requires_grad_on_integer")                      /* requires_grad_ or a factory */    \
+  X(GradOfNonleafUndefined, "grad_of_nonleaf_undefined")                    /* after an ok backward */           \
+  X(GradOfRetainedNonleaf, "grad_of_retained_nonleaf")                                                          \
+  X(GradModeNesting, "grad_mode_nesting")                                   /* grad, no_grad, grad again */      \
+  X(InplaceOnSavedResult, "inplace_on_saved_result")                        /* then a backward */                \
+  X(VersionError, "version_error")                                          /* a backward raised it */           \
+  X(BackwardWithGradient, "backward_with_gradient")                                                             \
+  X(SecondBackwardAccumulates, "second_backward_accumulates")                                                   \
+  X(RetainGraphThenBackward, "retain_graph_then_backward")                  /* over the same graph */            \
+  X(GraphFreedError, "graph_freed_error")                                                                       \
+  X(LeafGradLayoutContiguous, "leaf_grad_layout_contiguous")                /* a leaf of that layout got a */    \
+  X(LeafGradLayoutChannelsLast, "leaf_grad_layout_channels_last")           /* gradient in an ok backward  */    \
+  X(LeafGradLayoutDenseNonContiguous, "leaf_grad_layout_dense_non_contiguous")                                  \
+  X(LeafGradLayoutOverlapping, "leaf_grad_layout_overlapping")                                                  \
+  X(CopyClone, "copy_clone")                                                /* copies: steps that ran ok */      \
+  X(CopyDetachClone, "copy_detach_clone")                                                                       \
+  X(CopyCloneDetach, "copy_clone_detach")                                                                       \
+  X(CopyEmptyLikeCopy_, "copy_empty_like_copy_")                                                                \
+  X(CopyToCopy, "copy_to_copy")                                                                                 \
+  X(CopyNewTensor, "copy_new_tensor")                                                                           \
+  X(CopyDeepcopy, "copy_deepcopy")                                                                              \
+  X(DeepcopySharedStorage, "deepcopy_shared_storage")                       /* one memo, one storage */          \
+  X(DeepcopyWithGrad, "deepcopy_with_grad")                                                                     \
+  X(DeepcopyNonleafError, "deepcopy_nonleaf_error")                                                             \
+  X(MmOneSideRequiresGrad, "mm_one_side_requires_grad")                     /* mm or matmul */
+
+enum class Situation : std::size_t {
+#define PARITY_SITUATION_ENUM(name, str) name,
+  PARITY_SITUATIONS(PARITY_SITUATION_ENUM)
+#undef PARITY_SITUATION_ENUM
+};
+constexpr std::string_view kSituationNames[] = {
+#define PARITY_SITUATION_NAME(name, str) str,
+    PARITY_SITUATIONS(PARITY_SITUATION_NAME)
+#undef PARITY_SITUATION_NAME
+};
+constexpr std::size_t kSituationCount = std::size(kSituationNames);
+
+constexpr std::string_view kOffset = "offset";
+
+bool reads(const OpSpec& op, Attr a) { return std::find(op.attrs.begin(), op.attrs.end(), a) != op.attrs.end(); }
+
+// Ops that are being added to the op table in parallel are known here by their JSON name only.
+bool named(const Step& s, std::initializer_list<std::string_view> names) {
+  std::string_view n = spec(s.op).name;
+  return std::find(names.begin(), names.end(), n) != names.end();
+}
+
+bool writes_in_place(const OpSpec& op) { return op.kind == OpKind::InPlace; }
+
+// In-place ops and flag setters (detach_, requires_grad_) return operand 0 itself: their value is the same tensor.
+bool returns_operand(const OpSpec& op) { return (op.flags & kMutates) && !(op.flags & kNoValue); }
+
+// Ops that save their own result for backward: writing to it before the backward is a version error.
+bool saves_result(const Step& s) {
+  return named(s, {"exp", "sigmoid", "tanh", "relu", "exp_", "sigmoid_", "tanh_", "relu_"});
+}
+
+const TensorObs* find_value(const StepObs& so, int id) {
+  for (const TensorObs& o : so.observed)
+    if (o.value == id) return &o;
+  return nullptr;
+}
+
+// What the program says about each value, followed step by step: which tensor it is, and whether it is a view.
+struct Facts {
+  int self = -1;              // the value that first held this tensor (-1: the value itself)
+  int view_base = -1;         // a view's base, never itself a view (as in PyTorch); -1 when not a view
+  bool multi_output = false;  // a view made by unbind/split/chunk, or a view of one
+  bool nograd_view = false;   // a view made under no_grad of a tensor requiring grad, or a view of one
+};
+
+// One pass over the program and LibTorch's trace. Operands are judged on their latest observation before the
+// step; what a step did (gradients after a backward, grad_fn after a write) on the observations it made.
+class Analysis {
+ public:
+  Analysis(const Program& p, const Trace& t)
+      : p_(p),
+        t_(t),
+        n_(static_cast<int>(std::min(p.steps.size(), t.steps.size()))),
+        facts_(static_cast<std::size_t>(n_)),
+        latest_(static_cast<std::size_t>(n_), nullptr),
+        had_grad_(static_cast<std::size_t>(n_), false),
+        retained_(static_cast<std::size_t>(n_), false),
+        saved_(static_cast<std::size_t>(n_), false),
+        writes_(static_cast<std::size_t>(n_)) {}
+
+  CoverageTags run() {
+    for (int i = 0; i < n_; ++i) step(i);
+    for (std::size_t k = 0; k < kSituationCount; ++k)
+      if (seen_[k]) tags_.situations.emplace_back(kSituationNames[k]);
+    return std::move(tags_);
+  }
+
+ private:
+  struct Write {
+    int step;
+    int target;  // the tensor written (its self id)
+  };
+  struct Deepcopy {
+    std::int64_t memo;
+    int source;  // self id
+    int alias_of;
+  };
+
+  void add(Situation s) { seen_[static_cast<std::size_t>(s)] = true; }
+
+  int self(int v) const { return v >= 0 && facts_[v].self >= 0 ? facts_[v].self : v; }
+  bool is_view(int v) const { return v >= 0 && facts_[v].view_base >= 0; }
+  // Views of one base share its storage and version counter: a write to any of them is a write to all.
+  int family(int v) const { return is_view(v) ? facts_[v].view_base : self(v); }
+  const TensorObs* latest(int v) const { return latest_[v]; }
+
+  // run() skips such steps already; a hand-written trace might not.
+  bool inputs_valid(const Step& s, int i) const {
+    if (static_cast<int>(s.inputs.size()) != spec(s.op).arity) return false;
+    return std::all_of(s.inputs.begin(), s.inputs.end(), [i](int in) { return in >= 0 && in < i; });
+  }
+
+  void step(int i) {
+    const Step& s = p_.steps[i];
+    const StepObs& so = t_.steps[i];
+    if (so.status == StepObs::Status::Skipped || !inputs_valid(s, i)) return;
+    const OpSpec& op = spec(s.op);
+    const bool ok = so.status == StepObs::Status::Ok;
+    track_grad_mode(s);
+    if (ok) count_layouts_and_formats(s, op);
+    if (writes_in_place(op)) on_inplace(i, s, ok);
+    on_operands(s, op, ok, so);
+    if (op.flags & kBackward) on_backward(s, so);
+    if (ok && !(op.flags & kNoValue)) {
+      facts_[i] = facts_of_result(i, s, op, so);
+      if (saves_result(s)) saved_[family(i)] = true;
+      if (op.kind == OpKind::View && is_view(i) && is_view(s.inputs[0])) add(Situation::ViewOfView);
+    }
+    if (ok && (op.flags & kBackward)) judge_gradients(so);
+    for (const TensorObs& o : so.observed) {
+      if (o.value < 0 || o.value > i) continue;
+      latest_[o.value] = &o;
+      // Only a backward step observes gradients: other steps say nothing about them.
+      if (op.flags & kBackward) had_grad_[o.value] = o.grad.has_value();
+    }
+    judge_views_after_writes(so, i);
+  }
+
+  void track_grad_mode(const Step& s) {
+    if (s.grad_enabled && grad_phase_ == 2) add(Situation::GradModeNesting);
+    if (s.grad_enabled && grad_phase_ == 0) grad_phase_ = 1;
+    if (!s.grad_enabled && grad_phase_ == 1) grad_phase_ = 2;
+  }
+
+  void count_layouts_and_formats(const Step& s, const OpSpec& op) {
+    for (int in : s.inputs) {
+      const TensorObs* o = latest(in);
+      if (!o) continue;
+      tags_.layouts.emplace_back(layout_kind(*o));
+      if (o->offset > 0) tags_.layouts.emplace_back(kOffset);
+    }
+    if (reads(op, Attr::MemoryFormat)) tags_.memory_formats.emplace_back(to_string(s.attrs.memory_format));
+  }
+
+  // Autograd checks an in-place op only with grad enabled; a refused write (an error) is still the situation.
+  void on_inplace(int i, const Step& s, bool ok) {
+    const int target = s.inputs[0];
+    const Facts& f = facts_[target];
+    if (s.grad_enabled) {
+      if (is_view(target)) {
+        const TensorObs* base = latest(f.view_base);
+        if (f.nograd_view) add(Situation::InplaceOnNogradViewWithGrad);
+        else if (base && base->requires_grad)
+          add(base->is_leaf ? Situation::InplaceOnViewOfLeafRequiringGrad : Situation::InplaceOnViewOfNonleaf);
+        if (f.multi_output) add(Situation::InplaceOnMultiOutputView);
+      } else if (const TensorObs* o = latest(target); o && o->requires_grad && o->is_leaf) {
+        add(Situation::InplaceOnLeafRequiringGrad);
+      }
+    }
+    if (!ok) return;  // nothing was written
+    writes_[family(target)].push_back({i, self(target)});
+    if (const TensorObs* o = latest(target); saved_[family(target)] && o && o->requires_grad)
+      saved_result_written_ = true;
+  }
+
+  void on_operands(const Step& s, const OpSpec& op, bool ok, const StepObs& so) {
+    const int in0 = s.inputs.empty() ? -1 : s.inputs[0];
+    const TensorObs* o0 = in0 >= 0 ? latest(in0) : nullptr;
+    if ((s.op == OpId::Detach || s.op == OpId::Detach_) && is_view(in0)) add(Situation::DetachOfView);
+    if (ok && named(s, {"data"})) add(Situation::DataOfTensor);
+    if (ok && s.op == OpId::RetainGrad) retained_[self(in0)] = true;
+    if (reads(op, Attr::RequiresGrad)) on_requires_grad(s, op, o0);
+    if (named(s, {"mm", "matmul"}) && ok && s.inputs.size() == 2) {
+      const TensorObs* o1 = latest(s.inputs[1]);
+      if (o0 && o1 && o0->requires_grad != o1->requires_grad) add(Situation::MmOneSideRequiresGrad);
+    }
+    if (named(s, {"deepcopy"})) on_deepcopy(s, ok, so);
+    if (ok) on_copy(s);
+  }
+
+  // requires_grad_ on a tensor, or requires_grad=True on a factory: a refusal is the situation too.
+  void on_requires_grad(const Step& s, const OpSpec& op, const TensorObs* operand) {
+    if (operand && !operand->is_leaf)
+      add(s.attrs.requires_grad ? Situation::RequiresGradOnNonleafTrue : Situation::RequiresGradOnNonleafFalse);
+    std::optional<DType> dtype;
+    if (reads(op, Attr::DType)) dtype = s.attrs.dtype;
+    else if (operand) dtype = operand->dtype;
+    if (s.attrs.requires_grad && dtype && !is_floating(*dtype)) add(Situation::RequiresGradOnInteger);
+  }
+
+  void on_copy(const Step& s) {
+    auto made_by = [&](int v, OpId op) { return p_.steps[v].op == op; };
+    if (s.op == OpId::Clone) {
+      add(Situation::CopyClone);
+      if (made_by(s.inputs[0], OpId::Detach)) add(Situation::CopyDetachClone);
+    }
+    if (s.op == OpId::Detach && made_by(s.inputs[0], OpId::Clone)) add(Situation::CopyCloneDetach);
+    if (s.op == OpId::Copy_) {
+      // empty_like(src).copy_(src): the usual way to copy keeping the layout.
+      const Step& dst = p_.steps[self(s.inputs[0])];
+      if (dst.op == OpId::EmptyLike && dst.inputs.size() == 1 && self(dst.inputs[0]) == self(s.inputs[1]))
+        add(Situation::CopyEmptyLikeCopy_);
+    }
+    if (named(s, {"to"}) && to_asks_copy(s)) add(Situation::CopyToCopy);
+    if (named(s, {"new_tensor"})) add(Situation::CopyNewTensor);
+  }
+
+  void on_deepcopy(const Step& s, bool ok, const StepObs& so) {
+    const int in0 = s.inputs[0];
+    const TensorObs* o = latest(in0);
+    if (!ok) {
+      if (so.status == StepObs::Status::Error && o && !o->is_leaf) add(Situation::DeepcopyNonleafError);
+      return;
+    }
+    add(Situation::CopyDeepcopy);
+    if (o && o->is_leaf && had_grad_[in0]) add(Situation::DeepcopyWithGrad);
+    auto memo = deepcopy_memo(s);
+    if (!memo || !o) return;
+    // One tensor copied twice is the tensor memo; distinct tensors over one storage are the storage memo.
+    for (const Deepcopy& d : deepcopies_)
+      if (d.memo == *memo && d.source != self(in0) && d.alias_of == o->alias_of) add(Situation::DeepcopySharedStorage);
+    deepcopies_.push_back({*memo, self(in0), o->alias_of});
+  }
+
+  void on_backward(const Step& s, const StepObs& so) {
+    if (saved_result_written_) add(Situation::InplaceOnSavedResult);
+    if (so.status == StepObs::Status::Error) {
+      if (so.category == ErrorCategory::VersionMismatch) add(Situation::VersionError);
+      if (so.category == ErrorCategory::GraphFreed) add(Situation::GraphFreedError);
+    }
+    if (so.status != StepObs::Status::Ok) return;
+    if (named(s, {"backward_grad"})) add(Situation::BackwardWithGradient);
+    const int root = s.inputs[0];
+    for (int r : retained_roots_)
+      if (share_graph(r, root)) add(Situation::RetainGraphThenBackward);
+    if (s.attrs.retain_graph) retained_roots_.push_back(root);
+  }
+
+  // Two roots share a graph when some value both were computed from is a node of it (not a leaf).
+  bool share_graph(int a, int b) const {
+    std::vector<bool> of_a = ancestors(a), of_b = ancestors(b);
+    for (int v = 0; v < n_; ++v)
+      if (of_a[v] && of_b[v] && latest(v) && !latest(v)->is_leaf) return true;
+    return false;
+  }
+
+  std::vector<bool> ancestors(int v) const {
+    std::vector<bool> seen(static_cast<std::size_t>(n_), false);
+    std::vector<int> stack = {v};
+    while (!stack.empty()) {
+      int u = stack.back();
+      stack.pop_back();
+      if (u < 0 || u >= n_ || seen[u]) continue;
+      seen[u] = true;
+      for (int in : p_.steps[u].inputs)
+        if (in < u) stack.push_back(in);
+    }
+    return seen;
+  }
+
+  void judge_gradients(const StepObs& so) {
+    for (const TensorObs& o : so.observed) {
+      if (o.value < 0 || o.value >= n_) continue;
+      if (!o.is_leaf) {
+        if (o.requires_grad && !o.grad) add(Situation::GradOfNonleafUndefined);
+        if (o.grad && retained_[self(o.value)]) add(Situation::GradOfRetainedNonleaf);
+        continue;
+      }
+      if (!o.grad) continue;
+      if (had_grad_[o.value]) add(Situation::SecondBackwardAccumulates);
+      std::string_view kind = layout_kind(o);
+      if (kind == "contiguous") add(Situation::LeafGradLayoutContiguous);
+      if (kind == "channels_last") add(Situation::LeafGradLayoutChannelsLast);
+      if (kind == "dense_non_contiguous") add(Situation::LeafGradLayoutDenseNonContiguous);
+      if (kind == "overlapping") add(Situation::LeafGradLayoutOverlapping);
+    }
+  }
+
+  // Reading a view's grad_fn after its base (or a sibling view) was written regenerates its history.
+  void judge_views_after_writes(const StepObs& so, int i) {
+    for (const TensorObs& o : so.observed) {
+      if (o.value < 0 || o.value > i || !o.requires_grad || !is_view(o.value)) continue;
+      const int born = self(o.value);
+      for (const Write& w : writes_[family(o.value)])
+        if (w.step > born && w.target != born) add(Situation::ViewGradFnAfterBaseInplace);
+    }
+  }
+
+  Facts facts_of_result(int i, const Step& s, const OpSpec& op, const StepObs& so) const {
+    Facts f;
+    if (s.inputs.empty()) return f;
+    const int in0 = s.inputs[0];
+    const TensorObs* operand = latest(in0);
+    const TensorObs* result = find_value(so, i);
+    const bool unobserved = !operand || !result;
+    const bool same_storage = !unobserved && operand->alias_of == result->alias_of;
+    // contiguous() and to() return their operand itself when it already fits, and a fresh copy otherwise.
+    const bool may_return_operand = s.op == OpId::Contiguous || named(s, {"to"});
+    if (returns_operand(op) || (may_return_operand && same_storage)) {
+      f = facts_[in0];
+      f.self = self(in0);
+      return f;
+    }
+    // reshape copies when no view can express the result: only a result sharing the storage is a view.
+    if (op.kind != OpKind::View || (!unobserved && !same_storage)) return f;
+    const Facts& b = facts_[in0];
+    f.view_base = family(in0);
+    f.multi_output = b.multi_output || named(s, {"unbind", "split", "chunk"});
+    f.nograd_view = b.nograd_view || (!s.grad_enabled && operand && operand->requires_grad);
+    return f;
+  }
+
+  const Program& p_;
+  const Trace& t_;
+  const int n_;
+  std::vector<Facts> facts_;
+  std::vector<const TensorObs*> latest_;
+  std::vector<bool> had_grad_;  // by value: a gradient was defined at the latest backward observation
+  std::vector<bool> retained_;  // by tensor (self id): retain_grad succeeded on it
+  std::vector<bool> saved_;     // by family: holds a result saved for backward (exp, sigmoid, ...)
+  std::vector<std::vector<Write>> writes_;  // by family: in-place writes that succeeded
+  std::vector<int> retained_roots_;         // roots of ok backward calls with retain_graph
+  std::vector<Deepcopy> deepcopies_;
+  bool saved_result_written_ = false;
+  int grad_phase_ = 0;  // 0: nothing yet, 1: a grad-enabled step, 2: then a no_grad step
+  std::array<bool, kSituationCount> seen_{};
+  CoverageTags tags_;
+};
+
+std::vector<std::string> names_of(std::initializer_list<std::string_view> names) {
+  return {names.begin(), names.end()};
+}
+
+}  // namespace
+
+CoverageTags coverage_tags(const Program& program, const Trace& oracle) { return Analysis(program, oracle).run(); }
+
+std::string_view layout_kind(const TensorObs& o) {
+  if (o.sizes.empty()) return "zero_dim";
+  if (std::find(o.sizes.begin(), o.sizes.end(), 0) != o.sizes.end()) return "empty";
+  for (std::size_t d = 0; d < o.sizes.size() && d < o.strides.size(); ++d)
+    if (o.sizes[d] > 1 && o.strides[d] == 0) return "overlapping";
+  if (o.contiguous) return "contiguous";
+  if (o.channels_last) return "channels_last";
+  if (o.channels_last_3d) return "channels_last_3d";
+  if (o.non_overlapping_dense) return "dense_non_contiguous";
+  return "non_dense";
+}
+
+const std::vector<std::string>& all_situations() {
+  static const std::vector<std::string> names(std::begin(kSituationNames), std::end(kSituationNames));
+  return names;
+}
+
+const std::vector<std::string>& layout_kinds() {
+  static const std::vector<std::string> names =
+      names_of({"zero_dim", "empty", "contiguous", "channels_last", "channels_last_3d", "dense_non_contiguous",
+                "non_dense", "overlapping", kOffset});
+  return names;
+}
+
+const std::vector<std::string>& memory_format_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (MemoryFormat m : kAllMemoryFormats) out.emplace_back(to_string(m));
+    return out;
+  }();
+  return names;
+}
+
+const std::vector<std::string>& op_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const OpSpec& op : op_table()) out.emplace_back(op.name);
+    return out;
+  }();
+  return names;
+}
+
+const std::vector<std::string>& expected_error_categories() {
+  static const std::vector<std::string> names = [] {
+    constexpr ErrorCategory kNotGoals[] = {ErrorCategory::Crash, ErrorCategory::Timeout,
+                                           ErrorCategory::InternalAssert, ErrorCategory::Unclassified};
+    constexpr ErrorCategory kAll[] = {
+#define PARITY_CATEGORY_ENUM(name, str) ErrorCategory::name,
+        PARITY_ERROR_CATEGORIES(PARITY_CATEGORY_ENUM)
+#undef PARITY_CATEGORY_ENUM
+    };
+    std::vector<std::string> out;
+    for (ErrorCategory c : kAll)
+      if (std::find(std::begin(kNotGoals), std::end(kNotGoals), c) == std::end(kNotGoals))
+        out.emplace_back(to_string(c));
+    return out;
+  }();
+  return names;
+}
+
+const std::vector<CoverageDimension>& coverage_dimensions() {
+  static const std::vector<CoverageDimension> dims = {
+      {"ops", op_names()},
+      {"layouts", layout_kinds()},
+      {"memory_formats", memory_format_names()},
+      {"error_categories", expected_error_categories()},
+      {"situations", all_situations()},
+  };
+  return dims;
+}
+
+}  // namespace parity::program

@@ -1,0 +1,55 @@
+// Coverage: what one case exercised, so that a campaign can show that every op, layout kind, memory format,
+// error category and autograd situation it is meant to test was actually reached (a green run that never
+// wrote in place to a view tests nothing about views). Everything is judged on the LibTorch trace: the oracle
+// decides what a step did, impl's behaviour is what is being tested.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "program/program.h"
+#include "program/trace.h"
+
+namespace parity::program {
+
+// What one case exercised, one dimension per vector. Ops and error categories are not here: the parent
+// process counts them from the per-step outcomes it already receives.
+struct CoverageTags {
+  // One entry per tensor operand of each step LibTorch executed ok: its layout kind, plus "offset" when its
+  // storage offset is positive.
+  std::vector<std::string> layouts;
+  // One entry per step LibTorch executed ok whose op reads Attr::MemoryFormat: the requested format.
+  std::vector<std::string> memory_formats;
+  // Each situation (all_situations()) the case exercised, once, in all_situations() order. A situation that
+  // sets up a check counts when LibTorch ran the step, raising or not (a refused in-place write is the
+  // situation); one that is a success (a copy, a backward, reading gradients) only when the step was ok.
+  std::vector<std::string> situations;
+  bool operator==(const CoverageTags&) const = default;
+};
+
+// `oracle` is LibTorch's trace of `program`. Total over any program and trace (steps beyond the shorter of
+// the two, skipped steps and missing observations are ignored), so a hand-written program cannot break it.
+CoverageTags coverage_tags(const Program& program, const Trace& oracle);
+
+// The layout kind of an observed tensor (layout_kinds() less "offset"): the first that applies of zero_dim,
+// empty, overlapping (a 0 stride on a dim of size > 1), contiguous, channels_last, channels_last_3d,
+// dense_non_contiguous (permuted dense), non_dense (gaps).
+std::string_view layout_kind(const TensorObs&);
+
+// The keys a campaign is expected to reach, per dimension, in report order.
+struct CoverageDimension {
+  std::string_view name;  // "ops", "layouts", "memory_formats", "error_categories", "situations"
+  std::vector<std::string> keys;
+};
+const std::vector<CoverageDimension>& coverage_dimensions();
+
+const std::vector<std::string>& all_situations();
+const std::vector<std::string>& layout_kinds();
+const std::vector<std::string>& memory_format_names();
+// Every op of the op table.
+const std::vector<std::string>& op_names();
+// Every error category a correct program can make LibTorch raise: crash, timeout, internal_assert and
+// unclassified are failures of a backend or of the classification table, never a goal.
+const std::vector<std::string>& expected_error_categories();
+
+}  // namespace parity::program

@@ -1,0 +1,471 @@
+// program/coverage: what one case exercised, judged on LibTorch's trace. Each situation is checked on a small
+// program run on the LibTorch backend, the way a campaign's child computes it, together with programs that
+// come close to it without being it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "oracle/torch_backend.h"
+#include "program/backend.h"
+#include "program/coverage.h"
+
+namespace parity::program {
+namespace {
+
+std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& sizes) {
+  std::vector<std::int64_t> strides(sizes.size());
+  std::int64_t s = 1;
+  for (std::size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= sizes[i] > 0 ? sizes[i] : 1;
+  }
+  return strides;
+}
+
+// Builds a program step by step; every helper returns the id of the value its step makes.
+class Builder {
+ public:
+  int step(OpId op, std::vector<int> inputs, Attrs attrs = {}, bool grad_enabled = true) {
+    p_.steps.push_back(Step{op, std::move(inputs), std::move(attrs), grad_enabled});
+    return static_cast<int>(p_.steps.size()) - 1;
+  }
+  int rand(std::vector<std::int64_t> sizes, bool requires_grad = false, DType dtype = DType::Float32) {
+    auto strides = contiguous_strides(sizes);
+    return rand_strided(std::move(sizes), std::move(strides), requires_grad, dtype);
+  }
+  int rand_strided(std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides, bool requires_grad = false,
+                   DType dtype = DType::Float32) {
+    Attrs a;
+    a.sizes = std::move(sizes);
+    a.strides = std::move(strides);
+    a.dtype = dtype;
+    a.requires_grad = requires_grad;
+    a.seed = 7;
+    return step(OpId::Rand, {}, a);
+  }
+  int unary(OpId op, int x, bool grad_enabled = true) { return step(op, {x}, {}, grad_enabled); }
+  int scalar(OpId op, int x, double v = 2, bool grad_enabled = true) {
+    Attrs a;
+    a.scalar = {Scalar::Kind::Float, v};
+    return step(op, {x}, a, grad_enabled);
+  }
+  int transpose(int x, bool grad_enabled = true) {
+    Attrs a;
+    a.dim = 0;
+    a.dim1 = 1;
+    return step(OpId::Transpose, {x}, a, grad_enabled);
+  }
+  int select(int x, std::int64_t index) {
+    Attrs a;
+    a.dim = 0;
+    a.index = index;
+    return step(OpId::Select, {x}, a);
+  }
+  int with_sizes(OpId op, int x, std::vector<std::int64_t> sizes) {
+    Attrs a;
+    a.sizes = std::move(sizes);
+    return step(op, {x}, a);
+  }
+  int with_format(OpId op, int x, MemoryFormat mf) {
+    Attrs a;
+    a.memory_format = mf;
+    return step(op, {x}, a);
+  }
+  int requires_grad_(int x, bool flag) {
+    Attrs a;
+    a.requires_grad = flag;
+    return step(OpId::RequiresGrad_, {x}, a);
+  }
+  int backward(int x, bool retain_graph = false) {
+    Attrs a;
+    a.retain_graph = retain_graph;
+    return step(OpId::Backward, {x}, a);
+  }
+  // sum(exp(x)): a scalar root whose graph saves a result, so a second backward needs retain_graph.
+  int exp_loss(int x) { return unary(OpId::Sum, unary(OpId::Exp, x)); }
+  const Program& program() const { return p_; }
+
+ private:
+  Program p_;
+};
+
+struct Covered {
+  Trace oracle;
+  CoverageTags tags;
+  bool has(const std::string& situation) const {
+    return std::find(tags.situations.begin(), tags.situations.end(), situation) != tags.situations.end();
+  }
+  long layouts(const std::string& kind) const { return std::count(tags.layouts.begin(), tags.layouts.end(), kind); }
+};
+
+Covered run_on_libtorch(const Program& p) {
+  auto backend = oracle::make_torch_backend();
+  Covered r;
+  r.oracle = run(*backend, p);
+  r.tags = coverage_tags(p, r.oracle);
+  return r;
+}
+Covered run_on_libtorch(const Builder& b) { return run_on_libtorch(b.program()); }
+
+StepObs::Status status_of(const Covered& r, int step) { return r.oracle.steps[static_cast<std::size_t>(step)].status; }
+
+TEST(Coverage, ExpectedKeysAreCompleteAndDistinct) {
+  const auto& dims = coverage_dimensions();
+  ASSERT_EQ(dims.size(), 5u);
+  std::vector<std::string> names;
+  for (const auto& d : dims) {
+    names.emplace_back(d.name);
+    EXPECT_EQ(std::set<std::string>(d.keys.begin(), d.keys.end()).size(), d.keys.size()) << d.name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"ops", "layouts", "memory_formats", "error_categories", "situations"}));
+  EXPECT_EQ(op_names().size(), op_table().size());
+  EXPECT_EQ(all_situations().size(), 36u);
+  EXPECT_EQ(layout_kinds().size(), 9u);
+  EXPECT_EQ(memory_format_names(),
+            (std::vector<std::string>{"contiguous_format", "channels_last", "channels_last_3d", "preserve_format"}));
+  const auto& cats = expected_error_categories();
+  for (const char* never : {"crash", "timeout", "internal_assert", "unclassified"})
+    EXPECT_EQ(std::count(cats.begin(), cats.end(), never), 0) << never;
+  EXPECT_EQ(std::count(cats.begin(), cats.end(), "version_mismatch"), 1);
+  EXPECT_EQ(std::count(cats.begin(), cats.end(), "graph_freed"), 1);
+}
+
+TEST(Coverage, LayoutKindOfObservations) {
+  auto obs = [](std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides) {
+    TensorObs o;
+    o.sizes = std::move(sizes);
+    o.strides = std::move(strides);
+    return o;
+  };
+  EXPECT_EQ(layout_kind(obs({}, {})), "zero_dim");
+  EXPECT_EQ(layout_kind(obs({0, 3}, {3, 1})), "empty");
+  EXPECT_EQ(layout_kind(obs({2, 3}, {0, 1})), "overlapping");
+  TensorObs size1_zero_stride = obs({1, 3}, {0, 1});  // a 0 stride on a dim of size 1 overlaps nothing
+  size1_zero_stride.contiguous = true;
+  EXPECT_EQ(layout_kind(size1_zero_stride), "contiguous");
+  TensorObs both = obs({1, 1, 1, 1}, {1, 1, 1, 1});  // contiguous wins over channels_last
+  both.contiguous = both.channels_last = true;
+  EXPECT_EQ(layout_kind(both), "contiguous");
+  TensorObs cl = obs({2, 3, 2, 2}, {12, 1, 6, 3});
+  cl.channels_last = cl.non_overlapping_dense = true;
+  EXPECT_EQ(layout_kind(cl), "channels_last");
+  TensorObs t = obs({3, 2}, {1, 3});
+  t.non_overlapping_dense = true;
+  EXPECT_EQ(layout_kind(t), "dense_non_contiguous");
+  EXPECT_EQ(layout_kind(obs({3}, {2})), "non_dense");
+}
+
+TEST(Coverage, LayoutsOfOperandsOfOkSteps) {
+  Builder b;
+  int x = b.rand({2, 3});
+  b.unary(OpId::Neg, x);                                          // contiguous
+  b.unary(OpId::Neg, b.transpose(x));                             // transpose: contiguous, neg: dense_non_contiguous
+  Attrs sl;
+  sl.dim = 1;
+  sl.start = 0;
+  sl.end = 3;
+  sl.step = 2;
+  b.unary(OpId::Neg, b.step(OpId::Slice, {x}, sl));               // slice: contiguous, neg: non_dense
+  b.unary(OpId::Neg, b.with_sizes(OpId::Expand, b.rand({1, 3}), {4, 3}));  // expand: contiguous, neg: overlapping
+  b.unary(OpId::Neg, b.select(x, 1));                             // select: contiguous, neg: contiguous + offset
+  b.unary(OpId::Neg, b.unary(OpId::Sum, x));                      // sum: contiguous, neg: zero_dim
+  b.unary(OpId::Neg, b.rand({0, 3}));                             // empty
+  b.unary(OpId::Neg, b.rand_strided({2, 3, 2, 2}, {12, 1, 6, 3}));              // channels_last
+  b.unary(OpId::Neg, b.rand_strided({2, 3, 2, 2, 2}, {24, 1, 12, 6, 3}));       // channels_last_3d
+  b.with_sizes(OpId::View, b.transpose(x), {6});                  // raises view_stride: not counted
+  Covered r = run_on_libtorch(b);
+  EXPECT_EQ(r.layouts("contiguous"), 8) << testing::PrintToString(r.tags.layouts);
+  EXPECT_EQ(r.layouts("dense_non_contiguous"), 1);
+  EXPECT_EQ(r.layouts("non_dense"), 1);
+  EXPECT_EQ(r.layouts("overlapping"), 1);
+  EXPECT_EQ(r.layouts("offset"), 1);
+  EXPECT_EQ(r.layouts("zero_dim"), 1);
+  EXPECT_EQ(r.layouts("empty"), 1);
+  EXPECT_EQ(r.layouts("channels_last"), 1);
+  EXPECT_EQ(r.layouts("channels_last_3d"), 1);
+  EXPECT_EQ(status_of(r, static_cast<int>(b.program().steps.size()) - 1), StepObs::Status::Error);
+}
+
+TEST(Coverage, MemoryFormatsOfOkSteps) {
+  Builder b;
+  int x4 = b.rand({2, 3, 2, 2}), x5 = b.rand({1, 2, 2, 2, 2}), x2 = b.rand({2, 3});
+  b.with_format(OpId::Clone, x4, MemoryFormat::ChannelsLast);
+  b.with_format(OpId::EmptyLike, x5, MemoryFormat::ChannelsLast3d);
+  b.with_format(OpId::Contiguous, x2, MemoryFormat::Contiguous);
+  b.with_format(OpId::ZerosLike, x2, MemoryFormat::Preserve);
+  int refused = b.with_format(OpId::Clone, x2, MemoryFormat::ChannelsLast);  // rank 2: raises
+  Covered r = run_on_libtorch(b);
+  EXPECT_EQ(status_of(r, refused), StepObs::Status::Error);
+  EXPECT_EQ(r.tags.memory_formats,
+            (std::vector<std::string>{"channels_last", "channels_last_3d", "contiguous_format", "preserve_format"}));
+}
+
+TEST(Coverage, PlainArithmeticHasNoSituation) {
+  Builder b;
+  int x = b.rand({2, 3});
+  b.unary(OpId::Sum, b.step(OpId::Add, {x, b.unary(OpId::Neg, x)}));
+  EXPECT_TRUE(run_on_libtorch(b).tags.situations.empty());
+}
+
+TEST(Coverage, InplaceOnViews) {
+  {
+    Builder b;  // a view of a non-leaf requiring grad: the base's history is rewritten (CopySlices)
+    int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, true));
+    b.scalar(OpId::AddScalar_, b.transpose(y));
+    Covered r = run_on_libtorch(b);
+    EXPECT_TRUE(r.has("inplace_on_view_of_nonleaf"));
+    EXPECT_FALSE(r.has("inplace_on_view_of_leaf_requiring_grad"));
+    EXPECT_FALSE(r.has("inplace_on_leaf_requiring_grad"));
+  }
+  {
+    Builder b;  // a view of a leaf requiring grad: LibTorch refuses, which is the situation too
+    int v = b.select(b.rand({2, 3}, true), 0);
+    int write = b.scalar(OpId::AddScalar_, v);
+    Covered r = run_on_libtorch(b);
+    EXPECT_EQ(status_of(r, write), StepObs::Status::Error);
+    EXPECT_TRUE(r.has("inplace_on_view_of_leaf_requiring_grad"));
+    EXPECT_FALSE(r.has("inplace_on_view_of_nonleaf"));
+  }
+  {
+    Builder b;  // the view made under no_grad, written with grad enabled
+    int v = b.transpose(b.rand({2, 3}, true), false);
+    b.scalar(OpId::AddScalar_, v);
+    Covered r = run_on_libtorch(b);
+    EXPECT_TRUE(r.has("inplace_on_nograd_view_with_grad"));
+    EXPECT_FALSE(r.has("inplace_on_view_of_leaf_requiring_grad"));
+    EXPECT_TRUE(r.has("grad_mode_nesting"));  // grad (rand), no_grad (transpose), grad (add_)
+  }
+  {
+    Builder b;  // the same write under no_grad is no autograd situation
+    int v = b.transpose(b.rand({2, 3}, true), false);
+    b.scalar(OpId::AddScalar_, v, 2, false);
+    Covered r = run_on_libtorch(b);
+    EXPECT_FALSE(r.has("inplace_on_nograd_view_with_grad"));
+    EXPECT_FALSE(r.has("grad_mode_nesting"));
+  }
+  {
+    Builder b;
+    b.scalar(OpId::MulScalar_, b.rand({2}, true));
+    EXPECT_TRUE(run_on_libtorch(b).has("inplace_on_leaf_requiring_grad"));
+  }
+}
+
+TEST(Coverage, AReshapeThatCopiesIsNoView) {
+  Builder b;
+  int x = b.rand({2, 3}, true);
+  int r = b.with_sizes(OpId::Reshape, b.transpose(x), {6});  // transposed: reshape must copy
+  b.scalar(OpId::AddScalar_, r);
+  Covered run = run_on_libtorch(b);
+  EXPECT_FALSE(run.has("view_of_view"));
+  EXPECT_FALSE(run.has("inplace_on_view_of_leaf_requiring_grad"));
+  Builder v;
+  v.with_sizes(OpId::Reshape, v.transpose(v.rand({2, 3})), {3, 2, 1});  // stays a view
+  v.transpose(v.select(v.rand({2, 3, 4}), 0));
+  EXPECT_TRUE(run_on_libtorch(v).has("view_of_view"));
+}
+
+TEST(Coverage, ContiguousOfAContiguousViewIsThatView) {
+  Builder b;
+  int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, true));
+  b.scalar(OpId::AddScalar_, b.with_format(OpId::Contiguous, b.select(y, 0), MemoryFormat::Contiguous));
+  EXPECT_TRUE(run_on_libtorch(b).has("inplace_on_view_of_nonleaf"));
+  Builder copied;  // a transposed view is copied: the write goes to a fresh non-leaf
+  int z = copied.scalar(OpId::MulScalar, copied.rand({2, 3}, true));
+  copied.scalar(OpId::AddScalar_, copied.with_format(OpId::Contiguous, copied.transpose(z), MemoryFormat::Contiguous));
+  EXPECT_FALSE(run_on_libtorch(copied).has("inplace_on_view_of_nonleaf"));
+}
+
+TEST(Coverage, ViewGradFnAfterBaseInplace) {
+  Builder b;
+  int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, true));
+  b.transpose(y);
+  b.scalar(OpId::MulScalar_, y);  // the transpose is observed after its base was written
+  EXPECT_TRUE(run_on_libtorch(b).has("view_grad_fn_after_base_inplace"));
+
+  Builder sibling;
+  int z = sibling.scalar(OpId::MulScalar, sibling.rand({2, 3}, true));
+  int v0 = sibling.select(z, 0);
+  sibling.select(z, 1);
+  sibling.scalar(OpId::AddScalar_, v0);  // written through one view, the other one observed
+  EXPECT_TRUE(run_on_libtorch(sibling).has("view_grad_fn_after_base_inplace"));
+
+  Builder own;  // writing the view itself, or a view made after the write, is not the situation
+  int w = own.scalar(OpId::MulScalar, own.rand({2, 3}, true));
+  own.scalar(OpId::AddScalar_, own.transpose(w));
+  Builder later;
+  int u = later.scalar(OpId::MulScalar, later.rand({2, 3}, true));
+  later.scalar(OpId::MulScalar_, u);
+  later.transpose(u);
+  EXPECT_FALSE(run_on_libtorch(own).has("view_grad_fn_after_base_inplace"));
+  EXPECT_FALSE(run_on_libtorch(later).has("view_grad_fn_after_base_inplace"));
+}
+
+TEST(Coverage, DetachOfView) {
+  Builder b;
+  int x = b.rand({2, 3});
+  b.unary(OpId::Detach, b.transpose(x));
+  EXPECT_TRUE(run_on_libtorch(b).has("detach_of_view"));
+  Builder refused;  // detach_ of a view raises detach_view
+  int d = refused.unary(OpId::Detach_, refused.transpose(refused.rand({2, 3})));
+  Covered r = run_on_libtorch(refused);
+  EXPECT_EQ(status_of(r, d), StepObs::Status::Error);
+  EXPECT_TRUE(r.has("detach_of_view"));
+  Builder plain;
+  plain.unary(OpId::Detach, plain.rand({2, 3}));
+  EXPECT_FALSE(run_on_libtorch(plain).has("detach_of_view"));
+}
+
+TEST(Coverage, RequiresGradFlags) {
+  Builder b;
+  int y = b.scalar(OpId::MulScalar, b.rand({2}, true));
+  b.requires_grad_(y, true);
+  int off = b.requires_grad_(y, false);  // raises requires_grad_flag
+  b.requires_grad_(b.rand({2}, false, DType::Int64), true);
+  Covered r = run_on_libtorch(b);
+  EXPECT_EQ(status_of(r, off), StepObs::Status::Error);
+  EXPECT_TRUE(r.has("requires_grad_on_nonleaf_true"));
+  EXPECT_TRUE(r.has("requires_grad_on_nonleaf_false"));
+  EXPECT_TRUE(r.has("requires_grad_on_integer"));
+  Builder factory;  // rand(int64, requires_grad=True) asks for the same thing
+  factory.rand({2}, true, DType::Int64);
+  EXPECT_TRUE(run_on_libtorch(factory).has("requires_grad_on_integer"));
+  Builder leaf;
+  leaf.requires_grad_(leaf.rand({2}), true);
+  Covered l = run_on_libtorch(leaf);
+  EXPECT_FALSE(l.has("requires_grad_on_nonleaf_true"));
+  EXPECT_FALSE(l.has("requires_grad_on_integer"));
+}
+
+TEST(Coverage, GradientsAfterBackward) {
+  Builder b;
+  int x = b.rand({2, 3}, true);
+  int y = b.scalar(OpId::MulScalar, x);
+  b.backward(b.unary(OpId::Sum, y));
+  Covered r = run_on_libtorch(b);
+  EXPECT_TRUE(r.has("grad_of_nonleaf_undefined"));
+  EXPECT_FALSE(r.has("grad_of_retained_nonleaf"));
+  EXPECT_TRUE(r.has("leaf_grad_layout_contiguous"));
+  EXPECT_FALSE(r.has("second_backward_accumulates"));
+
+  Builder retained;
+  int rx = retained.rand({2, 3}, true);
+  int ry = retained.scalar(OpId::MulScalar, rx);
+  retained.step(OpId::RetainGrad, {ry});
+  retained.backward(retained.unary(OpId::Sum, ry));
+  EXPECT_TRUE(run_on_libtorch(retained).has("grad_of_retained_nonleaf"));
+}
+
+TEST(Coverage, LeafGradientLayouts) {
+  auto layout_after_backward = [](std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides) {
+    Builder b;
+    b.backward(b.unary(OpId::Sum, b.rand_strided(std::move(sizes), std::move(strides), true)));
+    return run_on_libtorch(b);
+  };
+  EXPECT_TRUE(layout_after_backward({2, 3, 2, 2}, {12, 1, 6, 3}).has("leaf_grad_layout_channels_last"));
+  EXPECT_TRUE(layout_after_backward({3, 2}, {1, 3}).has("leaf_grad_layout_dense_non_contiguous"));
+  EXPECT_TRUE(layout_after_backward({3, 2}, {0, 1}).has("leaf_grad_layout_overlapping"));
+  Covered no_backward = [] {
+    Builder b;
+    b.unary(OpId::Sum, b.rand({2}, true));
+    return run_on_libtorch(b);
+  }();
+  EXPECT_TRUE(no_backward.tags.situations.empty());
+}
+
+TEST(Coverage, RetainGraphAndSecondBackward) {
+  Builder b;
+  int x = b.rand({2}, true);
+  int loss = b.exp_loss(x);
+  b.backward(loss, true);
+  b.backward(loss);
+  Covered r = run_on_libtorch(b);
+  EXPECT_TRUE(r.has("retain_graph_then_backward"));
+  EXPECT_TRUE(r.has("second_backward_accumulates"));
+  EXPECT_FALSE(r.has("graph_freed_error"));
+
+  Builder freed;
+  int fl = freed.exp_loss(freed.rand({2}, true));
+  freed.backward(fl);
+  int again = freed.backward(fl);
+  Covered f = run_on_libtorch(freed);
+  EXPECT_EQ(f.oracle.steps[static_cast<std::size_t>(again)].category, ErrorCategory::GraphFreed);
+  EXPECT_TRUE(f.has("graph_freed_error"));
+  EXPECT_FALSE(f.has("retain_graph_then_backward"));
+
+  Builder separate;  // a retained graph, then a backward over another graph of the same leaf
+  int sx = separate.rand({2}, true);
+  separate.backward(separate.exp_loss(sx), true);
+  separate.backward(separate.exp_loss(sx));
+  Covered s = run_on_libtorch(separate);
+  EXPECT_FALSE(s.has("retain_graph_then_backward"));
+  EXPECT_TRUE(s.has("second_backward_accumulates"));
+}
+
+TEST(Coverage, InplaceOnSavedResultThenBackward) {
+  Builder b;
+  int e = b.unary(OpId::Exp, b.rand({2}, true));
+  b.scalar(OpId::MulScalar_, e);
+  int back = b.backward(b.unary(OpId::Sum, e));
+  Covered r = run_on_libtorch(b);
+  EXPECT_EQ(r.oracle.steps[static_cast<std::size_t>(back)].category, ErrorCategory::VersionMismatch);
+  EXPECT_TRUE(r.has("inplace_on_saved_result"));
+  EXPECT_TRUE(r.has("version_error"));
+
+  Builder through_view;  // a write through a view of the result bumps the same version counter
+  int e2 = through_view.unary(OpId::Exp, through_view.rand({2, 2}, true));
+  through_view.scalar(OpId::MulScalar_, through_view.select(e2, 0));
+  through_view.backward(through_view.unary(OpId::Sum, e2));
+  EXPECT_TRUE(run_on_libtorch(through_view).has("inplace_on_saved_result"));
+
+  Builder no_backward;
+  no_backward.scalar(OpId::MulScalar_, no_backward.unary(OpId::Exp, no_backward.rand({2}, true)));
+  EXPECT_FALSE(run_on_libtorch(no_backward).has("inplace_on_saved_result"));
+  Builder no_grad;  // exp of a tensor not requiring grad saves nothing
+  int e3 = no_grad.unary(OpId::Exp, no_grad.rand({2}));
+  no_grad.scalar(OpId::MulScalar_, e3);
+  no_grad.backward(no_grad.unary(OpId::Sum, no_grad.rand({1}, true)));
+  EXPECT_FALSE(run_on_libtorch(no_grad).has("inplace_on_saved_result"));
+}
+
+TEST(Coverage, Copies) {
+  Builder b;
+  int x = b.rand({2, 3});
+  b.with_format(OpId::Clone, b.unary(OpId::Detach, x), MemoryFormat::Preserve);
+  b.unary(OpId::Detach, b.with_format(OpId::Clone, x, MemoryFormat::Preserve));
+  b.step(OpId::Copy_, {b.with_format(OpId::EmptyLike, x, MemoryFormat::Preserve), x});
+  Covered r = run_on_libtorch(b);
+  for (const char* s : {"copy_clone", "copy_detach_clone", "copy_clone_detach", "copy_empty_like_copy_"})
+    EXPECT_TRUE(r.has(s)) << s;
+
+  Builder other;  // copy_ into an empty_like of another tensor is a plain copy_
+  int a = other.rand({2, 3}), c = other.rand({2, 3});
+  other.step(OpId::Copy_, {other.with_format(OpId::EmptyLike, a, MemoryFormat::Preserve), c});
+  Covered o = run_on_libtorch(other);
+  EXPECT_FALSE(o.has("copy_empty_like_copy_"));
+  EXPECT_FALSE(o.has("copy_clone"));
+}
+
+TEST(Coverage, TotalOverOddProgramsAndTraces) {
+  Builder b;
+  int x = b.rand({2}, true);
+  b.step(OpId::Neg, {5});       // an input that is no earlier step: skipped
+  b.step(OpId::Add, {x});       // wrong arity: skipped
+  b.scalar(OpId::AddScalar_, x);
+  Covered r = run_on_libtorch(b);
+  EXPECT_EQ(status_of(r, 1), StepObs::Status::Skipped);
+  EXPECT_TRUE(r.has("inplace_on_leaf_requiring_grad"));
+  // A trace shorter than its program, or without observations, is read as far as it goes.
+  Trace cut = r.oracle;
+  cut.steps.resize(2);
+  EXPECT_TRUE(coverage_tags(b.program(), cut).situations.empty());
+  Trace blind = r.oracle;
+  for (auto& s : blind.steps) s.observed.clear();
+  EXPECT_TRUE(coverage_tags(b.program(), blind).layouts.empty());
+  EXPECT_NO_THROW(coverage_tags(Program{}, r.oracle));
+}
+
+}  // namespace
+}  // namespace parity::program
