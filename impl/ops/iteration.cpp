@@ -115,6 +115,10 @@ void require_cpu(std::initializer_list<const Tensor*> ts) {
 }
 }  // namespace
 
+std::string not_implemented_message(const char* kernel, ScalarType t) {
+  return "\"" + std::string(kernel) + "\" not implemented for '" + std::string(type_name(t)) + "'";
+}
+
 void check_scalar_fits(double value, ScalarType dtype) {
   bool fits = true;
   if (dtype == ScalarType::Int64)
@@ -204,13 +208,140 @@ T int_pow(T base, std::int64_t e) {
 }
 }  // namespace
 
-void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x) {
-  map_elements(out, x, [op](auto tag) {
+namespace {
+// The elementwise functions of unary_kernel. Bool elements never reach them (ops reject bool inputs or
+// convert them to a floating type first) and pass through unchanged.
+struct NegFn {
+  template <typename T> static T apply(T v) { return static_cast<T>(-v); }
+};
+struct ExpFn {
+  template <typename T> static T apply(T v) { return static_cast<T>(std::exp(v)); }
+};
+struct SigmoidFn {
+  // ATen's scalar sigmoid: 1 / (1 + exp(-x)), in the element type.
+  template <typename T> static T apply(T v) { return static_cast<T>(T(1) / (T(1) + std::exp(-v))); }
+};
+struct TanhFn {
+  template <typename T> static T apply(T v) { return static_cast<T>(std::tanh(v)); }
+};
+struct AbsFn {
+  template <typename T> static T apply(T v) {
+    // Integers wrap as in ATen: abs(INT64_MIN) is INT64_MIN (negated through unsigned to avoid overflow).
+    if constexpr (std::is_integral_v<T>) return v < 0 ? static_cast<T>(0 - static_cast<std::uint64_t>(v)) : v;
+    else return std::abs(v);
+  }
+};
+struct SignFn {
+  // sgn of a real number: NaN and zeros give 0.
+  template <typename T> static T apply(T v) { return static_cast<T>((T(0) < v) - (v < T(0))); }
+};
+
+template <typename Fn>
+void map_unary(const Tensor& out, const Tensor& x) {
+  map_elements(out, x, [](auto tag) {
     using T = decltype(tag);
-    return [op](T v) -> T {
+    return [](T v) -> T {
       if constexpr (std::is_same_v<T, bool>) return v;
-      else return op == UnaryOp::Neg ? static_cast<T>(-v) : static_cast<T>(std::exp(v));
+      else return Fn::apply(v);
     };
+  });
+}
+
+// out[i] = f(a[i], b[i]) for one element type, a and b broadcast to out's shape.
+template <typename F>
+void map_pairs(const Tensor& out, const Tensor& a, const Tensor& b, F&& make_f) {
+  require_cpu({&out, &a, &b});
+  Dims sa = broadcast_strides(a, out.sizes()), sb = broadcast_strides(b, out.sizes());
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    auto f = make_f(tag);
+    T* o = out.data<T>();
+    const T* x = a.data<T>();
+    const T* y = b.data<T>();
+    cpu::for_each_offset(out.sizes(), {&out.strides(), &sa, &sb},
+                         [&](const std::int64_t* off) { o[off[0]] = f(x[off[1]], y[off[2]]); });
+  });
+}
+
+// A scalar argument as an element: ATen converts bounds to the kernel's type before comparing.
+template <typename T>
+T element(double v) {
+  if constexpr (std::is_same_v<T, bool>) return v != 0;
+  else return static_cast<T>(v);
+}
+}  // namespace
+
+void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x) {
+  switch (op) {
+    case UnaryOp::Neg: return map_unary<NegFn>(out, x);
+    case UnaryOp::Exp: return map_unary<ExpFn>(out, x);
+    case UnaryOp::Sigmoid: return map_unary<SigmoidFn>(out, x);
+    case UnaryOp::Tanh: return map_unary<TanhFn>(out, x);
+    case UnaryOp::Abs: return map_unary<AbsFn>(out, x);
+    case UnaryOp::Sign: return map_unary<SignFn>(out, x);
+  }
+}
+
+void clamp_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
+  map_elements(out, x, [lo, hi](auto tag) {
+    using T = decltype(tag);
+    const bool has_lo = lo.has_value(), has_hi = hi.has_value();
+    const T l = element<T>(lo.value_or(0)), h = element<T>(hi.value_or(0));
+    // std::max(v, l) keeps v when either is NaN, as ATen's scalar loop (and its vectorized one) does.
+    return [=](T v) -> T {
+      if (has_lo) v = std::max(v, l);
+      if (has_hi) v = std::min(v, h);
+      return v;
+    };
+  });
+}
+
+void clamp_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& x, std::optional<double> lo,
+                           std::optional<double> hi) {
+  map_pairs(out, grad, x, [lo, hi](auto tag) {
+    using T = decltype(tag);
+    const bool has_lo = lo.has_value(), has_hi = hi.has_value();
+    const T l = element<T>(lo.value_or(0)), h = element<T>(hi.value_or(0));
+    return [=](T g, T v) -> T { return ((!has_lo || v >= l) && (!has_hi || v <= h)) ? g : T(0); };
+  });
+}
+
+void threshold_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& x, double threshold) {
+  map_pairs(out, grad, x, [threshold](auto tag) {
+    using T = decltype(tag);
+    const T t = element<T>(threshold);
+    return [t](T g, T v) -> T { return v <= t ? T(0) : g; };
+  });
+}
+
+void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
+  require_cpu({&out, &a, &b});
+  // Sizes and strides as (batch, row, column); a 2-d operand is a single batch.
+  auto batched = [](const Dims& d, std::int64_t pad) {
+    Dims r = d;
+    if (r.size() == 2) r.insert(r.begin(), pad);
+    return r;
+  };
+  const Dims on = batched(out.sizes(), 1), os = batched(out.strides(), 0);
+  const Dims as = batched(a.strides(), 0), bs = batched(b.strides(), 0);
+  const std::int64_t inner = a.sizes().back();
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data<T>();
+    const T* x = a.data<T>();
+    const T* y = b.data<T>();
+    for (std::int64_t n = 0; n < on[0]; ++n)
+      for (std::int64_t i = 0; i < on[1]; ++i)
+        for (std::int64_t j = 0; j < on[2]; ++j) {
+          const T* row = x + n * as[0] + i * as[1];
+          const T* col = y + n * bs[0] + j * bs[2];
+          T acc = T(0);
+          for (std::int64_t k = 0; k < inner; ++k) {
+            if constexpr (std::is_same_v<T, bool>) acc = acc || (row[k * as[2]] && col[k * bs[1]]);
+            else acc += row[k * as[2]] * col[k * bs[1]];
+          }
+          o[n * os[0] + i * os[1] + j * os[2]] = acc;
+        }
   });
 }
 

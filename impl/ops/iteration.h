@@ -2,6 +2,8 @@
 // layout, broadcasting, and the typed CPU kernels. Internal to impl/ops.
 #pragma once
 #include <initializer_list>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "impl/ops.h"
@@ -27,14 +29,28 @@ Dims broadcast_strides(const Tensor& t, const Dims& shape);
 void copy_kernel(const Tensor& dst, const Tensor& src);
 
 enum class BinaryOp { Add, Sub, Mul, Div };
-enum class UnaryOp { Neg, Exp };
+enum class UnaryOp { Neg, Exp, Sigmoid, Tanh, Abs, Sign };
 // out = a op b, all of out's dtype; a and b broadcast to out's shape.
 void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x);
 void pow_kernel(const Tensor& out, const Tensor& x, double exponent);
 void fill_kernel(const Tensor& out, double value);
+// out = min(max(x, lo), hi) with the bounds converted to out's dtype; a missing bound is not applied. As in
+// ATen's scalar loop, a NaN element stays NaN and a NaN bound leaves elements unchanged.
+void clamp_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, std::optional<double> hi);
+// Gradient masks, all operands of out's dtype and shape. clamp_backward: grad where lo <= x <= hi (a NaN x
+// fails), else 0. threshold_backward: 0 where x <= threshold, else grad.
+void clamp_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& x, std::optional<double> lo,
+                           std::optional<double> hi);
+void threshold_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& x, double threshold);
+// Matrix product out = a @ b of 2-d operands, or of 3-d ones batch by batch, all of out's dtype (no checks; an
+// empty inner dimension writes zeros).
+void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b);
 // Sum over `reduce` dims (mask), output laid out as `out` (keepdim shape).
 void sum_kernel(const Tensor& out_keepdim, const Tensor& x, const std::vector<bool>& reduce);
+
+// The error ATen's dtype dispatch raises when `kernel` has no loop for t: "\"kernel\" not implemented for 'Bool'".
+std::string not_implemented_message(const char* kernel, ScalarType t);
 
 // c10's checked conversion of a scalar argument to an element type (Scalar::to<T>).
 void check_scalar_fits(double value, ScalarType dtype);

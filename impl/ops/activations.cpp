@@ -1,0 +1,238 @@
+// Pointwise activations (sigmoid, tanh, relu, abs, clamp) and their in-place forms, with exp_. Each is one
+// description (dtype rules, kernel, derivative, what the derivative saves) shared by both forms, so the
+// out-of-place and in-place variants cannot drift apart.
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "impl/autograd/meta.h"
+#include "impl/error.h"
+#include "impl/ops.h"
+#include "impl/ops/iteration.h"
+#include "impl/ops/node_builder.h"
+
+namespace parity::impl {
+
+using autograd::Formula;
+using autograd::TensorList;
+using ops::make_node;
+using ops::UnaryOp;
+
+namespace {
+
+// What the derivative reads: the input, or the op's own result (then writing the result in place before
+// backward is a version error).
+enum class Saves { Self, Result };
+
+// Where an in-place form rejects a result dtype it cannot write back. TensorIterator checks after its overlap
+// checks, naming types as ScalarType ("Long"); clamp's meta function checks before, naming them as TypeMeta
+// ("long int").
+enum class CastCheck { Iterator, ClampMeta };
+
+struct Activation {
+  const char* node_name;
+  Saves saves;
+  CastCheck cast_check;
+  // Checks made before any iteration is set up; returns the dtype the op computes in.
+  std::function<ScalarType(const Tensor& x)> result_type;
+  // Writes op(x) into out (both of the result dtype); raises the kernel's own dtype errors first.
+  std::function<void(const Tensor& out, const Tensor& x)> kernel;
+  // The input's gradient, from the output's gradient and the saved tensor.
+  std::function<Tensor(const Tensor& grad, const Tensor& saved)> derivative;
+};
+
+// caffe2::TypeMeta's names, which clamp's messages print.
+std::string_view type_meta_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "bool";
+    case ScalarType::Int64: return "long int";
+    case ScalarType::Float32: return "float";
+    case ScalarType::Float64: return "double";
+  }
+  return "?";
+}
+
+// A fresh output laid out as TensorIterator lays out a unary op's result.
+Tensor unary_output(const Tensor& x, ScalarType t) {
+  return Tensor::allocate(ops::elementwise_layout(x.sizes(), {&x.layout()}), t);
+}
+
+Tensor unary_values(UnaryOp op, const Tensor& x) {
+  Tensor out = unary_output(x, x.dtype());
+  ops::unary_kernel(op, out, x);
+  return out;
+}
+
+// Unary float ops: integer and bool inputs are computed in the default float type.
+ScalarType floating_result(const Tensor& x) { return is_floating(x.dtype()) ? x.dtype() : kDefaultFloat; }
+
+Activation float_unary(const char* node_name, UnaryOp op, std::function<Tensor(const Tensor&, const Tensor&)> d) {
+  return {node_name, Saves::Result, CastCheck::Iterator, floating_result,
+          [op](const Tensor& out, const Tensor& x) { ops::unary_kernel(op, out, x); }, std::move(d)};
+}
+
+const Activation& sigmoid_op() {
+  // sigmoid_backward(grad, result) = grad * (1 - result) * result.
+  static const Activation op = float_unary("SigmoidBackward0", UnaryOp::Sigmoid, [](const Tensor& g, const Tensor& r) {
+    return mul(mul(g, add(neg(r), Scalar::of(1))), r);
+  });
+  return op;
+}
+
+const Activation& tanh_op() {
+  // tanh_backward(grad, result) = grad * (1 - result * result).
+  static const Activation op = float_unary("TanhBackward0", UnaryOp::Tanh, [](const Tensor& g, const Tensor& r) {
+    return mul(g, add(neg(mul(r, r)), Scalar::of(1)));
+  });
+  return op;
+}
+
+const Activation& exp_op() {
+  static const Activation op =
+      float_unary("ExpBackward0", UnaryOp::Exp, [](const Tensor& g, const Tensor& r) { return mul(g, r); });
+  return op;
+}
+
+const Activation& relu_op() {
+  // LibTorch's relu is clamp_min(x, 0) after its own bool check; its derivative is threshold_backward(grad,
+  // result, 0): zero where the result is <= 0 (a NaN result passes the gradient).
+  static const Activation op{
+      "ReluBackward0", Saves::Result, CastCheck::Iterator,
+      [](const Tensor& x) {
+        PARITY_CHECK(x.dtype() != ScalarType::Bool, ErrorKind::DType, "Boolean inputs not supported for relu");
+        return x.dtype();
+      },
+      [](const Tensor& out, const Tensor& x) { ops::clamp_kernel(out, x, 0.0, std::nullopt); },
+      [](const Tensor& g, const Tensor& r) {
+        Tensor out = Tensor::allocate(ops::elementwise_layout(g.sizes(), {&g.layout(), &r.layout()}), g.dtype());
+        ops::threshold_backward_kernel(out, g, r, 0);
+        return out;
+      }};
+  return op;
+}
+
+const Activation& abs_op() {
+  // abs's derivative is grad * sgn(self).
+  static const Activation op{
+      "AbsBackward0", Saves::Self, CastCheck::Iterator, [](const Tensor& x) { return x.dtype(); },
+      [](const Tensor& out, const Tensor& x) {
+        PARITY_CHECK(x.dtype() != ScalarType::Bool, ErrorKind::DType,
+                     ops::not_implemented_message("abs_cpu", x.dtype()));
+        ops::unary_kernel(UnaryOp::Abs, out, x);
+      },
+      [](const Tensor& g, const Tensor& self) { return mul(g, unary_values(UnaryOp::Sign, self)); }};
+  return op;
+}
+
+// clamp with scalar bounds (ClampBackward1). The bounds take part in type promotion as wrapped numbers, so a
+// bool tensor with int bounds gives int64 and an int64 tensor with float bounds float32.
+Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
+  std::optional<double> lo, hi;
+  if (min) lo = min->value;
+  if (max) hi = max->value;
+  auto result_type = [min, max](const Tensor& x) {
+    PARITY_CHECK(min || max, ErrorKind::Argument, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    if (is_floating(x.dtype())) return x.dtype();
+    ops::Operand self{x, false}, lo_op, hi_op;
+    if (min) lo_op = {ops::wrap_scalar(*min), true};
+    if (max) hi_op = {ops::wrap_scalar(*max), true};
+    if (min && max) return ops::result_type({&self, &lo_op, &hi_op});
+    return ops::result_type({&self, min ? &lo_op : &hi_op});
+  };
+  auto kernel = [lo, hi](const Tensor& out, const Tensor& x) {
+    // With both bounds, a NaN bound makes the whole result NaN without converting the bounds.
+    if (lo && hi && (std::isnan(*lo) || std::isnan(*hi))) {
+      ops::fill_kernel(out, std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
+    const char* name = lo && hi ? "clamp_scalar_cpu" : lo ? "clamp_min_cpu" : "clamp_max_scalar_cpu";
+    PARITY_CHECK(out.dtype() != ScalarType::Bool, ErrorKind::DType, ops::not_implemented_message(name, out.dtype()));
+    if (lo) ops::check_scalar_fits(*lo, out.dtype());
+    if (hi) ops::check_scalar_fits(*hi, out.dtype());
+    ops::clamp_kernel(out, x, lo, hi);
+  };
+  // clamp_backward: the gradient passes where min <= self <= max, bounds included.
+  auto derivative = [lo, hi](const Tensor& g, const Tensor& self) {
+    Tensor out = Tensor::allocate(ops::elementwise_layout(g.sizes(), {&self.layout(), &g.layout()}), g.dtype());
+    ops::clamp_backward_kernel(out, g, self, lo, hi);
+    return out;
+  };
+  return {"ClampBackward1", Saves::Self, CastCheck::ClampMeta, result_type, kernel, derivative};
+}
+
+std::shared_ptr<Formula> activation_node(const Activation& a, const Tensor& x) {
+  return make_node(a.node_name, {&x}, [d = a.derivative](const Tensor& g, const TensorList& s, const Formula&) {
+    return TensorList{d(g, s[0])};
+  });
+}
+
+// As in PyTorch's generated code: the node (saving self) exists before the kernel runs, the result is saved
+// after it.
+Tensor apply(const Activation& a, const Tensor& x) {
+  std::shared_ptr<Formula> node;
+  if (autograd::compute_requires_grad({&x})) {
+    node = activation_node(a, x);
+    if (a.saves == Saves::Self) node->save(x);
+  }
+  ScalarType t = a.result_type(x);
+  // TensorIterator converts the input to the compute dtype first; the copy's layout decides the output's.
+  Tensor cx = to(x, t);
+  Tensor out = unary_output(cx, t);
+  a.kernel(out, cx);
+  if (node) {
+    autograd::set_history(out, node);
+    if (a.saves == Saves::Result) node->save(out, /*is_output=*/true);
+  }
+  return out;
+}
+
+Tensor apply_(const Activation& a, const Tensor& self) {
+  bool rg = autograd::compute_requires_grad({&self});
+  autograd::check_inplace(self, rg);
+  std::shared_ptr<Formula> node;
+  if (rg) {
+    node = activation_node(a, self);
+    // A derivative reading self needs its value from before the write: PyTorch saves self.clone().
+    if (a.saves == Saves::Self) node->save(clone(self));
+  }
+  ScalarType t = a.result_type(self);
+  // Every activation's result dtype either is self's or cannot be cast back to it (float into int, int into
+  // bool), so a differing dtype is always an error.
+  auto cast_message = [&](std::string_view out_name) {
+    return "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
+           std::string(out_name);
+  };
+  if (a.cast_check == CastCheck::ClampMeta)
+    PARITY_CHECK(t == self.dtype(), ErrorKind::DType, cast_message(type_meta_name(self.dtype())));
+  ops::check_no_overlap(self, {});
+  PARITY_CHECK(t == self.dtype(), ErrorKind::DType, cast_message(type_name(self.dtype())));
+  a.kernel(self, self);
+  self.bump_version();
+  if (node) {
+    autograd::rebase_history(self, node);
+    if (a.saves == Saves::Result) node->save(self, /*is_output=*/true);
+  }
+  return self;
+}
+
+}  // namespace
+
+Tensor sigmoid(const Tensor& x) { return apply(sigmoid_op(), x); }
+Tensor tanh(const Tensor& x) { return apply(tanh_op(), x); }
+Tensor relu(const Tensor& x) { return apply(relu_op(), x); }
+Tensor abs(const Tensor& x) { return apply(abs_op(), x); }
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
+  return apply(clamp_op(min, max), x);
+}
+
+Tensor sigmoid_(const Tensor& self) { return apply_(sigmoid_op(), self); }
+Tensor tanh_(const Tensor& self) { return apply_(tanh_op(), self); }
+Tensor relu_(const Tensor& self) { return apply_(relu_op(), self); }
+Tensor abs_(const Tensor& self) { return apply_(abs_op(), self); }
+Tensor exp_(const Tensor& self) { return apply_(exp_op(), self); }
+Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+  return apply_(clamp_op(min, max), self);
+}
+
+}  // namespace parity::impl

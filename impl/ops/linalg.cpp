@@ -1,0 +1,268 @@
+// Matrix products: mm, and matmul composed exactly as LibTorch 1.13's at::native::_matmul_impl composes it
+// (matmul has no node of its own, so its graph is the graph of the ops it calls: dot, mv, mm, bmm,
+// _unsafe_view, squeeze_, and the views and copies around them).
+#include <functional>
+#include <string>
+
+#include "impl/autograd/grad_mode.h"
+#include "impl/autograd/meta.h"
+#include "impl/error.h"
+#include "impl/ops.h"
+#include "impl/ops/iteration.h"
+#include "impl/ops/node_builder.h"
+
+namespace parity::impl {
+
+using autograd::Formula;
+using autograd::TensorList;
+using ops::make_node;
+
+namespace {
+
+std::int64_t product_of(const Dims& d) {
+  std::int64_t n = 1;
+  for (auto s : d) n *= s;
+  return n;
+}
+
+// The same memory seen with another geometry, unknown to autograd: how the kernel sees vectors as matrices.
+Tensor reinterpret(const Tensor& t, const Dims& sizes, const Dims& strides) {
+  return Tensor::over(t.storage(), Layout{sizes, strides, t.offset()}, t.dtype(), t.version_counter());
+}
+
+// ATen's CPU product kernels: an empty result is left alone and an empty inner dimension gives zeros before
+// the kernel dispatches on one operand's dtype (raising "not implemented for 'Bool'") and reads the other
+// operand as that dtype.
+void product_values(const Tensor& out, const Tensor& a, const Tensor& b, std::int64_t inner, const char* kernel,
+                    ScalarType dispatched, ScalarType other) {
+  if (out.numel() == 0) return;
+  if (inner == 0) {
+    ops::fill_kernel(out, 0);
+    return;
+  }
+  PARITY_CHECK(dispatched != ScalarType::Bool, ErrorKind::DType, ops::not_implemented_message(kernel, dispatched));
+  PARITY_CHECK(other == dispatched, ErrorKind::DType,
+               "expected scalar type " + std::string(type_name(dispatched)) + " but found " +
+                   std::string(type_name(other)));
+  ops::matmul_kernel(out, a, b);
+}
+
+using Derivative = std::function<Tensor(const Tensor& grad, const Tensor& other)>;
+
+// Which saved operand a node unpacks first, and so which one a version error names when both are stale:
+// PyTorch's MmBackward0 and BmmBackward0 unpack self first, DotBackward0 and MvBackward0 their second operand.
+enum class Unpack { SelfFirst, OtherFirst };
+
+// The node of a product of a and b: a's derivative reads b and b's reads a, so each operand is saved only
+// when the other's gradient is needed (derivatives.yaml).
+std::shared_ptr<Formula> product_node(const char* name, Unpack order, const Tensor& a, const Tensor& b,
+                                      Derivative da, Derivative db) {
+  const std::size_t a_slot = order == Unpack::SelfFirst ? 0 : 1, b_slot = 1 - a_slot;
+  auto node = make_node(name, {&a, &b}, [=](const Tensor& g, const TensorList& s, const Formula& n) {
+    TensorList out(2);
+    if (n.should_compute_output(0)) out[0] = da(g, s[b_slot]);
+    if (n.should_compute_output(1)) out[1] = db(g, s[a_slot]);
+    return out;
+  });
+  const Tensor saved_a = node->should_compute_output(1) ? a : Tensor();
+  const Tensor saved_b = node->should_compute_output(0) ? b : Tensor();
+  node->save(a_slot == 0 ? saved_a : saved_b);
+  node->save(a_slot == 0 ? saved_b : saved_a);
+  return node;
+}
+
+Tensor with_history(const Tensor& out, const std::shared_ptr<Formula>& node) {
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  auto times = [](const Tensor& g, const Tensor& other) { return mul(g, other); };  // grad * other.conj()
+  auto node = autograd::compute_requires_grad({&a, &b})
+                  ? product_node("DotBackward0", Unpack::OtherFirst, a, b, times, times)
+                  : nullptr;
+  PARITY_CHECK(a.dtype() == b.dtype(), ErrorKind::DType,
+               "dot : expected both vectors to have same dtype, but found " + std::string(type_name(a.dtype())) +
+                   " and " + std::string(type_name(b.dtype())));
+  const std::int64_t n = a.numel(), m = b.numel();
+  PARITY_CHECK(n == m, ErrorKind::Shape,
+               "inconsistent tensor size, expected tensor [" + std::to_string(n) + "] and src [" + std::to_string(m) +
+                   "] to have the same number of elements, but got " + std::to_string(n) + " and " +
+                   std::to_string(m) + " elements respectively");
+  PARITY_CHECK(a.dtype() != ScalarType::Bool, ErrorKind::DType, ops::not_implemented_message("dot", a.dtype()));
+  Tensor out = Tensor::allocate(Layout{}, a.dtype());
+  ops::matmul_kernel(reinterpret(out, {1, 1}, {1, 1}), reinterpret(a, {1, n}, {0, a.strides()[0]}),
+                     reinterpret(b, {n, 1}, {b.strides()[0], 0}));
+  return with_history(out, node);
+}
+
+Tensor mv(const Tensor& mat, const Tensor& vec) {
+  auto node = autograd::compute_requires_grad({&mat, &vec})
+                  ? product_node(
+                        "MvBackward0", Unpack::OtherFirst, mat, vec,
+                        // grad.ger(vec), which 1.13 computes as grad.reshape({n, 1}) * vec.
+                        [](const Tensor& g, const Tensor& v) { return mul(reshape(g, {g.numel(), 1}), v); },
+                        [](const Tensor& g, const Tensor& m) { return mv(transpose(m, 0, 1), g); })
+                  : nullptr;
+  const std::int64_t rows = mat.sizes()[0], inner = mat.sizes()[1];
+  PARITY_CHECK(inner == vec.sizes()[0], ErrorKind::Shape,
+               "size mismatch, got " + std::to_string(rows) + ", " + std::to_string(rows) + "x" +
+                   std::to_string(inner) + "," + std::to_string(vec.sizes()[0]));
+  // mv writes into a result of vec's dtype through addmv_, which dispatches on the matrix's.
+  Tensor out = Tensor::allocate(Layout::dense({rows}), vec.dtype());
+  product_values(reinterpret(out, {rows, 1}, {1, 0}), mat, reinterpret(vec, {inner, 1}, {vec.strides()[0], 0}),
+                 inner, "addmv_impl_cpu", mat.dtype(), vec.dtype());
+  return with_history(out, node);
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  auto node = autograd::compute_requires_grad({&a, &b})
+                  ? product_node("BmmBackward0", Unpack::SelfFirst, a, b,
+                                 [](const Tensor& g, const Tensor& other) { return bmm(g, transpose(other, 1, 2)); },
+                                 [](const Tensor& g, const Tensor& other) { return bmm(transpose(other, 1, 2), g); })
+                  : nullptr;
+  const std::int64_t batches = a.sizes()[0], rows = a.sizes()[1], inner = a.sizes()[2], cols = b.sizes()[2];
+  PARITY_CHECK(b.sizes()[0] == batches && b.sizes()[1] == inner, ErrorKind::Shape,
+               "Expected size for first two dimensions of batch2 tensor to be: [" + std::to_string(batches) + ", " +
+                   std::to_string(inner) + "] but got: [" + std::to_string(b.sizes()[0]) + ", " +
+                   std::to_string(b.sizes()[1]) + "].");
+  Tensor out = Tensor::allocate(Layout::dense({batches, rows, cols}), b.dtype());
+  // ATen's bmm loops itself over small products (dispatching on a's dtype) and calls addmm per batch on larger
+  // ones (dispatching on the result's, which is b's).
+  const bool small = inner * rows * cols < 400;
+  product_values(out, a, b, inner, small ? "bmm" : "addmm_impl_cpu_", small ? a.dtype() : b.dtype(),
+                 small ? b.dtype() : a.dtype());
+  return with_history(out, node);
+}
+
+// at::_unsafe_view of a fresh contiguous product: the same memory reshaped, not a view for autograd.
+Tensor unsafe_view(const Tensor& x, const Dims& sizes) {
+  Dims in = x.sizes();
+  auto node = autograd::compute_requires_grad({&x})
+                  ? make_node("UnsafeViewBackward0", {&x}, [in](const Tensor& g, const TensorList&, const Formula&) {
+                      return TensorList{reshape(g, in)};
+                    })
+                  : nullptr;
+  Layout layout = Layout::dense(sizes);
+  layout.offset = x.offset();
+  return with_history(autograd::make_alias(x, layout), node);
+}
+
+// x.squeeze_(dim) (SqueezeBackward3) on matmul's fresh mm result, which is no view: only x's own geometry
+// changes, and like every in-place op it bumps the version, with or without grad.
+Tensor squeeze_in_place(const Tensor& x, std::int64_t dim) {
+  bool rg = autograd::compute_requires_grad({&x});
+  autograd::check_inplace(x, rg);
+  Dims in = x.sizes();
+  auto node = rg ? make_node("SqueezeBackward3", {&x}, [in, dim](const Tensor& g, const TensorList&, const Formula&) {
+                     std::int64_t d = wrap_dim(dim, static_cast<std::int64_t>(in.size()));
+                     return TensorList{(!in.empty() && in[d] == 1) ? unsqueeze(g, d) : g};
+                   })
+                 : nullptr;
+  x.impl()->layout = geometry::squeeze(x.layout(), dim);
+  x.bump_version();
+  if (node) autograd::rebase_history(x, node);
+  return x;
+}
+
+// x.t() of a matrix (TBackward0), for the folded matrix @ batch path.
+Tensor matrix_t(const Tensor& x) {
+  auto node = autograd::compute_requires_grad({&x})
+                  ? make_node("TBackward0", {&x}, [](const Tensor& g, const TensorList&, const Formula&) {
+                      return TensorList{transpose(g, 0, 1)};
+                    })
+                  : nullptr;
+  Tensor v = autograd::make_view(x, geometry::transpose(x.layout(), 0, 1),
+                                 autograd::grad_mode_enabled() ? autograd::CreationMeta::Default
+                                                               : autograd::CreationMeta::NoGradMode);
+  return with_history(v, node);
+}
+
+// 1.13's should_fold(tensor1, dim_tensor2): a batch (>= 3-d) times a matrix or vector runs as one mm or mv
+// over the batch folded into rows, except for a 3-d batch of transposed matrices (e.g. permute(0, 2, 1)),
+// which folding would have to copy and bmm takes as it is.
+bool should_fold(const Tensor& t1, std::int64_t dim2) {
+  if (!(t1.dim() >= 3 && (dim2 == 1 || dim2 == 2))) return false;
+  const Dims& s = t1.sizes();
+  const Dims& st = t1.strides();
+  return !(t1.dim() == 3 && dim2 == 2 && st.back() != 1 && st.front() == s[1] * s[2]);
+}
+
+// The larger operand's batch folded into its rows. matrix-or-vector @ batch runs transposed, as
+// (batch^T @ operand^T)^T, and a transposed matrix result is copied back to contiguous.
+Tensor folded_matmul(const Tensor& a, const Tensor& b) {
+  const bool transposed = b.dim() > a.dim();
+  const Tensor t1 = transposed ? transpose(b, -2, -1) : a;
+  const Tensor t2 = !transposed ? b : a.dim() == 2 ? matrix_t(a) : a;
+  const Dims& sizes1 = t1.sizes();
+  Dims output_shape(sizes1.begin(), sizes1.end() - 1);
+  // reshape to (rows, n) rather than view(-1, n): with n == 0 the -1 would be ambiguous.
+  const Tensor t1_folded = reshape(t1, {product_of(output_shape), sizes1.back()});
+  if (t2.dim() == 1) return unsafe_view(mv(t1_folded, t2), output_shape);
+  output_shape.push_back(t2.sizes()[1]);
+  Tensor output = unsafe_view(mm(t1_folded, t2), output_shape);
+  return transposed ? contiguous(transpose(output, -2, -1)) : output;
+}
+
+// Both operands are at least matrices here (a vector always folds): broadcast the batch dims, flatten them
+// into one, bmm, and reshape the result back.
+Tensor batched_matmul(const Tensor& a, const Tensor& b) {
+  const Dims& sa = a.sizes();
+  const Dims& sb = b.sizes();
+  const std::int64_t n = sa.end()[-2], m1 = sa.back(), m2 = sb.end()[-2], p = sb.back();
+  Dims output_shape = broadcast_shapes(Dims(sa.begin(), sa.end() - 2), Dims(sb.begin(), sb.end() - 2));
+  const std::int64_t batch = product_of(output_shape);
+  auto with_matrix = [&output_shape](std::int64_t r, std::int64_t c) {
+    Dims d = output_shape;
+    d.insert(d.end(), {r, c});
+    return d;
+  };
+  const Tensor a3 = reshape(expand(a, with_matrix(n, m1)), {batch, n, m1});
+  const Tensor b3 = reshape(expand(b, with_matrix(m2, p)), {batch, m2, p});
+  return unsafe_view(bmm(a3, b3), with_matrix(n, p));
+}
+
+}  // namespace
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  std::shared_ptr<Formula> node;
+  if (autograd::compute_requires_grad({&a, &b})) {
+    // mm_mat1_backward / mm_mat2_backward: an operand that was column-major gets its gradient column-major.
+    auto column_major = [](const Tensor& t) {
+      return t.dim() == 2 && t.strides()[0] == 1 && t.strides()[1] == t.sizes()[0];
+    };
+    const bool a_cols = column_major(a), b_cols = column_major(b);
+    node = product_node(
+        "MmBackward0", Unpack::SelfFirst, a, b,
+        [a_cols](const Tensor& g, const Tensor& mat2) {
+          return a_cols ? transpose(mm(mat2, transpose(g, 0, 1)), 0, 1) : mm(g, transpose(mat2, 0, 1));
+        },
+        [b_cols](const Tensor& g, const Tensor& mat1) {
+          return b_cols ? transpose(mm(transpose(g, 0, 1), mat1), 0, 1) : mm(transpose(mat1, 0, 1), g);
+        });
+  }
+  PARITY_CHECK(a.dim() == 2, ErrorKind::Shape, "self must be a matrix");
+  PARITY_CHECK(b.dim() == 2, ErrorKind::Shape, "mat2 must be a matrix");
+  const std::int64_t rows = a.sizes()[0], inner = a.sizes()[1], cols = b.sizes()[1];
+  PARITY_CHECK(inner == b.sizes()[0], ErrorKind::Shape,
+               "mat1 and mat2 shapes cannot be multiplied (" + std::to_string(rows) + "x" + std::to_string(inner) +
+                   " and " + std::to_string(b.sizes()[0]) + "x" + std::to_string(cols) + ")");
+  Tensor out = Tensor::allocate(Layout::dense({rows, cols}), a.dtype());
+  product_values(out, a, b, inner, "addmm_impl_cpu_", a.dtype(), b.dtype());
+  return with_history(out, node);
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  const std::int64_t da = a.dim(), db = b.dim();
+  PARITY_CHECK(da != 0 && db != 0, ErrorKind::Shape,
+               "both arguments to matmul need to be at least 1D, but they are " + std::to_string(da) + "D and " +
+                   std::to_string(db) + "D");
+  if (da == 1 && db == 1) return dot(a, b);
+  if (da == 2 && db == 1) return mv(a, b);
+  if (da == 1 && db == 2) return squeeze_in_place(mm(unsqueeze(a, 0), b), 0);
+  if (da == 2 && db == 2) return mm(a, b);
+  if (should_fold(a, db) || should_fold(b, da)) return folded_matmul(a, b);
+  return batched_matmul(a, b);
+}
+
+}  // namespace parity::impl

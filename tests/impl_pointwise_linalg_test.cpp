@@ -1,0 +1,645 @@
+// Unit tests of impl's activations (sigmoid, tanh, relu, abs, clamp, in-place forms) and matrix products
+// (mm, matmul) against behaviour observed on LibTorch 1.13: values, dtypes, strides, graphs, saved tensors,
+// versions and error kinds.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "impl/autograd/grad_mode.h"
+#include "impl/autograd/meta.h"
+#include "impl/error.h"
+#include "impl/ops.h"
+
+namespace parity::impl {
+namespace {
+
+using autograd::grad;
+using autograd::grad_fn;
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Tensor values(const std::vector<double>& v, ScalarType t = ScalarType::Float32) { return from_values(v, t); }
+Tensor leaf(const std::vector<double>& v) { return requires_grad_(values(v), true); }
+
+// A fresh contiguous float tensor holding 1, 2, 3, ... (scaled down), optionally a leaf requiring grad.
+Tensor seq(const Dims& sizes, bool requires_grad = false) {
+  std::int64_t n = 1;
+  for (auto s : sizes) n *= s;
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i % 7) * 0.5 - 1;
+  Tensor t = clone(view(values(v), sizes));
+  return requires_grad ? requires_grad_(t, true) : t;
+}
+
+std::pair<ErrorKind, std::string> error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return {e.kind(), e.what()};
+  }
+  ADD_FAILURE() << "expected an impl::Error";
+  return {ErrorKind::Argument, ""};
+}
+ErrorKind kind_of(const std::function<void()>& f) { return error_of(f).first; }
+void expect_error(const std::function<void()>& f, ErrorKind kind, const std::string& message) {
+  auto [k, m] = error_of(f);
+  EXPECT_EQ(k, kind) << m;
+  EXPECT_EQ(m, message);
+}
+
+Tensor bools(const Dims& sizes) { return full(sizes, Scalar::of(1), ScalarType::Bool); }
+
+// The graph below t as name(next, ...), "Acc" for a leaf's accumulator and "_" for an input without grad.
+std::string graph(const std::shared_ptr<autograd::Node>& n) {
+  if (!n) return "-";
+  if (n->name() == "torch::autograd::AccumulateGrad") return "Acc";
+  std::string inner;
+  for (const auto& e : n->next_edges()) {
+    if (!inner.empty()) inner += ",";
+    inner += e.valid() ? graph(e.fn) : "_";
+  }
+  return n->name() + "(" + inner + ")";
+}
+std::string graph(const Tensor& t) { return graph(grad_fn(t)); }
+
+void expect_values(const Tensor& t, const std::vector<double>& expected, double tol = 1e-6) {
+  std::vector<double> got = t.to_vector();
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(expected[i])) EXPECT_TRUE(std::isnan(got[i])) << "at " << i;
+    else EXPECT_NEAR(got[i], expected[i], tol) << "at " << i;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Activations
+
+TEST(ImplPointwise, ResultDtypesAndDtypeErrors) {
+  Tensor i = values({-3, 0, 2}, ScalarType::Int64);
+  Tensor b = values({1, 0, 1}, ScalarType::Bool);
+  EXPECT_EQ(sigmoid(i).dtype(), ScalarType::Float32);
+  EXPECT_EQ(sigmoid(b).dtype(), ScalarType::Float32);
+  EXPECT_EQ(tanh(i).dtype(), ScalarType::Float32);
+  EXPECT_EQ(sigmoid(values({1}, ScalarType::Float64)).dtype(), ScalarType::Float64);
+  EXPECT_EQ(relu(i).dtype(), ScalarType::Int64);
+  EXPECT_EQ(abs(i).dtype(), ScalarType::Int64);
+  auto [relu_kind, relu_msg] = error_of([&] { relu(b); });
+  EXPECT_EQ(relu_kind, ErrorKind::DType);
+  EXPECT_EQ(relu_msg, "Boolean inputs not supported for relu");
+  auto [abs_kind, abs_msg] = error_of([&] { abs(b); });
+  EXPECT_EQ(abs_kind, ErrorKind::DType);
+  EXPECT_EQ(abs_msg, "\"abs_cpu\" not implemented for 'Bool'");
+  EXPECT_EQ(kind_of([&] { abs_(clone(b)); }), ErrorKind::DType);
+  EXPECT_EQ(kind_of([&] { relu_(clone(b)); }), ErrorKind::DType);
+  auto [cast_kind, cast_msg] = error_of([&] { sigmoid_(clone(i)); });
+  EXPECT_EQ(cast_kind, ErrorKind::DType);
+  EXPECT_EQ(cast_msg, "result type Float can't be cast to the desired output type Long");
+  EXPECT_EQ(kind_of([&] { exp_(clone(i)); }), ErrorKind::DType);
+  EXPECT_EQ(kind_of([&] { tanh_(clone(b)); }), ErrorKind::DType);
+  Tensor r = clone(i);
+  relu_(r);
+  EXPECT_EQ(r.version(), 1u);
+  EXPECT_EQ(r.to_vector(), (std::vector<double>{0, 0, 2}));
+}
+
+TEST(ImplPointwise, Values) {
+  Tensor x = values({-2, -0.5, 0, 0.5, 1, 2, kNaN});
+  expect_values(sigmoid(x), {0.119203, 0.377541, 0.5, 0.622459, 0.731059, 0.880797, kNaN});
+  expect_values(tanh(x), {-0.964028, -0.462117, 0, 0.462117, 0.761594, 0.964028, kNaN});
+  expect_values(relu(x), {0, 0, 0, 0.5, 1, 2, kNaN});
+  expect_values(abs(x), {2, 0.5, 0, 0.5, 1, 2, kNaN});
+  expect_values(sigmoid(values({-100, 100})), {0, 1});
+  // relu keeps -0 (max(-0, 0) is the first argument); abs of the most negative int64 wraps.
+  EXPECT_TRUE(std::signbit(relu(values({-0.0})).to_vector()[0]));
+  Tensor lowest = values({-9223372036854775808.0}, ScalarType::Int64);
+  EXPECT_EQ(abs(lowest).to_vector()[0], -9223372036854775808.0);
+  expect_values(sigmoid(values({-3, 0, 2}, ScalarType::Int64)), {0.0474259, 0.5, 0.880797});
+}
+
+TEST(ImplPointwise, OutputKeepsTheInputsStrideOrder) {
+  Tensor xt = transpose(seq({3, 4}), 0, 1);
+  EXPECT_EQ(sigmoid(xt).strides(), (Dims{1, 4}));
+  Tensor it = transpose(view(arange(12, ScalarType::Int64), {3, 4}), 0, 1);
+  Tensor s = sigmoid(it);  // converted to float first, keeping the order
+  EXPECT_EQ(s.dtype(), ScalarType::Float32);
+  EXPECT_EQ(s.strides(), (Dims{1, 4}));
+  EXPECT_EQ(relu(it).strides(), (Dims{1, 4}));
+  EXPECT_EQ(clamp(it, Scalar::of(0.5), Scalar::of(2.5)).strides(), (Dims{1, 4}));
+  EXPECT_EQ(abs(expand(seq({3, 1}), {3, 4})).strides(), (Dims{4, 1}));
+}
+
+TEST(ImplPointwise, ClampPromotesWithItsBoundsAndChecksThem) {
+  Tensor b = values({1, 0, 1}, ScalarType::Bool);
+  Tensor i = values({-3, 0, 2}, ScalarType::Int64);
+  Tensor bi = clamp(b, Scalar::of_int(0), Scalar::of_int(1));
+  EXPECT_EQ(bi.dtype(), ScalarType::Int64);
+  Tensor fi = clamp(i, Scalar::of(-0.5), Scalar::of(1.5));
+  EXPECT_EQ(fi.dtype(), ScalarType::Float32);
+  expect_values(fi, {-0.5, 0, 1.5});
+  EXPECT_EQ(clamp(i, Scalar::of_int(-1), Scalar::of_int(1)).to_vector(), (std::vector<double>{-1, 0, 1}));
+  EXPECT_EQ(clamp(view(values({1}, ScalarType::Bool), {}), Scalar::of_int(0), std::nullopt).dtype(),
+            ScalarType::Int64);
+  auto [none_kind, none_msg] = error_of([&] { clamp(i, std::nullopt, std::nullopt); });
+  EXPECT_EQ(none_kind, ErrorKind::Argument);
+  EXPECT_EQ(none_msg, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  auto [cast_kind, cast_msg] = error_of([&] { clamp_(clone(i), Scalar::of(0.5), Scalar::of(2.5)); });
+  EXPECT_EQ(cast_kind, ErrorKind::DType);
+  EXPECT_EQ(cast_msg, "result type Float can't be cast to the desired output type long int");
+  EXPECT_EQ(error_of([&] { clamp_(clone(b), Scalar::of_int(0), Scalar::of_int(1)); }).second,
+            "result type Long can't be cast to the desired output type bool");
+  Scalar no{Scalar::Kind::Bool, 0}, yes{Scalar::Kind::Bool, 1};
+  EXPECT_EQ(error_of([&] { clamp(b, no, yes); }).second, "\"clamp_scalar_cpu\" not implemented for 'Bool'");
+  EXPECT_EQ(error_of([&] { clamp(b, no, std::nullopt); }).second, "\"clamp_min_cpu\" not implemented for 'Bool'");
+  EXPECT_EQ(error_of([&] { clamp(b, std::nullopt, yes); }).second,
+            "\"clamp_max_scalar_cpu\" not implemented for 'Bool'");
+  Tensor f = values({1, 2, 3});
+  EXPECT_EQ(kind_of([&] { clamp(f, Scalar::of(1e300), std::nullopt); }), ErrorKind::Argument);
+  EXPECT_EQ(kind_of([&] { clamp(i, Scalar::of(1e300), std::nullopt); }), ErrorKind::Argument);
+  EXPECT_EQ(kind_of([&] { clamp_(clone(f), Scalar::of(1e300), std::nullopt); }), ErrorKind::Argument);
+}
+
+TEST(ImplPointwise, ClampValuesWithCrossedAndNaNBounds) {
+  Tensor x = values({-2, -0.5, 0, 0.5, 1, 2, kNaN});
+  expect_values(clamp(x, Scalar::of(-0.5), Scalar::of(1)), {-0.5, -0.5, 0, 0.5, 1, 1, kNaN});
+  expect_values(clamp(x, Scalar::of(1), Scalar::of(-0.5)), {-0.5, -0.5, -0.5, -0.5, -0.5, -0.5, kNaN});
+  // A NaN bound: with both bounds the result is all NaN (even when the other would not fit); alone it is
+  // ignored.
+  expect_values(clamp(x, Scalar::of(kNaN), Scalar::of(1)), std::vector<double>(7, kNaN));
+  expect_values(clamp(x, Scalar::of(1e300), Scalar::of(kNaN)), std::vector<double>(7, kNaN));
+  expect_values(clamp(x, Scalar::of(kNaN), std::nullopt), {-2, -0.5, 0, 0.5, 1, 2, kNaN});
+  expect_values(clamp(x, std::nullopt, Scalar::of(kNaN)), {-2, -0.5, 0, 0.5, 1, 2, kNaN});
+}
+
+TEST(ImplPointwise, GradFnsAndGradients) {
+  Tensor x = leaf({-2, -0.5, 0, 0.5, 1, 2, kNaN});
+  auto grad_of = [&](const std::function<Tensor()>& f, const char* name) {
+    Tensor y = f();
+    EXPECT_EQ(grad_fn(y)->name(), name);
+    backward(sum(y));
+    Tensor g = grad(x);
+    autograd::materialize(x).grad = Tensor();
+    return g;
+  };
+  expect_values(grad_of([&] { return sigmoid(x); }, "SigmoidBackward0"),
+                {0.104994, 0.235004, 0.25, 0.235004, 0.196612, 0.104994, kNaN});
+  expect_values(grad_of([&] { return tanh(x); }, "TanhBackward0"),
+                {0.0706508, 0.786448, 1, 0.786448, 0.419974, 0.0706508, kNaN});
+  // threshold_backward on the result: 0 where result <= 0, so a NaN result passes the gradient.
+  expect_values(grad_of([&] { return relu(x); }, "ReluBackward0"), {0, 0, 0, 1, 1, 1, 1});
+  // grad * sgn(self): sgn(0) = sgn(NaN) = 0.
+  expect_values(grad_of([&] { return abs(x); }, "AbsBackward0"), {-1, -1, 0, 1, 1, 1, 0});
+  // clamp_backward: the gradient passes where min <= self <= max, bounds included, NaN excluded.
+  expect_values(grad_of([&] { return clamp(x, Scalar::of(-0.5), Scalar::of(1)); }, "ClampBackward1"),
+                {0, 1, 1, 1, 1, 0, 0});
+  expect_values(grad_of([&] { return clamp(x, Scalar::of(-0.5), std::nullopt); }, "ClampBackward1"),
+                {0, 1, 1, 1, 1, 1, 0});
+  expect_values(grad_of([&] { return clamp(x, std::nullopt, Scalar::of(1)); }, "ClampBackward1"),
+                {1, 1, 1, 1, 1, 0, 0});
+  expect_values(grad_of([&] { return clamp(x, Scalar::of(1), Scalar::of(-0.5)); }, "ClampBackward1"),
+                std::vector<double>(7, 0));
+  expect_values(grad_of([&] { return clamp(x, Scalar::of(kNaN), std::nullopt); }, "ClampBackward1"),
+                std::vector<double>(7, 0));
+}
+
+TEST(ImplPointwise, SavedResultOrSelfDecidesWhichWritesBreakBackward) {
+  for (auto f : {+[](const Tensor& t) { return sigmoid(t); }, +[](const Tensor& t) { return tanh(t); },
+                 +[](const Tensor& t) { return relu(t); }}) {
+    Tensor x = leaf({-1, 0.5, 2});
+    Tensor y = f(x);
+    Tensor s = sum(y);
+    mul_(y, Scalar::of(2));  // the saved result
+    EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+  }
+  for (auto f : {+[](const Tensor& t) { return abs(t); },
+                 +[](const Tensor& t) { return clamp(t, Scalar::of(0), Scalar::of(1)); }}) {
+    Tensor x = leaf({-1, 0.5, 2});
+    Tensor y = mul(x, Scalar::of(1));
+    Tensor z = f(y);
+    Tensor s = sum(z);
+    mul_(z, Scalar::of(2));  // the result is not saved
+    EXPECT_NO_THROW(backward(s, /*retain_graph=*/true));
+    mul_(y, Scalar::of(2));  // self is
+    EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+  }
+}
+
+TEST(ImplPointwise, InPlaceOnNonLeafRecordsTheSameNodes) {
+  struct Case {
+    const char* name;
+    std::function<Tensor(const Tensor&)> op;
+    bool saves_result;
+  };
+  const std::vector<Case> cases = {
+      {"SigmoidBackward0", [](const Tensor& t) { return sigmoid_(t); }, true},
+      {"TanhBackward0", [](const Tensor& t) { return tanh_(t); }, true},
+      {"ReluBackward0", [](const Tensor& t) { return relu_(t); }, true},
+      {"ExpBackward0", [](const Tensor& t) { return exp_(t); }, true},
+      {"AbsBackward0", [](const Tensor& t) { return abs_(t); }, false},
+      {"ClampBackward1", [](const Tensor& t) { return clamp_(t, Scalar::of(0.1), Scalar::of(0.5)); }, false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Tensor x = leaf({-1, 0.25, 2});
+    Tensor y = mul(x, Scalar::of(1));
+    Tensor r = c.op(y);
+    EXPECT_TRUE(r.is_same(y));
+    EXPECT_EQ(y.version(), 1u);
+    EXPECT_EQ(graph(y), std::string(c.name) + "(MulBackward1(Acc))");
+    mul_(y, Scalar::of(2));
+    // The in-place result is saved by the first four; abs_ and clamp_ keep a copy of self from before.
+    if (c.saves_result) EXPECT_EQ(kind_of([&] { backward(sum(y)); }), ErrorKind::VersionMismatch);
+    else EXPECT_NO_THROW(backward(sum(y)));
+  }
+  Tensor x = leaf({-1, 0.25, 2});
+  Tensor y = mul(x, Scalar::of(1));
+  clamp_(y, Scalar::of(0.1), Scalar::of(0.5));
+  backward(sum(y));
+  EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{0, 1, 0}));
+  Tensor a = mul(x, Scalar::of(1));
+  abs_(a);
+  backward(sum(a));
+  EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{-1, 2, 1}));  // accumulated onto clamp's
+}
+
+TEST(ImplPointwise, InPlaceChecksComeInLibTorchsOrder) {
+  Tensor x = leaf({1, 2});
+  EXPECT_EQ(kind_of([&] { sigmoid_(x); }), ErrorKind::LeafInPlace);
+  EXPECT_EQ(kind_of([&] { clamp_(x, std::nullopt, std::nullopt); }), ErrorKind::LeafInPlace);  // before None
+  EXPECT_EQ(kind_of([&] { relu_(slice(x, 0, 0, 1, 1)); }), ErrorKind::LeafInPlace);
+  Tensor ib = expand(values({1}, ScalarType::Int64), {3});
+  Tensor bb = expand(values({1}, ScalarType::Bool), {3});
+  Tensor fb = expand(values({1}), {3});
+  // TensorIterator's overlap check precedes its cast check; clamp_'s meta function casts-checks earlier.
+  EXPECT_EQ(kind_of([&] { tanh_(ib); }), ErrorKind::Overlap);
+  EXPECT_EQ(kind_of([&] { clamp_(ib, Scalar::of(0.5), Scalar::of(1.5)); }), ErrorKind::DType);
+  EXPECT_EQ(kind_of([&] { sigmoid_(fb); }), ErrorKind::Overlap);
+  EXPECT_EQ(kind_of([&] { relu_(bb); }), ErrorKind::DType);  // relu's own check comes first
+  EXPECT_EQ(kind_of([&] { abs_(bb); }), ErrorKind::Overlap);
+  EXPECT_EQ(fb.version(), 0u);
+}
+
+TEST(ImplPointwise, InPlaceOnAViewOfANonLeafGoesThroughCopySlices) {
+  Tensor x = leaf({-1, 0, 1, 2});
+  Tensor y = mul(x, Scalar::of(1));
+  sigmoid_(slice(y, 0, 1, 3, 1));
+  EXPECT_EQ(grad_fn(y)->name(), "torch::autograd::CopySlices");
+  EXPECT_EQ(y.version(), 1u);
+  backward(sum(y));
+  expect_values(grad(x), {1, 0.25, 0.196612, 1});
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// mm
+
+TEST(ImplLinalg, MmValuesLayoutAndDtype) {
+  Tensor a = view(values({1, 2, 3, 4, 5, 6}), {2, 3});
+  Tensor b = view(values({1, 2, 3, 4, 5, 6}), {3, 2});
+  Tensor c = mm(a, b);
+  EXPECT_EQ(c.sizes(), (Dims{2, 2}));
+  EXPECT_EQ(c.strides(), (Dims{2, 1}));
+  EXPECT_EQ(c.to_vector(), (std::vector<double>{22, 28, 49, 64}));
+  // Transposed and expanded operands still give a contiguous result.
+  Tensor ct = mm(transpose(b, 0, 1), transpose(a, 0, 1));
+  EXPECT_EQ(ct.strides(), (Dims{2, 1}));
+  EXPECT_EQ(ct.to_vector(), (std::vector<double>{22, 49, 28, 64}));
+  Tensor ce = mm(expand(view(values({1, 2, 3}), {1, 3}), {4, 3}), expand(view(values({1, 1, 1}), {3, 1}), {3, 5}));
+  EXPECT_EQ(ce.to_vector(), std::vector<double>(20, 6));
+  Tensor i = view(arange(6, ScalarType::Int64), {2, 3});
+  Tensor ci = mm(i, transpose(i, 0, 1));
+  EXPECT_EQ(ci.dtype(), ScalarType::Int64);
+  EXPECT_EQ(ci.to_vector(), (std::vector<double>{5, 14, 14, 50}));
+}
+
+TEST(ImplLinalg, MmErrors) {
+  Tensor m43 = seq({4, 3});
+  expect_error([&] { mm(seq({3}), seq({3, 2})); }, ErrorKind::Shape, "self must be a matrix");
+  expect_error([&] { mm(seq({2, 3}), seq({3})); }, ErrorKind::Shape, "mat2 must be a matrix");
+  expect_error([&] { mm(m43, m43); }, ErrorKind::Shape, "mat1 and mat2 shapes cannot be multiplied (4x3 and 4x3)");
+  Tensor i43 = view(arange(12, ScalarType::Int64), {4, 3});
+  EXPECT_EQ(kind_of([&] { mm(i43, m43); }), ErrorKind::Shape);  // shapes before dtypes
+  expect_error([&] { mm(i43, seq({3, 3})); }, ErrorKind::DType, "expected scalar type Long but found Float");
+  expect_error([&] { mm(m43, view(arange(9, ScalarType::Int64), {3, 3})); }, ErrorKind::DType,
+               "expected scalar type Float but found Long");
+  expect_error([&] { mm(bools({4, 3}), bools({3, 3})); }, ErrorKind::DType,
+               "\"addmm_impl_cpu_\" not implemented for 'Bool'");
+  expect_error([&] { mm(m43, bools({3, 3})); }, ErrorKind::DType, "expected scalar type Float but found Bool");
+  // Empty products run no kernel, so no dtype is checked.
+  EXPECT_EQ(mm(bools({0, 3}), bools({3, 3})).sizes(), (Dims{0, 3}));
+  Tensor z = mm(zeros({2, 0}, ScalarType::Int64), zeros({0, 3}, ScalarType::Float32));
+  EXPECT_EQ(z.dtype(), ScalarType::Int64);
+  EXPECT_EQ(z.to_vector(), std::vector<double>(6, 0));
+}
+
+TEST(ImplLinalg, MmGradientsAndEmptyOperands) {
+  Tensor a = seq({2, 3}, true), b = seq({3, 2}, true);
+  Tensor c = mm(a, b);
+  EXPECT_EQ(graph(c), "MmBackward0(Acc,Acc)");
+  backward(sum(c));
+  // d/da sum(a @ b) = ones @ b^T: row sums of b; d/db = a^T @ ones: column sums of a.
+  expect_values(grad(a), {-1.5, 0.5, 2.5, -1.5, 0.5, 2.5});
+  expect_values(grad(b), {-0.5, -0.5, 0.5, 0.5, 1.5, 1.5});
+  // A column-major operand (a transposed leaf) gets the same gradient values.
+  Tensor at = seq({3, 2}, true);
+  backward(sum(mm(transpose(at, 0, 1), b)));
+  expect_values(grad(at), {-1.5, -1.5, 0.5, 0.5, 2.5, 2.5});
+  Tensor e1 = seq({0, 3}, true), e2 = seq({3, 2}, true);
+  Tensor e = mm(e1, e2);
+  EXPECT_EQ(e.sizes(), (Dims{0, 2}));
+  EXPECT_EQ(e.strides(), (Dims{2, 1}));
+  backward(sum(e));
+  EXPECT_EQ(grad(e2).to_vector(), std::vector<double>(6, 0));
+}
+
+TEST(ImplLinalg, MmSavesEachOperandOnlyWhenTheOtherNeedsGrad) {
+  Tensor x = leaf({1, 2, 3, 4});
+  {
+    Tensor a = view(mul(x, Scalar::of(1)), {2, 2}), b = seq({2, 2});
+    Tensor s = sum(mm(a, b));
+    mul_(a, Scalar::of(2));  // a is not saved: b needs no grad
+    EXPECT_NO_THROW(backward(s));
+  }
+  {
+    Tensor a = view(mul(x, Scalar::of(1)), {2, 2}), b = seq({2, 2});
+    Tensor s = sum(mm(a, b));
+    mul_(b, Scalar::of(2));
+    EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+  }
+  {
+    Tensor a = seq({2, 2}), b = view(mul(x, Scalar::of(1)), {2, 2});
+    Tensor s = sum(mm(a, b));
+    mul_(b, Scalar::of(2));  // b is not saved: a needs no grad
+    EXPECT_NO_THROW(backward(s));
+  }
+  {
+    Tensor a = view(mul(x, Scalar::of(1)), {2, 2}), b = seq({2, 2}, true);
+    Tensor s = sum(mm(a, b));
+    mul_(a, Scalar::of(2));
+    EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// matmul
+
+TEST(ImplLinalg, MatmulComposesTheGraphOfLibTorch113) {
+  auto g = [](const Tensor& a, const Tensor& b) { return graph(matmul(a, b)); };
+  auto S = [](const Dims& d) { return seq(d, true); };
+  EXPECT_EQ(g(S({4}), S({4})), "DotBackward0(Acc,Acc)");
+  EXPECT_EQ(g(S({3, 4}), S({4})), "MvBackward0(Acc,Acc)");
+  EXPECT_EQ(g(S({4}), S({4, 3})), "SqueezeBackward3(MmBackward0(UnsqueezeBackward0(Acc),Acc))");
+  EXPECT_EQ(g(S({3, 4}), S({4, 5})), "MmBackward0(Acc,Acc)");
+  EXPECT_EQ(g(S({2, 3, 4}), S({4})), "UnsafeViewBackward0(MvBackward0(ReshapeAliasBackward0(Acc),Acc))");
+  EXPECT_EQ(g(S({2, 2, 3, 4}), S({4})), "UnsafeViewBackward0(MvBackward0(ReshapeAliasBackward0(Acc),Acc))");
+  EXPECT_EQ(g(S({4}), S({2, 4, 3})),
+            "UnsafeViewBackward0(MvBackward0(UnsafeViewBackward0(CloneBackward0(TransposeBackward0(Acc))),Acc))");
+  EXPECT_EQ(g(S({2, 3, 4}), S({4, 5})), "UnsafeViewBackward0(MmBackward0(ReshapeAliasBackward0(Acc),Acc))");
+  EXPECT_EQ(g(S({3, 4}), S({2, 4, 5})),
+            "CloneBackward0(TransposeBackward0(UnsafeViewBackward0(MmBackward0(UnsafeViewBackward0(CloneBackward0("
+            "TransposeBackward0(Acc))),TBackward0(Acc)))))");
+  EXPECT_EQ(g(S({2, 3, 4}), S({2, 4, 5})),
+            "UnsafeViewBackward0(BmmBackward0(ReshapeAliasBackward0(ExpandBackward0(Acc)),ReshapeAliasBackward0("
+            "ExpandBackward0(Acc))))");
+  EXPECT_EQ(g(S({2, 1, 3, 4}), S({5, 4, 5})),
+            "UnsafeViewBackward0(BmmBackward0(UnsafeViewBackward0(CloneBackward0(ExpandBackward0(Acc))),"
+            "UnsafeViewBackward0(CloneBackward0(ExpandBackward0(Acc)))))");
+  // Stride-dependent folding: a batch of transposed matrices goes to bmm, a transposed batch folds by copying.
+  EXPECT_EQ(g(permute(S({2, 4, 3}), {0, 2, 1}), S({4, 5})),
+            "UnsafeViewBackward0(BmmBackward0(ReshapeAliasBackward0(ExpandBackward0(PermuteBackward0(Acc))),"
+            "ReshapeAliasBackward0(ExpandBackward0(Acc))))");
+  EXPECT_EQ(g(transpose(S({3, 2, 4}), 0, 1), S({4, 5})),
+            "UnsafeViewBackward0(MmBackward0(UnsafeViewBackward0(CloneBackward0(TransposeBackward0(Acc))),Acc))");
+  EXPECT_EQ(g(S({3, 4}), permute(S({2, 5, 4}), {0, 2, 1})),
+            "UnsafeViewBackward0(BmmBackward0(ReshapeAliasBackward0(ExpandBackward0(Acc)),ReshapeAliasBackward0("
+            "ExpandBackward0(PermuteBackward0(Acc)))))");
+  EXPECT_EQ(g(S({4}), permute(S({2, 5, 4}), {0, 2, 1})),
+            "UnsafeViewBackward0(MvBackward0(ReshapeAliasBackward0(TransposeBackward0(PermuteBackward0(Acc))),Acc))");
+  EXPECT_EQ(g(S({3, 4}), transpose(S({4, 2, 5}), 0, 1)),
+            "CloneBackward0(TransposeBackward0(UnsafeViewBackward0(MmBackward0(ReshapeAliasBackward0("
+            "TransposeBackward0(TransposeBackward0(Acc))),TBackward0(Acc)))))");
+  // Only a 3-d batch is kept from folding by its strides.
+  EXPECT_EQ(g(permute(S({2, 2, 4, 3}), {0, 1, 3, 2}), S({4, 5})),
+            "UnsafeViewBackward0(MmBackward0(UnsafeViewBackward0(CloneBackward0(PermuteBackward0(Acc))),Acc))");
+  EXPECT_EQ(g(permute(S({4, 3, 2}), {2, 0, 1}), S({3, 5})),
+            "UnsafeViewBackward0(MmBackward0(UnsafeViewBackward0(CloneBackward0(PermuteBackward0(Acc))),Acc))");
+  EXPECT_EQ(g(S({5, 4}), permute(S({2, 2, 3, 4}), {0, 1, 3, 2})),
+            "CloneBackward0(TransposeBackward0(UnsafeViewBackward0(MmBackward0(ReshapeAliasBackward0("
+            "TransposeBackward0(PermuteBackward0(Acc))),TBackward0(Acc)))))");
+  EXPECT_EQ(g(S({2, 0, 4}), S({4, 5})), "UnsafeViewBackward0(MmBackward0(ReshapeAliasBackward0(Acc),Acc))");
+  EXPECT_EQ(g(transpose(S({3, 2, 0}), 0, 1), S({0, 5})),
+            "UnsafeViewBackward0(MmBackward0(ReshapeAliasBackward0(TransposeBackward0(Acc)),Acc))");
+  EXPECT_EQ(g(expand(S({1, 3, 4}), {2, 3, 4}), S({2, 4, 2})),
+            "UnsafeViewBackward0(BmmBackward0(ReshapeAliasBackward0(ExpandBackward0(ExpandBackward0(Acc))),"
+            "ReshapeAliasBackward0(ExpandBackward0(Acc))))");
+  // With one result column the transposed result is already contiguous: a view is returned, not a copy.
+  Tensor one_col = matmul(S({3, 4}), S({2, 4, 1}));
+  EXPECT_EQ(graph(one_col),
+            "TransposeBackward0(UnsafeViewBackward0(MmBackward0(ReshapeAliasBackward0(TransposeBackward0(Acc)),"
+            "TBackward0(Acc))))");
+  EXPECT_EQ(one_col.strides(), (Dims{3, 1, 3}));
+  EXPECT_TRUE(autograd::is_view(one_col));
+  // Folding does not depend on which operand requires grad.
+  EXPECT_EQ(g(seq({3, 4}), S({2, 4, 5})),
+            "CloneBackward0(TransposeBackward0(UnsafeViewBackward0(MmBackward0(UnsafeViewBackward0(CloneBackward0("
+            "TransposeBackward0(Acc))),_))))");
+  EXPECT_EQ(g(S({3, 4}), seq({2, 4, 5})),
+            "CloneBackward0(TransposeBackward0(UnsafeViewBackward0(MmBackward0(_,TBackward0(Acc)))))");
+  EXPECT_EQ(g(S({2, 3, 4}), seq({4})), "UnsafeViewBackward0(MvBackward0(ReshapeAliasBackward0(Acc),_))");
+  EXPECT_EQ(g(seq({4}), S({4, 3})), "SqueezeBackward3(MmBackward0(_,Acc))");
+}
+
+TEST(ImplLinalg, MatmulShapesStridesAndVersions) {
+  struct Case {
+    Dims a, b, out, strides;
+  };
+  const std::vector<Case> cases = {
+      {{4}, {4}, {}, {}},
+      {{3, 4}, {4}, {3}, {1}},
+      {{4}, {4, 3}, {3}, {1}},
+      {{2, 3, 4}, {4}, {2, 3}, {3, 1}},
+      {{4}, {2, 4, 3}, {2, 3}, {3, 1}},
+      {{2, 3, 4}, {4, 5}, {2, 3, 5}, {15, 5, 1}},
+      {{3, 4}, {2, 4, 5}, {2, 3, 5}, {15, 5, 1}},
+      {{3, 4}, {2, 2, 4, 5}, {2, 2, 3, 5}, {30, 15, 5, 1}},
+      {{2, 1, 3, 4}, {5, 4, 5}, {2, 5, 3, 5}, {75, 15, 5, 1}},
+      {{2, 0, 4}, {4, 5}, {2, 0, 5}, {5, 5, 1}},
+      {{2, 3, 0}, {0, 5}, {2, 3, 5}, {15, 5, 1}},
+      {{0, 3, 4}, {0, 4, 6}, {0, 3, 6}, {18, 6, 1}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(format_dims(c.a) + " @ " + format_dims(c.b));
+    Tensor r = matmul(seq(c.a), seq(c.b));
+    EXPECT_EQ(r.sizes(), c.out);
+    EXPECT_EQ(r.strides(), c.strides);
+    // Only the vector @ matrix path writes its result in place (squeeze_), with or without grad.
+    EXPECT_EQ(r.version(), c.a.size() == 1 && c.b.size() == 2 ? 1u : 0u);
+  }
+  // Empty inner dimensions give zeros.
+  EXPECT_EQ(matmul(seq({2, 3, 0}), seq({2, 0, 2})).to_vector(), std::vector<double>(12, 0));
+  EXPECT_EQ(matmul(seq({0}), seq({0})).to_vector(), std::vector<double>{0});
+}
+
+TEST(ImplLinalg, MatmulValuesMatchMmPerBatch) {
+  Tensor v = values({1, 2, 3});
+  Tensor m = view(values({1, 2, 3, 4, 5, 6}), {3, 2});
+  EXPECT_EQ(matmul(v, m).to_vector(), (std::vector<double>{22, 28}));
+  EXPECT_EQ(matmul(transpose(m, 0, 1), v).to_vector(), (std::vector<double>{22, 28}));
+  EXPECT_EQ(matmul(v, v).to_vector(), std::vector<double>{14});
+  auto expect_same = [](const Tensor& got, const Tensor& want) { expect_values(got, want.to_vector(), 1e-5); };
+  Tensor a = seq({2, 3, 4}), b = seq({2, 4, 5}), w = seq({4, 5}), x = seq({3, 4}), u = seq({4});
+  for (std::int64_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE(i);
+    expect_same(select(matmul(a, b), 0, i), mm(select(a, 0, i), select(b, 0, i)));
+    expect_same(select(matmul(a, w), 0, i), mm(select(a, 0, i), w));
+    expect_same(select(matmul(x, b), 0, i), mm(x, select(b, 0, i)));
+    expect_same(select(matmul(a, u), 0, i), matmul(select(a, 0, i), u));
+    expect_same(select(matmul(u, b), 0, i), matmul(u, select(b, 0, i)));
+    Tensor ap = permute(seq({2, 4, 3}), {0, 2, 1});
+    expect_same(select(matmul(ap, w), 0, i), mm(select(ap, 0, i), w));
+  }
+  Tensor a4 = seq({2, 1, 3, 4}), b3 = seq({5, 4, 2});
+  Tensor r = matmul(a4, b3);
+  for (std::int64_t i = 0; i < 2; ++i)
+    for (std::int64_t j = 0; j < 5; ++j)
+      expect_same(select(select(r, 0, i), 0, j), mm(select(select(a4, 0, i), 0, 0), select(b3, 0, j)));
+  Tensor li = view(arange(8, ScalarType::Int64), {2, 2, 2});
+  EXPECT_EQ(matmul(li, li).to_vector(), (std::vector<double>{2, 3, 6, 11, 46, 55, 66, 79}));
+}
+
+TEST(ImplLinalg, MatmulGradients) {
+  // d/dx sum(x @ b) for x (3, 4) and b (2, 4, 5): every row of x gets the row sums of b summed over the batch.
+  Tensor x = seq({3, 4}, true), b = seq({2, 4, 5}, true);
+  backward(sum(matmul(x, b)));
+  Tensor want = sum(sum(b, {0}, false), {1}, false);
+  for (std::int64_t r = 0; r < 3; ++r) expect_values(select(grad(x), 0, r), want.to_vector(), 1e-5);
+  // d/db: x's column sums, in each batch and column.
+  Tensor col = sum(x, {0}, false);
+  for (std::int64_t n = 0; n < 2; ++n)
+    for (std::int64_t c = 0; c < 5; ++c) expect_values(select(select(grad(b), 0, n), 1, c), col.to_vector(), 1e-5);
+  // Broadcast batches reduce back to the operand's shape.
+  Tensor p = seq({2, 1, 3, 4}, true), q = seq({5, 4, 2}, true);
+  backward(sum(matmul(p, q)));
+  EXPECT_EQ(grad(p).sizes(), (Dims{2, 1, 3, 4}));
+  EXPECT_EQ(grad(q).sizes(), (Dims{5, 4, 2}));
+  Tensor qsum = sum(sum(q, {0}, false), {1}, false);  // per row of a q matrix, over batch and columns
+  expect_values(select(select(select(grad(p), 0, 1), 0, 0), 0, 2), qsum.to_vector(), 1e-5);
+  Tensor v = leaf({1, 2, 3}), m = requires_grad_(clone(view(values({1, 2, 3, 4, 5, 6}), {3, 2})), true);
+  backward(sum(matmul(v, m)));
+  EXPECT_EQ(grad(v).to_vector(), (std::vector<double>{3, 7, 11}));
+  EXPECT_EQ(grad(m).to_vector(), (std::vector<double>{1, 1, 2, 2, 3, 3}));
+  Tensor d1 = leaf({1, 2, 3}), d2 = leaf({4, 5, 6});
+  Tensor d = matmul(d1, d2);
+  EXPECT_EQ(d.dim(), 0);
+  backward(d);
+  EXPECT_EQ(grad(d1).to_vector(), (std::vector<double>{4, 5, 6}));
+  EXPECT_EQ(grad(d2).to_vector(), (std::vector<double>{1, 2, 3}));
+}
+
+TEST(ImplLinalg, MatmulSavedOperands) {
+  {
+    // vector @ matrix saves the unsqueezed vector, which shares the vector's version counter.
+    Tensor a = seq({3}), b = seq({3, 2}, true);
+    Tensor s = sum(matmul(a, b));
+    mul_(a, Scalar::of(2));
+    EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+  }
+  {
+    Tensor x = leaf({1, 2, 3});
+    Tensor a = mul(x, Scalar::of(1)), b = seq({3});
+    Tensor d = matmul(a, b);
+    mul_(a, Scalar::of(2));  // dot saves a only for b's gradient
+    EXPECT_NO_THROW(backward(d));
+  }
+  for (auto vec_grad : {false, true}) {
+    Tensor m = seq({2, 3}, !vec_grad), v = seq({3}, vec_grad);
+    Tensor s = sum(matmul(m, v));
+    mul_(vec_grad ? m : v, Scalar::of(2));  // the operand the other's gradient reads
+    EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+  }
+  {
+    Tensor a = seq({2, 2, 3}), b = seq({2, 3, 2}, true);
+    Tensor s = sum(matmul(a, b));
+    mul_(a, Scalar::of(2));  // bmm saves the reshaped view of a
+    EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+  }
+}
+
+TEST(ImplLinalg, AVersionErrorNamesTheOperandItsNodeUnpacksFirst) {
+  // Both operands stale; each is rewritten by the op that made it, so its grad_fn's name stays the same.
+  auto stale_message = [](const Dims& da, const Dims& db) {
+    Tensor a = mul(seq(da, true), Scalar::of(1)), b = add(seq(db, true), Scalar::of(1));
+    Tensor s = sum(matmul(a, b));
+    mul_(a, Scalar::of(2));
+    add_(b, Scalar::of(1));
+    auto [kind, message] = error_of([&] { backward(s); });
+    EXPECT_EQ(kind, ErrorKind::VersionMismatch);
+    return message;
+  };
+  std::string mm_msg = stale_message({2, 3}, {3, 2});
+  EXPECT_NE(mm_msg.find("[2, 3]], which is output 0 of MulBackward1"), std::string::npos) << mm_msg;  // self
+  std::string bmm_msg = stale_message({2, 2, 3}, {2, 3, 2});
+  EXPECT_NE(bmm_msg.find("[2, 2, 3]]"), std::string::npos) << bmm_msg;  // self (as reshaped by matmul)
+  std::string mv_msg = stale_message({2, 3}, {3});
+  EXPECT_NE(mv_msg.find("[3]], which is output 0 of AddBackward1"), std::string::npos) << mv_msg;  // vec
+  std::string dot_msg = stale_message({3}, {3});
+  EXPECT_NE(dot_msg.find("[3]], which is output 0 of AddBackward1"), std::string::npos) << dot_msg;  // tensor
+}
+
+TEST(ImplLinalg, MatmulErrors) {
+  expect_error([] { matmul(view(seq({1}), {}), seq({3})); }, ErrorKind::Shape,
+               "both arguments to matmul need to be at least 1D, but they are 0D and 1D");
+  expect_error([] { matmul(seq({3}), seq({4})); }, ErrorKind::Shape,
+               "inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements, but "
+               "got 3 and 4 elements respectively");
+  expect_error([] { matmul(seq({2, 3}), seq({4})); }, ErrorKind::Shape, "size mismatch, got 2, 2x3,4");
+  expect_error([] { matmul(seq({3}), seq({4, 6})); }, ErrorKind::Shape,
+               "mat1 and mat2 shapes cannot be multiplied (1x3 and 4x6)");
+  expect_error([] { matmul(seq({2, 3, 4}), seq({5, 6})); }, ErrorKind::Shape,
+               "mat1 and mat2 shapes cannot be multiplied (6x4 and 5x6)");
+  expect_error([] { matmul(seq({2, 3, 4}), seq({5})); }, ErrorKind::Shape, "size mismatch, got 6, 6x4,5");
+  expect_error([] { matmul(seq({5, 6}), seq({2, 3, 4})); }, ErrorKind::Shape,
+               "mat1 and mat2 shapes cannot be multiplied (8x3 and 6x5)");
+  expect_error([] { matmul(seq({2, 3, 4}), seq({2, 5, 6})); }, ErrorKind::Shape,
+               "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [2, 5].");
+  expect_error([] { matmul(seq({2, 3, 4}), seq({3, 4, 6})); }, ErrorKind::Shape,
+               "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
+  Tensor i = view(arange(24, ScalarType::Int64), {2, 3, 4});
+  Tensor bool3 = bools({3});
+  expect_error([&] { matmul(bool3, bool3); }, ErrorKind::DType, "\"dot\" not implemented for 'Bool'");
+  expect_error([&] { matmul(bools({0}), bools({0})); }, ErrorKind::DType, "\"dot\" not implemented for 'Bool'");
+  expect_error([&] { matmul(arange(3, ScalarType::Int64), seq({3})); }, ErrorKind::DType,
+               "dot : expected both vectors to have same dtype, but found Long and Float");
+  expect_error([&] { matmul(bools({2, 3}), bool3); }, ErrorKind::DType,
+               "\"addmv_impl_cpu\" not implemented for 'Bool'");
+  expect_error([&] { matmul(seq({2, 3}), bool3); }, ErrorKind::DType, "expected scalar type Float but found Bool");
+  expect_error([&] { matmul(i, seq({4})); }, ErrorKind::DType, "expected scalar type Long but found Float");
+  expect_error([&] { matmul(arange(4, ScalarType::Int64), seq({2, 4, 3})); }, ErrorKind::DType,
+               "expected scalar type Float but found Long");
+  // bmm loops itself below 400 multiply-adds per batch (dispatching on the first operand) and calls addmm per
+  // batch above (dispatching on the result, which has the second operand's dtype).
+  expect_error([&] { matmul(i, seq({2, 4, 6})); }, ErrorKind::DType, "expected scalar type Long but found Float");
+  expect_error([&] { matmul(seq({2, 3, 4}), view(arange(48, ScalarType::Int64), {2, 4, 6})); }, ErrorKind::DType,
+               "expected scalar type Float but found Long");
+  Tensor big_i = view(arange(200, ScalarType::Int64), {2, 10, 10});
+  expect_error([&] { matmul(big_i, seq({2, 10, 10})); }, ErrorKind::DType,
+               "expected scalar type Float but found Long");
+  expect_error([&] { matmul(bools({1, 3, 7}), bools({1, 7, 19})); }, ErrorKind::DType,
+               "\"bmm\" not implemented for 'Bool'");
+  expect_error([&] { matmul(bools({1, 4, 10}), bools({1, 10, 10})); }, ErrorKind::DType,
+               "\"addmm_impl_cpu_\" not implemented for 'Bool'");
+  EXPECT_EQ(matmul(bools({2, 3, 0}), bools({2, 0, 2})).sizes(), (Dims{2, 3, 2}));
+}
+
+TEST(ImplLinalg, NoGradModeRecordsNothingButStillBumpsTheSqueezedVersion) {
+  Tensor a = seq({4}, true), b = seq({4, 3}, true);
+  autograd::NoGradGuard no_grad;
+  Tensor r = matmul(a, b);
+  EXPECT_FALSE(grad_fn(r));
+  EXPECT_EQ(r.version(), 1u);
+  EXPECT_FALSE(grad_fn(matmul(seq({3, 4}, true), seq({2, 4, 5}, true))));
+}
+
+}  // namespace
+}  // namespace parity::impl
