@@ -10,11 +10,8 @@ namespace parity::program {
 
 namespace {
 
-// ---- Attributes that arrive with the op-table work done in parallel ----------------------------------------
-// Attrs has no `copy` (to) nor `memo` (deepcopy) field yet. These two accessors are their only readers: until
-// they read the fields, copy_to_copy and deepcopy_shared_storage are never detected.
-bool to_asks_copy(const Step&) { return false; }                                 // wire: return step.attrs.copy;
-std::optional<std::int64_t> deepcopy_memo(const Step&) { return std::nullopt; }  // wire: return step.attrs.memo;
+bool to_asks_copy(const Step& step) { return step.attrs.copy; }
+std::optional<std::int64_t> deepcopy_memo(const Step& step) { return step.attrs.memo; }
 
 // The names are part of the report (run.json) and of --require-coverage: keep them stable. "Written" means an
 // in-place op with grad enabled that LibTorch ran (raising counts: a refused write is the situation too);
