@@ -8,7 +8,8 @@ namespace parity::impl {
 enum class ErrorKind {
   VersionMismatch, GraphFreed, LeafInPlace, ViewInPlace, NoGradFn, NonScalarBackward, RequiresGradFlag,
   RetainGrad, DetachView, Shape, ViewStride, IndexRange, DType, MemoryFormat, Overlap, StorageBounds, Argument,
-  Device
+  Device,
+  DeepcopyNonLeaf  // deepcopy of a tensor that is not a graph leaf
 };
 
 class Error : public std::runtime_error {

@@ -100,7 +100,7 @@ std::string format_dims(const Dims& d) {
 std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim, bool wrap_scalar) {
   if (ndim <= 0) {
     PARITY_CHECK(wrap_scalar, ErrorKind::IndexRange,
-          "dimension specified as " + std::to_string(dim) + " but tensor has no dimensions");
+          "Dimension specified as " + std::to_string(dim) + " but tensor has no dimensions");
     ndim = 1;
   }
   std::int64_t lo = -ndim, hi = ndim - 1;
@@ -347,9 +347,10 @@ Layout unsqueeze(const Layout& in, std::int64_t dim) {
   return out;
 }
 
-Layout as_strided(const Dims& sizes, const Dims& strides, std::int64_t offset, std::int64_t storage_numel,
-                  std::size_t itemsize) {
-  PARITY_CHECK(sizes.size() == strides.size(), ErrorKind::Shape, "mismatch in length of strides and shape");
+namespace {
+// as_strided's checks of a geometry (also for the view ops LibTorch builds on it): no negative stride, and no
+// negative size (computeStorageNbytes).
+void check_strided(const Dims& sizes, const Dims& strides) {
   for (auto s : strides)
     PARITY_CHECK(s >= 0, ErrorKind::Argument,
           "as_strided: Negative strides are not supported at the moment, got strides: " + format_dims(strides));
@@ -357,6 +358,64 @@ Layout as_strided(const Dims& sizes, const Dims& strides, std::int64_t offset, s
     PARITY_CHECK(s >= 0, ErrorKind::Argument,
           "Storage size calculation overflowed with sizes=" + format_dims(sizes) + " and strides=" +
               format_dims(strides));
+}
+// int64 arithmetic that wraps like LibTorch's does for absurd arguments, which the size checks then refuse.
+std::int64_t wrapping_sub(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+std::int64_t wrapping_mul(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+}  // namespace
+
+Layout diagonal(const Layout& in, std::int64_t offset, std::int64_t dim1_arg, std::int64_t dim2_arg) {
+  std::int64_t dim1 = wrap_dim(dim1_arg, in.dim());
+  std::int64_t dim2 = wrap_dim(dim2_arg, in.dim());
+  // The message names the dims as given, not wrapped.
+  PARITY_CHECK(dim1 != dim2, ErrorKind::Argument,
+        "diagonal dimensions cannot be identical " + std::to_string(dim1_arg) + ", " + std::to_string(dim2_arg));
+  std::int64_t n1 = in.sizes[dim1], n2 = in.sizes[dim2];
+  std::int64_t diag_size = std::max<std::int64_t>(offset >= 0 ? std::min(n1, n2 - offset) : std::min(n1 + offset, n2), 0);
+  Layout out = in;
+  if (diag_size > 0) out.offset += offset >= 0 ? offset * in.strides[dim2] : -offset * in.strides[dim1];
+  std::int64_t stride = in.strides[dim1] + in.strides[dim2];
+  for (std::int64_t d : {std::max(dim1, dim2), std::min(dim1, dim2)}) {
+    out.sizes.erase(out.sizes.begin() + d);
+    out.strides.erase(out.strides.begin() + d);
+  }
+  out.sizes.push_back(diag_size);
+  out.strides.push_back(stride);
+  return out;
+}
+
+Layout t(const Layout& in) {
+  PARITY_CHECK(in.dim() <= 2, ErrorKind::Shape,
+        "t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(in.dim()) + "D");
+  return transpose(in, 0, in.dim() < 2 ? 0 : 1);
+}
+
+Layout unfold(const Layout& in, std::int64_t dim, std::int64_t size, std::int64_t step) {
+  dim = wrap_dim(dim, in.dim());
+  std::int64_t max_size = in.dim() == 0 ? 1 : in.sizes[dim];
+  PARITY_CHECK(size <= max_size, ErrorKind::Shape,
+        "maximum size for tensor at dimension " + std::to_string(dim) + " is " + std::to_string(max_size) +
+            " but size is " + std::to_string(size));
+  PARITY_CHECK(step > 0, ErrorKind::Argument, "step is " + std::to_string(step) + " but must be > 0");
+  Layout out = in;
+  if (in.dim() > 0) {
+    out.sizes[dim] = wrapping_sub(in.sizes[dim], size) / step + 1;
+    out.strides[dim] = wrapping_mul(step, in.strides[dim]);
+  }
+  out.sizes.push_back(size);
+  out.strides.push_back(in.dim() == 0 ? 1 : in.strides[dim]);
+  check_strided(out.sizes, out.strides);  // a negative size or a wrapped stride gets here (LibTorch's as_strided)
+  return out;
+}
+
+Layout as_strided(const Dims& sizes, const Dims& strides, std::int64_t offset, std::int64_t storage_numel,
+                  std::size_t itemsize) {
+  PARITY_CHECK(sizes.size() == strides.size(), ErrorKind::Shape, "mismatch in length of strides and shape");
+  check_strided(sizes, strides);
   Layout out{sizes, strides, offset};
   std::int64_t need = Layout{sizes, strides, 0}.storage_extent();
   if (need != 0) {

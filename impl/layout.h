@@ -33,7 +33,7 @@ struct Layout {
 
 std::string format_dims(const Dims&);  // "[2, 3]"
 
-// maybe_wrap_dim: a 0-d tensor accepts dims -1 and 0 when wrap_scalar.
+// maybe_wrap_dim: a 0-d tensor accepts dims -1 and 0 when wrap_scalar (size(dim) does not).
 std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim, bool wrap_scalar = true);
 // Broadcast shape of two shapes (infer_size); raises Shape with PyTorch's message.
 Dims broadcast_shapes(const Dims& a, const Dims& b);
@@ -53,6 +53,13 @@ Layout expand(const Layout&, const Dims& sizes, const std::string& type_for_mess
 Layout squeeze(const Layout&);
 Layout squeeze(const Layout&, std::int64_t dim);
 Layout unsqueeze(const Layout&, std::int64_t dim);
+// The diagonal of dims dim1 and dim2, appended as the last dim (empty, at the input's offset, when `offset`
+// leaves the matrix).
+Layout diagonal(const Layout&, std::int64_t offset, std::int64_t dim1, std::int64_t dim2);
+// t(): transpose of dims 0 and 1 for 2-d, the same geometry for 0-d and 1-d.
+Layout t(const Layout&);
+// Windows of `size` every `step` along dim, as a new last dim (a 0-d input is one window of at most 1).
+Layout unfold(const Layout&, std::int64_t dim, std::int64_t size, std::int64_t step);
 // as_strided within a storage of `storage_numel` elements.
 Layout as_strided(const Dims& sizes, const Dims& strides, std::int64_t offset, std::int64_t storage_numel,
                   std::size_t itemsize);

@@ -14,6 +14,7 @@ namespace parity::impl::autograd {
 namespace {
 
 // Makes a gradient fit the input it flows into: reduce a broadcast gradient, cast to the input's dtype.
+// `node_name` is the node that produced it, empty for the gradient the caller gave for the root.
 Tensor validate(Tensor grad, const InputMetadata& meta, const std::string& node_name, std::size_t index) {
   if (!grad.defined()) return grad;
   if (grad.sizes() != meta.sizes) {
@@ -23,9 +24,9 @@ Tensor validate(Tensor grad, const InputMetadata& meta, const std::string& node_
       expandable = meta.sizes[i] == g || meta.sizes[i] == 1;
     }
     PARITY_CHECK(expandable, ErrorKind::Shape,
-          "Function " + node_name + " returned an invalid gradient at index " + std::to_string(index) +
-              " - got " + format_dims(grad.sizes()) + " but expected shape compatible with " +
-              format_dims(meta.sizes));
+          (node_name.empty() ? std::string() : "Function " + node_name + " returned an ") +
+              "invalid gradient at index " + std::to_string(index) + " - got " + format_dims(grad.sizes()) +
+              " but expected shape compatible with " + format_dims(meta.sizes));
     grad = sum_to(grad, meta.sizes);
   }
   if (grad.dtype() != meta.dtype) grad = to(grad, meta.dtype);
@@ -58,7 +59,7 @@ void backward(const Tensor& root, const Tensor& gradient, bool retain_graph) {
   PARITY_CHECK(root_edge.valid(), ErrorKind::NoGradFn, "element 0 of tensors does not require grad and does not have a grad_fn");
   NoGradGuard no_grad;  // backward formulas are not recorded (no create_graph)
   InputMetadata root_meta{root.sizes(), root.dtype(), root.device()};
-  grad = validate(grad, root_meta, "backward", 0);
+  grad = validate(grad, root_meta, "", 0);
 
   // Dependencies: how many edges point at each node reachable from the root.
   std::unordered_map<Node*, int> deps;

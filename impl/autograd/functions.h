@@ -29,6 +29,20 @@ class Formula final : public Node {
   std::vector<SavedVariable> saved_;
 };
 
+// A node with several outputs (multi-output views): the derivative sees the gradient of every output, undefined
+// where none flowed, and runs only when at least one is defined (any_grad_defined in PyTorch's generated nodes).
+class MultiOutputFormula final : public Node {
+ public:
+  using Fn = std::function<TensorList(const TensorList& grads)>;
+  MultiOutputFormula(std::string name, Fn fn) : name_(std::move(name)), fn_(std::move(fn)) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override;
+
+ private:
+  std::string name_;
+  Fn fn_;
+};
+
 // Accumulates a leaf's gradient into .grad, following PyTorch's gradient layout contract.
 class AccumulateGrad final : public Node {
  public:

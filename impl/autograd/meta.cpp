@@ -16,6 +16,24 @@ void move_retains_grad_hook(const Tensor& t, const std::shared_ptr<Node>& old_fn
   fn->retains_grad_hooks()[0] = it->second;
   hooks.erase(it);
 }
+// handle_view_on_rebase: a view that is not Default may not be written in place with grad mode on, directly
+// (`indirect` false) or through its base or another view of it (raised when its grad_fn is next read). The
+// message names the view's own node when it has one, whatever its creation kind.
+[[noreturn]] void view_rebase_error(const AutogradMeta& m, bool indirect) {
+  std::string modified = indirect ? "its base or another view of its base has been" : "is being";
+  std::string msg = m.grad_fn ? "Output " + std::to_string(m.output_nr) + " of " + m.grad_fn->name() +
+                                    " is a view and " + modified + " modified inplace."
+                              : "A view was created in no_grad mode and " + modified +
+                                    " modified inplace with grad mode enabled.";
+  if (m.creation_meta == CreationMeta::MultiOutputNode)
+    msg += " This view is the output of a function that returns multiple views. Such functions do not allow the "
+           "output views to be modified inplace. You should replace the inplace operation by an out-of-place one.";
+  else
+    msg += " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+           "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+           "inplace to be tracked) or both outside (if you want the inplace to be tracked).";
+  fail(ErrorKind::ViewInPlace, msg);
+}
 }  // namespace
 
 AutogradMeta* meta(const Tensor& t) { return t.defined() ? t.impl()->autograd.get() : nullptr; }
@@ -44,17 +62,7 @@ std::shared_ptr<Node> grad_fn(const Tensor& t) {
     std::uint32_t current = t.version();
     if (m->attr_version != current) {
       // The base or another view was modified in place: the view's history now starts at the base.
-      PARITY_CHECK(m->creation_meta == CreationMeta::Default, ErrorKind::ViewInPlace,
-            m->creation_meta == CreationMeta::NoGradMode
-                ? "A view was created in no_grad mode and its base or another view of its base has been modified "
-                  "inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
-                  "forbidden. You can clarify your code by moving both the view and the inplace either both inside "
-                  "the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the "
-                  "inplace to be tracked)."
-                : "Output 0 of a function that returns multiple views is a view and its base or another view of its "
-                  "base has been modified inplace. This view is the output of a function that returns multiple "
-                  "views. Such functions do not allow the output views to be modified inplace. You should replace "
-                  "the inplace operation by an out-of-place one.");
+      if (m->creation_meta != CreationMeta::Default) view_rebase_error(*m, /*indirect=*/true);
       auto old_fn = m->grad_fn;
       m->grad_fn = make_as_strided_backward(*m->base, t.layout());
       move_retains_grad_hook(t, old_fn, m->grad_fn);
@@ -144,15 +152,7 @@ void check_inplace(const Tensor& t, bool any_requires_grad) {
   if (!any_requires_grad || !grad_mode_enabled()) return;
   auto* m = meta(t);
   if (m && m->base) {
-    PARITY_CHECK(m->creation_meta != CreationMeta::NoGradMode, ErrorKind::ViewInPlace,
-          "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
-          "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
-          "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
-          "tracked) or both outside (if you want the inplace to be tracked).");
-    PARITY_CHECK(m->creation_meta != CreationMeta::MultiOutputNode, ErrorKind::ViewInPlace,
-          "Output 0 of a function that returns multiple views is a view and is being modified inplace. This view "
-          "is the output of a function that returns multiple views. Such functions do not allow the output views "
-          "to be modified inplace. You should replace the inplace operation by an out-of-place one.");
+    if (m->creation_meta != CreationMeta::Default) view_rebase_error(*m, /*indirect=*/false);
     PARITY_CHECK(!(requires_grad(t) && is_leaf(*m->base)), ErrorKind::LeafInPlace,
           "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   }
@@ -165,8 +165,9 @@ Tensor make_view(const Tensor& t, const Layout& layout, CreationMeta creation) {
   auto& m = materialize(v);
   auto* tm = meta(t);
   m.base = (tm && tm->base) ? *tm->base : t;
-  // A view of a view inherits the stricter creation kind.
-  m.creation_meta = (tm && tm->base && tm->creation_meta != CreationMeta::Default) ? tm->creation_meta : creation;
+  // propagate_creation_meta: a Default view of a view keeps its parent's kind; any other kind replaces it
+  // (a no_grad view of a multi-output view is a no_grad view, and the reverse).
+  m.creation_meta = (creation == CreationMeta::Default && tm && tm->base) ? tm->creation_meta : creation;
   m.attr_version = v.version();
   return v;
 }

@@ -42,16 +42,22 @@ Tensor variable_data(const Tensor& x) { return Tensor::over(x.storage(), x.layou
 
 Tensor to(const Tensor& x, ScalarType dtype, bool copy) {
   if (x.dtype() == dtype && !copy) return x;
-  Tensor out = Tensor::allocate(x.layout().preserved(), dtype, x.device());  // _to_copy, preserve_format
-  ops::copy_kernel(out, x);
+  // _to_copy: differentiable only towards a floating type.
+  std::shared_ptr<Formula> node;
   if (autograd::compute_requires_grad({&x}) && is_floating(dtype)) {
     ScalarType from = x.dtype();
-    autograd::set_history(out, make_node("ToCopyBackward0", {&x}, [from](const Tensor& g, const TensorList&, const Formula&) {
-                            return TensorList{to(g, from)};
-                          }));
+    node = make_node("ToCopyBackward0", {&x}, [from](const Tensor& g, const TensorList&, const Formula&) {
+      return TensorList{to(g, from)};
+    });
   }
+  // preserve_format: x's strides when dense, else dense strides in x's dim order (expanded dims too).
+  Tensor out = Tensor::allocate(x.layout().preserved(), dtype, x.device());
+  ops::copy_kernel(out, x);
+  if (node) autograd::set_history(out, node);
   return out;
 }
+
+Tensor new_tensor(const Tensor& x) { return to(detach(x), x.dtype(), /*copy=*/true); }
 
 Tensor copy_(const Tensor& self, const Tensor& src) {
   bool rg = autograd::compute_requires_grad({&self, &src}) && is_floating(self.dtype());

@@ -1,10 +1,12 @@
 #include "impl/autograd/grad_mode.h"
 #include "impl/error.h"
 #include "impl/ops.h"
+#include "impl/ops/iteration.h"
 #include "impl/ops/node_builder.h"
 
 namespace parity::impl {
 
+using autograd::CreationMeta;
 using autograd::Formula;
 using autograd::TensorList;
 using ops::make_node;
@@ -20,10 +22,82 @@ Tensor make_view(const Tensor& x, G&& geometry, const char* name, F&& backward) 
       return TensorList{backward(g)};
     });
   Tensor v = autograd::make_view(x, geometry(),
-                                 autograd::grad_mode_enabled() ? autograd::CreationMeta::Default
-                                                               : autograd::CreationMeta::NoGradMode);
+                                 autograd::grad_mode_enabled() ? CreationMeta::Default : CreationMeta::NoGradMode);
   if (node) autograd::set_history(v, node);
   return v;
+}
+
+// The gradient of a view op's input: zeros of the input's shape with each output's gradient written into that
+// output's geometry, which `pieces` computes from the zeros' layout (slice_backward, select_backward,
+// diagonal_backward, the stack and cat of unbind and split), summed where geometries overlap (unfold_backward).
+// Written by kernels, not copy_: PyTorch runs these backward functions below the ADInplaceOrView key, so the
+// result is still at version 0, which shows when AccumulateGrad steals it into .grad.
+template <typename Pieces>
+Tensor view_backward(const Dims& in, const TensorList& grads, Pieces&& pieces, bool accumulate = false) {
+  const Tensor* like = nullptr;
+  for (const auto& g : grads)
+    if (g.defined() && !like) like = &g;
+  Tensor r = empty(in, like->dtype(), MemoryFormat::Contiguous, like->device());
+  ops::fill_kernel(r, 0);
+  std::vector<Layout> slots = pieces(r.layout());
+  for (std::size_t i = 0; i < grads.size(); ++i) {
+    if (!grads[i].defined()) continue;
+    Tensor slot = autograd::make_alias(r, slots[i]);
+    if (accumulate)
+      ops::binary_kernel(ops::BinaryOp::Add, slot, slot, grads[i]);
+    else
+      ops::copy_kernel(slot, grads[i]);
+  }
+  return r;
+}
+
+// view_backward for a view op with one output, whose geometry `piece` computes.
+template <typename Piece>
+Tensor single_view_backward(const Dims& in, const Tensor& g, Piece&& piece) {
+  return view_backward(in, {g}, [&](const Layout& l) { return std::vector<Layout>{piece(l)}; });
+}
+
+// Views returned together by one op (unbind, split): `pieces` computes every output's geometry from the input's
+// layout (and raises the op's errors). All outputs share one node, output i being its output i, and are views
+// that may not be written in place while grad mode is on (CreationMeta::MultiOutputNode).
+template <typename Pieces>
+std::vector<Tensor> make_multi_view(const Tensor& x, const char* name, Pieces pieces) {
+  std::shared_ptr<autograd::MultiOutputFormula> node;
+  if (autograd::compute_requires_grad({&x})) {
+    node = std::make_shared<autograd::MultiOutputFormula>(name, [in = x.sizes(), pieces](const TensorList& grads) {
+      return TensorList{view_backward(in, grads, pieces)};
+    });
+    node->set_next_edges(autograd::collect_next_edges({&x}));
+  }
+  CreationMeta creation = autograd::grad_mode_enabled() ? CreationMeta::MultiOutputNode : CreationMeta::NoGradMode;
+  std::vector<Tensor> outs;
+  for (const Layout& l : pieces(x.layout())) outs.push_back(autograd::make_view(x, l, creation));
+  if (node)
+    for (const auto& v : outs) autograd::set_history(v, node);
+  return outs;
+}
+
+// ceil(n / d) as LibTorch computes it, in int64 arithmetic that wraps for a huge d (then split refuses the result).
+std::int64_t wrapping_ceil_div(std::int64_t n, std::int64_t d) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(n) + static_cast<std::uint64_t>(d) - 1) / d;
+}
+
+// Consecutive pieces of dim with the given lengths (split, split_with_sizes).
+std::vector<Layout> split_pieces(const Layout& l, std::int64_t dim, const Dims& lengths) {
+  std::vector<Layout> out;
+  std::int64_t start = 0;
+  for (auto length : lengths) {
+    out.push_back(geometry::narrow(l, dim, start, length));
+    start += length;
+  }
+  return out;
+}
+
+// split_with_sizes, here only for chunk of an empty dim (every length 0, so its own checks cannot fail).
+std::vector<Tensor> split_with_sizes(const Tensor& x, const Dims& lengths, std::int64_t dim) {
+  return make_multi_view(x, "SplitWithSizesBackward0", [lengths, dim](const Layout& l) {
+    return split_pieces(l, wrap_dim(dim, l.dim()), lengths);
+  });
 }
 }  // namespace
 
@@ -66,18 +140,16 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
   Dims in = x.sizes();
   return make_view(x, [&] { return geometry::slice(x.layout(), dim, start, end, step); }, "SliceBackward0",
                    [in, dim, start, end, step](const Tensor& g) {
-                     Tensor r = zeros(in, g.dtype());
-                     copy_(slice(r, dim, start, end, step), g);
-                     return r;
+                     return single_view_backward(in, g, [&](const Layout& l) {
+                       return geometry::slice(l, dim, start, end, step);
+                     });
                    });
 }
 
 Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index) {
   Dims in = x.sizes();
   return make_view(x, [&] { return geometry::select(x.layout(), dim, index); }, "SelectBackward0", [in, dim, index](const Tensor& g) {
-    Tensor r = zeros(in, g.dtype());
-    copy_(select(r, dim, index), g);
-    return r;
+    return single_view_backward(in, g, [&](const Layout& l) { return geometry::select(l, dim, index); });
   });
 }
 
@@ -124,6 +196,75 @@ Tensor as_strided(const Tensor& x, const Dims& sizes, const Dims& strides, std::
                    "AsStridedBackward0", [in, sizes, strides, offset](const Tensor& g) {
                      return autograd::as_strided_backward(g, in, sizes, strides, offset);
                    });
+}
+
+Tensor diagonal(const Tensor& x, std::int64_t offset, std::int64_t dim1, std::int64_t dim2) {
+  Dims in = x.sizes();
+  auto diag = [offset, dim1, dim2](const Layout& l) { return geometry::diagonal(l, offset, dim1, dim2); };
+  return make_view(x, [&] { return diag(x.layout()); }, "DiagonalBackward0",
+                   [in, diag](const Tensor& g) { return single_view_backward(in, g, diag); });
+}
+
+Tensor t(const Tensor& x) {
+  return make_view(x, [&] { return geometry::t(x.layout()); }, "TBackward0", [](const Tensor& g) { return t(g); });
+}
+
+Tensor unfold(const Tensor& x, std::int64_t dim, std::int64_t size, std::int64_t step) {
+  Dims in = x.sizes();
+  // Window i of an unfolded geometry (a 0-d input has a single window and no window dim).
+  auto windows = [in, dim](const Layout& unfolded) {
+    if (in.empty()) return std::vector<Layout>{unfolded};
+    std::int64_t d = wrap_dim(dim, static_cast<std::int64_t>(in.size()));
+    std::vector<Layout> out;
+    for (std::int64_t i = 0; i < unfolded.sizes[d]; ++i) out.push_back(geometry::select(unfolded, d, i));
+    return out;
+  };
+  return make_view(x, [&] { return geometry::unfold(x.layout(), dim, size, step); }, "UnfoldBackward0",
+                   [in, dim, size, step, windows](const Tensor& g) {
+                     // Window i of the input takes window i of the gradient, summed where windows overlap.
+                     TensorList pieces;
+                     for (const Layout& w : windows(g.layout())) pieces.push_back(autograd::make_alias(g, w));
+                     auto slots = [&](const Layout& l) { return windows(geometry::unfold(l, dim, size, step)); };
+                     return view_backward(in, pieces, slots, /*accumulate=*/true);
+                   });
+}
+
+std::vector<Tensor> unbind(const Tensor& x, std::int64_t dim) {
+  return make_multi_view(x, "UnbindBackward0", [dim](const Layout& l) {
+    // size(dim) refuses a 0-d tensor that maybe_wrap_dim let through.
+    std::int64_t d = wrap_dim(wrap_dim(dim, l.dim()), l.dim(), /*wrap_scalar=*/false);
+    std::vector<Layout> out;
+    for (std::int64_t i = 0; i < l.sizes[d]; ++i) out.push_back(geometry::select(l, d, i));
+    return out;
+  });
+}
+
+std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
+  return make_multi_view(x, "SplitBackward0", [split_size, dim](const Layout& l) {
+    PARITY_CHECK(l.dim() != 0, ErrorKind::Shape, "split expects at least a 1-dimensional tensor");
+    PARITY_CHECK(split_size >= 0, ErrorKind::Argument,
+                 "split expects split_size be non-negative, but got split_size=" + std::to_string(split_size));
+    std::int64_t d = wrap_dim(dim, l.dim());
+    std::int64_t n = l.sizes[d];
+    PARITY_CHECK(split_size > 0 || n == 0, ErrorKind::Argument,
+                 "split_size can only be 0 if dimension size is 0, but got dimension size of " + std::to_string(n));
+    // At least one piece, even when split_size exceeds the size (then the one piece is the whole dim).
+    std::int64_t count = split_size == 0 ? 1 : std::max<std::int64_t>(wrapping_ceil_div(n, split_size), 1);
+    Dims lengths(static_cast<std::size_t>(count), split_size);
+    lengths.back() = n - split_size * (count - 1);
+    return split_pieces(l, d, lengths);
+  });
+}
+
+std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim) {
+  PARITY_CHECK(x.dim() > 0, ErrorKind::Shape, "chunk expects at least a 1-dimensional tensor");
+  PARITY_CHECK(chunks > 0, ErrorKind::Argument,
+               "chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
+  std::int64_t n = x.sizes()[wrap_dim(dim, x.dim())];
+  std::int64_t split_size = wrapping_ceil_div(n, chunks);
+  // split would return one piece of an empty dim; split_with_sizes keeps the number of chunks.
+  if (split_size == 0 && n == 0) return split_with_sizes(x, Dims(static_cast<std::size_t>(chunks), 0), dim);
+  return split(x, split_size, dim);
 }
 
 }  // namespace parity::impl
