@@ -26,6 +26,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"created in no_grad mode", ErrorCategory::ViewInPlace},
     {"is a view and is being modified inplace", ErrorCategory::ViewInPlace},
     {"function that returns multiple views", ErrorCategory::ViewInPlace},  // grad_fn of a rebased multi-output view
+    {"its base or another view of its base has been modified inplace", ErrorCategory::ViewInPlace},
     {"support the deepcopy protocol", ErrorCategory::DeepcopyNonLeaf},
     {"invalid gradient at index", ErrorCategory::Shape},                   // backward(gradient) of another shape
     {"does not require grad and does not have a grad_fn", ErrorCategory::NoGradFn},
@@ -41,7 +42,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"out of range", ErrorCategory::IndexRange},
     {"dimension specified as 0 but tensor has no dimensions", ErrorCategory::IndexRange},
     {"Dimension specified as 0 but tensor has no dimensions", ErrorCategory::IndexRange},  // unbind
-    {"expects at least a 1-dimensional tensor", ErrorCategory::IndexRange},                // split, chunk
+    {"expects at least a 1-dimensional tensor", ErrorCategory::Shape},                     // split, chunk
     {"cannot be applied to a 0-dim tensor", ErrorCategory::IndexRange},
     {"appears multiple times in the list of dims", ErrorCategory::IndexRange},
     {"repeated dim", ErrorCategory::IndexRange},
@@ -78,7 +79,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"split expects split_size be non-negative", ErrorCategory::Argument},
     {"At least one of 'min' or 'max' must not be None", ErrorCategory::Argument},
     {"but must be > 0", ErrorCategory::Argument},                          // unfold step
-    {"maximum size for tensor at dimension", ErrorCategory::Argument},     // unfold window past the end
+    {"maximum size for tensor at dimension", ErrorCategory::Shape},        // unfold window past the end
     {"doesn't match the broadcast shape", ErrorCategory::Shape},
     {"is invalid for input of size", ErrorCategory::Shape},
     {"must match the existing size", ErrorCategory::Shape},

@@ -72,6 +72,7 @@ pg::ErrorCategory to_program(ErrorKind k) {
     case ErrorKind::RequiresGradFlag: return pg::ErrorCategory::RequiresGradFlag;
     case ErrorKind::RetainGrad: return pg::ErrorCategory::RetainGrad;
     case ErrorKind::DetachView: return pg::ErrorCategory::DetachView;
+    case ErrorKind::DeepcopyNonLeaf: return pg::ErrorCategory::DeepcopyNonLeaf;
     case ErrorKind::Shape: return pg::ErrorCategory::Shape;
     case ErrorKind::ViewStride: return pg::ErrorCategory::ViewStride;
     case ErrorKind::IndexRange: return pg::ErrorCategory::IndexRange;

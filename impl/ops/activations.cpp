@@ -67,23 +67,28 @@ Tensor unary_values(UnaryOp op, const Tensor& x) {
 // Unary float ops: integer and bool inputs are computed in the default float type.
 ScalarType floating_result(const Tensor& x) { return is_floating(x.dtype()) ? x.dtype() : kDefaultFloat; }
 
+// sigmoid_backward and tanh_backward are one TensorIterator over (grad, result): its layout rules, grad first.
+Tensor result_backward(ops::ResultBackward op, const Tensor& g, const Tensor& r) {
+  Tensor out = Tensor::allocate(ops::elementwise_layout(g.sizes(), {&g.layout(), &r.layout()}), g.dtype());
+  ops::result_backward_kernel(op, out, g, r);
+  return out;
+}
+
 Activation float_unary(const char* node_name, UnaryOp op, std::function<Tensor(const Tensor&, const Tensor&)> d) {
   return {node_name, Saves::Result, CastCheck::Iterator, floating_result,
           [op](const Tensor& out, const Tensor& x) { ops::unary_kernel(op, out, x); }, std::move(d)};
 }
 
 const Activation& sigmoid_op() {
-  // sigmoid_backward(grad, result) = grad * (1 - result) * result.
   static const Activation op = float_unary("SigmoidBackward0", UnaryOp::Sigmoid, [](const Tensor& g, const Tensor& r) {
-    return mul(mul(g, add(neg(r), Scalar::of(1))), r);
+    return result_backward(ops::ResultBackward::Sigmoid, g, r);
   });
   return op;
 }
 
 const Activation& tanh_op() {
-  // tanh_backward(grad, result) = grad * (1 - result * result).
   static const Activation op = float_unary("TanhBackward0", UnaryOp::Tanh, [](const Tensor& g, const Tensor& r) {
-    return mul(g, add(neg(mul(r, r)), Scalar::of(1)));
+    return result_backward(ops::ResultBackward::Tanh, g, r);
   });
   return op;
 }
@@ -105,7 +110,8 @@ const Activation& relu_op() {
       },
       [](const Tensor& out, const Tensor& x) { ops::clamp_kernel(out, x, 0.0, std::nullopt); },
       [](const Tensor& g, const Tensor& r) {
-        Tensor out = Tensor::allocate(ops::elementwise_layout(g.sizes(), {&g.layout(), &r.layout()}), g.dtype());
+        // threshold_backward's TensorIterator takes the result before the gradient.
+        Tensor out = Tensor::allocate(ops::elementwise_layout(g.sizes(), {&r.layout(), &g.layout()}), g.dtype());
         ops::threshold_backward_kernel(out, g, r, 0);
         return out;
       }};

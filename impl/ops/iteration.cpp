@@ -306,6 +306,18 @@ void clamp_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& 
   });
 }
 
+void result_backward_kernel(ResultBackward op, const Tensor& out, const Tensor& grad, const Tensor& y) {
+  map_pairs(out, grad, y, [op](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      return +[](T g, T) -> T { return g; };  // never reached: sigmoid and tanh results are floating
+    } else {
+      return op == ResultBackward::Sigmoid ? +[](T g, T v) -> T { return g * (T(1) - v) * v; }
+                                           : +[](T g, T v) -> T { return g * (T(1) - v * v); };
+    }
+  });
+}
+
 void threshold_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& x, double threshold) {
   map_pairs(out, grad, x, [threshold](auto tag) {
     using T = decltype(tag);

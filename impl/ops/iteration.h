@@ -42,6 +42,10 @@ void clamp_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, 
 // fails), else 0. threshold_backward: 0 where x <= threshold, else grad.
 void clamp_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& x, std::optional<double> lo,
                            std::optional<double> hi);
+// sigmoid_backward / tanh_backward: the gradient from the saved result y, one fused pass (grad * (1 - y) * y,
+// grad * (1 - y * y)) as LibTorch's kernels compute it.
+enum class ResultBackward { Sigmoid, Tanh };
+void result_backward_kernel(ResultBackward op, const Tensor& out, const Tensor& grad, const Tensor& y);
 void threshold_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& x, double threshold);
 // Matrix product out = a @ b of 2-d operands, or of 3-d ones batch by batch, all of out's dtype (no checks; an
 // empty inner dimension writes zeros).
