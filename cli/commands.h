@@ -11,5 +11,6 @@ int fuzz_command(const std::vector<std::string>& args);
 int replay_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
 int list_command(const std::vector<std::string>& args);
+int claims_command(const std::vector<std::string>& args);
 
 }  // namespace parity::cli

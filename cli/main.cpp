@@ -25,6 +25,7 @@ commands:
   replay   re-run a recorded finding                      parity replay DIR/findings.jsonl --index 0
   run      run one program file on both, side by side     parity run program.json
   list     print the op table                             parity list
+  claims   check the seed tutorials' claims on both       parity claims --markdown
 
 `parity <command> --help` describes each command.
 )";
@@ -36,7 +37,7 @@ int fail(const std::string& message) {
 
 int dispatch(const std::vector<std::string>& args) {
   using namespace parity::cli;
-  if (args.empty()) throw UsageError("no command given (commands: fuzz, replay, run, list; see `parity --help`)");
+  if (args.empty()) throw UsageError("no command given (commands: fuzz, replay, run, list, claims; see `parity --help`)");
   const std::string& command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "--help" || command == "-h" || command == "help") {
@@ -47,7 +48,8 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "replay") return replay_command(rest);
   if (command == "run") return run_command(rest);
   if (command == "list") return list_command(rest);
-  throw UsageError("unknown command \"" + command + "\" (commands: fuzz, replay, run, list; see `parity --help`)");
+  if (command == "claims") return claims_command(rest);
+  throw UsageError("unknown command \"" + command + "\" (commands: fuzz, replay, run, list, claims; see `parity --help`)");
 }
 
 }  // namespace

@@ -149,6 +149,9 @@ TEST_F(Cli, UnknownFlagAndBadNumbers) {
   expect_bad_input(parity("replay x.json --index many"), "--index");
   expect_bad_input(parity("run"), "PROGRAM.json");
   expect_bad_input(parity("list extra"), "no arguments");
+  expect_bad_input(parity("claims extra"), "no positional arguments");
+  expect_bad_input(parity("claims --json --markdown"), "exclude each other");
+  expect_bad_input(parity("claims --only no-such-claim"), "no-such-claim");
   expect_bad_input(parity("frobnicate"), "unknown command");
   expect_bad_input(parity(""), "no command");
   expect_bad_input(parity("fuzz --cases 1", 120, "GTEST_SHARD_INDEX=3 GTEST_TOTAL_SHARDS=2"), "GTEST_SHARD_INDEX");
@@ -163,7 +166,7 @@ TEST_F(Cli, BadKnownDivergences) {
 }
 
 TEST_F(Cli, Help) {
-  for (std::string cmd : {"--help", "fuzz --help", "replay --help", "run --help", "list --help"}) {
+  for (std::string cmd : {"--help", "fuzz --help", "replay --help", "run --help", "list --help", "claims --help"}) {
     Result r = parity(cmd);
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_NE(r.output.find("usage: parity"), std::string::npos) << cmd;
@@ -270,6 +273,34 @@ TEST_F(Cli, RunAndReplayAProgram) {
   EXPECT_TRUE(replay.output.rfind("agrees now", 0) == 0 || replay.output.rfind("still diverges: ", 0) == 0)
       << replay.output;
   EXPECT_EQ(replay.exit_code == 1, replay.output.rfind("still diverges: ", 0) == 0);
+}
+
+// `parity claims`: every seed claim gets a LibTorch verdict from a program that ran as intended; the exit code
+// says whether impl agrees on all of them.
+TEST_F(Cli, ClaimsReportVerdicts) {
+  Result r = parity("claims --json", 300);
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
+  nlohmann::json out = nlohmann::json::parse(r.output);
+  ASSERT_TRUE(out["claims"].is_array());
+  ASSERT_FALSE(out["claims"].empty());
+  int disagreements = 0;
+  for (const auto& c : out["claims"]) {
+    EXPECT_FALSE(c["id"].get<std::string>().empty());
+    EXPECT_NE(c["source"].get<std::string>().find(".txt"), std::string::npos) << c["id"];
+    EXPECT_TRUE(c["libtorch"]["ran_as_intended"].get<bool>()) << c.dump();
+    EXPECT_FALSE(c["libtorch"]["observed"].get<std::string>().empty()) << c["id"];
+    EXPECT_TRUE(c["libtorch"]["holds"].is_boolean());
+    if (!c["agrees"].get<bool>()) ++disagreements;
+  }
+  EXPECT_EQ(out["summary"]["claims"].get<std::size_t>(), out["claims"].size());
+  EXPECT_EQ(out["summary"]["impl_disagreements"].get<int>(), disagreements);
+  EXPECT_EQ(r.exit_code, disagreements > 0 ? 1 : 0);
+
+  Result one = parity("claims --markdown --only clone-gradient-flows");
+  ASSERT_TRUE(one.exit_code == 0 || one.exit_code == 1) << one.output;
+  EXPECT_EQ(one.output.rfind("| id | source |", 0), 0u) << one.output;
+  EXPECT_NE(one.output.find("`clone-gradient-flows`"), std::string::npos) << one.output;
+  EXPECT_NE(one.output.find("1 claim:"), std::string::npos) << one.output;
 }
 
 }  // namespace

@@ -1,0 +1,359 @@
+// `parity claims`: the seed claims (properties/claims), each run on LibTorch and on impl, with LibTorch's
+// verdict and whether impl agrees. Each side of each claim runs in a child process with a time limit, as
+// `parity fuzz` runs its cases: the parent never runs a backend, and a crash or hang is a verdict, not the end.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/evaluate.h"
+#include "cli/render.h"
+#include "impl/backend/impl_backend.h"
+#include "oracle/torch_backend.h"
+#include "program/json.h"
+#include "properties/claims/claim.h"
+#include "properties/claims/evaluate.h"
+
+namespace parity::cli {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kHelp = R"(usage: parity claims [--json | --markdown] [--only ID] [--timeout-ms T]
+
+Checks the factual claims of the tutorials in shared/seeds (what aliases, what requires grad, which gradient
+a snippet computes, what raises, which memory format survives). Each claim is a small program and a check
+(properties/claims/seed_claims.cpp). LibTorch decides whether a claim holds or is refuted, and shows the
+observed value that decides; impl agrees when it reaches the same verdict with the same observed value.
+
+options:
+  --json           one JSON object with a "claims" array (id, source, statement, both verdicts, agreement)
+  --markdown       a Markdown table, to paste into a report
+  --only ID        check one claim
+  --timeout-ms T   time limit of one claim on one backend (default 10000)
+
+exit status: 0 impl agrees with LibTorch on every claim, 1 it disagrees on one or more (or a claim's program
+did not run as intended on LibTorch), 2 bad usage or setup.
+)";
+
+constexpr std::string_view kDeepcopyNote =
+    "LibTorch has no deepcopy: its side of copy.deepcopy is built from LibTorch calls following Python's "
+    "Tensor.__deepcopy__ (torch/_tensor.py, 1.13).";
+
+// ---- one side of one claim in a child process ----------------------------------------------------------------
+
+void write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+[[noreturn]] void side_child(int fd, pid_t parent, const program::Program& p, bool libtorch) {
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
+  ::signal(SIGPIPE, SIG_DFL);
+#ifdef __linux__
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+  if (::getppid() != parent) ::_exit(1);
+  json result;
+  try {
+    auto backend = libtorch ? oracle::make_torch_backend() : impl::make_impl_backend();
+    if (!backend) {
+      result = {{"fatal", std::string(libtorch ? "the LibTorch" : "the impl") + " backend is not available"}};
+    } else {
+      try {
+        result = {{"trace", program::to_json(program::run(*backend, p))}};
+      } catch (const std::exception& e) {
+        result = {{"escaped", e.what()}};
+      }
+    }
+  } catch (const std::exception& e) {
+    result = {{"fatal", std::string("cannot start the backend: ") + e.what()}};
+  }
+  write_all(fd, result.dump(-1, ' ', false, json::error_handler_t::replace));
+  ::close(fd);
+  ::_exit(0);
+}
+
+// The trace of `p` on one backend, or why there is none (crash, time limit, escaped exception).
+struct SideRun {
+  std::optional<program::Trace> trace;
+  std::string failure;
+};
+
+SideRun run_side(const program::Program& p, bool libtorch, std::chrono::milliseconds timeout) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw EvaluationError(std::string("cannot create a pipe: ") + std::strerror(errno));
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw EvaluationError(std::string("cannot fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    side_child(fds[1], parent, p, libtorch);
+  }
+  ::close(fds[1]);
+  std::string text;
+  bool timed_out = false;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  char chunk[1 << 16];
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd pfd{fds[0], POLLIN, 0};
+    int r = ::poll(&pfd, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 100)));
+    if (r < 0 && errno != EINTR) break;
+    if (r <= 0) continue;
+    ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+    if (n > 0) text.append(chunk, static_cast<std::size_t>(n));
+    else if (n == 0) break;
+    else if (errno != EINTR && errno != EAGAIN) break;
+  }
+  ::close(fds[0]);
+  if (timed_out) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  SideRun out;
+  if (timed_out) {
+    out.failure = "timeout: no result after " + std::to_string(timeout.count()) + " ms";
+    return out;
+  }
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    out.failure = "crash: killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
+    return out;
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    out.failure = "crash: exited with status " + std::to_string(WEXITSTATUS(status));
+    return out;
+  }
+  try {
+    json r = json::parse(text);
+    if (r.contains("fatal")) throw EvaluationError(r["fatal"].get<std::string>());
+    if (r.contains("escaped")) {
+      out.failure = "an exception escaped the run: " + r["escaped"].get<std::string>();
+      return out;
+    }
+    out.trace = program::trace_from_json(r.at("trace"));
+  } catch (const EvaluationError&) {
+    throw;
+  } catch (const std::exception& e) {
+    out.failure = "crash: ended without a complete result (" + std::string(e.what()).substr(0, 200) + ")";
+  }
+  return out;
+}
+
+claims::SideResult judge_side(const claims::Claim& c, bool libtorch, std::chrono::milliseconds timeout) {
+  SideRun run = run_side(c.program, libtorch, timeout);
+  if (!run.trace) return claims::no_trace(run.failure);
+  return claims::judge(c, *run.trace);
+}
+
+// ---- rendering -----------------------------------------------------------------------------------------------
+
+std::string verdict_word(const claims::Verdict& v) { return v.holds ? "holds" : "refuted"; }
+
+std::string sources_of(const claims::Claim& c) {
+  std::string s = c.source;
+  for (const auto& a : c.also_in) s += ", " + a;
+  return s;
+}
+
+bool uses_deepcopy(const claims::Claim& c) {
+  return std::any_of(c.program.steps.begin(), c.program.steps.end(),
+                     [](const program::Step& s) { return s.op == program::OpId::Deepcopy; });
+}
+
+struct Row {
+  const claims::Claim* claim;
+  claims::ClaimResult result;
+};
+
+struct Counts {
+  std::size_t claims = 0, holding = 0, refuted = 0, disagreements = 0, broken = 0;
+  std::vector<std::string> broken_ids;
+  bool deepcopy = false;
+};
+
+Counts count(const std::vector<Row>& rows) {
+  Counts n;
+  for (const Row& r : rows) {
+    ++n.claims;
+    if (!r.result.libtorch.ran_as_intended()) {
+      ++n.broken;
+      n.broken_ids.push_back(r.claim->id);
+    } else if (r.result.libtorch.verdict.holds) {
+      ++n.holding;
+    } else {
+      ++n.refuted;
+    }
+    if (!r.result.agrees) ++n.disagreements;
+    n.deepcopy = n.deepcopy || uses_deepcopy(*r.claim);
+  }
+  return n;
+}
+
+std::string footer(const Counts& n) {
+  std::string s = std::to_string(n.claims) + (n.claims == 1 ? " claim: " : " claims: ") +
+                  std::to_string(n.holding) + " hold on LibTorch, " + std::to_string(n.refuted) +
+                  " refuted on LibTorch; impl disagrees on " + std::to_string(n.disagreements) + ".";
+  if (n.broken) {
+    s += " " + std::to_string(n.broken) + " did not run as intended on LibTorch (broken claims):";
+    for (const auto& id : n.broken_ids) s += " " + id;
+    s += ".";
+  }
+  return s;
+}
+
+std::string pad(std::string s, std::size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+std::string libtorch_cell(const claims::SideResult& s) {
+  return s.ran_as_intended() ? verdict_word(s.verdict) : "BROKEN";
+}
+
+void print_table(const std::vector<Row>& rows, const Counts& n) {
+  std::size_t id_width = 2, source_width = 6;
+  for (const Row& r : rows) {
+    id_width = std::max(id_width, r.claim->id.size());
+    source_width = std::max(source_width, r.claim->source.size());
+  }
+  std::cout << pad("id", id_width) << "  " << pad("source", source_width) << "  " << pad("libtorch", 8) << "  "
+            << pad("impl", 10) << "  observed (libtorch)\n";
+  for (const Row& r : rows) {
+    const auto& lt = r.result.libtorch;
+    const auto& im = r.result.impl;
+    std::cout << pad(r.claim->id, id_width) << "  " << pad(r.claim->source, source_width) << "  "
+              << pad(libtorch_cell(lt), 8) << "  " << pad(r.result.agrees ? "agrees" : "DISAGREES", 10) << "  "
+              << one_line(lt.verdict.observed) << "\n";
+    if (!r.result.agrees)
+      std::cout << pad("", id_width + source_width + 4) << "impl: " << verdict_word(im.verdict) << ": "
+                << one_line(im.verdict.observed) << "\n";
+  }
+  std::cout << "\n" << footer(n) << "\n";
+  if (n.deepcopy) std::cout << "note: " << kDeepcopyNote << "\n";
+}
+
+std::string md_cell(const std::string& text) {
+  std::string out;
+  for (char c : one_line(text)) {
+    if (c == '|') out += "\\|";
+    else out += c;
+  }
+  return out;
+}
+
+void print_markdown(const std::vector<Row>& rows, const Counts& n) {
+  std::cout << "| id | source | claim | LibTorch | observed on LibTorch | impl |\n"
+            << "|---|---|---|---|---|---|\n";
+  for (const Row& r : rows) {
+    const auto& lt = r.result.libtorch;
+    const auto& im = r.result.impl;
+    std::string impl_cell = r.result.agrees ? "agrees"
+                                            : "**disagrees**: " + verdict_word(im.verdict) + ", " + im.verdict.observed;
+    std::cout << "| `" << r.claim->id << "` | " << md_cell(sources_of(*r.claim)) << " | " << md_cell(r.claim->statement)
+              << " | " << (lt.ran_as_intended() ? verdict_word(lt.verdict) : "**broken**") << " | "
+              << md_cell(lt.verdict.observed) << " | " << md_cell(impl_cell) << " |\n";
+  }
+  std::cout << "\n" << footer(n) << "\n";
+  if (n.deepcopy) std::cout << "\nNote: " << kDeepcopyNote << "\n";
+}
+
+using ordered = nlohmann::ordered_json;  // keys in the order written: id first
+
+ordered side_json(const claims::SideResult& s) {
+  ordered j = {{"holds", s.verdict.holds}, {"observed", s.verdict.observed}, {"ran_as_intended", s.ran_as_intended()}};
+  if (!s.ran_as_intended()) j["problem"] = s.problem;
+  return j;
+}
+
+void print_json(const std::vector<Row>& rows, const Counts& n) {
+  ordered out;
+  out["libtorch_version"] = oracle::torch_version();
+  ordered list = ordered::array();
+  for (const Row& r : rows)
+    list.push_back({{"id", r.claim->id},
+                    {"source", r.claim->source},
+                    {"also_in", r.claim->also_in},
+                    {"statement", r.claim->statement},
+                    {"libtorch", side_json(r.result.libtorch)},
+                    {"impl", side_json(r.result.impl)},
+                    {"agrees", r.result.agrees}});
+  out["claims"] = std::move(list);
+  out["summary"] = {{"claims", n.claims},
+                    {"holding", n.holding},
+                    {"refuted", n.refuted},
+                    {"impl_disagreements", n.disagreements},
+                    {"broken_on_libtorch", n.broken_ids}};
+  out["notes"] = ordered::array();
+  if (n.deepcopy) out["notes"].push_back(kDeepcopyNote);
+  std::cout << out.dump(2, ' ', false, ordered::error_handler_t::replace) << "\n";
+}
+
+}  // namespace
+
+int claims_command(const std::vector<std::string>& argv) {
+  for (const auto& a : argv)
+    if (a == "--help" || a == "-h") {
+      std::cout << kHelp;
+      return 0;
+    }
+  Args args("parity claims", argv, {{"--json", false}, {"--markdown", false}, {"--only"}, {"--timeout-ms"}});
+  if (!args.positional().empty())
+    throw UsageError("`parity claims` takes no positional arguments (see `parity claims --help`)");
+  if (args.has("--json") && args.has("--markdown")) throw UsageError("--json and --markdown exclude each other");
+  std::chrono::milliseconds timeout{10000};
+  if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) timeout = std::chrono::milliseconds(*t);
+
+  std::vector<const claims::Claim*> selected;
+  const auto only = args.value("--only");
+  for (const auto& c : claims::seed_claims())
+    if (!only || c.id == *only) selected.push_back(&c);
+  if (only && selected.empty()) throw UsageError("no claim has the id \"" + one_line(*only, 60) + "\"");
+
+  std::vector<Row> rows;
+  for (const claims::Claim* c : selected) {
+    claims::SideResult lt = judge_side(*c, /*libtorch=*/true, timeout);
+    claims::SideResult im = judge_side(*c, /*libtorch=*/false, timeout);
+    rows.push_back({c, claims::combine(std::move(lt), std::move(im))});
+  }
+  const Counts n = count(rows);
+  if (args.has("--json")) print_json(rows, n);
+  else if (args.has("--markdown")) print_markdown(rows, n);
+  else print_table(rows, n);
+  return n.disagreements == 0 && n.broken == 0 ? 0 : 1;
+}
+
+}  // namespace parity::cli
