@@ -158,9 +158,13 @@ Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
     if (hi) ops::check_scalar_fits(*hi, out.dtype());
     ops::clamp_kernel(out, x, lo, hi);
   };
-  // clamp_backward: the gradient passes where min <= self <= max, bounds included.
+  // clamp_backward: the gradient passes where min <= self <= max, bounds included. LibTorch computes it as
+  // where(self >= min [& self <= max], grad, zero): the mask comes from comparisons with a 0-dim tensor and
+  // `where` iterates (mask, grad, zero), so neither takes TensorIterator's same-shape fast path.
   auto derivative = [lo, hi](const Tensor& g, const Tensor& self) {
-    Tensor out = Tensor::allocate(ops::elementwise_layout(g.sizes(), {&self.layout(), &g.layout()}), g.dtype());
+    const Layout zero = Layout::dense({});
+    const Layout mask = ops::elementwise_layout(self.sizes(), {&self.layout(), &zero});
+    Tensor out = Tensor::allocate(ops::elementwise_layout(g.sizes(), {&mask, &g.layout(), &zero}), g.dtype());
     ops::clamp_backward_kernel(out, g, self, lo, hi);
     return out;
   };
