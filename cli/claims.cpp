@@ -1,19 +1,8 @@
 // `parity claims`: the seed claims (properties/claims), each run on LibTorch and on impl, with LibTorch's
 // verdict and whether impl agrees. Each side of each claim runs in a child process with a time limit, as
 // `parity fuzz` runs its cases: the parent never runs a backend, and a crash or hang is a verdict, not the end.
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -22,7 +11,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/evaluate.h"
+#include "cli/isolation.h"
 #include "cli/render.h"
 #include "impl/backend/impl_backend.h"
 #include "oracle/torch_backend.h"
@@ -59,25 +48,13 @@ constexpr std::string_view kDeepcopyNote =
 
 // ---- one side of one claim in a child process ----------------------------------------------------------------
 
-void write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-}
+// The trace of `p` on one backend, or why there is none (crash, time limit, escaped exception).
+struct SideRun {
+  std::optional<program::Trace> trace;
+  std::string failure;
+};
 
-[[noreturn]] void side_child(int fd, pid_t parent, const program::Program& p, bool libtorch) {
-  ::signal(SIGINT, SIG_DFL);
-  ::signal(SIGTERM, SIG_DFL);
-  ::signal(SIGPIPE, SIG_DFL);
-#ifdef __linux__
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-  if (::getppid() != parent) ::_exit(1);
+std::string side_result(const program::Program& p, bool libtorch) {
   json result;
   try {
     auto backend = libtorch ? oracle::make_torch_backend() : impl::make_impl_backend();
@@ -93,70 +70,20 @@ void write_all(int fd, std::string_view data) {
   } catch (const std::exception& e) {
     result = {{"fatal", std::string("cannot start the backend: ") + e.what()}};
   }
-  write_all(fd, result.dump(-1, ' ', false, json::error_handler_t::replace));
-  ::close(fd);
-  ::_exit(0);
+  return result.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-// The trace of `p` on one backend, or why there is none (crash, time limit, escaped exception).
-struct SideRun {
-  std::optional<program::Trace> trace;
-  std::string failure;
-};
-
 SideRun run_side(const program::Program& p, bool libtorch, std::chrono::milliseconds timeout) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw EvaluationError(std::string("cannot create a pipe: ") + std::strerror(errno));
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw EvaluationError(std::string("cannot fork: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    side_child(fds[1], parent, p, libtorch);
-  }
-  ::close(fds[1]);
-  std::string text;
-  bool timed_out = false;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  char chunk[1 << 16];
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd pfd{fds[0], POLLIN, 0};
-    int r = ::poll(&pfd, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 100)));
-    if (r < 0 && errno != EINTR) break;
-    if (r <= 0) continue;
-    ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-    if (n > 0) text.append(chunk, static_cast<std::size_t>(n));
-    else if (n == 0) break;
-    else if (errno != EINTR && errno != EAGAIN) break;
-  }
-  ::close(fds[0]);
-  if (timed_out) ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const ChildEnd end = run_isolated([&] { return side_result(p, libtorch); }, timeout);
   SideRun out;
-  if (timed_out) {
-    out.failure = "timeout: no result after " + std::to_string(timeout.count()) + " ms";
-    return out;
+  switch (end.how) {
+    case ChildEnd::How::Timeout: out.failure = "timeout: " + end.describe(timeout); return out;
+    case ChildEnd::How::Signal:
+    case ChildEnd::How::Exit:
+    case ChildEnd::How::Interrupted: out.failure = "crash: " + end.describe(timeout); return out;
+    case ChildEnd::How::Finished: break;
   }
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    out.failure = "crash: killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
-    return out;
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    out.failure = "crash: exited with status " + std::to_string(WEXITSTATUS(status));
-    return out;
-  }
+  const std::string& text = end.output;
   try {
     json r = json::parse(text);
     if (r.contains("fatal")) throw EvaluationError(r["fatal"].get<std::string>());

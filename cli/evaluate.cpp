@@ -1,14 +1,6 @@
 #include "cli/evaluate.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -16,6 +8,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
+#include "cli/isolation.h"
 #include "impl/backend/impl_backend.h"
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
@@ -81,17 +74,6 @@ class TracingBackend : public program::Backend {
   program::Backend& inner_;
   Progress* progress_;
 };
-
-void write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return;  // the parent is gone or gave up on us
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-}
 
 json outcomes_to_json(const program::Trace& a, const program::Trace& b) {
   json out = json::array();
@@ -165,16 +147,8 @@ json run_in_child(const program::Program& program, bool want_traces, Progress* p
   return result;
 }
 
-[[noreturn]] void child_main(int fd, pid_t parent, const program::Program& program, bool want_traces,
-                             Progress* progress) {
-  // Interrupts are the parent's to handle: the child just dies with the rest of the process group.
-  ::signal(SIGINT, SIG_DFL);
-  ::signal(SIGTERM, SIG_DFL);
-  ::signal(SIGPIPE, SIG_DFL);
-#ifdef __linux__
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-  if (::getppid() != parent) ::_exit(1);
+// The child's whole work: both backends, the comparison, and the result as one JSON text.
+std::string child_result(const program::Program& program, bool want_traces, Progress* progress) {
   json result;
   try {
     result = run_in_child(program, want_traces, progress);
@@ -183,9 +157,7 @@ json run_in_child(const program::Program& program, bool want_traces, Progress* p
   } catch (const std::exception& e) {
     result = {{"fatal", std::string("cannot start the backends: ") + e.what()}};
   }
-  write_all(fd, result.dump(-1, ' ', false, json::error_handler_t::replace));
-  ::close(fd);
-  ::_exit(0);  // no atexit handlers, no static destructors of libraries the parent also holds
+  return result.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string describe_phase(int phase, int step) {
@@ -292,82 +264,27 @@ Evaluation evaluate_isolated(const program::Program& program, const EvalOptions&
   Progress* progress = shared_progress();
   progress->phase = kStarting;
   progress->step = -1;
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw EvaluationError(std::string("cannot create a pipe: ") + std::strerror(errno));
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw EvaluationError(std::string("cannot fork: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    child_main(fds[1], parent, program, options.want_traces, progress);
-  }
-  ::close(fds[1]);
-
-  enum class Killed { No, Timeout, Interrupted } killed = Killed::No;
-  std::string text;
-  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
-  char chunk[1 << 16];
-  for (;;) {
-    if (options.stop && options.stop->load()) {
-      killed = Killed::Interrupted;
-      break;
-    }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      killed = Killed::Timeout;
-      break;
-    }
-    // Short slices, so an interrupt is noticed even when no signal reaches poll.
-    pollfd p{fds[0], POLLIN, 0};
-    int r = ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 100)));
-    if (r < 0 && errno != EINTR) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-      ::close(fds[0]);
-      throw EvaluationError(std::string("poll failed: ") + std::strerror(errno));
-    }
-    if (r <= 0) continue;
-    ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-    if (n > 0) text.append(chunk, static_cast<std::size_t>(n));
-    else if (n == 0) break;
-    else if (errno != EINTR && errno != EAGAIN) break;
-  }
-  ::close(fds[0]);
-  if (killed != Killed::No) ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const ChildEnd end = run_isolated([&] { return child_result(program, options.want_traces, progress); },
+                                    options.timeout, options.stop);
   const int phase = progress->phase.load(), step = progress->step.load();
 
   Evaluation out;
-  const bool stopping = options.stop && options.stop->load();
-  if (killed == Killed::Interrupted || (stopping && WIFSIGNALED(status))) {
-    out.outcome = Evaluation::Outcome::Interrupted;
-    return out;
+  switch (end.how) {
+    case ChildEnd::How::Interrupted:
+      out.outcome = Evaluation::Outcome::Interrupted;
+      return out;
+    case ChildEnd::How::Timeout:
+      out.outcome = Evaluation::Outcome::Timeout;
+      out.divergence = death("timeout", ErrorCategory::Timeout, end.describe(options.timeout), phase, step);
+      return out;
+    case ChildEnd::How::Signal:
+    case ChildEnd::How::Exit:
+      out.outcome = Evaluation::Outcome::Crash;
+      out.divergence = death("crash", ErrorCategory::Crash, end.describe(options.timeout), phase, step);
+      return out;
+    case ChildEnd::How::Finished: break;
   }
-  if (killed == Killed::Timeout) {
-    out.outcome = Evaluation::Outcome::Timeout;
-    out.divergence = death("timeout", ErrorCategory::Timeout,
-                           "no result after " + std::to_string(options.timeout.count()) + " ms", phase, step);
-    return out;
-  }
-  if (WIFSIGNALED(status)) {
-    int sig = WTERMSIG(status);
-    out.outcome = Evaluation::Outcome::Crash;
-    out.divergence = death("crash", ErrorCategory::Crash,
-                           "killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")", phase, step);
-    return out;
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    out.outcome = Evaluation::Outcome::Crash;
-    out.divergence = death("crash", ErrorCategory::Crash,
-                           "exited with status " + std::to_string(WEXITSTATUS(status)), phase, step);
-    return out;
-  }
+  const std::string& text = end.output;
   try {
     parse_result(text, program, out);
   } catch (const EvaluationError&) {

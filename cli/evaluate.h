@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/isolation.h"
 #include "program/compare.h"
 #include "program/coverage.h"
 #include "program/program.h"
@@ -16,10 +17,6 @@
 
 namespace parity::cli {
 
-// The evaluation machinery itself failed (no backend, fork or pipe failure): not a finding, a broken setup.
-struct EvaluationError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // One step's outcome on both sides, kept for every case so a campaign can count what it exercised.
 struct StepOutcome {

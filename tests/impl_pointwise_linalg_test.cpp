@@ -12,6 +12,7 @@
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/ops.h"
+#include "tests/impl_errors.h"
 
 namespace parity::impl {
 namespace {
@@ -34,15 +35,7 @@ Tensor seq(const Dims& sizes, bool requires_grad = false) {
   return requires_grad ? requires_grad_(t, true) : t;
 }
 
-std::pair<ErrorKind, std::string> error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return {e.kind(), e.what()};
-  }
-  ADD_FAILURE() << "expected an impl::Error";
-  return {ErrorKind::Argument, ""};
-}
+using testing::error_of;
 ErrorKind kind_of(const std::function<void()>& f) { return error_of(f).first; }
 void expect_error(const std::function<void()>& f, ErrorKind kind, const std::string& message) {
   auto [k, m] = error_of(f);

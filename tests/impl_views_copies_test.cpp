@@ -9,6 +9,7 @@
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/ops.h"
+#include "tests/impl_errors.h"
 
 namespace parity::impl {
 namespace {
@@ -22,16 +23,7 @@ using V = std::vector<double>;
 Tensor range(std::int64_t n, const Dims& sizes) { return clone(view(arange(n, ScalarType::Float32), sizes)); }
 Tensor leaf(std::int64_t n, const Dims& sizes) { return requires_grad_(clone(range(n, sizes)), true); }
 
-// The error an op raises: its kind and message.
-std::pair<ErrorKind, std::string> error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return {e.kind(), e.what()};
-  }
-  ADD_FAILURE() << "expected an impl::Error";
-  return {ErrorKind::Argument, ""};
-}
+using testing::error_of;
 
 std::string fn_name(const Tensor& t) {
   auto fn = grad_fn(t);

@@ -1,0 +1,124 @@
+#include "cli/isolation.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+
+namespace parity::cli {
+
+namespace {
+
+void write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;  // the parent is gone or gave up on us
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+[[noreturn]] void child(int fd, pid_t parent, const std::function<std::string()>& work) {
+  // Interrupts are the parent's to handle: the child just dies with the rest of the process group.
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
+  ::signal(SIGPIPE, SIG_DFL);
+#ifdef __linux__
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+  if (::getppid() != parent) ::_exit(1);
+  write_all(fd, work());
+  ::close(fd);
+  ::_exit(0);  // no atexit handlers, no static destructors of libraries the parent also holds
+}
+
+}  // namespace
+
+std::string ChildEnd::describe(std::chrono::milliseconds timeout) const {
+  switch (how) {
+    case How::Finished: return "finished";
+    case How::Timeout: return "no result after " + std::to_string(timeout.count()) + " ms";
+    case How::Interrupted: return "interrupted";
+    case How::Signal: return "killed by signal " + std::to_string(code) + " (" + ::strsignal(code) + ")";
+    case How::Exit: return "exited with status " + std::to_string(code);
+  }
+  return "?";
+}
+
+ChildEnd run_isolated(const std::function<std::string()>& work, std::chrono::milliseconds timeout,
+                      const std::atomic<bool>* stop) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw EvaluationError(std::string("cannot create a pipe: ") + std::strerror(errno));
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw EvaluationError(std::string("cannot fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    child(fds[1], parent, work);
+  }
+  ::close(fds[1]);
+
+  ChildEnd end;
+  bool killed = false;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  char chunk[1 << 16];
+  for (;;) {
+    if (stop && stop->load()) {
+      end.how = ChildEnd::How::Interrupted;
+      killed = true;
+      break;
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      end.how = ChildEnd::How::Timeout;
+      killed = true;
+      break;
+    }
+    // Short slices, so an interrupt is noticed even when no signal reaches poll.
+    pollfd p{fds[0], POLLIN, 0};
+    int r = ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 100)));
+    if (r < 0 && errno != EINTR) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      ::close(fds[0]);
+      throw EvaluationError(std::string("poll failed: ") + std::strerror(errno));
+    }
+    if (r <= 0) continue;
+    ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+    if (n > 0) end.output.append(chunk, static_cast<std::size_t>(n));
+    else if (n == 0) break;
+    else if (errno != EINTR && errno != EAGAIN) break;
+  }
+  ::close(fds[0]);
+  if (killed) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (killed) return end;
+  // A child killed while the run is being stopped was killed by the interrupt, not by its own fault.
+  if (WIFSIGNALED(status)) {
+    end.how = stop && stop->load() ? ChildEnd::How::Interrupted : ChildEnd::How::Signal;
+    end.code = WTERMSIG(status);
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    end.how = ChildEnd::How::Exit;
+    end.code = WEXITSTATUS(status);
+  }
+  return end;
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,32 @@
+// Work that may crash or hang (a backend running a program) runs in a forked child: the child sends its
+// result through a pipe, the parent enforces a time limit and notices interrupts. A crash or a hang is then
+// an outcome the caller reports, not the end of parity.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace parity::cli {
+
+// The machinery itself failed (fork, pipe, poll, shared memory): not an outcome, a broken setup.
+struct EvaluationError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct ChildEnd {
+  enum class How { Finished, Timeout, Interrupted, Signal, Exit };
+  How how = How::Finished;
+  std::string output;  // what the child wrote (whole only when Finished)
+  int code = 0;        // the signal (Signal) or the nonzero exit status (Exit)
+  // "killed by signal 11 (Segmentation fault)", "exited with status 3", "no result after 100 ms".
+  std::string describe(std::chrono::milliseconds timeout) const;
+};
+
+// Runs `work` in a child process and returns how the child ended with what `work` returned. `work` must not
+// throw. The child dies with the parent; `stop`, when it turns true, kills it (Interrupted).
+ChildEnd run_isolated(const std::function<std::string()>& work, std::chrono::milliseconds timeout,
+                      const std::atomic<bool>* stop = nullptr);
+
+}  // namespace parity::cli
