@@ -439,6 +439,14 @@ class Builder {
     if (rng_.chance(0.3)) v = view_of(v);
     if (!state_.live(v)) return;
     if (rng_.chance(0.4)) view_of(x);  // a sibling view, observed after the write
+    if (rng_.chance(0.1)) {  // as_strided reaching past the end of the storage raises
+      const std::int64_t past = state_.value(x).storage_numel;
+      emit(OpId::AsStrided, {x}, [past](Attrs& a) {
+        a.sizes = {2};
+        a.strides = {1};
+        a.offset = past;
+      }, true, /*allow_raise=*/true);
+    }
     if (rng_.chance(0.15)) emit(OpId::Detach, {v});
     if (rng_.chance(0.5)) {
       write(v, true, /*allow_raise=*/true);

@@ -20,6 +20,6 @@ rc::Gen<program::Program> programs(GenConfig = {});
 rc::Shrinkable<program::Program> generate(std::uint64_t seed, int size, const GenConfig& = {});
 
 // Version of the generator; bump when the same seed starts giving other programs.
-inline constexpr int kGeneratorVersion = 1;
+inline constexpr int kGeneratorVersion = 2;
 
 }  // namespace parity::generators

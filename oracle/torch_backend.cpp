@@ -171,6 +171,8 @@ class TorchSession final : public program::Session {
     } catch (const c10::Error& e) {
       std::string msg = e.what_without_backtrace();
       throw StepError(program::classify_torch_message(msg), msg);
+    } catch (const StepError&) {
+      throw;  // the harness's own refusal (program::pick_output), already categorised
     } catch (const std::exception& e) {
       std::string msg = e.what();
       throw StepError(program::classify_torch_message(msg), msg);
