@@ -38,9 +38,59 @@ void write_all(int fd, std::string_view data) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
   if (::getppid() != parent) ::_exit(1);
-  write_all(fd, work());
+  // Nothing may unwind out of here: the child is a copy of the parent, and returning would run a second parity.
+  try {
+    write_all(fd, work());
+  } catch (...) {
+    ::_exit(2);
+  }
   ::close(fd);
   ::_exit(0);  // no atexit handlers, no static destructors of libraries the parent also holds
+}
+
+// Reads what the child sends until it closes the pipe, the time limit passes or `stop` turns true, then reaps it.
+ChildEnd wait_for(pid_t pid, int fd, std::chrono::milliseconds timeout, const std::atomic<bool>* stop) {
+  ChildEnd end;
+  bool killed = false;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  char chunk[1 << 16];
+  for (;;) {
+    if (stop && stop->load()) {
+      end.how = ChildEnd::How::Interrupted;
+      killed = true;
+      break;
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      end.how = ChildEnd::How::Timeout;
+      killed = true;
+      break;
+    }
+    // Short slices, so an interrupt is noticed even when no signal reaches poll.
+    pollfd p{fd, POLLIN, 0};
+    int r = ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 100)));
+    if (r < 0 && errno != EINTR) throw EvaluationError(std::string("poll failed: ") + std::strerror(errno));
+    if (r <= 0) continue;
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n > 0) end.output.append(chunk, static_cast<std::size_t>(n));
+    else if (n == 0) break;
+    else if (errno != EINTR && errno != EAGAIN) throw EvaluationError(std::string("read failed: ") + std::strerror(errno));
+  }
+  ::close(fd);
+  if (killed) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (killed) return end;
+  // A child killed while the run is being stopped was killed by the interrupt, not by its own fault.
+  if (WIFSIGNALED(status)) {
+    end.how = stop && stop->load() ? ChildEnd::How::Interrupted : ChildEnd::How::Signal;
+    end.code = WTERMSIG(status);
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    end.how = ChildEnd::How::Exit;
+    end.code = WEXITSTATUS(status);
+  }
+  return end;
 }
 
 }  // namespace
@@ -72,53 +122,15 @@ ChildEnd run_isolated(const std::function<std::string()>& work, std::chrono::mil
     child(fds[1], parent, work);
   }
   ::close(fds[1]);
-
-  ChildEnd end;
-  bool killed = false;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  char chunk[1 << 16];
-  for (;;) {
-    if (stop && stop->load()) {
-      end.how = ChildEnd::How::Interrupted;
-      killed = true;
-      break;
-    }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      end.how = ChildEnd::How::Timeout;
-      killed = true;
-      break;
-    }
-    // Short slices, so an interrupt is noticed even when no signal reaches poll.
-    pollfd p{fds[0], POLLIN, 0};
-    int r = ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 100)));
-    if (r < 0 && errno != EINTR) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-      ::close(fds[0]);
-      throw EvaluationError(std::string("poll failed: ") + std::strerror(errno));
-    }
-    if (r <= 0) continue;
-    ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-    if (n > 0) end.output.append(chunk, static_cast<std::size_t>(n));
-    else if (n == 0) break;
-    else if (errno != EINTR && errno != EAGAIN) break;
+  try {
+    return wait_for(pid, fds[0], timeout, stop);
+  } catch (...) {
+    // Whatever went wrong in the parent, the child must not outlive the call nor stay a zombie.
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    ::close(fds[0]);
+    throw;
   }
-  ::close(fds[0]);
-  if (killed) ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (killed) return end;
-  // A child killed while the run is being stopped was killed by the interrupt, not by its own fault.
-  if (WIFSIGNALED(status)) {
-    end.how = stop && stop->load() ? ChildEnd::How::Interrupted : ChildEnd::How::Signal;
-    end.code = WTERMSIG(status);
-  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    end.how = ChildEnd::How::Exit;
-    end.code = WEXITSTATUS(status);
-  }
-  return end;
 }
 
 }  // namespace parity::cli

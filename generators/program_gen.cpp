@@ -61,6 +61,7 @@ class Builder {
   int append(const Step& s) {
     prog_.steps.push_back(s);
     state_.append(s);
+    track_rounding(s);
     return state_.size() - 1;
   }
 
@@ -105,15 +106,25 @@ class Builder {
   }
 
   // Whether value `id` was computed, at any depth, by an op whose float32 result may differ in its last bits.
-  bool carries_rounding(int id) const {
-    const program::Step& step = prog_.steps[static_cast<std::size_t>(id)];
-    switch (step.op) {
+  // Kept per value as steps are appended; a write into a value (exp_(v), v.add_(w) with a rounded w) marks the
+  // value written too.
+  bool carries_rounding(int id) const { return rounding_[static_cast<std::size_t>(id)]; }
+
+  void track_rounding(const Step& s) {
+    bool r = rounds(s.op);
+    for (int in : s.inputs) r = r || carries_rounding(in);
+    rounding_.push_back(r);
+    if (r && program::spec(s.op).kind == OpKind::InPlace) rounding_[static_cast<std::size_t>(s.inputs.front())] = true;
+  }
+
+  static bool rounds(OpId op) {
+    switch (op) {
       case OpId::Exp: case OpId::Pow: case OpId::Sum: case OpId::SumDims: case OpId::Mean: case OpId::MeanDims:
       case OpId::Exp_: case OpId::Sigmoid: case OpId::Sigmoid_: case OpId::Tanh: case OpId::Tanh_: case OpId::Mm:
       case OpId::Matmul:
         return true;
       default:
-        return std::any_of(step.inputs.begin(), step.inputs.end(), [this](int in) { return carries_rounding(in); });
+        return false;
     }
   }
 
@@ -257,9 +268,12 @@ class Builder {
   }
 
   // A view of `x` (or `x` itself when no view op fits it).
-  int view_of(int x, bool grad = true) {
+  // `single_output`: not unbind/split/chunk, whose outputs refuse in-place writes with grad on.
+  int view_of(int x, bool grad = true, bool single_output = false) {
     for (int attempt = 0; attempt < 3; ++attempt) {
-      int v = emit(rng_.pick(kViewOps), {x}, {}, grad);
+      OpId op = rng_.pick(kViewOps);
+      if (single_output && (op == OpId::Unbind || op == OpId::Split || op == OpId::Chunk)) op = OpId::Transpose;
+      int v = emit(op, {x}, {}, grad);
       if (v >= 0) return v;
     }
     return x;
@@ -320,15 +334,16 @@ class Builder {
         target = xn;
         break;
       }
-      case 8: {  // in place on a non-leaf that is saved by a later op (abs_, clamp_ save their input's value)
+      case 8: {  // abs_ and clamp_ save a copy of their input's value: writing their result later must not raise
         int xn = emit(OpId::Clone, {x});
         y = target = xn < 0 ? -1 : emit(rng_.chance(0.5) ? OpId::Abs_ : OpId::Clamp_, {xn});
         break;
       }
       case 9: {  // mm saves each operand only for the other's gradient
         const auto n = rng_.range(0, 3), k = rng_.range(1, 3), p = rng_.range(1, 3);
-        int a = fresh({n, k}, xm.dtype, true), b = fresh({k, p}, xm.dtype, false);
-        bool swap = rng_.chance(0.5);
+        const bool swap = rng_.chance(0.5);  // the operand requiring grad on the right: b [p, n] @ a [n, k]
+        int a = fresh({n, k}, xm.dtype, true);
+        int b = swap ? fresh({p, n}, xm.dtype, false) : fresh({k, p}, xm.dtype, false);
         y = a < 0 || b < 0 ? -1 : emit(rng_.chance(0.5) ? OpId::Mm : OpId::Matmul, swap ? std::vector<int>{b, a} : std::vector<int>{a, b});
         target = rng_.chance(0.5) ? a : b;
         grad_write = target == b;  // writing the rg leaf needs no_grad
@@ -370,7 +385,7 @@ class Builder {
     int through = target;
     switch (rng_.below(3)) {
       case 0: break;
-      case 1: through = view_of(target, grad_write || rng_.chance(0.5)); break;
+      case 1: through = view_of(target, grad_write || rng_.chance(0.5), /*single_output=*/true); break;
       default: {
         int d = emit(OpId::Detach, {target});
         if (d >= 0) through = d;
@@ -605,6 +620,7 @@ class Builder {
   int length_;
   ProgramState state_;
   Program prog_;
+  std::vector<bool> rounding_;  // per value: carries_rounding
 };
 
 int program_length(Rng& rng, int size, const GenConfig& cfg) {

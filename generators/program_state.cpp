@@ -93,7 +93,9 @@ StepInfo ProgramState::append(const Step& step) {
   // in-place ops keep their operand's flag, and a view still reports its base's flag (LibTorch: a view made
   // under no_grad of a tensor requiring grad has requires_grad true and is_leaf true).
   if (!step.grad_enabled && op.kind != OpKind::Factory && step.op != OpId::RequiresGrad_)
-    meta.requires_grad = is_inplace(op) || op.kind == OpKind::View ? in0->meta->requires_grad : false;
+    meta.requires_grad = is_inplace(op) || op.kind == OpKind::View || returns_operand(step, *in0->meta)
+                             ? in0->meta->requires_grad
+                             : false;
 
   switch (op.kind) {
     case OpKind::Factory:

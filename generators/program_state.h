@@ -19,7 +19,8 @@ struct ValueInfo {
   int base = -1;                      // for a view, the value it views (never itself a view)
   bool nograd_view = false;           // view made under no_grad of a tensor requiring grad
   bool multi_output_view = false;     // (a view of) an output of unbind/split/chunk made with grad on
-  bool overlapping = false;           // may have elements sharing memory: in-place arithmetic raises
+  bool overlapping = false;           // elements share memory: in-place arithmetic raises (zero strides) or is
+                                      // undefined (other overlap, which LibTorch does not detect): avoided
   std::int64_t storage_numel = 0;     // a lower bound of the element count of the storage behind it
 };
 

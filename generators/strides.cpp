@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <unordered_set>
 
 namespace parity::generators {
 
@@ -158,23 +157,6 @@ Dims infer_dense_strides(const Dims& sizes, const Dims& strides) {
     if (sizes[perm[i]] > 1) cur *= sizes[perm[i]];
   }
   return out;
-}
-
-bool has_internal_overlap(const Dims& sizes, const Dims& strides) {
-  std::int64_t total = numel(sizes);
-  if (total <= 1) return false;
-  std::unordered_set<std::int64_t> seen;
-  Dims idx(sizes.size(), 0);
-  for (std::int64_t k = 0; k < total; ++k) {
-    std::int64_t addr = 0;
-    for (std::size_t d = 0; d < sizes.size(); ++d) addr += idx[d] * strides[d];
-    if (!seen.insert(addr).second) return true;
-    for (std::size_t d = sizes.size(); d-- > 0;) {
-      if (++idx[d] < sizes[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return false;
 }
 
 }  // namespace parity::generators

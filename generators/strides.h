@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "program/program.h"
+
 namespace parity::generators {
 
 using Dims = std::vector<std::int64_t>;
@@ -31,8 +33,8 @@ bool is_non_overlapping_and_dense(const Dims& sizes, const Dims& strides);
 // stride-0 dims stay where they are).
 Dims infer_dense_strides(const Dims& sizes, const Dims& strides);
 
-// Whether two distinct indices reach the same element (brute force; for the small shapes generated here).
-bool has_internal_overlap(const Dims& sizes, const Dims& strides);
+// Whether two distinct indices reach the same element (exact; shared with the run loop).
+using program::has_internal_overlap;
 std::int64_t numel(const Dims& sizes);
 
 }  // namespace parity::generators

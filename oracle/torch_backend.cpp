@@ -86,13 +86,6 @@ c10::MemoryFormat to_torch(program::MemoryFormat m) {
 
 // The scalar's C++ type is what LibTorch's type promotion sees: an int64 scalar keeps an integer tensor
 // integral, a double makes it floating, a bool is the lowest category.
-at::Scalar to_torch(const program::Scalar& s);
-
-c10::optional<at::Scalar> to_torch(const std::optional<program::Scalar>& s) {
-  if (!s) return c10::nullopt;
-  return to_torch(*s);
-}
-
 at::Scalar to_torch(const program::Scalar& s) {
   switch (s.kind) {
     case program::Scalar::Kind::Int: return at::Scalar(static_cast<std::int64_t>(s.value));
@@ -100,6 +93,11 @@ at::Scalar to_torch(const program::Scalar& s) {
     case program::Scalar::Kind::Bool: return at::Scalar(s.value != 0.0);
   }
   throw std::logic_error("unknown program::Scalar::Kind");
+}
+
+c10::optional<at::Scalar> to_torch(const std::optional<program::Scalar>& s) {
+  if (!s) return c10::nullopt;
+  return to_torch(*s);
 }
 
 std::vector<double> flat_values(const torch::Tensor& t) {

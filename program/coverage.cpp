@@ -10,8 +10,6 @@ namespace parity::program {
 
 namespace {
 
-bool to_asks_copy(const Step& step) { return step.attrs.copy; }
-std::optional<std::int64_t> deepcopy_memo(const Step& step) { return step.attrs.memo; }
 
 // The names are part of the report (run.json) and of --require-coverage: keep them stable. "Written" means an
 // in-place op with grad enabled that LibTorch ran (raising counts: a refused write is the situation too);
@@ -70,10 +68,8 @@ constexpr std::string_view kOffset = "offset";
 
 bool reads(const OpSpec& op, Attr a) { return std::find(op.attrs.begin(), op.attrs.end(), a) != op.attrs.end(); }
 
-// Ops that are being added to the op table in parallel are known here by their JSON name only.
-bool named(const Step& s, std::initializer_list<std::string_view> names) {
-  std::string_view n = spec(s.op).name;
-  return std::find(names.begin(), names.end(), n) != names.end();
+bool is_one_of(const Step& s, std::initializer_list<OpId> ops) {
+  return std::find(ops.begin(), ops.end(), s.op) != ops.end();
 }
 
 bool writes_in_place(const OpSpec& op) { return op.kind == OpKind::InPlace; }
@@ -83,7 +79,7 @@ bool returns_operand(const OpSpec& op) { return (op.flags & kMutates) && !(op.fl
 
 // Ops that save their own result for backward: writing to it before the backward is a version error.
 bool saves_result(const Step& s) {
-  return named(s, {"exp", "sigmoid", "tanh", "relu", "exp_", "sigmoid_", "tanh_", "relu_"});
+  return is_one_of(s, {OpId::Exp, OpId::Sigmoid, OpId::Tanh, OpId::Relu, OpId::Exp_, OpId::Sigmoid_, OpId::Tanh_, OpId::Relu_});
 }
 
 const TensorObs* find_value(const StepObs& so, int id) {
@@ -214,14 +210,14 @@ class Analysis {
     const int in0 = s.inputs.empty() ? -1 : s.inputs[0];
     const TensorObs* o0 = in0 >= 0 ? latest(in0) : nullptr;
     if ((s.op == OpId::Detach || s.op == OpId::Detach_) && is_view(in0)) add(Situation::DetachOfView);
-    if (ok && named(s, {"data"})) add(Situation::DataOfTensor);
+    if (ok && is_one_of(s, {OpId::Data})) add(Situation::DataOfTensor);
     if (ok && s.op == OpId::RetainGrad) retained_[self(in0)] = true;
     if (reads(op, Attr::RequiresGrad)) on_requires_grad(s, op, o0);
-    if (named(s, {"mm", "matmul"}) && ok && s.inputs.size() == 2) {
+    if (is_one_of(s, {OpId::Mm, OpId::Matmul}) && ok && s.inputs.size() == 2) {
       const TensorObs* o1 = latest(s.inputs[1]);
       if (o0 && o1 && o0->requires_grad != o1->requires_grad) add(Situation::MmOneSideRequiresGrad);
     }
-    if (named(s, {"deepcopy"})) on_deepcopy(s, ok, so);
+    if (is_one_of(s, {OpId::Deepcopy})) on_deepcopy(s, ok, so);
     if (ok) on_copy(s);
   }
 
@@ -248,8 +244,8 @@ class Analysis {
       if (dst.op == OpId::EmptyLike && dst.inputs.size() == 1 && self(dst.inputs[0]) == self(s.inputs[1]))
         add(Situation::CopyEmptyLikeCopy_);
     }
-    if (named(s, {"to"}) && to_asks_copy(s)) add(Situation::CopyToCopy);
-    if (named(s, {"new_tensor"})) add(Situation::CopyNewTensor);
+    if (s.op == OpId::To && s.attrs.copy) add(Situation::CopyToCopy);
+    if (is_one_of(s, {OpId::NewTensor})) add(Situation::CopyNewTensor);
   }
 
   void on_deepcopy(const Step& s, bool ok, const StepObs& so) {
@@ -261,12 +257,12 @@ class Analysis {
     }
     add(Situation::CopyDeepcopy);
     if (o && o->is_leaf && had_grad_[in0]) add(Situation::DeepcopyWithGrad);
-    auto memo = deepcopy_memo(s);
-    if (!memo || !o) return;
+    const std::int64_t memo = s.attrs.memo;
+    if (!o) return;
     // One tensor copied twice is the tensor memo; distinct tensors over one storage are the storage memo.
     for (const Deepcopy& d : deepcopies_)
-      if (d.memo == *memo && d.source != self(in0) && d.alias_of == o->alias_of) add(Situation::DeepcopySharedStorage);
-    deepcopies_.push_back({*memo, self(in0), o->alias_of});
+      if (d.memo == memo && d.source != self(in0) && d.alias_of == o->alias_of) add(Situation::DeepcopySharedStorage);
+    deepcopies_.push_back({memo, self(in0), o->alias_of});
   }
 
   void on_backward(const Step& s, const StepObs& so) {
@@ -276,7 +272,7 @@ class Analysis {
       if (so.category == ErrorCategory::GraphFreed) add(Situation::GraphFreedError);
     }
     if (so.status != StepObs::Status::Ok) return;
-    if (named(s, {"backward_grad"})) add(Situation::BackwardWithGradient);
+    if (is_one_of(s, {OpId::BackwardGrad})) add(Situation::BackwardWithGradient);
     const int root = s.inputs[0];
     for (int r : retained_roots_)
       if (share_graph(r, root)) add(Situation::RetainGraphThenBackward);
@@ -342,7 +338,7 @@ class Analysis {
     const bool unobserved = !operand || !result;
     const bool same_storage = !unobserved && operand->alias_of == result->alias_of;
     // contiguous() and to() return their operand itself when it already fits, and a fresh copy otherwise.
-    const bool may_return_operand = s.op == OpId::Contiguous || named(s, {"to"});
+    const bool may_return_operand = s.op == OpId::Contiguous || is_one_of(s, {OpId::To});
     if (returns_operand(op) || (may_return_operand && same_storage)) {
       f = facts_[in0];
       f.self = self(in0);
@@ -352,7 +348,7 @@ class Analysis {
     if (op.kind != OpKind::View || (!unobserved && !same_storage)) return f;
     const Facts& b = facts_[in0];
     f.view_base = family(in0);
-    f.multi_output = b.multi_output || named(s, {"unbind", "split", "chunk"});
+    f.multi_output = b.multi_output || is_one_of(s, {OpId::Unbind, OpId::Split, OpId::Chunk});
     f.nograd_view = b.nograd_view || (!s.grad_enabled && operand && operand->requires_grad);
     return f;
   }

@@ -61,8 +61,8 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"not implemented for 'Bool'", ErrorCategory::DType},
     {"not implemented for 'Long'", ErrorCategory::DType},
     {"Boolean inputs not supported", ErrorCategory::DType},               // relu
-    {"expected scalar type", ErrorCategory::DType},
-    {"to have same dtype", ErrorCategory::DType},                          // dot                        // mm/matmul operands of two dtypes
+    {"expected scalar type", ErrorCategory::DType},                        // mm/matmul operands of two dtypes
+    {"to have same dtype", ErrorCategory::DType},                          // dot
     {"must match the size of tensor", ErrorCategory::Shape},
     {"shapes cannot be multiplied", ErrorCategory::Shape},
     {"must be a matrix", ErrorCategory::Shape},

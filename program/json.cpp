@@ -240,6 +240,13 @@ Scalar parse_scalar(const Obj& step, std::string_view key) {
   return out;
 }
 
+std::int64_t bounded(const Obj& o, std::string_view key, std::int64_t lo, std::int64_t hi) {
+  const std::int64_t v = o.int64(key);
+  if (v < lo || v > hi)
+    o.fail_field(key, "is " + std::to_string(v) + "; expected " + std::to_string(lo) + " to " + std::to_string(hi));
+  return v;
+}
+
 // clamp's bounds: null is Python's None.
 std::optional<Scalar> parse_optional_scalar(const Obj& step, std::string_view key) {
   if (step.at(key).is_null()) return std::nullopt;
@@ -354,10 +361,12 @@ void read_attr(const Obj& o, OpId op, Attr a, Attrs& at) {
     case Attr::Offset: at.offset = o.int64("offset"); break;
     case Attr::Min: at.min = parse_optional_scalar(o, "min"); break;
     case Attr::Max: at.max = parse_optional_scalar(o, "max"); break;
-    case Attr::Size: at.size = o.int64("size"); break;
-    case Attr::Chunks: at.chunks = o.int64("chunks"); break;
+    // Piece counts and sizes beyond any tensor a program may hold would only make both sides allocate.
+    case Attr::Size: at.size = bounded(o, "size", -kMaxNumel, kMaxNumel); break;
+    case Attr::Chunks: at.chunks = bounded(o, "chunks", -kMaxNumel, kMaxNumel); break;
     case Attr::Copy: at.copy = o.boolean("copy"); break;
-    case Attr::Memo: at.memo = o.int64("memo"); break;
+    // A memo names a variable in the repros.
+    case Attr::Memo: at.memo = bounded(o, "memo", 0, std::numeric_limits<int>::max()); break;
   }
 }
 

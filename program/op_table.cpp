@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "program/program.h"
 
@@ -567,7 +568,11 @@ std::vector<OpSpec> build_table() {
     {OpId::Backward, "backward", OpKind::Autograd, 1, {A::RetainGraph}, kMutates | kNoValue | kBackward, 10,
      "{0}.backward(torch::Tensor(), {retain_graph})", "{0}.backward(retain_graph={retain_graph})", backward_rule},
     {OpId::BackwardGrad, "backward_grad", OpKind::Autograd, 2, {A::RetainGraph}, kMutates | kNoValue | kBackward, 4,
-     "{0}.backward({1}, {retain_graph})", "{0}.backward({1}, retain_graph={retain_graph})", backward_grad_rule},
+     "{0}.backward({1}, {retain_graph})",
+     // LibTorch C++ sums a broadcastable gradient down to the root's shape; Python's backward() refuses any other
+     // shape before reaching the engine, so the Python repro calls the engine as C++ does.
+     "torch.autograd.Variable._execution_engine.run_backward(({0},), ({1},), {retain_graph}, False, (), allow_unreachable=True, accumulate_grad=True)",
+     backward_grad_rule},
     {OpId::RetainGrad, "retain_grad", OpKind::Autograd, 1, {}, kMutates | kNoValue, 3,
      "{0}.retain_grad()", "{0}.retain_grad()", retain_grad_rule},
     {OpId::RequiresGrad_, "requires_grad_", OpKind::Autograd, 1, {A::RequiresGrad}, kMutates, 3,
@@ -640,6 +645,24 @@ std::int64_t storage_extent(const std::vector<std::int64_t>& sizes, const std::v
     last += (sizes[i] - 1) * (i < strides.size() ? strides[i] : 0);
   }
   return offset + last + 1;
+}
+
+bool has_internal_overlap(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides) {
+  std::int64_t total = 1;
+  for (auto s : sizes) total *= s;
+  if (total <= 1) return false;
+  std::unordered_set<std::int64_t> seen;
+  std::vector<std::int64_t> idx(sizes.size(), 0);
+  for (std::int64_t k = 0; k < total; ++k) {
+    std::int64_t addr = 0;
+    for (std::size_t d = 0; d < sizes.size(); ++d) addr += idx[d] * strides[d];
+    if (!seen.insert(addr).second) return true;
+    for (std::size_t d = sizes.size(); d-- > 0;) {
+      if (++idx[d] < sizes[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return false;
 }
 
 }  // namespace parity::program

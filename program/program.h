@@ -56,4 +56,8 @@ struct Program {
 std::int64_t storage_extent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
                             std::int64_t offset);
 
+// Whether two elements of a strided layout share memory, decided exactly (by enumerating the elements).
+// LibTorch only proves the zero-stride case and leaves other in-place writes into such memory undefined.
+bool has_internal_overlap(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides);
+
 }  // namespace parity::program

@@ -31,6 +31,15 @@ class Taint {
       taint_aliases(step.inputs[0], index, session);
       return;
     }
+    if (op.kind == OpKind::InPlace && step.op != OpId::Fill_ && step.op != OpId::Zero_) {
+      // A write into memory two elements share, which LibTorch cannot prove and does not refuse: the result
+      // depends on iteration order (PyTorch leaves it undefined).
+      const TensorObs dst = session.observe(step.inputs[0], false, false);
+      if (has_internal_overlap(dst.sizes, dst.strides)) {
+        taint_aliases(step.inputs[0], index, session);
+        return;
+      }
+    }
     bool in_tainted = false;
     for (int in : step.inputs) in_tainted = in_tainted || tainted_[in];
     // Every logical element of the destination is written, whatever its strides.

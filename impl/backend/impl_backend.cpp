@@ -45,8 +45,6 @@ MemoryFormat to_impl(pg::MemoryFormat m) {
   return MemoryFormat::Preserve;
 }
 
-std::optional<Scalar> to_impl(const std::optional<pg::Scalar>& s);
-
 Scalar to_impl(const pg::Scalar& s) {
   switch (s.kind) {
     case pg::Scalar::Kind::Int: return {Scalar::Kind::Int, s.value};

@@ -228,6 +228,7 @@ Tensor apply_(const Activation& a, const Tensor& self) {
 
 }  // namespace
 
+Tensor exp(const Tensor& x) { return apply(exp_op(), x); }
 Tensor sigmoid(const Tensor& x) { return apply(sigmoid_op(), x); }
 Tensor tanh(const Tensor& x) { return apply(tanh_op(), x); }
 Tensor relu(const Tensor& x) { return apply(relu_op(), x); }

@@ -204,23 +204,6 @@ Tensor neg(const Tensor& x) {
   return out;
 }
 
-Tensor exp(const Tensor& x) {
-  ScalarType t = is_floating(x.dtype()) ? x.dtype() : kDefaultFloat;
-  auto node = autograd::compute_requires_grad({&x})
-                  ? make_node("ExpBackward0", {&x}, [](const Tensor& g, const TensorList& s, const Formula&) {
-                      return TensorList{mul(g, s[0])};
-                    })
-                  : nullptr;
-  Tensor cx = converted(x, t);
-  Tensor out = Tensor::allocate(ops::elementwise_layout(x.sizes(), {&cx.layout()}), t);
-  ops::unary_kernel(ops::UnaryOp::Exp, out, cx);
-  if (node) {
-    autograd::set_history(out, node);
-    node->save(out, /*is_output=*/true);
-  }
-  return out;
-}
-
 Tensor pow(const Tensor& x, Scalar e) {
   std::shared_ptr<Formula> node;
   if (autograd::compute_requires_grad({&x})) {

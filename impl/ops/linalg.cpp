@@ -27,7 +27,7 @@ std::int64_t product_of(const Dims& d) {
 
 // The same memory seen with another geometry, unknown to autograd: how the kernel sees vectors as matrices.
 Tensor reinterpret(const Tensor& t, const Dims& sizes, const Dims& strides) {
-  return Tensor::over(t.storage(), Layout{sizes, strides, t.offset()}, t.dtype(), t.version_counter());
+  return autograd::make_alias(t, Layout{sizes, strides, t.offset()});
 }
 
 // ATen's CPU product kernels: an empty result is left alone and an empty inner dimension gives zeros before
@@ -165,19 +165,6 @@ Tensor squeeze_in_place(const Tensor& x, std::int64_t dim) {
   return x;
 }
 
-// x.t() of a matrix (TBackward0), for the folded matrix @ batch path.
-Tensor matrix_t(const Tensor& x) {
-  auto node = autograd::compute_requires_grad({&x})
-                  ? make_node("TBackward0", {&x}, [](const Tensor& g, const TensorList&, const Formula&) {
-                      return TensorList{transpose(g, 0, 1)};
-                    })
-                  : nullptr;
-  Tensor v = autograd::make_view(x, geometry::transpose(x.layout(), 0, 1),
-                                 autograd::grad_mode_enabled() ? autograd::CreationMeta::Default
-                                                               : autograd::CreationMeta::NoGradMode);
-  return with_history(v, node);
-}
-
 // 1.13's should_fold(tensor1, dim_tensor2): a batch (>= 3-d) times a matrix or vector runs as one mm or mv
 // over the batch folded into rows, except for a 3-d batch of transposed matrices (e.g. permute(0, 2, 1)),
 // which folding would have to copy and bmm takes as it is.
@@ -193,7 +180,7 @@ bool should_fold(const Tensor& t1, std::int64_t dim2) {
 Tensor folded_matmul(const Tensor& a, const Tensor& b) {
   const bool transposed = b.dim() > a.dim();
   const Tensor t1 = transposed ? transpose(b, -2, -1) : a;
-  const Tensor t2 = !transposed ? b : a.dim() == 2 ? matrix_t(a) : a;
+  const Tensor t2 = !transposed ? b : a.dim() == 2 ? t(a) : a;
   const Dims& sizes1 = t1.sizes();
   Dims output_shape(sizes1.begin(), sizes1.end() - 1);
   // reshape to (rows, n) rather than view(-1, n): with n == 0 the -1 would be ambiguous.
