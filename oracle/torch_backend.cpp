@@ -124,36 +124,7 @@ torch::Tensor make_rand(const program::Attrs& a) {
       .requires_grad_(a.requires_grad);
 }
 
-// copy.deepcopy of a tensor. LibTorch has no deepcopy, so this follows Python's Tensor.__deepcopy__ (1.13,
-// torch/_tensor.py) with LibTorch calls: leaves only; under no_grad the whole storage is cloned once per memo
-// and the copy is set_ onto it with the original's offset, sizes and strides; requires_grad is copied and
-// .grad is deep-copied with the same memo. The C++ repro prints the same recipe (parity_deepcopy).
-struct DeepcopyMemo {
-  std::map<const void*, torch::Tensor> storages;  // StorageImpl -> a tensor over its whole copy
-  std::map<const void*, torch::Tensor> tensors;   // TensorImpl -> its copy
-};
-
-torch::Tensor deepcopy(const torch::Tensor& x, DeepcopyMemo& memo) {
-  TORCH_CHECK(x.is_leaf(),
-              "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment");
-  if (auto known = memo.tensors.find(x.unsafeGetTensorImpl()); known != memo.tensors.end()) return known->second;
-  torch::Tensor copy;
-  {
-    torch::NoGradGuard no_grad;
-    const void* key = x.storage().unsafeGetStorageImpl();
-    auto storage = memo.storages.find(key);
-    if (storage == memo.storages.end()) {
-      const auto numel = static_cast<std::int64_t>(x.storage().nbytes() / x.element_size());
-      torch::Tensor whole = torch::empty({0}, x.options()).set_(x.storage(), 0, {numel}, {1});
-      storage = memo.storages.emplace(key, whole.clone()).first;
-    }
-    copy = torch::empty({0}, x.options()).set_(storage->second.storage(), x.storage_offset(), x.sizes(), x.strides());
-    copy.requires_grad_(x.requires_grad());
-    if (x.grad().defined()) copy.mutable_grad() = deepcopy(x.grad(), memo);
-  }
-  memo.tensors.emplace(x.unsafeGetTensorImpl(), copy);
-  return copy;
-}
+#include "oracle/deepcopy_recipe.inc"
 
 class TorchSession final : public program::Session {
  public:
@@ -270,7 +241,7 @@ class TorchSession final : public program::Session {
       case OpId::Data: return in(0).variable_data();
       case OpId::To: return in(0).to(to_torch(a.dtype), /*non_blocking=*/false, a.copy);
       case OpId::NewTensor: return in(0).detach().to(in(0).scalar_type(), /*non_blocking=*/false, /*copy=*/true);
-      case OpId::Deepcopy: return deepcopy(in(0), memos_[a.memo]);
+      case OpId::Deepcopy: return parity_deepcopy(in(0), memos_[a.memo]);
       // views
       case OpId::View: return in(0).view(a.sizes);
       case OpId::Reshape: return in(0).reshape(a.sizes);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "program/content.h"
+#include "program/deepcopy_recipe_text.h"
 
 namespace parity::program {
 
@@ -179,35 +180,9 @@ constexpr std::string_view kCppPrelude = R"(// parity repro (LibTorch C++). Buil
 #include <limits>
 #include <map>
 
-// copy.deepcopy as Python's Tensor.__deepcopy__ does it, in LibTorch calls: leaves only; the whole storage is
-// copied once per memo (one memo is one copy.deepcopy call), offset and strides are kept, requires_grad and
-// .grad follow.
-struct DeepcopyMemo {
-  std::map<const void*, torch::Tensor> storages, tensors;
-};
+)";
 
-static torch::Tensor parity_deepcopy(const torch::Tensor& x, DeepcopyMemo& memo) {
-  TORCH_CHECK(x.is_leaf(),
-              "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment");
-  if (auto known = memo.tensors.find(x.unsafeGetTensorImpl()); known != memo.tensors.end()) return known->second;
-  torch::Tensor copy;
-  {
-    torch::NoGradGuard no_grad;
-    const void* key = x.storage().unsafeGetStorageImpl();
-    auto storage = memo.storages.find(key);
-    if (storage == memo.storages.end()) {
-      const auto numel = static_cast<int64_t>(x.storage().nbytes() / x.element_size());
-      torch::Tensor whole = torch::empty({0}, x.options()).set_(x.storage(), 0, {numel}, {1});
-      storage = memo.storages.emplace(key, whole.clone()).first;
-    }
-    copy = torch::empty({0}, x.options()).set_(storage->second.storage(), x.storage_offset(), x.sizes(), x.strides());
-    copy.requires_grad_(x.requires_grad());
-    if (x.grad().defined()) copy.mutable_grad() = parity_deepcopy(x.grad(), memo);
-  }
-  memo.tensors.emplace(x.unsafeGetTensorImpl(), copy);
-  return copy;
-}
-
+constexpr std::string_view kCppShow = R"(
 static void show(const char* name, const torch::Tensor& t) {
   if (!t.defined()) {
     std::cout << name << ": undefined\n";
@@ -269,7 +244,7 @@ std::vector<std::int64_t> deepcopy_memos(const Program& p) {
 
 std::string cpp_repro(const Program& p, const Trace* oracle) {
   std::ostringstream out;
-  out << kCppPrelude;
+  out << kCppPrelude << kDeepcopyRecipe << kCppShow;
   for (auto memo : deepcopy_memos(p)) out << "  DeepcopyMemo memo" << memo << ";\n";
   std::vector<int> shown;
   for (std::size_t idx = 0; idx < p.steps.size(); ++idx) {
