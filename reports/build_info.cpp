@@ -1,8 +1,6 @@
 #include "reports/build_info.h"
 
-#ifndef PARITY_COMMIT
-#define PARITY_COMMIT "unknown"
-#endif
+#include "reports/commit.h"  // generated at build time: PARITY_COMMIT
 #ifndef PARITY_SOURCE_DIR
 #define PARITY_SOURCE_DIR "."
 #endif
