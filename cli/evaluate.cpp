@@ -55,6 +55,7 @@ class TracingSession : public program::Session {
   const void* storage_key(int id) const override { return inner_->storage_key(id); }
   const void* tensor_key(int id) const override { return inner_->tensor_key(id); }
   const void* base_key(int id) const override { return inner_->base_key(id); }
+  const void* grad_storage_key(int id) const override { return inner_->grad_storage_key(id); }
 
  private:
   std::unique_ptr<program::Session> inner_;

@@ -462,7 +462,7 @@ class Builder {
         a.offset = past;
       }, true, /*allow_raise=*/true);
     }
-    if (rng_.chance(0.15)) emit(OpId::Detach, {v});
+    if (rng_.chance(0.15)) emit(rng_.chance(0.7) ? OpId::Detach : OpId::Detach_, {v}, {}, true, /*allow_raise=*/true);
     if (rng_.chance(0.5)) {
       write(v, true, /*allow_raise=*/true);
     } else {

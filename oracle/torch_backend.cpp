@@ -202,6 +202,11 @@ class TorchSession final : public program::Session {
 
   const void* storage_key(int id) const override { return value(id).storage().unsafeGetStorageImpl(); }
   const void* tensor_key(int id) const override { return value(id).unsafeGetTensorImpl(); }
+  const void* grad_storage_key(int id) const override {
+    WarningGuard quiet(silent_warnings());  // .grad of a non-leaf warns
+    const torch::Tensor& g = value(id).grad();
+    return g.defined() ? g.storage().unsafeGetStorageImpl() : nullptr;
+  }
   const void* base_key(int id) const override {
     const torch::Tensor& t = value(id);
     return t.is_view() ? t._base().unsafeGetTensorImpl() : nullptr;

@@ -29,6 +29,8 @@ class Session {
   // Identity of the tensor itself (TensorImpl), and of its autograd view base (nullptr when not a view).
   virtual const void* tensor_key(int id) const = 0;
   virtual const void* base_key(int id) const = 0;
+  // Identity of the storage behind value `id`'s .grad (nullptr when it has none).
+  virtual const void* grad_storage_key(int id) const = 0;
 };
 
 class Backend {

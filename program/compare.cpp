@@ -184,6 +184,10 @@ class Comparer {
     if (a->sizes != b->sizes) return major("grad_sizes", render(a->sizes), render(b->sizes));
     if (a->dtype != b->dtype)
       return major("grad_dtype", std::string(to_string(a->dtype)), std::string(to_string(b->dtype)));
+    if (a->alias_of != b->alias_of) {
+      auto render_grad_alias = [](int id) { return id < 0 ? std::string("own storage") : "shares storage with v" + std::to_string(id); };
+      return major("grad_alias", render_grad_alias(a->alias_of), render_grad_alias(b->alias_of));
+    }
     if (a->strides != b->strides) {
       if (!strides_differ_insignificantly(b->sizes, a->strides, b->strides))
         return major("grad_strides", render(a->strides), render(b->strides));

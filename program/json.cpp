@@ -442,7 +442,11 @@ void check_schema(const Obj& root) {
 json grad_to_json(const GradObs& g) {
   json values = json::array();
   for (double v : g.values) values.push_back(number_to_json(v));
-  return {{"sizes", g.sizes}, {"strides", g.strides}, {"dtype", to_string(g.dtype)}, {"values", std::move(values)}};
+  return {{"sizes", g.sizes},
+          {"strides", g.strides},
+          {"dtype", to_string(g.dtype)},
+          {"values", std::move(values)},
+          {"alias_of", g.alias_of}};
 }
 
 json obs_to_json(const TensorObs& o) {
@@ -481,6 +485,7 @@ GradObs grad_from_json(const Obj& parent) {
   out.strides = g.ints("strides", kMaxObservedDims);
   out.dtype = parse_dtype_field(g, "dtype");
   out.values = g.numbers("values");
+  if (g.has("alias_of")) out.alias_of = g.int32("alias_of");  // absent in traces of older parity versions
   return out;
 }
 

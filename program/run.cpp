@@ -95,6 +95,14 @@ void observe(Session& session, const Taint& taint, int upto, int id, bool with_g
       obs.alias_of = j;
       break;
     }
+  // Whether the gradient is a program value's memory (AccumulateGrad stole a gradient the user still holds).
+  if (obs.grad)
+    if (const void* grad_key = session.grad_storage_key(id))
+      for (int j = 0; j <= upto; ++j)
+        if (session.has_value(j) && session.storage_key(j) == grad_key) {
+          obs.grad->alias_of = j;
+          break;
+        }
   const void* base = session.base_key(id);
   obs.is_view = base != nullptr;
   obs.base = -1;

@@ -16,6 +16,7 @@ struct GradObs {
   std::vector<std::int64_t> strides;
   DType dtype = DType::Float32;
   std::vector<double> values;
+  int alias_of = -1;  // smallest live value id whose storage the gradient shares (a stolen user gradient), -1: none
   bool operator==(const GradObs&) const = default;
 };
 

@@ -132,6 +132,10 @@ class ImplSession final : public pg::Session {
 
   const void* storage_key(int id) const override { return values_[id]->storage().key(); }
   const void* tensor_key(int id) const override { return values_[id]->impl(); }
+  const void* grad_storage_key(int id) const override {
+    Tensor g = autograd::grad(*values_[id]);
+    return g.defined() ? g.storage().key() : nullptr;
+  }
   const void* base_key(int id) const override {
     const auto* m = autograd::meta(*values_[id]);
     return m && m->base ? m->base->impl() : nullptr;
