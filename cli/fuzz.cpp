@@ -51,6 +51,9 @@ options:
   --require-coverage
                    fail (exit 3) when some op, layout kind, memory format, error category or autograd
                    situation was never exercised; each is listed on stderr and in run.json (coverage.starved)
+  --strict-known   fail (exit 4) when a known-divergence entry has expired, or is in force for this LibTorch
+                   but matched no finding of the run (run.json known_divergence_hits): the ledger must only
+                   hold what still happens. Meant for long campaigns; a short one may miss a rare entry
 
 Sharding follows GoogleTest: GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX (or Bazel's TEST_TOTAL_SHARDS/
 TEST_SHARD_INDEX) make this process take only the cases k with k % total == index.
@@ -63,11 +66,13 @@ exit status:
   1  unexpected findings (whatever the coverage)
   2  bad usage or setup
   3  --require-coverage: no unexpected findings, but something was never exercised
+  4  --strict-known: no unexpected findings, everything exercised, but the ledger has a stale or expired entry
 )";
 
 constexpr int kExitOk = 0;
 constexpr int kExitUnexpectedFindings = 1;
 constexpr int kExitStarved = 3;
+constexpr int kExitStaleLedger = 4;
 // The end-of-run line names at most this many starved items; run.json has them all.
 constexpr std::size_t kStarvedShown = 6;
 
@@ -164,12 +169,13 @@ struct Options {
   std::chrono::milliseconds timeout{10000};
   std::optional<std::filesystem::path> known;
   bool require_coverage = false;
+  bool strict_known = false;
 };
 
 Options parse_options(const std::vector<std::string>& argv) {
   Args args("parity fuzz", argv,
             {{"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"}, {"--known"},
-             {"--require-coverage", false}});
+             {"--require-coverage", false}, {"--strict-known", false}});
   if (!args.positional().empty())
     throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity fuzz --help`)");
   Options o;
@@ -186,6 +192,7 @@ Options parse_options(const std::vector<std::string>& argv) {
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) o.timeout = std::chrono::milliseconds(*t);
   if (auto k = args.value("--known")) o.known = *k;
   o.require_coverage = args.has("--require-coverage");
+  o.strict_known = args.has("--strict-known");
   return o;
 }
 
@@ -226,6 +233,10 @@ class Campaign {
     summary_.timeout_ms = static_cast<int>(o_.timeout.count());
     summary_.coverage = reports::Coverage::zeroed();
     today_ = reports::today_utc();
+    // Every entry in force starts at 0, so an entry nothing matched is visible in run.json.
+    for (const auto& k : known_.entries())
+      if (reports::KnownDivergences::applies(k, summary_.libtorch_version, today_))
+        summary_.known_divergence_hits[k.signature] = 0;
     for (const auto* k : known_.expired(today_))
       progress_.message("parity: warning: known divergence \"" + k->signature + "\" expired on " + k->expires +
                         "; it no longer matches: review it");
@@ -250,10 +261,12 @@ class Campaign {
     progress_.finish();
     write_summary(o_.out / "run.json", summary_);
     print_final();
-    // Starved items are listed even when findings decide the exit status: both need fixing.
+    // Starved items and stale ledger entries are listed even when findings decide the exit status: all need fixing.
     const bool starved = o_.require_coverage && !check_coverage();
+    const bool stale = o_.strict_known && !check_known();
     if (summary_.unexpected_findings > 0) return kExitUnexpectedFindings;
-    return starved ? kExitStarved : kExitOk;
+    if (starved) return kExitStarved;
+    return stale ? kExitStaleLedger : kExitOk;
   }
 
  private:
@@ -328,6 +341,7 @@ class Campaign {
     const Divergence d = *ev.divergence;
     const std::string sig = program::signature(program, d);
     const auto* known = known_.match(sig, summary_.libtorch_version, today_);
+    if (known) ++summary_.known_divergence_hits[known->signature];
     ++summary_.findings;
     ++summary_.findings_by_signature[sig];
     ++summary_.findings_by_kind[d.kind];
@@ -440,6 +454,22 @@ class Campaign {
   }
 
   // --require-coverage: false, with every starved item on stderr, when something was never exercised.
+  bool check_known() const {
+    bool ok = true;
+    for (const auto& k : known_.entries()) {
+      std::string why;
+      if (today_ > k.expires) why = "expired on " + k.expires + ": review it again";
+      else if (reports::KnownDivergences::applies(k, summary_.libtorch_version, today_) &&
+               summary_.known_divergence_hits.at(k.signature) == 0)
+        why = "matched no finding in this run: remove it if LibTorch or impl changed, or run longer";
+      if (why.empty()) continue;
+      std::fprintf(stderr, "parity fuzz: --strict-known: known divergence \"%s\" %s\n", k.signature.c_str(), why.c_str());
+      ok = false;
+    }
+    std::fflush(stderr);
+    return ok;
+  }
+
   bool check_coverage() const {
     const std::vector<std::string> starved = reports::starved(summary_.coverage);
     if (starved.empty()) return true;

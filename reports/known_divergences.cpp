@@ -147,14 +147,17 @@ KnownDivergences KnownDivergences::from_json(const json& j, const std::string& o
   return out;
 }
 
+bool KnownDivergences::applies(const KnownDivergence& k, std::string_view libtorch_version, std::string_view today) {
+  if (today > k.expires) return false;
+  if (k.libtorch_min && compare_versions(libtorch_version, *k.libtorch_min) < 0) return false;
+  if (k.libtorch_max && compare_versions(libtorch_version, *k.libtorch_max) > 0) return false;
+  return true;
+}
+
 const KnownDivergence* KnownDivergences::match(std::string_view signature, std::string_view libtorch_version,
                                                std::string_view today) const {
-  for (const auto& k : entries_) {
-    if (today > k.expires) continue;
-    if (k.libtorch_min && compare_versions(libtorch_version, *k.libtorch_min) < 0) continue;
-    if (k.libtorch_max && compare_versions(libtorch_version, *k.libtorch_max) > 0) continue;
-    if (glob_match(k.signature, signature)) return &k;
-  }
+  for (const auto& k : entries_)
+    if (applies(k, libtorch_version, today) && glob_match(k.signature, signature)) return &k;
   return nullptr;
 }
 

@@ -26,7 +26,9 @@ class KnownDivergences {
   static KnownDivergences load(const std::filesystem::path& path);
   static KnownDivergences from_json(const nlohmann::json& j, const std::string& origin);
 
-  // The first entry that covers this signature for this LibTorch version on `today` (YYYY-MM-DD).
+  // Whether an entry is in force for this LibTorch version on `today` (YYYY-MM-DD): not expired, in range.
+  static bool applies(const KnownDivergence& k, std::string_view libtorch_version, std::string_view today);
+  // The first entry that covers this signature for this LibTorch version on `today`.
   const KnownDivergence* match(std::string_view signature, std::string_view libtorch_version,
                                std::string_view today) const;
   std::vector<const KnownDivergence*> expired(std::string_view today) const;

@@ -123,6 +123,7 @@ json to_json(const RunSummary& r) {
           {"findings_by_kind", r.findings_by_kind},
           {"ops", std::move(ops)},
           {"error_categories", r.error_categories},
+          {"known_divergence_hits", r.known_divergence_hits},
           {"coverage", coverage_to_json(r.coverage)},
           {"shard", {{"index", r.shard.index}, {"total", r.shard.total}}},
           {"max_steps", r.max_steps},
@@ -153,6 +154,8 @@ RunSummary run_summary_from_json(const json& j) {
   r.findings_by_kind = map_field<std::uint64_t>(j, "findings_by_kind");
   r.ops = map_field<OpCounts>(j, "ops");
   r.error_categories = map_field<std::uint64_t>(j, "error_categories");
+  // Absent in summaries written before strict mode existed.
+  if (j.contains("known_divergence_hits")) r.known_divergence_hits = map_field<std::uint64_t>(j, "known_divergence_hits");
   r.coverage = coverage_from_json(j);
   const json& shard = field(j, "shard");
   r.shard.index = get<int>(shard, "index");

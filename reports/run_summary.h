@@ -57,6 +57,8 @@ struct RunSummary {
   std::map<std::string, std::uint64_t> findings_by_kind;   // observation kind (status, strides, values...)
   std::map<std::string, OpCounts> ops;
   std::map<std::string, std::uint64_t> error_categories;   // steps where both backends raised this category
+  // Findings each known-divergence entry in force matched (0: the entry matched nothing in this run).
+  std::map<std::string, std::uint64_t> known_divergence_hits;
   Coverage coverage;
   ShardInfo shard;
   int max_steps = 0;

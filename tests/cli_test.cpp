@@ -252,6 +252,25 @@ TEST_F(Cli, RequireCoverageFailsOnStarvedItems) {
   EXPECT_NE(help.output.find("  3  --require-coverage"), std::string::npos);
 }
 
+TEST_F(Cli, StrictKnownFailsOnStaleAndExpiredEntries) {
+  // An entry in force that matches nothing, and one past its expiry: both are named, and the run fails with 4.
+  std::string known = write("stale-known.json", R"({"schema_version": 1, "entries": [
+    {"signature": "never:matches", "reason": "a test entry", "expires": "2999-01-01"},
+    {"signature": "add:values", "reason": "an old entry", "expires": "2000-01-01"}]})");
+  fs::path out = dir_ / "strict";
+  Result r = parity("fuzz --cases 2 --seed 1 --strict-known --known " + known + " --out " + out.string(), 600);
+  nlohmann::json run = nlohmann::json::parse(std::ifstream(out / "run.json"));
+  EXPECT_EQ(run["known_divergence_hits"]["never:matches"], 0) << run.dump();
+  EXPECT_FALSE(run["known_divergence_hits"].contains("add:values"));  // expired: not in force
+  EXPECT_EQ(r.exit_code, run["unexpected_findings"].get<int>() > 0 ? 1 : 4) << r.output;
+  EXPECT_NE(r.output.find("known divergence \"never:matches\" matched no finding"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("known divergence \"add:values\" expired on 2000-01-01"), std::string::npos) << r.output;
+  // Without the flag the same ledger is reported on but does not fail the run.
+  Result lax = parity("fuzz --cases 2 --seed 1 --known " + known + " --out " + (dir_ / "lax").string(), 600);
+  EXPECT_EQ(lax.exit_code, run["unexpected_findings"].get<int>() > 0 ? 1 : 0) << lax.output;
+  EXPECT_NE(parity("fuzz --help").output.find("  4  --strict-known"), std::string::npos);
+}
+
 TEST_F(Cli, ShardsSplitTheCases) {
   fs::path out = dir_ / "shard";
   Result r = parity("fuzz --cases 8 --seed 2 --out " + out.string(), 600, "GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=1");

@@ -117,6 +117,7 @@ TEST(ReportsRunSummary, RoundTrips) {
   r.findings_by_kind = {{"values", 3}, {"crash", 1}};
   r.ops = {{"add", {10, 8, 1, 1}}};
   r.error_categories = {{"shape", 2}};
+  r.known_divergence_hits = {{"expand:status:argument", 1}, {"never:matched", 0}};
   r.coverage = Coverage::zeroed();
   r.coverage.ops["add"] = 8;
   r.coverage.situations["version_error"] = 3;
@@ -134,6 +135,7 @@ TEST(ReportsRunSummary, RoundTrips) {
   EXPECT_EQ(j["coverage"]["situations"]["version_error"], 3);
   EXPECT_EQ(j["coverage"]["situations"]["data_of_tensor"], 0);
   EXPECT_EQ(j["coverage"]["starved"], json(starved(r.coverage)));
+  EXPECT_EQ(j["known_divergence_hits"]["never:matched"], 0);
 }
 
 TEST(ReportsCoverage, ZeroedHasEveryExpectedKeyAndStarvedNamesThem) {
