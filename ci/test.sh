@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 build_dir=${1:-build}
 ci/setup.sh "$build_dir"
 cd "$build_dir"
-ctest --output-on-failure --timeout 900 -j "$(nproc)"
+# JUnit XML for CI dashboards: one file for every test ctest ran (unit, property, differential), with labels.
+ctest --output-on-failure --timeout 900 -j "$(nproc)" --output-junit junit.xml
