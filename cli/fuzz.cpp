@@ -14,6 +14,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/evaluate.h"
+#include "cli/progress.h"
 #include "cli/render.h"
 #include "generators/program_gen.h"
 #include "oracle/torch_backend.h"
@@ -124,42 +125,6 @@ reports::ShardInfo shard_from_env() {
 }
 
 // Once a second on a terminal (rewriting one line), every five seconds as plain lines otherwise.
-class ProgressLine {
- public:
-  ProgressLine() : tty_(::isatty(STDERR_FILENO) == 1) {}
-  void tick(double elapsed, std::uint64_t cases, std::uint64_t findings, std::size_t groups, bool force = false) {
-    double period = tty_ ? 1.0 : 5.0;
-    if (!force && elapsed < last_ + period) return;
-    last_ = elapsed;
-    char line[160];
-    std::snprintf(line, sizeof line, "[%.0fs] cases %llu (%.1f/s) findings %llu (groups %zu)", elapsed,
-                  static_cast<unsigned long long>(cases), elapsed > 0 ? static_cast<double>(cases) / elapsed : 0.0,
-                  static_cast<unsigned long long>(findings), groups);
-    if (tty_) {
-      std::fprintf(stderr, "\r%-70s", line);
-      shown_ = true;
-    } else {
-      std::fprintf(stderr, "%s\n", line);
-    }
-    std::fflush(stderr);
-  }
-  // Prints a message on a line of its own, keeping the progress line intact on a terminal.
-  void message(const std::string& text) {
-    if (tty_ && shown_) std::fprintf(stderr, "\r%-70s\r", "");
-    std::fprintf(stderr, "%s\n", text.c_str());
-    std::fflush(stderr);
-  }
-  void finish() {
-    if (tty_ && shown_) std::fprintf(stderr, "\n");
-    shown_ = false;
-  }
-
- private:
-  bool tty_;
-  bool shown_ = false;
-  double last_ = -1e9;
-};
-
 struct Options {
   std::optional<double> seconds;
   std::optional<std::uint64_t> cases;
@@ -252,12 +217,12 @@ class Campaign {
       if (o_.cases && k >= *o_.cases) break;
       if (o_.seconds && elapsed() >= *o_.seconds) break;
       if (!run_case(k)) break;
-      progress_.tick(elapsed(), summary_.cases, summary_.findings, summary_.findings_by_signature.size());
+      progress_.tick(progress_state());
     }
     summary_.interrupted = g_stop.load();
     summary_.seconds = elapsed();
     summary_.cases_per_second = summary_.seconds > 0 ? static_cast<double>(summary_.cases) / summary_.seconds : 0;
-    progress_.tick(summary_.seconds, summary_.cases, summary_.findings, summary_.findings_by_signature.size(), true);
+    progress_.tick(progress_state(), true);
     progress_.finish();
     write_summary(o_.out / "run.json", summary_);
     print_final();
@@ -271,6 +236,16 @@ class Campaign {
 
  private:
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+  ProgressState progress_state() const {
+    ProgressState p{elapsed(), summary_.cases, summary_.findings, summary_.findings_by_signature.size(), o_.seconds, {}};
+    // This shard runs the indices k < cases with k % total == index.
+    if (o_.cases) {
+      const auto total = static_cast<std::uint64_t>(summary_.shard.total), index = static_cast<std::uint64_t>(summary_.shard.index);
+      p.cases_budget = *o_.cases > index ? (*o_.cases - index + total - 1) / total : 0;
+    }
+    return p;
+  }
 
   EvalOptions eval_options(bool want_traces = false) const { return {o_.timeout, want_traces, &g_stop}; }
 
