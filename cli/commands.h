@@ -12,5 +12,6 @@ int replay_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
 int list_command(const std::vector<std::string>& args);
 int claims_command(const std::vector<std::string>& args);
+int merge_command(const std::vector<std::string>& args);
 
 }  // namespace parity::cli

@@ -170,21 +170,6 @@ reports::KnownDivergences load_known(const Options& o) {
   return reports::KnownDivergences::load(path);
 }
 
-// Writes through a temporary file and a rename, so run.json is either the old or the new summary.
-void write_summary(const std::filesystem::path& path, const reports::RunSummary& s) {
-  auto tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << to_json(s).dump(2) << "\n";
-    out.flush();
-    if (!out) throw reports::ReportError(tmp.string() + ": cannot write the run summary");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw reports::ReportError(path.string() + ": cannot write the run summary: " + ec.message());
-}
-
 class Campaign {
  public:
   Campaign(Options o, reports::ShardInfo shard, reports::KnownDivergences known)
@@ -224,7 +209,7 @@ class Campaign {
     summary_.cases_per_second = summary_.seconds > 0 ? static_cast<double>(summary_.cases) / summary_.seconds : 0;
     progress_.tick(progress_state(), true);
     progress_.finish();
-    write_summary(o_.out / "run.json", summary_);
+    reports::write_run_summary(o_.out / "run.json", summary_);
     print_final();
     // Starved items and stale ledger entries are listed even when findings decide the exit status: all need fixing.
     const bool starved = o_.require_coverage && !check_coverage();

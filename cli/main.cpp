@@ -26,6 +26,7 @@ commands:
   run      run one program file on both, side by side     parity run program.json
   list     print the op table                             parity list
   claims   check the seed tutorials' claims on both       parity claims --markdown
+  merge    join the outputs of a sharded campaign         parity merge SHARD0 SHARD1 -o DIR
 
 `parity <command> --help` describes each command.
 )";
@@ -37,7 +38,7 @@ int fail(const std::string& message) {
 
 int dispatch(const std::vector<std::string>& args) {
   using namespace parity::cli;
-  if (args.empty()) throw UsageError("no command given (commands: fuzz, replay, run, list, claims; see `parity --help`)");
+  if (args.empty()) throw UsageError("no command given (commands: fuzz, replay, run, list, claims, merge; see `parity --help`)");
   const std::string& command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "--help" || command == "-h" || command == "help") {
@@ -49,7 +50,8 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "run") return run_command(rest);
   if (command == "list") return list_command(rest);
   if (command == "claims") return claims_command(rest);
-  throw UsageError("unknown command \"" + command + "\" (commands: fuzz, replay, run, list, claims; see `parity --help`)");
+  if (command == "merge") return merge_command(rest);
+  throw UsageError("unknown command \"" + command + "\" (commands: fuzz, replay, run, list, claims, merge; see `parity --help`)");
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 #include "reports/run_summary.h"
 
 #include <algorithm>
+#include <fstream>
 #include <stdexcept>
 #include <utility>
 
 #include "program/coverage.h"
 #include "program/json.h"
+#include "reports/error.h"
 #include "reports/json_fields.h"
 
 namespace parity::reports {
@@ -164,6 +166,20 @@ RunSummary run_summary_from_json(const json& j) {
   r.timeout_ms = get<int>(j, "timeout_ms");
   r.interrupted = get<bool>(j, "interrupted");
   return r;
+}
+
+void write_run_summary(const std::filesystem::path& path, const RunSummary& s) {
+  auto tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << to_json(s).dump(2) << "\n";
+    out.flush();
+    if (!out) throw ReportError(tmp.string() + ": cannot write the run summary");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw ReportError(path.string() + ": cannot write the run summary: " + ec.message());
 }
 
 }  // namespace parity::reports

@@ -2,6 +2,7 @@
 // exercised, so a person can judge a green run too (an op never executed ok tests nothing).
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -68,6 +69,9 @@ struct RunSummary {
 };
 
 nlohmann::json to_json(const RunSummary&);
+// Writes run.json through a temporary file and a rename, so the file is either the old or the new summary.
+// Throws ReportError.
+void write_run_summary(const std::filesystem::path& path, const RunSummary&);
 RunSummary run_summary_from_json(const nlohmann::json&);  // throws program::JsonError
 
 }  // namespace parity::reports

@@ -271,6 +271,26 @@ TEST_F(Cli, StrictKnownFailsOnStaleAndExpiredEntries) {
   EXPECT_NE(parity("fuzz --help").output.find("  4  --strict-known"), std::string::npos);
 }
 
+TEST_F(Cli, MergeJoinsShardsAndRefusesIncompleteSets) {
+  const fs::path s0 = dir_ / "m0", s1 = dir_ / "m1", all = dir_ / "merged";
+  ASSERT_LE(parity("fuzz --cases 20 --seed 4 --out " + s0.string(), 600, "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=0").exit_code, 1);
+  ASSERT_LE(parity("fuzz --cases 20 --seed 4 --out " + s1.string(), 600, "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=1").exit_code, 1);
+  Result r = parity("merge " + s0.string() + " " + s1.string() + " -o " + all.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json a = nlohmann::json::parse(std::ifstream(s0 / "run.json"));
+  nlohmann::json b = nlohmann::json::parse(std::ifstream(s1 / "run.json"));
+  nlohmann::json m = nlohmann::json::parse(std::ifstream(all / "run.json"));
+  EXPECT_EQ(m["cases"], 20);
+  EXPECT_EQ(m["cases"].get<int>(), a["cases"].get<int>() + b["cases"].get<int>());
+  EXPECT_EQ(m["findings"].get<int>(), a["findings"].get<int>() + b["findings"].get<int>());
+  EXPECT_EQ(m["shard"]["total"], 1);
+  // A missing shard, another campaign, or an output folder already used: refused, nothing written.
+  expect_bad_input(parity("merge " + s0.string() + " -o " + (dir_ / "half").string()), "shards missing: 1 (of 2)");
+  EXPECT_FALSE(fs::exists(dir_ / "half" / "run.json"));
+  expect_bad_input(parity("merge " + s0.string() + " " + s1.string() + " -o " + all.string()), "already holds a run");
+  expect_bad_input(parity("merge " + s0.string()), "needs -o OUT");
+}
+
 TEST_F(Cli, ShardsSplitTheCases) {
   fs::path out = dir_ / "shard";
   Result r = parity("fuzz --cases 8 --seed 2 --out " + out.string(), 600, "GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=1");
