@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <iostream>
 
 namespace parity::cli {
 
@@ -92,6 +93,15 @@ std::int64_t parse_int64(const std::string& text, const std::string& what) {
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
     throw UsageError(what + " needs an integer, got " + shown(text));
   return n;
+}
+
+bool print_help_if_asked(const std::vector<std::string>& argv, std::string_view help) {
+  for (const auto& a : argv)
+    if (a == "--help" || a == "-h") {
+      std::cout << help;
+      return true;
+    }
+  return false;
 }
 
 }  // namespace parity::cli

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace parity::cli {
@@ -37,6 +38,9 @@ class Args {
   std::map<std::string, std::string> values_;
   std::vector<std::string> positional_;
 };
+
+// `--help` or `-h` anywhere among a command's arguments: prints `help` to stdout and returns true.
+bool print_help_if_asked(const std::vector<std::string>& argv, std::string_view help);
 
 // Strict parsers: the whole text must be the number. Throw UsageError mentioning `what`.
 std::uint64_t parse_uint64(const std::string& text, const std::string& what);

@@ -252,11 +252,7 @@ void print_json(const std::vector<Row>& rows, const Counts& n) {
 }  // namespace
 
 int claims_command(const std::vector<std::string>& argv) {
-  for (const auto& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::cout << kHelp;
-      return 0;
-    }
+  if (print_help_if_asked(argv, kHelp)) return 0;
   Args args("parity claims", argv, {{"--json", false}, {"--markdown", false}, {"--only"}, {"--timeout-ms"}});
   if (!args.positional().empty())
     throw UsageError("`parity claims` takes no positional arguments (see `parity claims --help`)");

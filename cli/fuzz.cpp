@@ -455,11 +455,7 @@ class Campaign {
 }  // namespace
 
 int fuzz_command(const std::vector<std::string>& argv) {
-  for (const auto& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::cout << kHelp;
-      return 0;
-    }
+  if (print_help_if_asked(argv, kHelp)) return 0;
   Options o = parse_options(argv);
   reports::ShardInfo shard = shard_from_env();
   reports::KnownDivergences known = load_known(o);

@@ -26,12 +26,9 @@ std::string_view kind_name(program::OpKind k) {
 }  // namespace
 
 int list_command(const std::vector<std::string>& argv) {
-  for (const auto& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::cout << "usage: parity list\n\nPrints the op table, one op a line: name, kind, arity (tensor "
-                   "operands), attributes.\n";
-      return 0;
-    }
+  if (print_help_if_asked(argv, "usage: parity list\n\nPrints the op table, one op a line: name, kind, arity (tensor "
+                                "operands), attributes.\n"))
+    return 0;
   Args args("parity list", argv, {});
   if (!args.positional().empty()) throw UsageError("`parity list` takes no arguments");
   for (const auto& op : program::op_table()) {

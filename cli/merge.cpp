@@ -52,11 +52,7 @@ Shard read_shard(const fs::path& dir) {
 }  // namespace
 
 int merge_command(const std::vector<std::string>& argv) {
-  for (const auto& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::cout << kHelp;
-      return 0;
-    }
+  if (print_help_if_asked(argv, kHelp)) return 0;
   std::vector<std::string> normalised;
   for (const auto& a : argv) normalised.push_back(a == "-o" ? "--out" : a);
   Args args("parity merge", normalised, {{"--out"}});

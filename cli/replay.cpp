@@ -31,11 +31,7 @@ exit status: 0 agrees now, 1 still diverges, 2 bad usage or input.
 }  // namespace
 
 int replay_command(const std::vector<std::string>& argv) {
-  for (const auto& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::cout << kHelp;
-      return 0;
-    }
+  if (print_help_if_asked(argv, kHelp)) return 0;
   Args args("parity replay", argv, {{"--index"}, {"--timeout-ms"}, {"--cpp", false}, {"--python", false}});
   if (args.positional().size() != 1)
     throw UsageError("`parity replay` takes one FILE (see `parity replay --help`)");

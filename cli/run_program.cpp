@@ -37,11 +37,7 @@ std::string cell(std::string s, std::size_t width) {
 }  // namespace
 
 int run_command(const std::vector<std::string>& argv) {
-  for (const auto& a : argv)
-    if (a == "--help" || a == "-h") {
-      std::cout << kHelp;
-      return 0;
-    }
+  if (print_help_if_asked(argv, kHelp)) return 0;
   Args args("parity run", argv, {{"--timeout-ms"}, {"--traces", false}, {"--cpp", false}, {"--python", false}});
   if (args.positional().size() != 1) throw UsageError("`parity run` takes one PROGRAM.json (see `parity run --help`)");
   EvalOptions options;
