@@ -25,20 +25,9 @@ class Taint {
   // Called after a step succeeded and before anything is observed.
   void update(const Step& step, int index, Session& session) {
     const OpSpec& op = spec(step.op);
-    if (writes_through_overlap(step, session)) {
-      // PyTorch leaves the result of an in-place op whose input overlaps the output in another layout
-      // undefined (it only rejects the overlaps it can prove cheaply): the values depend on iteration order.
+    if (write_is_undefined(step, session)) {
       taint_aliases(step.inputs[0], index, session);
       return;
-    }
-    if (op.kind == OpKind::InPlace && step.op != OpId::Fill_ && step.op != OpId::Zero_) {
-      // A write into memory two elements share, which LibTorch cannot prove and does not refuse: the result
-      // depends on iteration order (PyTorch leaves it undefined).
-      const TensorObs dst = session.observe(step.inputs[0], false, false);
-      if (has_internal_overlap(dst.sizes, dst.strides)) {
-        taint_aliases(step.inputs[0], index, session);
-        return;
-      }
     }
     bool in_tainted = false;
     for (int in : step.inputs) in_tainted = in_tainted || tainted_[in];
@@ -70,13 +59,22 @@ class Taint {
     grads_tainted_ = true;  // an overlapping write may feed gradients too
   }
 
-  static bool writes_through_overlap(const Step& step, Session& session) {
-    const OpSpec& op = spec(step.op);
-    if (!(op.flags & kMutates) || step.inputs.size() != 2) return false;
-    int out = step.inputs[0], in = step.inputs[1];
+  // PyTorch leaves an in-place result undefined when elements overlap in ways it cannot prove cheaply (it
+  // only rejects zero strides and same-layout aliasing): a destination whose elements share memory, or an
+  // operand sharing the destination's storage in another layout. The values then depend on iteration order.
+  static bool write_is_undefined(const Step& step, Session& session) {
+    if (spec(step.op).kind != OpKind::InPlace) return false;
+    const int out = step.inputs[0];
+    const TensorObs dst = session.observe(out, false, false);
+    // fill_ and zero_ write one value everywhere, so overlap cannot change what they leave; a dense
+    // destination has no overlap, and only the others need the exact (enumerating) check.
+    const bool writes_one_value = step.op == OpId::Fill_ || step.op == OpId::Zero_;
+    if (!writes_one_value && !dst.non_overlapping_dense && has_internal_overlap(dst.sizes, dst.strides)) return true;
+    if (step.inputs.size() != 2) return false;
+    const int in = step.inputs[1];
     if (out == in || session.storage_key(out) != session.storage_key(in)) return false;
-    TensorObs a = session.observe(out, false, false), b = session.observe(in, false, false);
-    return a.sizes != b.sizes || a.strides != b.strides || a.offset != b.offset;
+    const TensorObs src = session.observe(in, false, false);
+    return dst.sizes != src.sizes || dst.strides != src.strides || dst.offset != src.offset;
   }
 
   std::vector<bool> tainted_;

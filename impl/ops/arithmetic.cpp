@@ -225,7 +225,7 @@ Tensor pow(const Tensor& x, Scalar e) {
   } else if (e.value == 1) {
     ops::copy_kernel(out, base);
   } else {
-    PARITY_CHECK(t != ScalarType::Bool, ErrorKind::DType, "\"pow\" not implemented for 'Bool'");
+    PARITY_CHECK(t != ScalarType::Bool, ErrorKind::DType, ops::not_implemented_message("pow", t));
     ops::pow_kernel(out, base, e.value);
   }
   if (node) autograd::set_history(out, node);
