@@ -11,46 +11,17 @@
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
 #include "program/coverage.h"
+#include "tests/program_builder.h"
 
 namespace parity::program {
 namespace {
 
-std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& sizes) {
-  std::vector<std::int64_t> strides(sizes.size());
-  std::int64_t s = 1;
-  for (std::size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= sizes[i] > 0 ? sizes[i] : 1;
-  }
-  return strides;
-}
-
-// Builds a program step by step; every helper returns the id of the value its step makes.
-class Builder {
+// The shared builder with the shorthands these tests use.
+class Builder : public test_support::ProgramBuilder {
  public:
-  int step(OpId op, std::vector<int> inputs, Attrs attrs = {}, bool grad_enabled = true) {
-    p_.steps.push_back(Step{op, std::move(inputs), std::move(attrs), grad_enabled});
-    return static_cast<int>(p_.steps.size()) - 1;
-  }
-  int rand(std::vector<std::int64_t> sizes, bool requires_grad = false, DType dtype = DType::Float32) {
-    auto strides = contiguous_strides(sizes);
-    return rand_strided(std::move(sizes), std::move(strides), requires_grad, dtype);
-  }
-  int rand_strided(std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides, bool requires_grad = false,
-                   DType dtype = DType::Float32) {
-    Attrs a;
-    a.sizes = std::move(sizes);
-    a.strides = std::move(strides);
-    a.dtype = dtype;
-    a.requires_grad = requires_grad;
-    a.seed = 7;
-    return step(OpId::Rand, {}, a);
-  }
   int unary(OpId op, int x, bool grad_enabled = true) { return step(op, {x}, {}, grad_enabled); }
   int scalar(OpId op, int x, double v = 2, bool grad_enabled = true) {
-    Attrs a;
-    a.scalar = {Scalar::Kind::Float, v};
-    return step(op, {x}, a, grad_enabled);
+    return scalar_op(op, x, {Scalar::Kind::Float, v}, grad_enabled);
   }
   int transpose(int x, bool grad_enabled = true) {
     Attrs a;
@@ -64,32 +35,13 @@ class Builder {
     a.index = index;
     return step(OpId::Select, {x}, a);
   }
-  int with_sizes(OpId op, int x, std::vector<std::int64_t> sizes) {
-    Attrs a;
-    a.sizes = std::move(sizes);
-    return step(op, {x}, a);
-  }
-  int with_format(OpId op, int x, MemoryFormat mf) {
-    Attrs a;
-    a.memory_format = mf;
-    return step(op, {x}, a);
-  }
   int requires_grad_(int x, bool flag) {
     Attrs a;
     a.requires_grad = flag;
     return step(OpId::RequiresGrad_, {x}, a);
   }
-  int backward(int x, bool retain_graph = false) {
-    Attrs a;
-    a.retain_graph = retain_graph;
-    return step(OpId::Backward, {x}, a);
-  }
   // sum(exp(x)): a scalar root whose graph saves a result, so a second backward needs retain_graph.
   int exp_loss(int x) { return unary(OpId::Sum, unary(OpId::Exp, x)); }
-  const Program& program() const { return p_; }
-
- private:
-  Program p_;
 };
 
 struct Covered {
@@ -173,8 +125,8 @@ TEST(Coverage, LayoutsOfOperandsOfOkSteps) {
   b.unary(OpId::Neg, b.select(x, 1));                             // select: contiguous, neg: contiguous + offset
   b.unary(OpId::Neg, b.unary(OpId::Sum, x));                      // sum: contiguous, neg: zero_dim
   b.unary(OpId::Neg, b.rand({0, 3}));                             // empty
-  b.unary(OpId::Neg, b.rand_strided({2, 3, 2, 2}, {12, 1, 6, 3}));              // channels_last
-  b.unary(OpId::Neg, b.rand_strided({2, 3, 2, 2, 2}, {24, 1, 12, 6, 3}));       // channels_last_3d
+  b.unary(OpId::Neg, b.rand_strided({2, 3, 2, 2}, {12, 1, 6, 3}, 0));              // channels_last
+  b.unary(OpId::Neg, b.rand_strided({2, 3, 2, 2, 2}, {24, 1, 12, 6, 3}, 0));       // channels_last_3d
   b.with_sizes(OpId::View, b.transpose(x), {6});                  // raises view_stride: not counted
   Covered r = run_on_libtorch(b);
   EXPECT_EQ(r.layouts("contiguous"), 8) << testing::PrintToString(r.tags.layouts);
@@ -213,7 +165,7 @@ TEST(Coverage, PlainArithmeticHasNoSituation) {
 TEST(Coverage, InplaceOnViews) {
   {
     Builder b;  // a view of a non-leaf requiring grad: the base's history is rewritten (CopySlices)
-    int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, true));
+    int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, DType::Float32, true));
     b.scalar(OpId::AddScalar_, b.transpose(y));
     Covered r = run_on_libtorch(b);
     EXPECT_TRUE(r.has("inplace_on_view_of_nonleaf"));
@@ -222,7 +174,7 @@ TEST(Coverage, InplaceOnViews) {
   }
   {
     Builder b;  // a view of a leaf requiring grad: LibTorch refuses, which is the situation too
-    int v = b.select(b.rand({2, 3}, true), 0);
+    int v = b.select(b.rand({2, 3}, DType::Float32, true), 0);
     int write = b.scalar(OpId::AddScalar_, v);
     Covered r = run_on_libtorch(b);
     EXPECT_EQ(status_of(r, write), StepObs::Status::Error);
@@ -231,7 +183,7 @@ TEST(Coverage, InplaceOnViews) {
   }
   {
     Builder b;  // the view made under no_grad, written with grad enabled
-    int v = b.transpose(b.rand({2, 3}, true), false);
+    int v = b.transpose(b.rand({2, 3}, DType::Float32, true), false);
     b.scalar(OpId::AddScalar_, v);
     Covered r = run_on_libtorch(b);
     EXPECT_TRUE(r.has("inplace_on_nograd_view_with_grad"));
@@ -240,7 +192,7 @@ TEST(Coverage, InplaceOnViews) {
   }
   {
     Builder b;  // the same write under no_grad is no autograd situation
-    int v = b.transpose(b.rand({2, 3}, true), false);
+    int v = b.transpose(b.rand({2, 3}, DType::Float32, true), false);
     b.scalar(OpId::AddScalar_, v, 2, false);
     Covered r = run_on_libtorch(b);
     EXPECT_FALSE(r.has("inplace_on_nograd_view_with_grad"));
@@ -248,14 +200,14 @@ TEST(Coverage, InplaceOnViews) {
   }
   {
     Builder b;
-    b.scalar(OpId::MulScalar_, b.rand({2}, true));
+    b.scalar(OpId::MulScalar_, b.rand({2}, DType::Float32, true));
     EXPECT_TRUE(run_on_libtorch(b).has("inplace_on_leaf_requiring_grad"));
   }
 }
 
 TEST(Coverage, AReshapeThatCopiesIsNoView) {
   Builder b;
-  int x = b.rand({2, 3}, true);
+  int x = b.rand({2, 3}, DType::Float32, true);
   int r = b.with_sizes(OpId::Reshape, b.transpose(x), {6});  // transposed: reshape must copy
   b.scalar(OpId::AddScalar_, r);
   Covered run = run_on_libtorch(b);
@@ -269,34 +221,34 @@ TEST(Coverage, AReshapeThatCopiesIsNoView) {
 
 TEST(Coverage, ContiguousOfAContiguousViewIsThatView) {
   Builder b;
-  int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, true));
+  int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, DType::Float32, true));
   b.scalar(OpId::AddScalar_, b.with_format(OpId::Contiguous, b.select(y, 0), MemoryFormat::Contiguous));
   EXPECT_TRUE(run_on_libtorch(b).has("inplace_on_view_of_nonleaf"));
   Builder copied;  // a transposed view is copied: the write goes to a fresh non-leaf
-  int z = copied.scalar(OpId::MulScalar, copied.rand({2, 3}, true));
+  int z = copied.scalar(OpId::MulScalar, copied.rand({2, 3}, DType::Float32, true));
   copied.scalar(OpId::AddScalar_, copied.with_format(OpId::Contiguous, copied.transpose(z), MemoryFormat::Contiguous));
   EXPECT_FALSE(run_on_libtorch(copied).has("inplace_on_view_of_nonleaf"));
 }
 
 TEST(Coverage, ViewGradFnAfterBaseInplace) {
   Builder b;
-  int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, true));
+  int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, DType::Float32, true));
   b.transpose(y);
   b.scalar(OpId::MulScalar_, y);  // the transpose is observed after its base was written
   EXPECT_TRUE(run_on_libtorch(b).has("view_grad_fn_after_base_inplace"));
 
   Builder sibling;
-  int z = sibling.scalar(OpId::MulScalar, sibling.rand({2, 3}, true));
+  int z = sibling.scalar(OpId::MulScalar, sibling.rand({2, 3}, DType::Float32, true));
   int v0 = sibling.select(z, 0);
   sibling.select(z, 1);
   sibling.scalar(OpId::AddScalar_, v0);  // written through one view, the other one observed
   EXPECT_TRUE(run_on_libtorch(sibling).has("view_grad_fn_after_base_inplace"));
 
   Builder own;  // writing the view itself, or a view made after the write, is not the situation
-  int w = own.scalar(OpId::MulScalar, own.rand({2, 3}, true));
+  int w = own.scalar(OpId::MulScalar, own.rand({2, 3}, DType::Float32, true));
   own.scalar(OpId::AddScalar_, own.transpose(w));
   Builder later;
-  int u = later.scalar(OpId::MulScalar, later.rand({2, 3}, true));
+  int u = later.scalar(OpId::MulScalar, later.rand({2, 3}, DType::Float32, true));
   later.scalar(OpId::MulScalar_, u);
   later.transpose(u);
   EXPECT_FALSE(run_on_libtorch(own).has("view_grad_fn_after_base_inplace"));
@@ -320,17 +272,17 @@ TEST(Coverage, DetachOfView) {
 
 TEST(Coverage, RequiresGradFlags) {
   Builder b;
-  int y = b.scalar(OpId::MulScalar, b.rand({2}, true));
+  int y = b.scalar(OpId::MulScalar, b.rand({2}, DType::Float32, true));
   b.requires_grad_(y, true);
   int off = b.requires_grad_(y, false);  // raises requires_grad_flag
-  b.requires_grad_(b.rand({2}, false, DType::Int64), true);
+  b.requires_grad_(b.rand({2}, DType::Int64), true);
   Covered r = run_on_libtorch(b);
   EXPECT_EQ(status_of(r, off), StepObs::Status::Error);
   EXPECT_TRUE(r.has("requires_grad_on_nonleaf_true"));
   EXPECT_TRUE(r.has("requires_grad_on_nonleaf_false"));
   EXPECT_TRUE(r.has("requires_grad_on_integer"));
   Builder factory;  // rand(int64, requires_grad=True) asks for the same thing
-  factory.rand({2}, true, DType::Int64);
+  factory.rand({2}, DType::Int64, true);
   EXPECT_TRUE(run_on_libtorch(factory).has("requires_grad_on_integer"));
   Builder leaf;
   leaf.requires_grad_(leaf.rand({2}), true);
@@ -341,7 +293,7 @@ TEST(Coverage, RequiresGradFlags) {
 
 TEST(Coverage, GradientsAfterBackward) {
   Builder b;
-  int x = b.rand({2, 3}, true);
+  int x = b.rand({2, 3}, DType::Float32, true);
   int y = b.scalar(OpId::MulScalar, x);
   b.backward(b.unary(OpId::Sum, y));
   Covered r = run_on_libtorch(b);
@@ -351,7 +303,7 @@ TEST(Coverage, GradientsAfterBackward) {
   EXPECT_FALSE(r.has("second_backward_accumulates"));
 
   Builder retained;
-  int rx = retained.rand({2, 3}, true);
+  int rx = retained.rand({2, 3}, DType::Float32, true);
   int ry = retained.scalar(OpId::MulScalar, rx);
   retained.step(OpId::RetainGrad, {ry});
   retained.backward(retained.unary(OpId::Sum, ry));
@@ -361,7 +313,7 @@ TEST(Coverage, GradientsAfterBackward) {
 TEST(Coverage, LeafGradientLayouts) {
   auto layout_after_backward = [](std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides) {
     Builder b;
-    b.backward(b.unary(OpId::Sum, b.rand_strided(std::move(sizes), std::move(strides), true)));
+    b.backward(b.unary(OpId::Sum, b.rand_strided(std::move(sizes), std::move(strides), 0, DType::Float32, true)));
     return run_on_libtorch(b);
   };
   EXPECT_TRUE(layout_after_backward({2, 3, 2, 2}, {12, 1, 6, 3}).has("leaf_grad_layout_channels_last"));
@@ -369,7 +321,7 @@ TEST(Coverage, LeafGradientLayouts) {
   EXPECT_TRUE(layout_after_backward({3, 2}, {0, 1}).has("leaf_grad_layout_overlapping"));
   Covered no_backward = [] {
     Builder b;
-    b.unary(OpId::Sum, b.rand({2}, true));
+    b.unary(OpId::Sum, b.rand({2}, DType::Float32, true));
     return run_on_libtorch(b);
   }();
   EXPECT_TRUE(no_backward.tags.situations.empty());
@@ -377,7 +329,7 @@ TEST(Coverage, LeafGradientLayouts) {
 
 TEST(Coverage, RetainGraphAndSecondBackward) {
   Builder b;
-  int x = b.rand({2}, true);
+  int x = b.rand({2}, DType::Float32, true);
   int loss = b.exp_loss(x);
   b.backward(loss, true);
   b.backward(loss);
@@ -387,7 +339,7 @@ TEST(Coverage, RetainGraphAndSecondBackward) {
   EXPECT_FALSE(r.has("graph_freed_error"));
 
   Builder freed;
-  int fl = freed.exp_loss(freed.rand({2}, true));
+  int fl = freed.exp_loss(freed.rand({2}, DType::Float32, true));
   freed.backward(fl);
   int again = freed.backward(fl);
   Covered f = run_on_libtorch(freed);
@@ -396,7 +348,7 @@ TEST(Coverage, RetainGraphAndSecondBackward) {
   EXPECT_FALSE(f.has("retain_graph_then_backward"));
 
   Builder separate;  // a retained graph, then a backward over another graph of the same leaf
-  int sx = separate.rand({2}, true);
+  int sx = separate.rand({2}, DType::Float32, true);
   separate.backward(separate.exp_loss(sx), true);
   separate.backward(separate.exp_loss(sx));
   Covered s = run_on_libtorch(separate);
@@ -406,7 +358,7 @@ TEST(Coverage, RetainGraphAndSecondBackward) {
 
 TEST(Coverage, InplaceOnSavedResultThenBackward) {
   Builder b;
-  int e = b.unary(OpId::Exp, b.rand({2}, true));
+  int e = b.unary(OpId::Exp, b.rand({2}, DType::Float32, true));
   b.scalar(OpId::MulScalar_, e);
   int back = b.backward(b.unary(OpId::Sum, e));
   Covered r = run_on_libtorch(b);
@@ -415,18 +367,18 @@ TEST(Coverage, InplaceOnSavedResultThenBackward) {
   EXPECT_TRUE(r.has("version_error"));
 
   Builder through_view;  // a write through a view of the result bumps the same version counter
-  int e2 = through_view.unary(OpId::Exp, through_view.rand({2, 2}, true));
+  int e2 = through_view.unary(OpId::Exp, through_view.rand({2, 2}, DType::Float32, true));
   through_view.scalar(OpId::MulScalar_, through_view.select(e2, 0));
   through_view.backward(through_view.unary(OpId::Sum, e2));
   EXPECT_TRUE(run_on_libtorch(through_view).has("inplace_on_saved_result"));
 
   Builder no_backward;
-  no_backward.scalar(OpId::MulScalar_, no_backward.unary(OpId::Exp, no_backward.rand({2}, true)));
+  no_backward.scalar(OpId::MulScalar_, no_backward.unary(OpId::Exp, no_backward.rand({2}, DType::Float32, true)));
   EXPECT_FALSE(run_on_libtorch(no_backward).has("inplace_on_saved_result"));
   Builder no_grad;  // exp of a tensor not requiring grad saves nothing
   int e3 = no_grad.unary(OpId::Exp, no_grad.rand({2}));
   no_grad.scalar(OpId::MulScalar_, e3);
-  no_grad.backward(no_grad.unary(OpId::Sum, no_grad.rand({1}, true)));
+  no_grad.backward(no_grad.unary(OpId::Sum, no_grad.rand({1}, DType::Float32, true)));
   EXPECT_FALSE(run_on_libtorch(no_grad).has("inplace_on_saved_result"));
 }
 
@@ -450,7 +402,7 @@ TEST(Coverage, Copies) {
 
 TEST(Coverage, TotalOverOddProgramsAndTraces) {
   Builder b;
-  int x = b.rand({2}, true);
+  int x = b.rand({2}, DType::Float32, true);
   b.step(OpId::Neg, {5});       // an input that is no earlier step: skipped
   b.step(OpId::Add, {x});       // wrong arity: skipped
   b.scalar(OpId::AddScalar_, x);

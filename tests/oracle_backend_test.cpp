@@ -10,6 +10,7 @@
 
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
+#include "tests/program_builder.h"
 #include "program/content.h"
 
 namespace parity::oracle {
@@ -26,75 +27,16 @@ using program::StepObs;
 using program::Trace;
 using program::TensorObs;
 
-std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& sizes) {
-  std::vector<std::int64_t> strides(sizes.size());
-  std::int64_t s = 1;
-  for (std::size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= sizes[i] > 0 ? sizes[i] : 1;
-  }
-  return strides;
-}
-
 Scalar int_scalar(double v) { return {Scalar::Kind::Int, v}; }
 Scalar float_scalar(double v) { return {Scalar::Kind::Float, v}; }
 
-// Builds a program step by step; every helper returns the id of the value its step makes.
-class Builder {
+// The shared builder, run on LibTorch.
+class Builder : public test_support::ProgramBuilder {
  public:
-  int step(OpId op, std::vector<int> inputs, Attrs attrs = {}, bool grad_enabled = true) {
-    p_.steps.push_back(Step{op, std::move(inputs), std::move(attrs), grad_enabled});
-    return static_cast<int>(p_.steps.size()) - 1;
-  }
-  int rand(std::vector<std::int64_t> sizes, DType dtype = DType::Float32, bool requires_grad = false,
-           std::uint64_t seed = 1) {
-    auto strides = contiguous_strides(sizes);
-    return rand_strided(std::move(sizes), std::move(strides), 0, dtype, requires_grad, seed);
-  }
-  int rand_strided(std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides, std::int64_t offset,
-                   DType dtype = DType::Float32, bool requires_grad = false, std::uint64_t seed = 1) {
-    Attrs a;
-    a.sizes = std::move(sizes);
-    a.strides = std::move(strides);
-    a.offset = offset;
-    a.dtype = dtype;
-    a.requires_grad = requires_grad;
-    a.seed = seed;
-    return step(OpId::Rand, {}, a);
-  }
-  int scalar_op(OpId op, int x, Scalar s, bool grad_enabled = true) {
-    Attrs a;
-    a.scalar = s;
-    return step(op, {x}, a, grad_enabled);
-  }
-  int backward(int x, bool retain_graph = false) {
-    Attrs a;
-    a.retain_graph = retain_graph;
-    return step(OpId::Backward, {x}, a);
-  }
-  int with_format(OpId op, int x, MemoryFormat mf) {
-    Attrs a;
-    a.memory_format = mf;
-    return step(op, {x}, a);
-  }
-  int with_sizes(OpId op, int x, std::vector<std::int64_t> sizes) {
-    Attrs a;
-    a.sizes = std::move(sizes);
-    return step(op, {x}, a);
-  }
-  int with_dims(OpId op, int x, std::int64_t dim, std::int64_t dim1 = 0) {
-    Attrs a;
-    a.dim = dim;
-    a.dim1 = dim1;
-    return step(op, {x}, a);
-  }
   Trace run() const {
     auto backend = make_torch_backend();
     return program::run(*backend, p_);
   }
-
- private:
-  program::Program p_;
 };
 
 // The observation of `value` made at a step; fails the test when the step did not observe it.
