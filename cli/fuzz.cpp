@@ -17,6 +17,7 @@
 #include "cli/progress.h"
 #include "cli/render.h"
 #include "generators/program_gen.h"
+#include "impl/backend/planted_faults.h"
 #include "oracle/torch_backend.h"
 #include "program/coverage.h"
 #include "program/json.h"
@@ -177,6 +178,7 @@ class Campaign {
     summary_.libtorch_version = oracle::torch_version();
     summary_.parity_commit = std::string(reports::parity_commit());
     summary_.generator_version = generators::kGeneratorVersion;
+    summary_.planted_faults = impl::planted_fault_texts();
     summary_.seed = o_.seed;
     summary_.shard = shard;
     summary_.max_steps = o_.config.max_steps;
@@ -223,7 +225,7 @@ class Campaign {
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
   ProgressState progress_state() const {
-    ProgressState p{elapsed(), summary_.cases, summary_.findings, summary_.findings_by_signature.size(), o_.seconds, {}};
+    ProgressState p{elapsed(), summary_.cases, summary_.findings, summary_.groups.size(), o_.seconds, {}};
     // This shard runs the indices k < cases with k % total == index.
     if (o_.cases) {
       const auto total = static_cast<std::uint64_t>(summary_.shard.total), index = static_cast<std::uint64_t>(summary_.shard.index);
@@ -303,7 +305,10 @@ class Campaign {
     const auto* known = known_.match(sig, summary_.libtorch_version, today_);
     if (known) ++summary_.known_divergence_hits[known->signature];
     ++summary_.findings;
-    ++summary_.findings_by_signature[sig];
+    reports::FindingGroup& group = summary_.groups[sig];
+    group.add_case(k);
+    group.expected = known != nullptr;
+    group.known_reason = known ? known->reason : "";
     ++summary_.findings_by_kind[d.kind];
     ++(known ? summary_.expected_findings : summary_.unexpected_findings);
     if (recorded_[sig] >= kMaxRecordedPerSignature) return;
@@ -312,6 +317,8 @@ class Campaign {
     f.parity_commit = summary_.parity_commit;
     f.generator_version = summary_.generator_version;
     f.libtorch_version = summary_.libtorch_version;
+    f.device = summary_.device;
+    f.planted_faults = summary_.planted_faults;
     f.seed = o_.seed;
     f.case_index = k;
     f.case_seed = case_seed(o_.seed, k);
@@ -328,6 +335,7 @@ class Campaign {
     f.impl_trace = std::move(ev.impl);
     f.oracle_trace = std::move(ev.oracle);
     writer_.append(to_json(f));
+    group.offer(k, f.program);
     ++recorded_[sig];
     ++summary_.recorded_findings;
     progress_.message("finding: " + describe_divergence(f.program, f.divergence) + " [case " + std::to_string(k) +
@@ -373,15 +381,19 @@ class Campaign {
     std::printf("parity fuzz: %llu cases in %.1f s (%.1f/s), %llu findings in %zu groups (%llu unexpected, %llu "
                 "expected), %llu crashes, %llu timeouts; seed %llu%s\n",
                 static_cast<unsigned long long>(summary_.cases), summary_.seconds, summary_.cases_per_second,
-                static_cast<unsigned long long>(summary_.findings), summary_.findings_by_signature.size(),
+                static_cast<unsigned long long>(summary_.findings), summary_.groups.size(),
                 static_cast<unsigned long long>(summary_.unexpected_findings),
                 static_cast<unsigned long long>(summary_.expected_findings),
                 static_cast<unsigned long long>(summary_.crashes), static_cast<unsigned long long>(summary_.timeouts),
                 static_cast<unsigned long long>(o_.seed), summary_.interrupted ? " (interrupted)" : "");
-    for (const auto& [sig, n] : summary_.findings_by_signature) {
-      const auto* known = known_.match(sig, summary_.libtorch_version, today_);
-      std::string note = known ? " (expected: " + one_line(known->reason, 120) + ")" : "";
-      std::printf("  %6llu  %s%s\n", static_cast<unsigned long long>(n), sig.c_str(), note.c_str());
+    for (const auto& [sig, g] : summary_.groups) {
+      std::string where = "first case " + std::to_string(g.first_case);
+      if (g.smallest)
+        where += ", smallest " + std::to_string(g.smallest->program.steps.size()) + " steps (case " +
+                 std::to_string(g.smallest->case_index) + ")";
+      std::string note = g.expected ? " (expected: " + one_line(g.known_reason, 120) + ")" : "";
+      std::printf("  %6llu  %s  [%s]%s\n", static_cast<unsigned long long>(g.count), sig.c_str(), where.c_str(),
+                  note.c_str());
     }
     std::printf("%s\n", coverage_line(summary_.coverage).c_str());
     std::printf("summary: %s, findings: %s\n", (o_.out / "run.json").string().c_str(),

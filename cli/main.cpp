@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/evaluate.h"
 #include "cli/render.h"
+#include "impl/backend/planted_faults.h"
 #include "program/json.h"
 #include "reports/error.h"
 
@@ -36,6 +37,21 @@ int fail(const std::string& message) {
   return 2;
 }
 
+// Test-only bugs in impl (PARITY_PLANT) change every verdict: refuse a malformed request, and say so loudly.
+void warn_if_planted() {
+  std::vector<std::string> faults;
+  try {
+    faults = parity::impl::planted_fault_texts();
+  } catch (const std::invalid_argument& e) {
+    throw parity::cli::UsageError(e.what());
+  }
+  if (faults.empty()) return;
+  std::string list;
+  for (const auto& f : faults) list += (list.empty() ? "" : ", ") + f;
+  std::fprintf(stderr, "parity: %s is set: impl carries deliberate bugs (%s); divergences they cause are planted\n",
+               parity::impl::kPlantVariable, list.c_str());
+}
+
 int dispatch(const std::vector<std::string>& args) {
   using namespace parity::cli;
   if (args.empty()) throw UsageError("no command given (commands: fuzz, replay, run, list, claims, merge; see `parity --help`)");
@@ -45,6 +61,7 @@ int dispatch(const std::vector<std::string>& args) {
     std::cout << kHelp;
     return 0;
   }
+  warn_if_planted();
   if (command == "fuzz") return fuzz_command(rest);
   if (command == "replay") return replay_command(rest);
   if (command == "run") return run_command(rest);

@@ -2,6 +2,7 @@
 
 #include "program/json.h"
 #include "reports/json_fields.h"
+#include "reports/schema_version.h"
 
 namespace parity::reports {
 
@@ -28,12 +29,13 @@ std::optional<program::Trace> optional_trace(const json& j, const char* key) {
 }  // namespace
 
 json to_json(const Finding& f) {
-  return {{"schema_version", program::kSchemaVersion},
+  return {{"schema_version", kReportSchemaVersion},
           {"kind", "finding"},
           {"parity_commit", f.parity_commit},
           {"generator_version", f.generator_version},
           {"libtorch_version", f.libtorch_version},
           {"device", f.device},
+          {"planted_faults", f.planted_faults},
           {"seed", program::uint64_to_json(f.seed)},
           {"case_index", program::uint64_to_json(f.case_index)},
           {"case_seed", program::uint64_to_json(f.case_seed)},
@@ -52,10 +54,7 @@ json to_json(const Finding& f) {
 
 Finding finding_from_json(const json& j) {
   if (!j.is_object()) throw JsonError("finding: must be a JSON object");
-  std::int64_t version = typed<std::int64_t>(j, "schema_version");
-  if (version > program::kSchemaVersion)
-    throw JsonError("finding: schema_version " + std::to_string(version) + " is newer than this parity supports (" +
-                    std::to_string(program::kSchemaVersion) + "); update parity");
+  const std::int64_t version = check_report_schema_version(j, kWhat, 1);
   if (typed<std::string>(j, "kind") != "finding")
     throw JsonError("finding: field \"kind\" must be \"finding\"");
   Finding f;
@@ -63,6 +62,7 @@ Finding finding_from_json(const json& j) {
   f.generator_version = typed<int>(j, "generator_version");
   f.libtorch_version = typed<std::string>(j, "libtorch_version");
   f.device = typed<std::string>(j, "device");
+  if (version >= 2) f.planted_faults = typed<std::vector<std::string>>(j, "planted_faults");  // new in 2
   f.seed = u64(j, "seed");
   f.case_index = u64(j, "case_index");
   f.case_seed = u64(j, "case_seed");

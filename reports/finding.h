@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "program/compare.h"
 #include "program/program.h"
@@ -17,6 +18,7 @@ struct Finding {
   int generator_version = 0;
   std::string libtorch_version;
   std::string device = "cpu";
+  std::vector<std::string> planted_faults;  // impl's deliberate bugs (PARITY_PLANT) in force; empty normally
   std::uint64_t seed = 0;        // the campaign's seed
   std::uint64_t case_index = 0;  // case k of the campaign
   std::uint64_t case_seed = 0;   // what the generator was given for case k

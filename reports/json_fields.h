@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "program/json.h"
+#include "reports/schema_version.h"
 
 namespace parity::reports {
 
@@ -53,6 +54,21 @@ inline std::uint64_t json_u64(const nlohmann::json& j, const char* key, std::str
   } catch (const program::JsonError& e) {
     throw program::JsonError(std::string(what) + ": field \"" + key + "\" " + e.what());
   }
+}
+
+// Report records name their schema version; one newer than this parity's cannot be read, nor one older than
+// `oldest` (the oldest whose fields this parity can still fill in). Returns the version.
+inline std::int64_t check_report_schema_version(const nlohmann::json& j, std::string_view what, int oldest) {
+  const auto v = json_typed<std::int64_t>(j, "schema_version", what);
+  const std::string mine = std::to_string(kReportSchemaVersion);
+  if (v > kReportSchemaVersion)
+    throw program::JsonError(std::string(what) + ": schema_version " + std::to_string(v) +
+                             " is newer than this parity reads (" + mine + "); update parity");
+  if (v < oldest)
+    throw program::JsonError(std::string(what) + ": schema_version " + std::to_string(v) +
+                             " was written by an older parity; this one reads " + std::to_string(oldest) + " to " +
+                             mine + ": run the campaign again (reports/schema/README.md lists the changes)");
+  return v;
 }
 
 }  // namespace parity::reports

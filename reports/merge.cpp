@@ -39,6 +39,13 @@ void check_same_campaign(const RunSummary& first, const RunSummary& s, std::size
   if (s.max_steps != first.max_steps) refuse("max steps", std::to_string(first.max_steps), std::to_string(s.max_steps));
   if (s.timeout_ms != first.timeout_ms)
     refuse("time limit", std::to_string(first.timeout_ms) + " ms", std::to_string(s.timeout_ms) + " ms");
+  if (s.device != first.device) refuse("device", first.device, s.device);
+  auto faults = [](const RunSummary& r) {
+    std::string out;
+    for (const auto& f : r.planted_faults) out += (out.empty() ? "" : ",") + f;
+    return out.empty() ? std::string("none") : out;
+  };
+  if (s.planted_faults != first.planted_faults) refuse("planted faults", faults(first), faults(s));
   if (s.shard.total != first.shard.total)
     refuse("shard count", std::to_string(first.shard.total), std::to_string(s.shard.total));
 }
@@ -66,7 +73,7 @@ RunSummary merge_summaries(const std::vector<RunSummary>& shards) {
   out.seconds = 0;
   out.cases = out.findings = out.unexpected_findings = out.expected_findings = out.recorded_findings = 0;
   out.crashes = out.timeouts = 0;
-  out.findings_by_signature.clear();
+  out.groups.clear();
   out.findings_by_kind.clear();
   out.ops.clear();
   out.error_categories.clear();
@@ -82,7 +89,7 @@ RunSummary merge_summaries(const std::vector<RunSummary>& shards) {
     out.recorded_findings += s.recorded_findings;
     out.crashes += s.crashes;
     out.timeouts += s.timeouts;
-    add_counts(out.findings_by_signature, s.findings_by_signature);
+    for (const auto& [sig, g] : s.groups) out.groups[sig].merge(g);
     add_counts(out.findings_by_kind, s.findings_by_kind);
     add_counts(out.ops, s.ops);
     add_counts(out.error_categories, s.error_categories);

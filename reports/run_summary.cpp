@@ -9,6 +9,7 @@
 #include "program/json.h"
 #include "reports/error.h"
 #include "reports/json_fields.h"
+#include "reports/schema_version.h"
 
 namespace parity::reports {
 
@@ -106,11 +107,13 @@ json to_json(const RunSummary& r) {
   json ops = json::object();
   for (const auto& [name, c] : r.ops)
     ops[name] = {{"generated", c.generated}, {"ok", c.ok}, {"raised", c.raised}, {"skipped", c.skipped}};
-  return {{"schema_version", program::kSchemaVersion},
+  return {{"schema_version", kReportSchemaVersion},
           {"kind", "run"},
           {"libtorch_version", r.libtorch_version},
           {"parity_commit", r.parity_commit},
           {"generator_version", r.generator_version},
+          {"device", r.device},
+          {"planted_faults", r.planted_faults},
           {"seed", program::uint64_to_json(r.seed)},
           {"seconds", r.seconds},
           {"cases", r.cases},
@@ -121,7 +124,7 @@ json to_json(const RunSummary& r) {
           {"recorded_findings", r.recorded_findings},
           {"crashes", r.crashes},
           {"timeouts", r.timeouts},
-          {"findings_by_signature", r.findings_by_signature},
+          {"groups", to_json(r.groups)},
           {"findings_by_kind", r.findings_by_kind},
           {"ops", std::move(ops)},
           {"error_categories", r.error_categories},
@@ -136,12 +139,13 @@ json to_json(const RunSummary& r) {
 RunSummary run_summary_from_json(const json& j) {
   if (!j.is_object()) throw JsonError("run summary: must be a JSON object");
   if (get<std::string>(j, "kind") != "run") throw JsonError("run summary: field \"kind\" must be \"run\"");
-  if (get<std::int64_t>(j, "schema_version") > program::kSchemaVersion)
-    throw JsonError("run summary: schema_version is newer than this parity supports; update parity");
+  check_report_schema_version(j, kWhat, 2);  // version 1 had no groups
   RunSummary r;
   r.libtorch_version = get<std::string>(j, "libtorch_version");
   r.parity_commit = get<std::string>(j, "parity_commit");
   r.generator_version = get<int>(j, "generator_version");
+  r.device = get<std::string>(j, "device");
+  r.planted_faults = get<std::vector<std::string>>(j, "planted_faults");
   r.seed = u64(j, "seed");
   r.seconds = get<double>(j, "seconds");
   r.cases = u64(j, "cases");
@@ -152,7 +156,7 @@ RunSummary run_summary_from_json(const json& j) {
   r.recorded_findings = u64(j, "recorded_findings");
   r.crashes = u64(j, "crashes");
   r.timeouts = u64(j, "timeouts");
-  r.findings_by_signature = map_field<std::uint64_t>(j, "findings_by_signature");
+  r.groups = finding_groups_from_json(field(j, "groups"));
   r.findings_by_kind = map_field<std::uint64_t>(j, "findings_by_kind");
   r.ops = map_field<OpCounts>(j, "ops");
   r.error_categories = map_field<std::uint64_t>(j, "error_categories");

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/finding_group.h"
+
 namespace parity::reports {
 
 struct OpCounts {
@@ -44,6 +46,8 @@ struct RunSummary {
   std::string libtorch_version;
   std::string parity_commit;
   int generator_version = 0;
+  std::string device = "cpu";  // where both backends ran the programs
+  std::vector<std::string> planted_faults;  // impl's deliberate bugs (PARITY_PLANT), "op=kind"; empty normally
   std::uint64_t seed = 0;
   double seconds = 0;
   std::uint64_t cases = 0;
@@ -54,7 +58,7 @@ struct RunSummary {
   std::uint64_t recorded_findings = 0;    // written to findings.jsonl (at most a few per signature)
   std::uint64_t crashes = 0;
   std::uint64_t timeouts = 0;
-  std::map<std::string, std::uint64_t> findings_by_signature;
+  FindingGroups groups;
   std::map<std::string, std::uint64_t> findings_by_kind;   // observation kind (status, strides, values...)
   std::map<std::string, OpCounts> ops;
   std::map<std::string, std::uint64_t> error_categories;   // steps where both backends raised this category

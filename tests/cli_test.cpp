@@ -13,6 +13,7 @@
 #include "program/coverage.h"
 #include "program/json.h"
 #include "program/op_table.h"
+#include "reports/schema_version.h"
 
 namespace parity::cli {
 namespace {
@@ -190,7 +191,7 @@ TEST_F(Cli, ShortCampaignWritesItsSummary) {
   ASSERT_TRUE(fs::exists(out / "run.json")) << r.output;
   nlohmann::json run = nlohmann::json::parse(std::ifstream(out / "run.json"));
   EXPECT_EQ(run["kind"], "run");
-  EXPECT_EQ(run["schema_version"], 1);
+  EXPECT_EQ(run["schema_version"], reports::kReportSchemaVersion);
   EXPECT_EQ(run["cases"], 20);
   EXPECT_EQ(run["seed"], 1);
   EXPECT_EQ(run["shard"]["total"], 1);

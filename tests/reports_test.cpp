@@ -15,6 +15,7 @@
 #include "reports/known_divergences.h"
 #include "reports/merge.h"
 #include "reports/run_summary.h"
+#include "reports/schema_version.h"
 
 namespace parity::reports {
 namespace {
@@ -69,7 +70,7 @@ TEST(ReportsFinding, RoundTrips) {
   Finding f = sample_finding();
   json j = to_json(f);
   EXPECT_EQ(j["kind"], "finding");
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], kReportSchemaVersion);
   EXPECT_EQ(j["device"], "cpu");
   EXPECT_TRUE(j["seed"].is_string());  // above 2^53
   EXPECT_EQ(finding_from_json(json::parse(j.dump())), f);
@@ -114,7 +115,11 @@ TEST(ReportsRunSummary, RoundTrips) {
   r.expected_findings = 1;
   r.recorded_findings = 2;
   r.crashes = 1;
-  r.findings_by_signature = {{"add:values", 3}, {"program:crash", 1}};
+  r.planted_faults = {"mul=values"};
+  r.groups["add:values"].add_case(7);
+  r.groups["add:values"].add_case(3);
+  r.groups["add:values"].offer(3, sample_finding().program);
+  r.groups["program:crash"].add_case(12);  // a group whose findings were not recorded has no smallest program
   r.findings_by_kind = {{"values", 3}, {"crash", 1}};
   r.ops = {{"add", {10, 8, 1, 1}}};
   r.error_categories = {{"shape", 2}};
@@ -137,6 +142,63 @@ TEST(ReportsRunSummary, RoundTrips) {
   EXPECT_EQ(j["coverage"]["situations"]["data_of_tensor"], 0);
   EXPECT_EQ(j["coverage"]["starved"], json(starved(r.coverage)));
   EXPECT_EQ(j["known_divergence_hits"]["never:matched"], 0);
+  EXPECT_EQ(j["device"], "cpu");
+  ASSERT_EQ(j["groups"].size(), 2u);
+  EXPECT_EQ(j["groups"][0]["signature"], "add:values");  // the most frequent first
+  EXPECT_EQ(j["groups"][0]["first_case"], 3);
+  EXPECT_EQ(j["groups"][0]["smallest"]["steps"], 1);
+  EXPECT_TRUE(j["groups"][1]["smallest"].is_null());
+}
+
+TEST(ReportsRunSummary, RefusesSchemaVersionsItCannotRead) {
+  RunSummary r;
+  json j = to_json(r);
+  j["schema_version"] = 1;  // before groups
+  try {
+    run_summary_from_json(j);
+    ADD_FAILURE();
+  } catch (const program::JsonError& e) {
+    EXPECT_NE(std::string(e.what()).find("older parity"), std::string::npos) << e.what();
+  }
+  j["schema_version"] = kReportSchemaVersion + 1;
+  EXPECT_THROW(run_summary_from_json(j), program::JsonError);
+  // A finding of schema 1 (no planted_faults) is still read: its program can be replayed.
+  json f = to_json(sample_finding());
+  f["schema_version"] = 1;
+  f.erase("planted_faults");
+  EXPECT_EQ(finding_from_json(f), sample_finding());
+}
+
+TEST(ReportsFindingGroup, KeepsTheFirstCaseAndTheSmallestRecordedProgram) {
+  program::Program one = sample_finding().program, two = one;
+  two.steps.push_back(two.steps[0]);
+  FindingGroup g;
+  g.add_case(40);
+  g.offer(40, two);
+  g.add_case(9);
+  g.offer(9, two);
+  g.add_case(50);
+  g.offer(50, one);
+  EXPECT_EQ(g.count, 3u);
+  EXPECT_EQ(g.first_case, 9u);
+  ASSERT_TRUE(g.smallest);
+  EXPECT_EQ(g.smallest->case_index, 50u);
+  EXPECT_EQ(g.smallest->program, one);
+  // Ties go to the earlier case.
+  g.offer(45, one);
+  EXPECT_EQ(g.smallest->case_index, 45u);
+
+  FindingGroup other;
+  other.add_case(2);
+  other.offer(2, two);
+  other.expected = true;
+  other.known_reason = "why";
+  g.merge(other);
+  EXPECT_EQ(g.count, 4u);
+  EXPECT_EQ(g.first_case, 2u);
+  EXPECT_EQ(g.smallest->case_index, 45u);
+  EXPECT_TRUE(g.expected);
+  EXPECT_EQ(g.known_reason, "why");
 }
 
 TEST(ReportsCoverage, ZeroedHasEveryExpectedKeyAndStarvedNamesThem) {
@@ -322,7 +384,7 @@ RunSummary shard_summary(int index, int total, std::uint64_t cases, double secon
   r.cases = cases;
   r.seconds = seconds;
   r.findings = r.unexpected_findings = 1;
-  r.findings_by_signature = {{"add:values", 1}};
+  r.groups["add:values"].add_case(static_cast<std::uint64_t>(index));
   r.ops = {{"add", {cases, cases, 0, 0}}};
   r.coverage = Coverage::zeroed();
   r.coverage.situations["version_error"] = cases;
@@ -334,7 +396,8 @@ TEST(ReportsMerge, SumsShardsOfOneCampaign) {
   EXPECT_EQ(m.cases, 40u);
   EXPECT_DOUBLE_EQ(m.seconds, 4.0);  // side by side: the longest shard
   EXPECT_DOUBLE_EQ(m.cases_per_second, 10.0);
-  EXPECT_EQ(m.findings_by_signature.at("add:values"), 2u);
+  EXPECT_EQ(m.groups.at("add:values").count, 2u);
+  EXPECT_EQ(m.groups.at("add:values").first_case, 0u);
   EXPECT_EQ(m.ops.at("add").generated, 40u);
   EXPECT_EQ(m.coverage.situations.at("version_error"), 40u);
   EXPECT_EQ(m.shard, (ShardInfo{0, 1}));
@@ -355,6 +418,10 @@ TEST(ReportsMerge, RefusesOtherCampaignsAndIncompleteSets) {
   RunSummary other_torch = shard_summary(1, 2, 5, 1);
   other_torch.libtorch_version = "2.1.0";
   EXPECT_NE(message({shard_summary(0, 2, 5, 1), other_torch}).find("LibTorch version"), std::string::npos);
+  RunSummary planted = shard_summary(1, 2, 5, 1);
+  planted.planted_faults = {"mul=values"};
+  EXPECT_NE(message({shard_summary(0, 2, 5, 1), planted}).find("planted faults is mul=values, the first one's is none"),
+            std::string::npos);
   EXPECT_NE(message({shard_summary(0, 3, 5, 1), shard_summary(2, 3, 5, 1)}).find("shards missing: 1 (of 3)"),
             std::string::npos);
   EXPECT_NE(message({shard_summary(0, 2, 5, 1), shard_summary(0, 2, 5, 1)}).find("given twice"), std::string::npos);

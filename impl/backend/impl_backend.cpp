@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "impl/autograd/grad_mode.h"
+#include "impl/backend/planted_faults.h"
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/ops.h"
@@ -89,11 +90,17 @@ class ImplSession final : public pg::Session {
   void execute(const pg::Step& step, int index) override {
     if (values_.size() <= static_cast<std::size_t>(index)) values_.resize(static_cast<std::size_t>(index) + 1);
     autograd::GradModeGuard mode(step.grad_enabled);
+    const PlantedFault* fault = planted_fault_for(step.op);
+    if (fault && fault->kind == PlantedFault::Kind::Error)
+      throw pg::StepError(pg::ErrorCategory::Argument,
+                          "planted fault (" + fault->text() + "): impl refuses this op on purpose, as " +
+                              std::string(kPlantVariable) + " asks");
     try {
       values_[index] = run(step);
     } catch (const Error& e) {
       throw pg::StepError(to_program(e.kind()), e.what());
     }
+    if (fault && fault->kind == PlantedFault::Kind::Values && values_[index]) plant_wrong_value(*values_[index]);
   }
 
   bool has_value(int id) const override {
@@ -143,6 +150,19 @@ class ImplSession final : public pg::Session {
 
  private:
   const Tensor& in(const pg::Step& s, std::size_t i) const { return *values_[s.inputs[i]]; }
+
+  static const PlantedFault* planted_fault_for(pg::OpId op) {
+    for (const auto& f : planted_faults())
+      if (f.op == op) return &f;
+    return nullptr;
+  }
+
+  // Writes straight to memory, bumping no version: the bug is in the op's arithmetic, nowhere else.
+  static void plant_wrong_value(const Tensor& t) {
+    if (t.numel() == 0 || t.device().type != DeviceType::CPU) return;
+    if (t.dtype() == ScalarType::Float32) t.data<float>()[0] += 1.0f;
+    else if (t.dtype() == ScalarType::Float64) t.data<double>()[0] += 1.0;
+  }
 
   std::optional<Tensor> run(const pg::Step& s) {
     const auto& a = s.attrs;

@@ -1,0 +1,70 @@
+#include "impl/backend/planted_faults.h"
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace parity::impl {
+
+namespace {
+
+constexpr std::pair<std::string_view, PlantedFault::Kind> kKinds[] = {
+    {"values", PlantedFault::Kind::Values},
+    {"error", PlantedFault::Kind::Error},
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+PlantedFault parse_one(std::string_view item) {
+  auto bad = [&](const std::string& why) {
+    return std::invalid_argument(std::string(kPlantVariable) + ": \"" + std::string(item).substr(0, 60) + "\" " + why +
+                                 " (expected OP=values or OP=error, comma-separated; OP from `parity list`)");
+  };
+  const auto eq = item.find('=');
+  if (eq == std::string_view::npos) throw bad("has no '='");
+  const auto op = program::find_op(trim(item.substr(0, eq)));
+  if (!op) throw bad("names no op");
+  const std::string_view kind = trim(item.substr(eq + 1));
+  for (const auto& [name, k] : kKinds)
+    if (name == kind) return {*op, k};
+  throw bad("names no fault kind");
+}
+
+}  // namespace
+
+std::string PlantedFault::text() const {
+  for (const auto& [name, k] : kKinds)
+    if (k == kind) return std::string(program::spec(op).name) + "=" + std::string(name);
+  return std::string(program::spec(op).name) + "=?";
+}
+
+std::vector<PlantedFault> parse_planted_faults(std::string_view spec) {
+  std::vector<PlantedFault> out;
+  while (!trim(spec).empty()) {
+    const auto comma = spec.find(',');
+    const std::string_view item = trim(spec.substr(0, comma));
+    if (!item.empty()) out.push_back(parse_one(item));
+    if (comma == std::string_view::npos) break;
+    spec.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+const std::vector<PlantedFault>& planted_faults() {
+  static const std::vector<PlantedFault> faults = [] {
+    const char* v = std::getenv(kPlantVariable);
+    return v ? parse_planted_faults(v) : std::vector<PlantedFault>{};
+  }();
+  return faults;
+}
+
+std::vector<std::string> planted_fault_texts() {
+  std::vector<std::string> out;
+  for (const auto& f : planted_faults()) out.push_back(f.text());
+  return out;
+}
+
+}  // namespace parity::impl

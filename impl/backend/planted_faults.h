@@ -1,0 +1,33 @@
+// Test-only deliberate bugs in impl, switched on by the PARITY_PLANT environment variable. They let parity's
+// own tests and demos drive the whole reporting path (shrinking, grouping, HTML, repros) with real
+// divergences. A campaign records the faults it ran with (run.json and every finding: planted_faults), so a
+// report of a planted run cannot be mistaken for one of impl.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "program/op_table.h"
+
+namespace parity::impl {
+
+inline constexpr const char* kPlantVariable = "PARITY_PLANT";
+
+struct PlantedFault {
+  enum class Kind {
+    Values,  // the op's result has 1 added to its first element (floating-point results)
+    Error,   // the op raises an `argument` error instead of running
+  };
+  program::OpId op;
+  Kind kind;
+  std::string text() const;  // "mul=values", as PARITY_PLANT spells it
+  bool operator==(const PlantedFault&) const = default;
+};
+
+// Parses "mul=values,neg=error" (empty: none). Throws std::invalid_argument naming the item at fault.
+std::vector<PlantedFault> parse_planted_faults(std::string_view spec);
+// The faults PARITY_PLANT asks for, parsed once. Throws std::invalid_argument when it is malformed.
+const std::vector<PlantedFault>& planted_faults();
+std::vector<std::string> planted_fault_texts();  // planted_faults() as text, for reports
+
+}  // namespace parity::impl

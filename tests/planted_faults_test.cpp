@@ -1,0 +1,40 @@
+// impl/backend/planted_faults: the test-only switch that makes impl deliberately wrong is read strictly, so a
+// typo cannot silently run a campaign without the bug it asked for.
+#include "impl/backend/planted_faults.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace parity::impl {
+namespace {
+
+using program::OpId;
+
+TEST(PlantedFaults, ParsesAListOfOpAndKind) {
+  auto faults = parse_planted_faults(" mul=values, neg = error ,");
+  ASSERT_EQ(faults.size(), 2u);
+  EXPECT_EQ(faults[0], (PlantedFault{OpId::Mul, PlantedFault::Kind::Values}));
+  EXPECT_EQ(faults[1], (PlantedFault{OpId::Neg, PlantedFault::Kind::Error}));
+  EXPECT_EQ(faults[0].text(), "mul=values");
+  EXPECT_EQ(faults[1].text(), "neg=error");
+  EXPECT_TRUE(parse_planted_faults("").empty());
+}
+
+TEST(PlantedFaults, RefusesWhatItCannotRead) {
+  auto message = [](std::string_view spec) {
+    try {
+      parse_planted_faults(spec);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("parsed");
+  };
+  EXPECT_NE(message("mul").find("has no '='"), std::string::npos);
+  EXPECT_NE(message("frobnicate=values").find("names no op"), std::string::npos);
+  EXPECT_NE(message("mul=wrong").find("names no fault kind"), std::string::npos);
+  EXPECT_NE(message("mul=wrong").find("PARITY_PLANT"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace parity::impl
