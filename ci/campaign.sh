@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A conformance campaign: impl against LibTorch on generated programs, for a time budget.
 # Usage: ci/campaign.sh [SECONDS] [SEED] [OUT_DIR]   (defaults: 60, 1, runs/latest)
-# Writes OUT_DIR/findings.jsonl (one divergence per line, as found) and OUT_DIR/run.json (the summary).
+# Writes OUT_DIR/findings.jsonl (one divergence per line, as found), OUT_DIR/run.json (the summary) and
+# OUT_DIR/report.html (the page to triage, built even when the campaign fails or is interrupted).
+# Exit status: the campaign's (0 nothing unexpected, 1 unexpected findings; see `parity fuzz --help`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -9,4 +11,7 @@ seed=${2:-1}
 out=${3:-runs/latest}
 ci/setup.sh build >/dev/null
 rm -rf "$out"
-./build/parity fuzz --seconds "$seconds" --seed "$seed" --out "$out"
+status=0
+./build/parity fuzz --seconds "$seconds" --seed "$seed" --out "$out" || status=$?
+./build/parity report "$out" -o "$out/report.html"
+exit "$status"

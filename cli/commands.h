@@ -13,5 +13,6 @@ int run_command(const std::vector<std::string>& args);
 int list_command(const std::vector<std::string>& args);
 int claims_command(const std::vector<std::string>& args);
 int merge_command(const std::vector<std::string>& args);
+int report_command(const std::vector<std::string>& args);
 
 }  // namespace parity::cli

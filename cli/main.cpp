@@ -28,6 +28,7 @@ commands:
   list     print the op table                             parity list
   claims   check the seed tutorials' claims on both       parity claims --markdown
   merge    join the outputs of a sharded campaign         parity merge SHARD0 SHARD1 -o DIR
+  report   an HTML page of a campaign, to triage          parity report DIR -o report.html
 
 `parity <command> --help` describes each command.
 )";
@@ -54,7 +55,7 @@ void warn_if_planted() {
 
 int dispatch(const std::vector<std::string>& args) {
   using namespace parity::cli;
-  if (args.empty()) throw UsageError("no command given (commands: fuzz, replay, run, list, claims, merge; see `parity --help`)");
+  if (args.empty()) throw UsageError("no command given (commands: fuzz, replay, run, list, claims, merge, report; see `parity --help`)");
   const std::string& command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "--help" || command == "-h" || command == "help") {
@@ -68,7 +69,8 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "list") return list_command(rest);
   if (command == "claims") return claims_command(rest);
   if (command == "merge") return merge_command(rest);
-  throw UsageError("unknown command \"" + command + "\" (commands: fuzz, replay, run, list, claims, merge; see `parity --help`)");
+  if (command == "report") return report_command(rest);
+  throw UsageError("unknown command \"" + command + "\" (commands: fuzz, replay, run, list, claims, merge, report; see `parity --help`)");
 }
 
 }  // namespace

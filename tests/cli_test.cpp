@@ -344,4 +344,40 @@ TEST_F(Cli, ClaimsReportVerdicts) {
 }
 
 }  // namespace
+// A planted campaign gives real findings; the report is built from whatever of the folder can be read.
+TEST_F(Cli, ReportBuildsAPageFromWhatTheCampaignLeft) {
+  const fs::path run = dir_ / "planted";
+  Result r = parity("fuzz --cases 60 --seed 5 --out " + run.string(), 600, "PARITY_PLANT=mul=values");
+  ASSERT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("PARITY_PLANT is set"), std::string::npos) << r.output;
+  nlohmann::json summary = nlohmann::json::parse(std::ifstream(run / "run.json"));
+  EXPECT_EQ(summary["planted_faults"], nlohmann::json({"mul=values"}));
+  ASSERT_GE(summary["groups"].size(), 1u);
+  EXPECT_EQ(summary["groups"][0]["signature"], "mul:values");
+
+  r = parity("report " + run.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream page(run / "report.html");
+  std::string html((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find(">mul:values<"), std::string::npos);
+  EXPECT_NE(html.find("Planted faults."), std::string::npos);
+
+  // Killed mid-campaign: no run.json, a torn last line. Still a page, with both named.
+  fs::remove(run / "run.json");
+  std::ofstream(run / "findings.jsonl", std::ios::app) << "{\"schema_version\": 2, \"kind\": \"fin";
+  r = parity("report " + run.string() + " -o " + (dir_ / "partial.html").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("torn line"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("run.json is missing"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(dir_ / "partial.html"));
+
+  expect_bad_input(parity("report " + (dir_ / "nowhere").string()), "is not a folder");
+  expect_bad_input(parity("report " + dir_.string() + "/empty-dir-that-is-a-file"), "is not a folder");
+  fs::create_directories(dir_ / "empty");
+  expect_bad_input(parity("report " + (dir_ / "empty").string()), "holds no campaign output");
+  expect_bad_input(parity("fuzz --cases 1 --out " + (dir_ / "x").string(), 60, "PARITY_PLANT=mul=oops"),
+                   "names no fault kind");
+}
+
+
 }  // namespace parity::cli

@@ -1,0 +1,116 @@
+// `parity report`: the HTML page of a campaign's output folder, for a person to triage.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/render.h"
+#include "reports/error.h"
+#include "reports/html_report.h"
+#include "reports/jsonl.h"
+
+namespace parity::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kHelp = R"(usage: parity report RUN_DIR [-o OUT.html]
+
+Builds one self-contained HTML page (it loads nothing: open it anywhere, attach it to a CI run) from a
+campaign's output folder: RUN_DIR/run.json and RUN_DIR/findings.jsonl. A summary (LibTorch, cases, cases/s,
+groups, expected and unexpected findings, coverage), then one section per group of findings: the smallest
+recorded program, both traces side by side with the first differing observation marked, and C++ and Python
+repros with copy buttons. Filters by op, observation kind and error category; a filtered view can be shared
+as report.html#op=mul&unexpected=1.
+
+A campaign that was killed leaves a torn last line or no run.json: the page is still built from what can be
+read, and says what was left out.
+
+options:
+  -o, --out OUT    the page to write (default RUN_DIR/report.html)
+
+exit status: 0 written, 2 bad usage, or nothing readable in RUN_DIR.
+)";
+
+std::optional<reports::RunSummary> read_summary(const fs::path& path, std::vector<std::string>& warnings) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    warnings.push_back(path.string() + " is missing (the campaign did not finish): counts below are of the "
+                       "recorded findings only");
+    return std::nullopt;
+  }
+  try {
+    return reports::run_summary_from_json(nlohmann::json::parse(reports::read_text_file(path)));
+  } catch (const nlohmann::json::parse_error& e) {
+    warnings.push_back(path.string() + " is unreadable (" + reports::describe_parse_error(e) + "); it is left out");
+  } catch (const std::exception& e) {
+    warnings.push_back(path.string() + " is unreadable (" + e.what() + "); it is left out");
+  }
+  return std::nullopt;
+}
+
+// Every finding that can be read; the others are named in the page rather than failing the whole report.
+void read_findings(const fs::path& path, reports::ReportInput& in) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return;  // a campaign without findings writes none
+  const reports::JsonlContents contents = reports::read_jsonl(path);
+  if (contents.torn_tail)
+    in.warnings.push_back(path.string() + " ends in a torn line (the campaign was killed while writing it); "
+                          "that finding is left out");
+  for (std::size_t i = 0; i < contents.records.size(); ++i) {
+    try {
+      in.findings.push_back(reports::finding_from_json(contents.records[i]));
+      in.finding_indices.push_back(i);
+    } catch (const std::exception& e) {
+      in.warnings.push_back(path.string() + ": finding " + std::to_string(i) + " is left out: " + e.what());
+    }
+  }
+}
+
+}  // namespace
+
+int report_command(const std::vector<std::string>& argv) {
+  if (print_help_if_asked(argv, kHelp)) return 0;
+  std::vector<std::string> normalised;
+  for (const auto& a : argv) normalised.push_back(a == "-o" ? "--out" : a);
+  Args args("parity report", normalised, {{"--out"}});
+  if (args.positional().size() != 1)
+    throw UsageError("`parity report` takes one RUN_DIR (see `parity report --help`)");
+  const fs::path dir = args.positional()[0];
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw UsageError(dir.string() + " is not a folder (give a campaign's --out folder)");
+  if (!fs::exists(dir / "run.json", ec) && !fs::exists(dir / "findings.jsonl", ec))
+    throw reports::ReportError(dir.string() + " holds no campaign output (no run.json, no findings.jsonl)");
+  fs::path out = dir / "report.html";
+  if (auto o = args.value("--out")) {
+    if (o->empty()) throw UsageError("-o needs a file name");
+    out = *o;
+  }
+
+  reports::ReportInput in;
+  in.findings_path = (dir / "findings.jsonl").string();
+  in.summary = read_summary(dir / "run.json", in.warnings);
+  read_findings(dir / "findings.jsonl", in);
+  const std::string html = reports::html_report(in);
+
+  // Through a temporary file and a rename: a page is either whole or the old one.
+  fs::path tmp = out;
+  tmp += ".tmp";
+  {
+    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
+    file << html;
+    file.flush();
+    if (!file) throw reports::ReportError(tmp.string() + ": cannot write the report");
+  }
+  fs::rename(tmp, out, ec);
+  if (ec) throw reports::ReportError(out.string() + ": cannot write the report: " + ec.message());
+  for (const auto& w : in.warnings) std::cerr << "parity report: warning: " << one_line(w) << "\n";
+  std::cout << "parity report: " << in.findings.size() << " findings";
+  if (in.summary) std::cout << " (" << in.summary->cases << " cases, " << in.summary->groups.size() << " groups)";
+  std::cout << " -> " << out.string() << "\n";
+  return 0;
+}
+
+}  // namespace parity::cli

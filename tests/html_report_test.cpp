@@ -1,0 +1,150 @@
+// reports/html_report: what the page shows and how it escapes, without a browser (tests/report_browser_test.py
+// loads it in Chromium). Strings from findings are data: they must never become markup.
+#include "reports/html_report.h"
+
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+
+#include <string>
+
+#include "tests/program_builder.h"
+
+namespace parity::reports {
+namespace {
+
+const std::string kHostile = "</script><img src=x onerror=alert(1)>\"'&";
+
+std::size_t count(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
+program::TensorObs obs(int value, std::vector<double> values) {
+  program::TensorObs o;
+  o.value = value;
+  o.alias_of = value;
+  o.sizes = {static_cast<std::int64_t>(values.size())};
+  o.strides = {1};
+  o.contiguous = o.non_overlapping_dense = true;
+  o.values = std::move(values);
+  return o;
+}
+
+// rand -> mul: impl's mul is off by one in element 1.
+Finding values_finding(std::uint64_t case_index) {
+  Finding f;
+  f.parity_commit = "abc";
+  f.libtorch_version = "1.13.0";
+  f.case_index = case_index;
+  f.signature = "mul:values";
+  test_support::ProgramBuilder b;
+  int x = b.rand({2});
+  b.step(program::OpId::Mul, {x, x});
+  f.program = b.program();
+  f.original_program_size = 5;
+  f.divergence = {1, 1, "values", "element 1 of 2 = 5", "element 1 of 2 = 4", program::Divergence::Severity::Major, {}, {}};
+  program::Trace impl{"impl", {}}, oracle{"libtorch", {}};
+  impl.steps.resize(2);
+  oracle.steps.resize(2);
+  impl.steps[0].observed = oracle.steps[0].observed = {obs(0, {1, 2})};
+  impl.steps[1].observed = {obs(1, {1, 5})};
+  oracle.steps[1].observed = {obs(1, {1, 4})};
+  f.impl_trace = impl;
+  f.oracle_trace = oracle;
+  return f;
+}
+
+ReportInput input(std::vector<Finding> findings) {
+  ReportInput in;
+  for (std::size_t i = 0; i < findings.size(); ++i) in.finding_indices.push_back(i);
+  in.findings = std::move(findings);
+  in.findings_path = "run/findings.jsonl";
+  return in;
+}
+
+TEST(HtmlReport, EscapesForTextAndAttributes) {
+  EXPECT_EQ(html_escape(kHostile), "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;");
+  EXPECT_EQ(html_escape(std::string("a\0b", 3)), "a\xEF\xBF\xBD" "b");
+}
+
+TEST(HtmlReport, HostileStringsStayText) {
+  Finding f = values_finding(3);
+  f.signature = "mul:values" + kHostile;
+  f.divergence.kind = "values" + kHostile;   // lands in data- attributes and an <option> value
+  f.divergence.impl = kHostile;
+  f.expected = true;
+  f.known_reason = kHostile;
+  f.impl_trace->steps[1].observed[0].grad_fn = kHostile;
+  f.oracle_trace->steps[0].status = program::StepObs::Status::Error;
+  f.oracle_trace->steps[0].message = kHostile;
+  ReportInput in = input({f});
+  in.warnings.push_back(kHostile);
+  in.findings_path = kHostile;
+  const std::string html = html_report(in);
+  EXPECT_EQ(count(html, "<img"), 0u);
+  EXPECT_EQ(count(html, "onerror=alert(1)>"), 0u);
+  EXPECT_EQ(count(html, "</script>"), 1u);  // the page's own
+  EXPECT_GE(count(html, html_escape(kHostile)), 6u);
+}
+
+TEST(HtmlReport, GroupsByFindingSignatureAndShowsTheSmallestProgram) {
+  Finding big = values_finding(2), small = values_finding(9), other = values_finding(4);
+  big.program.steps.push_back(big.program.steps[1]);
+  other.signature = "mul:strides";
+  ReportInput in = input({big, small, other});
+  RunSummary summary;
+  summary.cases = 100;
+  summary.groups["mul:values"].count = 7;  // cases beyond the recorded ones
+  summary.groups["mul:values"].first_case = 1;
+  in.summary = summary;
+  const std::string html = html_report(in);
+  EXPECT_EQ(count(html, "<section class=\"group"), 2u);
+  // The group with more cases comes first; its page shows run.json's count and first case, and case 9's program.
+  EXPECT_LT(html.find(">mul:values<"), html.find(">mul:strides<"));
+  EXPECT_NE(html.find("7 cases, first seen in case 1; shown: case 9"), std::string::npos);
+  EXPECT_NE(html.find("parity replay run/findings.jsonl --index 1"), std::string::npos);
+}
+
+TEST(HtmlReport, MarksTheFirstDifferenceOnBothSides) {
+  const std::string html = html_report(input({values_finding(3)}));
+  EXPECT_EQ(count(html, "<tr class=\"diverging\">"), 1u);
+  EXPECT_EQ(count(html, "<mark class=\"first-diff\" title=\"first difference\"><span class=\"fld\" data-field=\"values\">"), 2u);
+  EXPECT_NE(html.find("values [1, 5]"), std::string::npos);
+  EXPECT_NE(html.find("values [1, 4]"), std::string::npos);
+}
+
+// The CSP names the SHA-256 of the page's one script and one style: anything else is refused by the browser.
+TEST(HtmlReport, ContentSecurityPolicyAllowsOnlyThePagesOwnScriptAndStyle) {
+  const std::string html = html_report(input({values_finding(3)}));
+  auto between = [&](const std::string& open, const std::string& close) {
+    auto a = html.find(open) + open.size();
+    return html.substr(a, html.find(close, a) - a);
+  };
+  auto sha = [](const std::string& text) {
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    EVP_Digest(text.data(), text.size(), d, &n, EVP_sha256(), nullptr);
+    std::string b64(4 * ((n + 2) / 3) + 1, '\0');
+    b64.resize(static_cast<std::size_t>(EVP_EncodeBlock(reinterpret_cast<unsigned char*>(b64.data()), d, static_cast<int>(n))));
+    return b64;
+  };
+  const std::string csp = between("http-equiv=\"Content-Security-Policy\" content=\"", "\"");
+  EXPECT_NE(csp.find("default-src 'none'"), std::string::npos) << csp;
+  EXPECT_NE(csp.find("script-src 'sha256-" + sha(between("<script>", "</script>")) + "'"), std::string::npos) << csp;
+  EXPECT_NE(csp.find("style-src 'sha256-" + sha(between("<style>", "</style>")) + "'"), std::string::npos) << csp;
+  EXPECT_EQ(count(html, "<script"), 1u);
+  EXPECT_EQ(count(html, "style=\""), 0u);  // inline style attributes would need 'unsafe-inline'
+  EXPECT_EQ(count(html, "http://") + count(html, "https://"), 0u);  // nothing to fetch
+}
+
+TEST(HtmlReport, AGreenRunSaysSo) {
+  ReportInput in = input({});
+  RunSummary summary;
+  summary.cases = 42;
+  in.summary = summary;
+  EXPECT_NE(html_report(in).find("impl agreed with LibTorch on all 42 cases"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace parity::reports

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""The HTML report in a real browser (headless Chromium).
+
+A campaign with planted faults (PARITY_PLANT) gives real findings in three groups, one of them expected
+(a --known ledger). One finding is then made hostile: markup in an error message, a known-divergence reason,
+a grad_fn, the divergence text and kind (which lands in attributes and <option> values), and the file gets a
+torn last line. The page must load with no console error (a CSP violation is one), run its own script (it
+marks <html data-ready>), show every group with its first difference marked, apply a filter from the URL
+fragment, and keep every hostile string as text: no <img>, no event handler, the string readable verbatim.
+
+The console check is itself checked: the same page with its script altered by one character must be refused
+by the CSP, and the refusal must be seen.
+
+usage: report_browser_test.py PARITY_BINARY OUT_DIR   (OUT_DIR keeps report.html and report.png to look at)
+"""
+import html.parser
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HOSTILE = ('</script><img src=x onerror="document.documentElement.setAttribute(\'data-pwned\',\'1\')">'
+           '<script>document.documentElement.setAttribute(\'data-pwned\',\'2\')</script>\'"&amp;')
+KNOWN = {"schema_version": 1, "entries": [{
+    "signature": "neg:status:*",
+    "reason": "Planted on purpose (PARITY_PLANT=neg=error): the expected group of this test. " + HOSTILE,
+    "libtorch_min": "1.13.0", "libtorch_max": "99.0.0", "expires": "2099-01-01"}]}
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL: " + what, flush=True)
+
+
+def run(cmd, env=None, timeout=300):
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+class Dom(html.parser.HTMLParser):
+    """What the checks need of a dumped DOM: elements by tag with attributes and the section they are in."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.elements = []       # (tag, attrs, section id or None)
+        self.section = None
+        self.depth = 0
+        self.section_depth = None
+        self.text = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section" and "group" in a.get("class", "").split():
+            self.section, self.section_depth = a.get("id"), self.depth
+        self.elements.append((tag, a, self.section))
+        if tag not in ("meta", "link", "br", "input", "col", "img"):
+            self.depth += 1
+
+    def handle_endtag(self, tag):
+        if tag in ("meta", "link", "br", "input", "col", "img"):
+            return
+        self.depth -= 1
+        if tag == "section" and self.section is not None and self.depth == self.section_depth:
+            self.section = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    def find(self, tag=None, cls=None, section=None):
+        return [(t, a, s) for t, a, s in self.elements
+                if (tag is None or t == tag) and (cls is None or cls in a.get("class", "").split())
+                and (section is None or s == section)]
+
+
+def chromium(browser, profile, url, *extra):
+    """Runs headless Chromium on url; returns (stdout, console lines that are errors)."""
+    cmd = [browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+           "--user-data-dir=" + profile, "--enable-logging=stderr", "--v=0", *extra, url]
+    p = run(cmd, timeout=120)
+    console = [line for line in p.stderr.splitlines()
+               if "CONSOLE" in line or "Refused to" in line or "Uncaught" in line]
+    return p.stdout, console
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    parity, out_dir = sys.argv[1], sys.argv[2]
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not browser:
+        print("FAIL: chromium is not installed (Debian package `chromium`; ci/setup.sh installs it)")
+        return 1
+    os.makedirs(out_dir, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="parity-report-")
+    try:
+        return test(parity, browser, out_dir, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test(parity, browser, out_dir, tmp):
+    run_dir = os.path.join(tmp, "run")
+    known = os.path.join(tmp, "known.json")
+    with open(known, "w") as f:
+        json.dump(KNOWN, f)
+    env = dict(os.environ, PARITY_PLANT="mul=values,neg=error,transpose=values")
+    p = run([parity, "fuzz", "--cases", "300", "--seed", "5", "--known", known, "--out", run_dir], env=env)
+    check(p.returncode == 1, "the planted campaign exits 1 (unexpected findings), got %d:\n%s" % (p.returncode, p.stderr[-2000:]))
+    findings_path = os.path.join(run_dir, "findings.jsonl")
+    with open(findings_path) as f:
+        records = [json.loads(line) for line in f]
+    neg = [r for r in records if r["signature"].startswith("neg:status")]
+    values = [r for r in records if r["signature"] == "mul:values"]
+    if not neg or not values:
+        print("FAIL: the planted campaign recorded no neg:status or mul:values finding; signatures: %s"
+              % sorted({r["signature"] for r in records}))
+        return 1
+
+    # The hostile finding: a copy of a neg:status one, so it forms its own group.
+    hostile = json.loads(json.dumps(neg[0]))
+    hostile["signature"] = "neg:status:argument" + HOSTILE
+    hostile["divergence"]["impl"] = HOSTILE
+    hostile["divergence"]["kind"] = "status" + HOSTILE
+    step = hostile["divergence"]["step"]
+    hostile["impl_trace"]["steps"][step]["message"] = HOSTILE
+    for s in hostile["oracle_trace"]["steps"]:
+        for o in s["observed"]:
+            o["grad_fn"] = HOSTILE
+    records.append(hostile)
+    with open(findings_path, "w") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+        f.write(json.dumps(values[0])[:200])  # a torn last line: the campaign killed mid-write
+    groups = {r["signature"] for r in records}
+
+    page = os.path.join(out_dir, "report.html")
+    p = run([parity, "report", run_dir, "-o", page], env=env)
+    check(p.returncode == 0, "parity report exits 0, got %d: %s" % (p.returncode, p.stderr))
+    check("torn line" in p.stderr, "parity report warns about the torn last line: " + p.stderr)
+    with open(page, encoding="utf-8") as f:
+        source = f.read()
+    check("<img" not in source.replace("&lt;img", ""), "no <img in the page source")
+
+    profile = os.path.join(tmp, "profile")
+    url = "file://" + os.path.abspath(page)
+    dom_text, console = chromium(browser, profile, url, "--dump-dom")
+    check(not console, "the page logs no console error or CSP refusal: %s" % console)
+    dom = Dom()
+    dom.feed(dom_text)
+    root = dom.find("html")
+    check(bool(root) and root[0][1].get("data-ready") == str(len(groups)),
+          "the page's script ran under its CSP and saw %d groups (html data-ready=%s)"
+          % (len(groups), root[0][1].get("data-ready") if root else None))
+    check(not root or "data-pwned" not in root[0][1], "no hostile script or handler ran")
+    check(not dom.find("img"), "no <img> element came from the data")
+    check(not [e for e in dom.elements if any(k.startswith("on") for k in e[1])], "no element has an event handler")
+    sections = dom.find("section", "group")
+    check(len(sections) == len(groups), "one section per group: %d sections, %d groups" % (len(sections), len(groups)))
+    for _, attrs, _ in sections:
+        sid = attrs.get("id")
+        marks = dom.find("mark", "first-diff", section=sid)
+        check(len(marks) >= 2, "group %s marks the first difference on both sides (%d marks)" % (sid, len(marks)))
+        check(len(dom.find("tr", "diverging", section=sid)) == 1, "group %s highlights its diverging trace row" % sid)
+        check(len(dom.find("button", "copy", section=sid)) == 2, "group %s has the C++ and Python copy buttons" % sid)
+        check(len(dom.find("pre", section=sid)) == 2, "group %s has both repros" % sid)
+    text = "".join(dom.text)
+    check(text.count(HOSTILE) >= 5, "the hostile string is shown verbatim as text (%d times)" % text.count(HOSTILE))
+    options = [a.get("value") for t, a, _ in dom.find("option")]
+    check("status" + HOSTILE in options, "the hostile kind survives as an <option> value, intact")
+    expected = [a for _, a, _ in sections if a.get("data-expected") == "1"]
+    check(len(expected) == 2, "the ledger's neg:status group and its hostile copy are expected (%d)" % len(expected))
+
+    # A filter from the fragment, applied by the page's script in the browser.
+    dom_text, console = chromium(browser, profile, url + "#op=mul", "--dump-dom")
+    check(not console, "the filtered page logs no console error: %s" % console)
+    dom = Dom()
+    dom.feed(dom_text)
+    shown = [a for _, a, _ in dom.find("section", "group") if "hidden" not in a]
+    check(len(shown) >= 1 and all(a.get("data-op") == "mul" for a in shown),
+          "#op=mul shows only mul groups: %s" % [a.get("data-op") for a in shown])
+    check(dom.find("html")[0][1].get("data-shown") == str(len(shown)), "the counter agrees with the shown groups")
+
+    # The console check can fail: one changed character in the script breaks its CSP hash.
+    tampered = os.path.join(tmp, "tampered.html")
+    with open(tampered, "w", encoding="utf-8") as f:
+        f.write(source.replace("'use strict';", "'use strict'; ", 1))
+    dom_text, console = chromium(browser, profile, "file://" + tampered, "--dump-dom")
+    check(any("Content Security Policy" in c or "Refused to" in c for c in console),
+          "a script the CSP does not list is refused, and the refusal is seen: %s" % console)
+    check('data-ready' not in dom_text.split(">", 2)[1], "the refused script did not run")
+
+    shot = os.path.join(out_dir, "report.png")
+    chromium(browser, profile, url, "--hide-scrollbars", "--window-size=1400,2600", "--screenshot=" + shot)
+    check(os.path.exists(shot) and os.path.getsize(shot) > 20000, "a screenshot was taken: " + shot)
+
+    if failures:
+        print("%d checks failed; the page is %s" % (len(failures), page))
+        return 1
+    print("ok: %d groups, page %s, screenshot %s" % (len(groups), page, shot))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
