@@ -19,6 +19,12 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# tests/schema_test.py validates reports with jsonschema (>= 4.18 for its referencing registry).
+if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
+  echo "parity setup: installing jsonschema for $(command -v python3)"
+  python3 -m pip install --quiet 'jsonschema>=4.18'
+fi
+
 if [ ! -f "$build_dir/build.ninja" ]; then
   # shellcheck disable=SC2086
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo ${PARITY_CMAKE_FLAGS:-}

@@ -53,6 +53,8 @@ options:
   --require-coverage
                    fail (exit 3) when some op, layout kind, memory format, error category or autograd
                    situation was never exercised; each is listed on stderr and in run.json (coverage.starved)
+  --overwrite      replace the campaign output already in DIR (run.json, findings.jsonl, report.html); without
+                   it such a folder is refused, so that two campaigns' findings never mix
   --strict-known   fail (exit 4) when a known-divergence entry has expired, or is in force for this LibTorch
                    but matched no finding of the run (run.json known_divergence_hits): the ledger must only
                    hold what still happens. Meant for long campaigns; a short one may miss a rare entry
@@ -136,12 +138,13 @@ struct Options {
   std::optional<std::filesystem::path> known;
   bool require_coverage = false;
   bool strict_known = false;
+  bool overwrite = false;
 };
 
 Options parse_options(const std::vector<std::string>& argv) {
   Args args("parity fuzz", argv,
             {{"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"}, {"--known"},
-             {"--require-coverage", false}, {"--strict-known", false}});
+             {"--require-coverage", false}, {"--strict-known", false}, {"--overwrite", false}});
   if (!args.positional().empty())
     throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity fuzz --help`)");
   Options o;
@@ -159,6 +162,7 @@ Options parse_options(const std::vector<std::string>& argv) {
   if (auto k = args.value("--known")) o.known = *k;
   o.require_coverage = args.has("--require-coverage");
   o.strict_known = args.has("--strict-known");
+  o.overwrite = args.has("--overwrite");
   return o;
 }
 
@@ -472,6 +476,15 @@ int fuzz_command(const std::vector<std::string>& argv) {
   reports::ShardInfo shard = shard_from_env();
   reports::KnownDivergences known = load_known(o);
   std::error_code ec;
+  // findings.jsonl is appended to as findings come: a second campaign into one folder would mix with the first.
+  for (const char* name : {"run.json", "findings.jsonl", "report.html"}) {
+    if (!std::filesystem::exists(o.out / name, ec)) continue;
+    if (!o.overwrite)
+      throw UsageError(o.out.string() + " already holds a campaign's output (" + name +
+                       "): give another --out, or --overwrite to replace it");
+    if (!std::filesystem::remove(o.out / name, ec) || ec)
+      throw reports::ReportError((o.out / name).string() + ": cannot remove it" + (ec ? ": " + ec.message() : ""));
+  }
   std::filesystem::create_directories(o.out, ec);
   if (ec || !std::filesystem::is_directory(o.out))
     throw reports::ReportError(o.out.string() + ": cannot create the output folder" +

@@ -44,7 +44,8 @@ Shard read_shard(const fs::path& dir) {
   } catch (const std::exception& e) {
     throw reports::ReportError(run.string() + ": " + e.what());
   }
-  // A shard without findings wrote no findings.jsonl.
+  // parity fuzz always writes findings.jsonl (empty without findings); a shard's folder copied without it is
+  // still a shard, whose run.json has the counts.
   if (fs::exists(dir / "findings.jsonl")) s.findings = reports::read_jsonl(dir / "findings.jsonl");
   return s;
 }

@@ -70,10 +70,8 @@ json coverage_to_json(const Coverage& c) {
   return out;
 }
 
-// A run.json written before coverage was counted has none: it reads as an empty Coverage (everything starved).
 Coverage coverage_from_json(const json& j) {
   Coverage c;
-  if (!j.contains("coverage")) return c;
   const json& cov = field(j, "coverage");
   if (!cov.is_object()) throw JsonError("run summary: field \"coverage\" must be an object");
   for (const auto& [name, counts] : kCoverageFields) c.*counts = map_field<std::uint64_t>(cov, name, "coverage");
@@ -160,8 +158,7 @@ RunSummary run_summary_from_json(const json& j) {
   r.findings_by_kind = map_field<std::uint64_t>(j, "findings_by_kind");
   r.ops = map_field<OpCounts>(j, "ops");
   r.error_categories = map_field<std::uint64_t>(j, "error_categories");
-  // Absent in summaries written before strict mode existed.
-  if (j.contains("known_divergence_hits")) r.known_divergence_hits = map_field<std::uint64_t>(j, "known_divergence_hits");
+  r.known_divergence_hits = map_field<std::uint64_t>(j, "known_divergence_hits");
   r.coverage = coverage_from_json(j);
   const json& shard = field(j, "shard");
   r.shard.index = get<int>(shard, "index");

@@ -292,6 +292,21 @@ TEST_F(Cli, MergeJoinsShardsAndRefusesIncompleteSets) {
   expect_bad_input(parity("merge " + s0.string()), "needs -o OUT");
 }
 
+TEST_F(Cli, FuzzRefusesAFolderHoldingACampaign) {
+  const fs::path out = dir_ / "twice";
+  ASSERT_LE(parity("fuzz --cases 3 --seed 1 --out " + out.string(), 600).exit_code, 1);
+  std::ofstream(out / "findings.jsonl", std::ios::app) << "{}\n";  // stands for the first campaign's findings
+  expect_bad_input(parity("fuzz --cases 3 --seed 2 --out " + out.string(), 600), "already holds a campaign's output");
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(out / "run.json"))["seed"], 1);  // untouched
+  Result r = parity("fuzz --cases 3 --seed 2 --overwrite --out " + out.string(), 600);
+  ASSERT_LE(r.exit_code, 1) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(out / "run.json"))["seed"], 2);
+  std::ifstream findings(out / "findings.jsonl");
+  std::string first_line;
+  std::getline(findings, first_line);
+  EXPECT_NE(first_line, "{}");  // the old findings are gone, not mixed in
+}
+
 TEST_F(Cli, ShardsSplitTheCases) {
   fs::path out = dir_ / "shard";
   Result r = parity("fuzz --cases 8 --seed 2 --out " + out.string(), 600, "GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=1");
