@@ -34,8 +34,9 @@ Args::Args(const std::string& command, const std::vector<std::string>& argv, con
     }
     const FlagSpec* spec = nullptr;
     for (const auto& f : flags)
-      if (f.name == name) spec = &f;
+      if (f.name == name || (!f.short_name.empty() && f.short_name == name)) spec = &f;
     if (!spec) throw UsageError("unknown flag " + shown(name) + " for `" + command_ + "` (see `" + command_ + " --help`)");
+    name = spec->name;
     if (values_.contains(name)) throw UsageError(name + " is given twice");
     if (spec->takes_value) {
       if (!inline_value) {

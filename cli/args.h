@@ -18,6 +18,7 @@ struct UsageError : std::runtime_error {
 struct FlagSpec {
   std::string name;  // "--seconds"
   bool takes_value = true;
+  std::string short_name = {};  // "-o": the same flag, stored under `name`
 };
 
 class Args {

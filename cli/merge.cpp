@@ -54,9 +54,7 @@ Shard read_shard(const fs::path& dir) {
 
 int merge_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
-  std::vector<std::string> normalised;
-  for (const auto& a : argv) normalised.push_back(a == "-o" ? "--out" : a);
-  Args args("parity merge", normalised, {{"--out"}});
+  Args args("parity merge", argv, {{"--out", true, "-o"}});
   auto out = args.value("--out");
   if (!out || out->empty()) throw UsageError("`parity merge` needs -o OUT (see `parity merge --help`)");
   if (args.positional().empty()) throw UsageError("`parity merge` needs the shards' folders (see `parity merge --help`)");

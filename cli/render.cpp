@@ -2,16 +2,6 @@
 
 namespace parity::cli {
 
-namespace {
-
-std::string ints(const std::vector<std::int64_t>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-}  // namespace
-
 std::string one_line(std::string text, std::size_t max) {
   for (char& c : text)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
@@ -40,7 +30,7 @@ std::string describe_step(const program::StepObs& s, int step) {
   }
   for (const auto& o : s.observed)
     if (o.value == step)
-      return "ok " + ints(o.sizes) + " " + std::string(program::to_string(o.dtype)) + " strides " + ints(o.strides) +
+      return "ok " + program::render_ints(o.sizes) + " " + std::string(program::to_string(o.dtype)) + " strides " + program::render_ints(o.strides) +
              (o.requires_grad ? " grad" : "");
   return "ok";
 }

@@ -73,9 +73,7 @@ void read_findings(const fs::path& path, reports::ReportInput& in) {
 
 int report_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
-  std::vector<std::string> normalised;
-  for (const auto& a : argv) normalised.push_back(a == "-o" ? "--out" : a);
-  Args args("parity report", normalised, {{"--out"}});
+  Args args("parity report", argv, {{"--out", true, "-o"}});
   if (args.positional().size() != 1)
     throw UsageError("`parity report` takes one RUN_DIR (see `parity report --help`)");
   const fs::path dir = args.positional()[0];

@@ -11,19 +11,8 @@ namespace {
 
 using Severity = Divergence::Severity;
 
-std::string render(const std::vector<std::int64_t>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-std::string render(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
-}
+std::string render(const std::vector<std::int64_t>& v) { return render_ints(v); }
+std::string render(double v) { return render_number(v); }
 
 std::string render(bool b) { return b ? "true" : "false"; }
 

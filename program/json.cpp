@@ -31,12 +31,6 @@ std::string describe(const json& j) {
   return std::string(j.type_name()) + " " + j.dump();
 }
 
-std::string render_ints(const std::vector<std::int64_t>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 // A JSON object being read, with where it sits in the document so every error names its place.
 class Obj {
  public:

@@ -1,5 +1,8 @@
 #include "program/types.h"
 
+#include <charconv>
+#include <cmath>
+
 namespace parity::program {
 
 std::string_view to_string(DType d) {
@@ -47,6 +50,20 @@ std::optional<Scalar::Kind> parse_scalar_kind(std::string_view s) {
   for (auto k : {Scalar::Kind::Int, Scalar::Kind::Float, Scalar::Kind::Bool})
     if (to_string(k) == s) return k;
   return std::nullopt;
+}
+
+std::string render_ints(const std::vector<std::int64_t>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::string render_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
 }
 
 }  // namespace parity::program

@@ -31,4 +31,9 @@ struct Scalar {
 std::string_view to_string(Scalar::Kind);
 std::optional<Scalar::Kind> parse_scalar_kind(std::string_view);
 
+// Text for people (messages, traces, reports): "[2, 3]"; the shortest decimal that reads back as the same
+// double, or nan/inf/-inf.
+std::string render_ints(const std::vector<std::int64_t>&);
+std::string render_number(double);
+
 }  // namespace parity::program

@@ -197,19 +197,8 @@ std::string sha256_base64(std::string_view text) {
 
 std::string esc(std::string_view s) { return html_escape(s); }
 
-std::string number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
-}
-
-std::string ints(const std::vector<std::int64_t>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
+using program::render_ints;
+using program::render_number;
 
 // The element the divergence names ("element 7 of 12 = ..."), so that it is shown even when elided.
 std::optional<std::size_t> diverging_element(const Divergence& d) {
@@ -225,9 +214,9 @@ std::optional<std::size_t> diverging_element(const Divergence& d) {
 std::string values_text(const std::vector<double>& v, std::optional<std::size_t> keep) {
   std::string s = "[";
   const std::size_t n = std::min(v.size(), kShownValues);
-  for (std::size_t i = 0; i < n; ++i) s += (i ? ", " : "") + number(v[i]);
+  for (std::size_t i = 0; i < n; ++i) s += (i ? ", " : "") + render_number(v[i]);
   if (v.size() > n) {
-    if (keep && *keep >= n && *keep < v.size()) s += ", \u2026 [" + std::to_string(*keep) + "]=" + number(v[*keep]);
+    if (keep && *keep >= n && *keep < v.size()) s += ", \u2026 [" + std::to_string(*keep) + "]=" + render_number(v[*keep]);
     s += ", \u2026 (" + std::to_string(v.size()) + " in all)";
   }
   return s + "]";
@@ -258,10 +247,10 @@ class Fields {
 
 std::string render_obs(const TensorObs& o, const std::string& marked, std::optional<std::size_t> keep) {
   Fields f(marked);
-  f.add("sizes", ints(o.sizes));
+  f.add("sizes", render_ints(o.sizes));
   f.add("dtype", std::string(program::to_string(o.dtype)));
   f.add("device", o.device);
-  f.add("strides", "strides " + ints(o.strides));
+  f.add("strides", "strides " + render_ints(o.strides));
   f.add("offset", "offset " + std::to_string(o.offset));
   f.add("alias", o.alias_of == o.value ? "own storage" : "shares storage with v" + std::to_string(o.alias_of));
   f.add("view", !o.is_view ? "not a view"
@@ -283,9 +272,9 @@ std::string render_obs(const TensorObs& o, const std::string& marked, std::optio
   const bool grad_marked = marked.rfind("grad_", 0) == 0;
   if (o.grad) {
     Fields g(marked);
-    g.add("grad_sizes", "grad " + ints(o.grad->sizes));
+    g.add("grad_sizes", "grad " + render_ints(o.grad->sizes));
     g.add("grad_dtype", std::string(program::to_string(o.grad->dtype)));
-    g.add("grad_strides", "strides " + ints(o.grad->strides));
+    g.add("grad_strides", "strides " + render_ints(o.grad->strides));
     g.add("grad_alias", o.grad->alias_of < 0 ? "own storage" : "shares storage with v" + std::to_string(o.grad->alias_of));
     g.add("grad_values", "values " + values_text(o.grad->values, marked == "grad_values" ? keep : std::nullopt));
     std::string inner = g.take();
