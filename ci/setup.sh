@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 build_dir=${1:-build}
 
 packages=(build-essential cmake ninja-build git ccache libtorch-dev librapidcheck-dev nlohmann-json3-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libssl-dev chromium)
+          libgtest-dev libgmock-dev libbenchmark-dev libssl-dev chromium python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -88,7 +88,9 @@ std::string placeholder(std::string_view name, const Step& step, Lang lang) {
                              std::string(name) + "} beyond its arity");
     return value_name(step.inputs[i]);
   }
-  if (name == "sizes") return int_list(a.sizes, lang);
+  // An empty braced list picks Tensor::view(ScalarType) in LibTorch (ScalarType{} is Byte): type it.
+  if (name == "sizes")
+    return (lang == Lang::Cpp && a.sizes.empty() ? "std::vector<int64_t>" : "") + int_list(a.sizes, lang);
   if (name == "strides") return int_list(a.strides, lang);
   // A bare braced list is ambiguous for sum/mean in LibTorch (IntArrayRef vs DimnameList overloads).
   if (name == "dims") return (lang == Lang::Cpp ? "std::vector<int64_t>" : "") + int_list(a.dims, lang);
@@ -171,37 +173,75 @@ std::string one_line(std::string s) {
   return s;
 }
 
-constexpr std::string_view kCppPrelude = R"(// parity repro (LibTorch C++). Build, e.g. with TORCH the LibTorch folder:
+// The build lines are those tests/repro_test.py checks (the CMake one) or that work with Debian's libtorch-dev,
+// whose headers and libraries lie on the compiler's default paths, and with a LibTorch zip.
+constexpr std::string_view kCppPrelude = R"(// parity repro (LibTorch C++). Build it with CMake (add -DCMAKE_PREFIX_PATH=<LibTorch folder> for a
+// LibTorch zip), from a CMakeLists.txt beside repro.cpp:
+//   cmake_minimum_required(VERSION 3.18)
+//   project(repro CXX)
+//   find_package(Torch REQUIRED)
+//   add_executable(repro repro.cpp)
+//   target_link_libraries(repro ${TORCH_LIBRARIES})
+//   set_property(TARGET repro PROPERTY CXX_STANDARD 17)
+// then: cmake -S . -B build && cmake --build build && ./build/repro
+// or with g++, against Debian's libtorch-dev (headers in /usr/include, libraries in /usr/lib/<arch>):
+//   g++ -std=c++17 repro.cpp -I/usr/include/torch/csrc/api/include -ltorch -ltorch_cpu -lc10 -o repro
+// or against a LibTorch zip unpacked in $TORCH (add -D_GLIBCXX_USE_CXX11_ABI=0 for its pre-cxx11 ABI build):
 //   g++ -std=c++17 repro.cpp -I$TORCH/include -I$TORCH/include/torch/csrc/api/include
 //       -L$TORCH/lib -ltorch -ltorch_cpu -lc10 -Wl,-rpath,$TORCH/lib -o repro
 #include <torch/torch.h>
 
+#include <cstdlib>
+#include <iomanip>
 #include <iostream>
 #include <limits>
 #include <map>
+#include <sstream>
 
 )";
 
 constexpr std::string_view kCppShow = R"(
+// The fewest digits that read back as the same double, as the finding and Python print values: the stream's
+// default 6 would hide differences the comparison still counts.
+static std::string number(double v) {
+  std::ostringstream s;
+  for (int digits = 1; digits <= std::numeric_limits<double>::max_digits10; ++digits) {
+    s.str("");
+    s << std::setprecision(digits) << v;
+    if (std::strtod(s.str().c_str(), nullptr) == v) break;
+  }
+  return s.str();
+}
+
 static void show(const char* name, const torch::Tensor& t) {
   if (!t.defined()) {
     std::cout << name << ": undefined\n";
     return;
   }
   auto flat = t.detach().to(torch::kFloat64).contiguous().flatten();
+  // Reading grad_fn regenerates a view's history, which can make it a non-leaf: is_leaf is read first, as
+  // parity observes it. For a view made under no_grad whose base was then modified in place, it raises;
+  // parity observes that as the value's grad_fn, so it is printed as such and the other values still are.
+  const bool requires_grad = t.requires_grad(), is_leaf = t.is_leaf();
+  std::string grad_fn = "None", grad_fn_error;
+  try {
+    if (t.grad_fn()) grad_fn = t.grad_fn()->name();
+  } catch (const c10::Error& e) {
+    grad_fn = "<raised>";
+    grad_fn_error = e.what_without_backtrace();
+  }
   std::cout << std::boolalpha << name << ": sizes=" << t.sizes() << " strides=" << t.strides()
-            << " offset=" << t.storage_offset() << " dtype=" << t.dtype()
-            << " requires_grad=" << t.requires_grad() << " is_leaf=" << t.is_leaf()
-            << " grad_fn=" << (t.grad_fn() ? t.grad_fn()->name() : std::string("None"))
-            << " version=" << t._version() << " values=[";
-  for (int64_t i = 0; i < flat.numel(); ++i) std::cout << (i ? ", " : "") << flat.data_ptr<double>()[i];
+            << " offset=" << t.storage_offset() << " dtype=" << t.dtype() << " requires_grad=" << requires_grad
+            << " is_leaf=" << is_leaf << " grad_fn=" << grad_fn << " version=" << t._version() << " values=[";
+  for (int64_t i = 0; i < flat.numel(); ++i) std::cout << (i ? ", " : "") << number(flat.data_ptr<double>()[i]);
   std::cout << "]\n";
-  if (t.is_leaf() || t.retains_grad()) {
+  if (!grad_fn_error.empty()) std::cout << "  grad_fn raised: " << grad_fn_error << "\n";
+  if (is_leaf || t.retains_grad()) {
     const torch::Tensor& g = t.grad();
     if (g.defined()) {
       auto gflat = g.detach().to(torch::kFloat64).contiguous().flatten();
       std::cout << "  grad: sizes=" << g.sizes() << " strides=" << g.strides() << " values=[";
-      for (int64_t i = 0; i < gflat.numel(); ++i) std::cout << (i ? ", " : "") << gflat.data_ptr<double>()[i];
+      for (int64_t i = 0; i < gflat.numel(); ++i) std::cout << (i ? ", " : "") << number(gflat.data_ptr<double>()[i]);
       std::cout << "]\n";
     }
   }
@@ -220,11 +260,21 @@ def show(name, t):
     if t is None:
         print(f"{name}: undefined")
         return
-    grad_fn = type(t.grad_fn).__name__ if t.grad_fn is not None else None
+    # Reading grad_fn regenerates a view's history, which can make it a non-leaf: is_leaf is read first, as
+    # parity observes it. For a view made under no_grad whose base was then modified in place, it raises;
+    # parity observes that as the value's grad_fn, so it is printed as such and the other values still are.
+    requires_grad, is_leaf = t.requires_grad, t.is_leaf
+    grad_fn_error = None
+    try:
+        grad_fn = type(t.grad_fn).__name__ if t.grad_fn is not None else None
+    except RuntimeError as e:
+        grad_fn, grad_fn_error = "<raised>", e
     print(f"{name}: sizes={list(t.shape)} strides={list(t.stride())} offset={t.storage_offset()} "
-          f"dtype={t.dtype} requires_grad={t.requires_grad} is_leaf={t.is_leaf} grad_fn={grad_fn} "
+          f"dtype={t.dtype} requires_grad={requires_grad} is_leaf={is_leaf} grad_fn={grad_fn} "
           f"version={t._version} values={t.detach().flatten().tolist()}")
-    if (t.is_leaf or t.retains_grad) and t.grad is not None:
+    if grad_fn_error is not None:
+        print(f"  grad_fn raised: {grad_fn_error}")
+    if (is_leaf or t.retains_grad) and t.grad is not None:
         print(f"  grad: sizes={list(t.grad.shape)} strides={list(t.grad.stride())} "
               f"values={t.grad.detach().flatten().tolist()}")
 
@@ -244,8 +294,10 @@ std::vector<std::int64_t> deepcopy_memos(const Program& p) {
 
 std::string cpp_repro(const Program& p, const Trace* oracle) {
   std::ostringstream out;
-  out << kCppPrelude << kDeepcopyRecipe << kCppShow;
-  for (auto memo : deepcopy_memos(p)) out << "  DeepcopyMemo memo" << memo << ";\n";
+  // The recipe is long and only deepcopy steps call it: a repro is as short as its program allows.
+  const std::vector<std::int64_t> memos = deepcopy_memos(p);
+  out << kCppPrelude << (memos.empty() ? "" : kDeepcopyRecipe) << kCppShow;
+  for (auto memo : memos) out << "  DeepcopyMemo memo" << memo << ";\n";
   std::vector<int> shown;
   for (std::size_t idx = 0; idx < p.steps.size(); ++idx) {
     const Step& step = p.steps[idx];

@@ -87,6 +87,17 @@ TEST(Repro, CompletePrograms) {
   }
 }
 
+// The deepcopy recipe (oracle/deepcopy_recipe.inc) is printed only for programs that deep-copy.
+TEST(Repro, DeepcopyRecipeOnlyWhereUsed) {
+  Program p;
+  p.steps.push_back(rand_step({2}, {1}));
+  EXPECT_FALSE(contains(cpp_repro(p), "parity_deepcopy"));
+  p.steps.push_back(step(OpId::Deepcopy, {0}));
+  const std::string cpp = cpp_repro(p);
+  EXPECT_TRUE(contains(cpp, "torch::Tensor parity_deepcopy(const torch::Tensor& x, DeepcopyMemo& memo) {"));
+  EXPECT_TRUE(contains(cpp, "parity_deepcopy(v0, memo0)"));
+}
+
 TEST(Repro, RandDataIsTheSeededContent) {
   Program p;
   p.steps.push_back(rand_step({2, 2}, {1, 2}, 11));
@@ -205,13 +216,19 @@ TEST(Repro, Literals) {
   z.attrs.sizes = {};
   z.attrs.dtype = DType::Bool;
   p.steps.push_back(z);
+  Step v = step(OpId::View, {2});
+  v.attrs.sizes = {};
+  p.steps.push_back(v);
   std::string cpp = cpp_repro(p), py = python_repro(p);
   EXPECT_TRUE(contains(cpp, ".to(torch::kInt64)"));
   EXPECT_TRUE(contains(py, ".to(torch.int64)"));
   EXPECT_TRUE(contains(cpp, "v0.clone(torch::MemoryFormat::ChannelsLast)"));
   EXPECT_TRUE(contains(py, "v0.clone(memory_format=torch.channels_last)"));
-  EXPECT_TRUE(contains(cpp, "torch::zeros({}, torch::dtype(torch::kBool).requires_grad(false))"));
+  // Typed in C++: a bare {} would make view() reinterpret the dtype instead (view(ScalarType)).
+  EXPECT_TRUE(contains(cpp, "torch::zeros(std::vector<int64_t>{}, torch::dtype(torch::kBool).requires_grad(false))"));
   EXPECT_TRUE(contains(py, "torch.zeros([], dtype=torch.bool, requires_grad=False)"));
+  EXPECT_TRUE(contains(cpp, "v2.view(std::vector<int64_t>{})"));
+  EXPECT_TRUE(contains(py, "v2.view([])"));
 }
 
 }  // namespace
