@@ -13,5 +13,6 @@ ci/setup.sh build >/dev/null
 rm -rf "$out"
 status=0
 ./build/parity fuzz --seconds "$seconds" --seed "$seed" --out "$out" || status=$?
-./build/parity report "$out" -o "$out/report.html"
+# The page matters most when the campaign failed: its own failure must not hide the campaign's status.
+./build/parity report "$out" -o "$out/report.html" || echo "campaign: the HTML report could not be built" >&2
 exit "$status"

@@ -22,7 +22,9 @@ fi
 # tests/schema_test.py validates reports with jsonschema (>= 4.18 for its referencing registry).
 if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
   echo "parity setup: installing jsonschema for $(command -v python3)"
-  python3 -m pip install --quiet 'jsonschema>=4.18'
+  # A Debian-managed python3 refuses plain pip installs (PEP 668); the package is for tests only.
+  python3 -m pip install --quiet 'jsonschema>=4.18' 2>/dev/null ||
+    python3 -m pip install --quiet --break-system-packages 'jsonschema>=4.18'
 fi
 
 if [ ! -f "$build_dir/build.ninja" ]; then

@@ -6,6 +6,7 @@
 #include "cli/evaluate.h"
 #include "cli/input.h"
 #include "cli/render.h"
+#include "impl/backend/planted_faults.h"
 #include "program/repro.h"
 
 namespace parity::cli {
@@ -42,6 +43,14 @@ int replay_command(const std::vector<std::string>& argv) {
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) options.timeout = std::chrono::milliseconds(*t);
 
   ReplayInput in = load_replay_input(args.positional()[0], index);
+  // A planted finding diverges again only with the same faults: a verdict without them would mislead.
+  if (in.finding && in.finding->planted_faults != impl::planted_fault_texts()) {
+    std::string faults;
+    for (const auto& f : in.finding->planted_faults) faults += (faults.empty() ? "" : ",") + f;
+    std::cerr << "parity replay: warning: this finding was made with " << impl::kPlantVariable << "="
+              << (faults.empty() ? std::string("(unset)") : faults)
+              << ", which differs from now: set it the same way to replay it as it was found\n";
+  }
   Evaluation ev = evaluate_isolated(in.program, options);
   const std::string recorded = in.finding ? in.finding->signature : "";
   int rc = 0;

@@ -1,4 +1,6 @@
 // `parity report`: the HTML page of a campaign's output folder, for a person to triage.
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -54,11 +56,12 @@ std::optional<reports::RunSummary> read_summary(const fs::path& path, std::vecto
 // Every finding that can be read; the others are named in the page rather than failing the whole report.
 void read_findings(const fs::path& path, reports::ReportInput& in) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) return;  // a campaign without findings writes none
-  const reports::JsonlContents contents = reports::read_jsonl(path);
+  if (!fs::exists(path, ec)) return;  // run.json's count of recorded findings tells whether some are missing
+  const reports::JsonlContents contents = reports::read_jsonl(path, reports::Malformed::Skip);
   if (contents.torn_tail)
     in.warnings.push_back(path.string() + " ends in a torn line (the campaign was killed while writing it); "
                           "that finding is left out");
+  for (const auto& m : contents.malformed) in.warnings.push_back(m + " (left out)");
   for (std::size_t i = 0; i < contents.records.size(); ++i) {
     try {
       in.findings.push_back(reports::finding_from_json(contents.records[i]));
@@ -86,11 +89,16 @@ int report_command(const std::vector<std::string>& argv) {
     if (o->empty()) throw UsageError("-o needs a file name");
     out = *o;
   }
+  if (fs::is_directory(out, ec)) throw UsageError("-o " + out.string() + " is a folder; give the page's file name");
 
   reports::ReportInput in;
   in.findings_path = (dir / "findings.jsonl").string();
   in.summary = read_summary(dir / "run.json", in.warnings);
   read_findings(dir / "findings.jsonl", in);
+  if (in.summary && in.summary->recorded_findings > in.findings.size())
+    in.warnings.push_back("run.json counts " + std::to_string(in.summary->recorded_findings) +
+                          " recorded findings, but only " + std::to_string(in.findings.size()) + " could be read from " +
+                          in.findings_path + ": groups without one show run.json's smallest program, without traces");
   const std::string html = reports::html_report(in);
 
   // Through a temporary file and a rename: a page is either whole or the old one.
@@ -98,12 +106,22 @@ int report_command(const std::vector<std::string>& argv) {
   tmp += ".tmp";
   {
     std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
+    if (!file)
+      throw reports::ReportError(out.string() + ": cannot write the report: " + std::strerror(errno) +
+                                 " (is its folder there and writable?)");
     file << html;
     file.flush();
-    if (!file) throw reports::ReportError(tmp.string() + ": cannot write the report");
+    if (!file) {
+      fs::remove(tmp, ec);
+      throw reports::ReportError(out.string() + ": cannot write the report (disk full?)");
+    }
   }
   fs::rename(tmp, out, ec);
-  if (ec) throw reports::ReportError(out.string() + ": cannot write the report: " + ec.message());
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(tmp, ec);
+    throw reports::ReportError(out.string() + ": cannot write the report: " + why);
+  }
   for (const auto& w : in.warnings) std::cerr << "parity report: warning: " << one_line(w) << "\n";
   std::cout << "parity report: " << in.findings.size() << " findings";
   if (in.summary) std::cout << " (" << in.summary->cases << " cases, " << in.summary->groups.size() << " groups)";

@@ -87,8 +87,8 @@ table.traces td { font-size:12.5px; overflow-wrap:anywhere; }
 .obs .vid { font-weight:700; margin-right:6px; }
 .fld { display:inline-block; padding:0 5px; margin:1px 3px 1px 0; border-radius:3px; background:var(--code); }
 .grad { margin-top:2px; }
-mark.first-diff { background:none; color:inherit; }
-mark.first-diff .fld, mark.first-diff .status { background:var(--mark); outline:2px solid var(--bad); }
+mark.first-diff { background:var(--mark); color:inherit; outline:2px solid var(--bad); border-radius:3px; padding:0 3px; }
+mark.first-diff > .fld { background:none; margin:0; padding:0; }
 .repro { position:relative; margin-top:8px; }
 .repro summary { cursor:pointer; font-weight:600; }
 .repro pre { background:var(--code); border:1px solid var(--line); border-radius:6px; padding:12px; overflow:auto; max-height:420px; margin:6px 0 0; }
@@ -137,20 +137,25 @@ constexpr std::string_view kScript = R"js(
       try { history.replaceState(null, '', parts.length ? '#' + parts.join('&') : location.pathname); } catch (e) {}
     }
   }
+  // A fragment without '=' is an anchor (#g3); a hand-typed one may be malformed: such parts are ignored.
   function fromHash() {
     var h = location.hash.slice(1);
-    if (!form || h.indexOf('=') < 0) return;
+    if (!form || h.indexOf('=') < 0) return false;
+    form.reset();
     h.split('&').forEach(function (p) {
-      var i = p.indexOf('='), k = p.slice(0, i), v = decodeURIComponent(p.slice(i + 1));
+      var i = p.indexOf('='), k = p.slice(0, i), v;
+      try { v = decodeURIComponent(p.slice(i + 1)); } catch (e) { return; }
       if (k === 'unexpected') { form.elements.unexpected.checked = v === '1'; return; }
       if (keys.indexOf(k) < 0) return;
       var sel = form.elements[k];
       for (var j = 0; j < sel.options.length; j++) if (sel.options[j].value === v) sel.value = v;
     });
+    return true;
   }
   if (form) {
     form.addEventListener('change', function () { apply(true); });
     form.addEventListener('submit', function (e) { e.preventDefault(); });
+    window.addEventListener('hashchange', function () { if (fromHash()) apply(false); });
   }
   fromHash();
   apply(false);
@@ -196,6 +201,10 @@ std::string sha256_base64(std::string_view text) {
 }
 
 std::string esc(std::string_view s) { return html_escape(s); }
+
+std::string plural(std::uint64_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
 
 using program::render_ints;
 using program::render_number;
@@ -297,9 +306,9 @@ std::string render_status(const StepObs& s, bool marked) {
       cls = "error", text = "error(" + std::string(program::to_string(s.category)) + "): " + s.message;
       break;
   }
-  std::string html = "<div class=\"status " + cls + "\">" + esc(text) + "</div>";
-  if (marked) html = "<mark class=\"first-diff\" title=\"first difference\">" + html + "</mark>";
-  return html;
+  if (marked) return "<div class=\"status " + cls + "\"><mark class=\"first-diff\" title=\"first difference\">" +
+                    esc(text) + "</mark></div>";
+  return "<div class=\"status " + cls + "\">" + esc(text) + "</div>";
 }
 
 std::string render_cell(const program::Trace* t, std::size_t i, const Divergence& d) {
@@ -313,9 +322,12 @@ std::string render_cell(const program::Trace* t, std::size_t i, const Divergence
   const auto keep = diverging_element(d);
   std::string obs;
   for (const TensorObs& o : s.observed) obs += render_obs(o, o.value == d.value ? marked : "", keep);
-  if (here && d.kind == "observed_set")
-    obs = "<mark class=\"first-diff\" title=\"first difference\">" + (obs.empty() ? esc("(nothing observed)") : obs) +
-          "</mark>";
+  if (here && d.kind == "observed_set") {
+    std::string ids;
+    for (const TensorObs& o : s.observed) ids += (ids.empty() ? "" : ", ") + std::string("v") + std::to_string(o.value);
+    obs = "<div class=\"obs\"><mark class=\"first-diff\" title=\"first difference\">observed: " +
+          esc(ids.empty() ? "nothing" : ids) + "</mark></div>" + obs;
+  }
   return html + obs;
 }
 
@@ -363,15 +375,32 @@ std::string categories_of(const Divergence& d) {
   return s;
 }
 
+// One section of the page: a signature, from the recorded findings and from run.json's groups (which count the
+// cases not recorded, and keep the smallest program even when findings.jsonl lost it).
 struct Group {
   std::string signature;
-  std::vector<std::size_t> members;  // indices into ReportInput::findings
-  std::size_t shown = 0;             // the smallest program (fewest steps, then earliest case)
+  std::vector<std::size_t> members;         // indices into ReportInput::findings
+  const Finding* shown = nullptr;           // the recorded finding with the smallest program, if any
+  std::size_t shown_record = 0;             // its record index in findings.jsonl
+  const program::Program* program = nullptr;  // shown's program, or run.json's smallest
+  std::uint64_t shown_case = 0;
   std::uint64_t count = 0;
   std::uint64_t first_case = 0;
   bool expected = false;
   std::string known_reason;
+  std::string op, kind, categories;  // for the filters
+
+  int diverging_step() const { return shown ? shown->divergence.step : -1; }
 };
+
+// "op:kind[:category...]" when no finding tells the parts.
+void parts_from_signature(Group& g) {
+  const auto first = g.signature.find(':');
+  g.op = g.signature.substr(0, first);
+  if (first == std::string::npos) return;
+  const auto second = g.signature.find(':', first + 1);
+  g.kind = g.signature.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
+}
 
 std::vector<Group> make_groups(const ReportInput& in) {
   std::map<std::string, Group> by_sig;
@@ -379,28 +408,43 @@ std::vector<Group> make_groups(const ReportInput& in) {
     const Finding& f = in.findings[i];
     Group& g = by_sig[f.signature];
     g.signature = f.signature;
-    if (!g.members.empty()) {
-      const Finding& best = in.findings[g.shown];
-      if (std::tuple(f.program.steps.size(), f.case_index) < std::tuple(best.program.steps.size(), best.case_index))
-        g.shown = i;
-    } else {
-      g.shown = i;
+    if (!g.shown || std::tuple(f.program.steps.size(), f.case_index) <
+                        std::tuple(g.shown->program.steps.size(), g.shown->case_index)) {
+      g.shown = &f;
+      g.shown_record = in.finding_indices.at(i);
     }
+    g.first_case = g.members.empty() ? f.case_index : std::min(g.first_case, f.case_index);
     g.members.push_back(i);
     g.expected = g.expected || f.expected;
     if (f.expected) g.known_reason = f.known_reason;
   }
+  if (in.summary)
+    for (const auto& [sig, sg] : in.summary->groups) {
+      Group& g = by_sig[sig];
+      g.signature = sig;
+      g.count = std::max<std::uint64_t>(g.members.size(), sg.count);
+      g.first_case = g.members.empty() ? sg.first_case : std::min(g.first_case, sg.first_case);
+      if (!g.shown && sg.smallest) {
+        g.program = &sg.smallest->program;
+        g.shown_case = sg.smallest->case_index;
+      }
+      if (sg.expected && !g.expected) {
+        g.expected = true;
+        g.known_reason = sg.known_reason;
+      }
+    }
   std::vector<Group> out;
   for (auto& [sig, g] : by_sig) {
-    g.count = g.members.size();
-    g.first_case = in.findings[g.members.front()].case_index;
-    for (std::size_t m : g.members) g.first_case = std::min(g.first_case, in.findings[m].case_index);
-    // run.json counts every diverging case, recorded or not.
-    if (in.summary)
-      if (auto it = in.summary->groups.find(sig); it != in.summary->groups.end()) {
-        g.count = std::max(g.count, it->second.count);
-        g.first_case = std::min(g.first_case, it->second.first_case);
-      }
+    g.count = std::max<std::uint64_t>(g.count, g.members.size());
+    if (g.shown) {
+      g.program = &g.shown->program;
+      g.shown_case = g.shown->case_index;
+      g.op = op_at(g.shown->program, g.shown->divergence.step);
+      g.kind = g.shown->divergence.kind;
+      g.categories = categories_of(g.shown->divergence);
+    } else {
+      parts_from_signature(g);
+    }
     out.push_back(std::move(g));
   }
   std::stable_sort(out.begin(), out.end(), [](const Group& a, const Group& b) {
@@ -422,8 +466,8 @@ std::string render_summary(const ReportInput& in, const std::vector<Group>& grou
     const RunSummary& r = *in.summary;
     std::string cls = r.unexpected_findings > 0 ? "bad" : (r.findings > 0 || r.interrupted ? "warn" : "good");
     std::string verdict = r.unexpected_findings > 0
-                              ? std::to_string(r.unexpected_findings) + " unexpected divergences in " +
-                                    std::to_string(unexpected_groups) + " groups"
+                              ? plural(r.unexpected_findings, "unexpected divergence") + " in " +
+                                    plural(unexpected_groups, "group")
                               : r.findings > 0 ? "no unexpected divergences (" + std::to_string(r.expected_findings) +
                                                      " expected, all in the known-divergences ledger)"
                                                : "impl agreed with LibTorch on all " + std::to_string(r.cases) + " cases";
@@ -460,8 +504,8 @@ std::string render_summary(const ReportInput& in, const std::vector<Group>& grou
     if (starved.size() > 12) cov += ", \u2026 (run.json lists them all)";
     html += "<p class=\"coverage\">" + esc(cov) + "</p>";
   } else {
-    html += "<p class=\"verdict warn\">" + esc(std::to_string(in.findings.size()) + " recorded findings in " +
-                                               std::to_string(groups.size()) + " groups; no run summary") +
+    html += "<p class=\"verdict warn\">" + esc(plural(in.findings.size(), "recorded finding") + " in " +
+                                               plural(groups.size(), "group") + "; no run summary") +
             "</p>";
     if (any) {
       html += "<dl class=\"facts\">";
@@ -482,36 +526,43 @@ std::string options(const std::set<std::string>& values, std::string_view all) {
   return html;
 }
 
-std::string render_overview(const ReportInput& in, const std::vector<Group>& groups) {
+std::string group_attributes(const Group& g) {
+  return "data-op=\"" + esc(g.op) + "\" data-kind=\"" + esc(g.kind) + "\" data-category=\"" + esc(g.categories) +
+         "\" data-expected=\"" + (g.expected ? "1" : "0") + "\"";
+}
+
+std::string verdict_badge(const Group& g) {
+  return g.expected ? "<span class=\"badge expected\">expected</span>" : "<span class=\"badge unexpected\">unexpected</span>";
+}
+
+std::string render_overview(const std::vector<Group>& groups) {
   if (groups.empty()) return "";
   std::set<std::string> ops, kinds, categories;
   for (const auto& g : groups) {
-    const Finding& f = in.findings[g.shown];
-    ops.insert(op_at(f.program, f.divergence.step));
-    kinds.insert(f.divergence.kind);
-    if (f.divergence.impl_category) categories.insert(std::string(program::to_string(*f.divergence.impl_category)));
-    if (f.divergence.oracle_category) categories.insert(std::string(program::to_string(*f.divergence.oracle_category)));
+    ops.insert(g.op);
+    if (!g.kind.empty()) kinds.insert(g.kind);
+    for (std::size_t at = 0; at < g.categories.size();) {
+      const auto space = g.categories.find(' ', at);
+      categories.insert(g.categories.substr(at, space == std::string::npos ? std::string::npos : space - at));
+      at = space == std::string::npos ? g.categories.size() : space + 1;
+    }
   }
   std::string html = "<h3>Groups</h3><form id=\"filters\">";
   html += "<label>op<select name=\"op\">" + options(ops, "all ops") + "</select></label>";
   html += "<label>observation<select name=\"kind\">" + options(kinds, "all kinds") + "</select></label>";
   html += "<label>error category<select name=\"category\">" + options(categories, "all categories") + "</select></label>";
   html += "<label><input type=\"checkbox\" name=\"unexpected\" value=\"1\"> unexpected only</label>";
-  html += "<span id=\"shown\">" + esc(std::to_string(groups.size()) + " groups") + "</span></form>";
+  html += "<span id=\"shown\">" + esc(plural(groups.size(), "group")) + "</span></form>";
   html += "<table class=\"overview\"><thead><tr><th>signature</th><th>cases</th><th>verdict</th><th>first case</th>"
           "<th>smallest program</th></tr></thead><tbody>";
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const Group& g = groups[i];
-    const Finding& f = in.findings[g.shown];
-    html += "<tr data-group=\"g" + std::to_string(i) + "\" data-op=\"" + esc(op_at(f.program, f.divergence.step)) +
-            "\" data-kind=\"" + esc(f.divergence.kind) + "\" data-category=\"" + esc(categories_of(f.divergence)) +
-            "\" data-expected=\"" + (g.expected ? "1" : "0") + "\">";
+    html += "<tr data-group=\"g" + std::to_string(i) + "\" " + group_attributes(g) + ">";
     html += "<td class=\"mono\"><a href=\"#g" + std::to_string(i) + "\">" + esc(g.signature) + "</a></td>";
-    html += "<td>" + std::to_string(g.count) + "</td>";
-    html += std::string("<td>") + (g.expected ? "<span class=\"badge expected\">expected</span>"
-                                              : "<span class=\"badge unexpected\">unexpected</span>") + "</td>";
+    html += "<td>" + std::to_string(g.count) + "</td><td>" + verdict_badge(g) + "</td>";
     html += "<td>" + std::to_string(g.first_case) + "</td>";
-    html += "<td>" + esc(std::to_string(f.program.steps.size()) + " steps (case " + std::to_string(f.case_index) + ")") +
+    html += "<td>" + esc(g.program ? plural(g.program->steps.size(), "step") + " (case " + std::to_string(g.shown_case) + ")"
+                                   : std::string("not recorded")) +
             "</td></tr>";
   }
   return html + "</tbody></table>";
@@ -523,41 +574,29 @@ std::string render_repro(const std::string& id, std::string_view title, const st
          "\"><code>" + esc(code) + "</code></pre></details>";
 }
 
-std::string render_group(const ReportInput& in, const Group& g, std::size_t index) {
-  const Finding& f = in.findings[g.shown];
+// A word for the shell: as is when it holds nothing the shell reads, single-quoted otherwise.
+std::string shell_word(const std::string& w) {
+  const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
+  });
+  if (plain) return w;
+  std::string out = "'";
+  for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The command that replays the shown finding; a planted one only diverges again with the same faults.
+std::string replay_command(const ReportInput& in, const Group& g) {
+  std::string faults;
+  for (const auto& f : g.shown->planted_faults) faults += (faults.empty() ? "" : ",") + f;
+  return (faults.empty() ? "" : "PARITY_PLANT=" + shell_word(faults) + " ") + "parity replay " +
+         shell_word(in.findings_path) + " --index " + std::to_string(g.shown_record);
+}
+
+std::string render_traces(const Finding& f) {
   const Divergence& d = f.divergence;
-  const std::string id = "g" + std::to_string(index);
-  std::string html = "<section class=\"group" + std::string(g.expected ? " is-expected" : "") + "\" id=\"" + id +
-                     "\" data-op=\"" + esc(op_at(f.program, d.step)) + "\" data-kind=\"" + esc(d.kind) +
-                     "\" data-category=\"" + esc(categories_of(d)) + "\" data-expected=\"" +
-                     (g.expected ? "1" : "0") + "\">";
-  html += "<h2 class=\"mono\"><a href=\"#" + id + "\">" + esc(g.signature) + "</a>";
-  html += g.expected ? "<span class=\"badge expected\">expected</span>" : "<span class=\"badge unexpected\">unexpected</span>";
-  if (d.severity == Divergence::Severity::Minor) html += "<span class=\"badge minor\">minor</span>";
-  html += "</h2>";
-  std::string meta = std::to_string(g.count) + (g.count == 1 ? " case" : " cases") + ", first seen in case " +
-                     std::to_string(g.first_case) + "; shown: case " + std::to_string(f.case_index) + ", shrunk from " +
-                     std::to_string(f.original_program_size) + " to " + std::to_string(f.program.steps.size()) +
-                     " steps in " + std::to_string(f.shrink_evaluations) + " evaluations";
-  if (g.members.size() > 1) {
-    meta += "; recorded cases:";
-    for (std::size_t m : g.members) meta += " " + std::to_string(in.findings[m].case_index);
-  }
-  html += "<p class=\"meta\">" + esc(meta) + "</p>";
-  if (g.expected)
-    html += "<p class=\"notice\"><strong>Known divergence.</strong> " + esc(g.known_reason) + "</p>";
-
-  std::string where = d.step >= 0 ? "step " + std::to_string(d.step) + " (" + op_at(f.program, d.step) + ")" : "the program";
-  if (d.value >= 0) where += ", value v" + std::to_string(d.value);
-  html += "<div class=\"divergence\"><strong>First difference</strong> at " + esc(where) + ": <code>" + esc(d.kind) +
-          "</code><div class=\"sides\"><div class=\"side\"><span class=\"label\">impl</span><code>" + esc(d.impl) +
-          "</code></div><div class=\"side\"><span class=\"label\">LibTorch (the oracle)</span><code>" + esc(d.oracle) +
-          "</code></div></div></div>";
-
-  html += "<h3>Minimal program</h3>" + render_program(f.program, d.step);
-
-  html += "<h3>Traces</h3><table class=\"traces\"><colgroup><col class=\"step\"><col><col></colgroup><thead><tr>"
-          "<th>step</th><th>impl</th><th>LibTorch (the oracle)</th></tr></thead><tbody>";
+  std::string html = "<h3>Traces</h3><table class=\"traces\"><colgroup><col class=\"step\"><col><col></colgroup>"
+                     "<thead><tr><th>step</th><th>impl</th><th>LibTorch (the oracle)</th></tr></thead><tbody>";
   const program::Trace* impl = f.impl_trace ? &*f.impl_trace : nullptr;
   const program::Trace* oracle = f.oracle_trace ? &*f.oracle_trace : nullptr;
   for (std::size_t i = 0; i < f.program.steps.size(); ++i) {
@@ -566,14 +605,56 @@ std::string render_group(const ReportInput& in, const Group& g, std::size_t inde
             esc(std::to_string(i) + " " + op_at(f.program, static_cast<int>(i))) + "</td><td class=\"mono\">" +
             render_cell(impl, i, d) + "</td><td class=\"mono\">" + render_cell(oracle, i, d) + "</td></tr>";
   }
-  html += "</tbody></table>";
+  return html + "</tbody></table>";
+}
+
+std::string render_group(const ReportInput& in, const Group& g, std::size_t index) {
+  const Finding* f = g.shown;
+  const std::string id = "g" + std::to_string(index);
+  std::string html = "<section class=\"group" + std::string(g.expected ? " is-expected" : "") + "\" id=\"" + id +
+                     "\" " + group_attributes(g) + ">";
+  html += "<h2 class=\"mono\"><a href=\"#" + id + "\">" + esc(g.signature) + "</a>" + verdict_badge(g);
+  if (f && f->divergence.severity == Divergence::Severity::Minor) html += "<span class=\"badge minor\">minor</span>";
+  html += "</h2>";
+  std::string meta = plural(g.count, "case") + ", first seen in case " + std::to_string(g.first_case);
+  if (f)
+    meta += "; shown: case " + std::to_string(f->case_index) + ", shrunk from " +
+            std::to_string(f->original_program_size) + " to " + plural(f->program.steps.size(), "step") + " in " +
+            plural(static_cast<std::size_t>(f->shrink_evaluations), "evaluation");
+  if (g.members.size() > 1) {
+    meta += "; recorded cases:";
+    for (std::size_t m : g.members) meta += " " + std::to_string(in.findings[m].case_index);
+  }
+  html += "<p class=\"meta\">" + esc(meta) + "</p>";
+  if (g.expected) html += "<p class=\"notice\"><strong>Known divergence.</strong> " + esc(g.known_reason) + "</p>";
+  if (!f) {
+    html += "<p class=\"notice\">" +
+            esc(g.program ? "No finding of this group could be read from findings.jsonl: run.json keeps its smallest "
+                            "program (case " + std::to_string(g.shown_case) + "), without traces."
+                          : std::string("No finding of this group was recorded: run.json only counts it.")) +
+            "</p>";
+  }
+
+  if (f) {
+    const Divergence& d = f->divergence;
+    std::string where = d.step >= 0 ? "step " + std::to_string(d.step) + " (" + op_at(f->program, d.step) + ")" : "the program";
+    if (d.value >= 0) where += ", value v" + std::to_string(d.value);
+    html += "<div class=\"divergence\"><strong>First difference</strong> at " + esc(where) + ": <code>" + esc(d.kind) +
+            "</code><div class=\"sides\"><div class=\"side\"><span class=\"label\">impl</span><code>" + esc(d.impl) +
+            "</code></div><div class=\"side\"><span class=\"label\">LibTorch (the oracle)</span><code>" + esc(d.oracle) +
+            "</code></div></div></div>";
+  }
+  if (!g.program) return html + "</section>";
+  html += "<h3>Minimal program</h3>" + render_program(*g.program, g.diverging_step());
+  if (f) html += render_traces(*f);
 
   html += "<h3>Repro</h3>";
-  std::string replay = "parity replay " + in.findings_path + " --index " + std::to_string(in.finding_indices[g.shown]);
-  html += "<p class=\"meta\">Replay it on both: <code>" + esc(replay) + "</code>. The repros run the program on "
-          "LibTorch alone and print the oracle's side of every value.</p>";
-  html += render_repro(id + "-cpp", "C++ (LibTorch)", program::cpp_repro(f.program, oracle), true);
-  html += render_repro(id + "-py", "Python (PyTorch)", program::python_repro(f.program, oracle), false);
+  if (f)
+    html += "<p class=\"meta\">Replay it on both: <code>" + esc(replay_command(in, g)) +
+            "</code>. The repros run the program on LibTorch alone and print the oracle's side of every value.</p>";
+  const program::Trace* oracle = f && f->oracle_trace ? &*f->oracle_trace : nullptr;
+  html += render_repro(id + "-cpp", "C++ (LibTorch)", program::cpp_repro(*g.program, oracle), true);
+  html += render_repro(id + "-py", "Python (PyTorch)", program::python_repro(*g.program, oracle), false);
   return html + "</section>";
 }
 
@@ -618,7 +699,7 @@ std::string html_report(const ReportInput& in) {
           "(op : observation kind [: error category]); the first differing observation is marked.</p></header>\n";
   for (const auto& w : in.warnings) html += "<p class=\"notice\">" + esc(w) + "</p>\n";
   html += "<section id=\"summary\">" + render_summary(in, groups) + "</section>\n";
-  html += render_overview(in, groups) + "\n";
+  html += render_overview(groups) + "\n";
   for (std::size_t i = 0; i < groups.size(); ++i) html += render_group(in, groups[i], i) + "\n";
   html += "<footer>Made by <code>parity report</code> (commit " + esc(parity_commit()) +
           ") from findings.jsonl and run.json, report schema " + std::to_string(kReportSchemaVersion) +

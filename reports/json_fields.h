@@ -66,8 +66,9 @@ inline std::int64_t check_report_schema_version(const nlohmann::json& j, std::st
                              " is newer than this parity reads (" + mine + "); update parity");
   if (v < oldest)
     throw program::JsonError(std::string(what) + ": schema_version " + std::to_string(v) +
-                             " was written by an older parity; this one reads " + std::to_string(oldest) + " to " +
-                             mine + ": run the campaign again (reports/schema/README.md lists the changes)");
+                             " was written by an older parity; this one reads " +
+                             (oldest == kReportSchemaVersion ? "only " + mine : std::to_string(oldest) + " to " + mine) +
+                             ": run the campaign again (reports/schema/README.md lists the changes)");
   return v;
 }
 

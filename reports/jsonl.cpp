@@ -114,9 +114,11 @@ std::string describe_parse_error(const nlohmann::json::parse_error& e) {
   return what;
 }
 
-JsonlContents read_jsonl(const std::filesystem::path& path) { return parse_jsonl(read_text_file(path), path.string()); }
+JsonlContents read_jsonl(const std::filesystem::path& path, Malformed malformed) {
+  return parse_jsonl(read_text_file(path), path.string(), malformed);
+}
 
-JsonlContents parse_jsonl(std::string_view text, const std::string& origin) {
+JsonlContents parse_jsonl(std::string_view text, const std::string& origin, Malformed malformed) {
   JsonlContents out;
   std::size_t pos = 0, line_no = 0;
   while (pos < text.size()) {
@@ -133,8 +135,9 @@ JsonlContents parse_jsonl(std::string_view text, const std::string& origin) {
         out.torn_tail = true;
         break;
       }
-      throw ReportError(origin + ":" + std::to_string(line_no) + ": malformed JSON line: " +
-                        describe_parse_error(e));
+      std::string why = origin + ":" + std::to_string(line_no) + ": malformed JSON line: " + describe_parse_error(e);
+      if (malformed == Malformed::Refuse) throw ReportError(why);
+      out.malformed.push_back(std::move(why));
     }
   }
   return out;

@@ -29,12 +29,17 @@ class JsonlWriter {
 struct JsonlContents {
   std::vector<nlohmann::json> records;
   bool torn_tail = false;  // the last line was incomplete and was skipped
+  std::vector<std::string> malformed;  // with Malformed::Skip: "FILE:LINE: why" of each other line skipped
 };
 
-// Reads every record. Throws ReportError for an unreadable file or a malformed line other than the last.
-JsonlContents read_jsonl(const std::filesystem::path& path);
+// What to do with a malformed line other than the last: refuse the file, or skip the line and say so (for
+// readers that show what they can, like the HTML report).
+enum class Malformed { Refuse, Skip };
+
+// Reads every record. Throws ReportError for an unreadable file, or (Refuse) a malformed line other than the last.
+JsonlContents read_jsonl(const std::filesystem::path& path, Malformed = Malformed::Refuse);
 // The same, for text already read; `origin` names it in messages.
-JsonlContents parse_jsonl(std::string_view text, const std::string& origin);
+JsonlContents parse_jsonl(std::string_view text, const std::string& origin, Malformed = Malformed::Refuse);
 
 // Reads a whole (text) file, refusing unreadable paths, folders and files above `max_bytes`. Throws ReportError.
 std::string read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes = std::uintmax_t{1} << 30);

@@ -40,6 +40,13 @@ void check_same_campaign(const RunSummary& first, const RunSummary& s, std::size
   if (s.timeout_ms != first.timeout_ms)
     refuse("time limit", std::to_string(first.timeout_ms) + " ms", std::to_string(s.timeout_ms) + " ms");
   if (s.device != first.device) refuse("device", first.device, s.device);
+  // The known divergences in force decide which findings are expected; the hits map lists them all.
+  auto ledger = [](const RunSummary& r) {
+    std::string out;
+    for (const auto& [sig, hits] : r.known_divergence_hits) out += (out.empty() ? "" : ", ") + sig;
+    return out.empty() ? std::string("none") : out;
+  };
+  if (ledger(s) != ledger(first)) refuse("known divergences in force", ledger(first), ledger(s));
   auto faults = [](const RunSummary& r) {
     std::string out;
     for (const auto& f : r.planted_faults) out += (out.empty() ? "" : ",") + f;

@@ -35,7 +35,7 @@ std::string shell_quote(const std::string& s) {
 // variables of whoever runs this test are not passed on; `env` sets the ones a test wants.
 Result parity(const std::string& args, int timeout_s = 120, const std::string& env = "") {
   std::string cmd = "env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX -u TEST_TOTAL_SHARDS -u TEST_SHARD_INDEX "
-                    "-u TEST_SHARD_STATUS_FILE " + env + " timeout -s KILL " + std::to_string(timeout_s) + " " +
+                    "-u TEST_SHARD_STATUS_FILE -u PARITY_PLANT " + env + " timeout -s KILL " + std::to_string(timeout_s) + " " +
                     shell_quote(PARITY_CLI_PATH) + " " + args + " 2>&1";
   Result r;
   FILE* pipe = ::popen(cmd.c_str(), "r");
@@ -387,7 +387,10 @@ TEST_F(Cli, ReportBuildsAPageFromWhatTheCampaignLeft) {
   EXPECT_TRUE(fs::exists(dir_ / "partial.html"));
 
   expect_bad_input(parity("report " + (dir_ / "nowhere").string()), "is not a folder");
-  expect_bad_input(parity("report " + dir_.string() + "/empty-dir-that-is-a-file"), "is not a folder");
+  expect_bad_input(parity("report " + write("plain-file", "x")), "is not a folder");
+  expect_bad_input(parity("report " + run.string() + " -o " + dir_.string()), "is a folder");
+  expect_bad_input(parity("report " + run.string() + " -o " + (dir_ / "no" / "such" / "page.html").string()),
+                   "cannot write the report");
   fs::create_directories(dir_ / "empty");
   expect_bad_input(parity("report " + (dir_ / "empty").string()), "holds no campaign output");
   expect_bad_input(parity("fuzz --cases 1 --out " + (dir_ / "x").string(), 60, "PARITY_PLANT=mul=oops"),

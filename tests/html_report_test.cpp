@@ -78,14 +78,50 @@ TEST(HtmlReport, HostileStringsStayText) {
   f.impl_trace->steps[1].observed[0].grad_fn = kHostile;
   f.oracle_trace->steps[0].status = program::StepObs::Status::Error;
   f.oracle_trace->steps[0].message = kHostile;
+  f.planted_faults = {kHostile};
   ReportInput in = input({f});
   in.warnings.push_back(kHostile);
   in.findings_path = kHostile;
+  RunSummary summary;
+  summary.libtorch_version = summary.parity_commit = summary.device = kHostile;
+  summary.planted_faults = {kHostile};
+  summary.groups[kHostile].add_case(1);  // a group known from run.json alone
+  in.summary = summary;
   const std::string html = html_report(in);
   EXPECT_EQ(count(html, "<img"), 0u);
   EXPECT_EQ(count(html, "onerror=alert(1)>"), 0u);
   EXPECT_EQ(count(html, "</script>"), 1u);  // the page's own
-  EXPECT_GE(count(html, html_escape(kHostile)), 6u);
+  EXPECT_GE(count(html, html_escape(kHostile)), 12u);
+}
+
+// findings.jsonl lost a group's findings (a torn file, a shard copied without it): run.json still has the group,
+// its count and its smallest program, which the page shows without traces.
+TEST(HtmlReport, GroupsKnownOnlyFromRunJsonKeepTheirProgram) {
+  ReportInput in = input({values_finding(3)});
+  RunSummary summary;
+  summary.groups["mul:values"].add_case(3);
+  summary.groups["neg:status:argument"].add_case(8);
+  summary.groups["neg:status:argument"].add_case(5);
+  summary.groups["neg:status:argument"].offer(8, values_finding(8).program);
+  summary.groups["sum:strides"].add_case(9);  // counted, never recorded
+  in.summary = summary;
+  const std::string html = html_report(in);
+  EXPECT_EQ(count(html, "<section class=\"group"), 3u);
+  EXPECT_NE(html.find("2 cases, first seen in case 5"), std::string::npos);
+  EXPECT_NE(html.find("run.json keeps its smallest program (case 8), without traces"), std::string::npos);
+  EXPECT_NE(html.find("run.json only counts it"), std::string::npos);
+  EXPECT_NE(html.find("data-op=\"neg\" data-kind=\"status\""), std::string::npos);
+  EXPECT_EQ(count(html, "<table class=\"traces\">"), 1u);  // only the recorded finding has traces
+  EXPECT_EQ(count(html, "class=\"copy\""), 4u);             // repros of both groups with a program
+}
+
+TEST(HtmlReport, ReplayLineCarriesThePlantedFaults) {
+  Finding f = values_finding(3);
+  f.planted_faults = {"mul=values", "neg=error"};
+  ReportInput in = input({f});
+  in.findings_path = "my runs/findings.jsonl";
+  EXPECT_NE(html_report(in).find("PARITY_PLANT=mul=values,neg=error parity replay &#39;my runs/findings.jsonl&#39; --index 0"),
+            std::string::npos);
 }
 
 TEST(HtmlReport, GroupsByFindingSignatureAndShowsTheSmallestProgram) {

@@ -34,6 +34,7 @@ TEST(PlantedFaults, RefusesWhatItCannotRead) {
   EXPECT_NE(message("frobnicate=values").find("names no op"), std::string::npos);
   EXPECT_NE(message("mul=wrong").find("names no fault kind"), std::string::npos);
   EXPECT_NE(message("mul=wrong").find("PARITY_PLANT"), std::string::npos);
+  EXPECT_NE(message("mul=values,mul=error").find("given twice"), std::string::npos);
 }
 
 }  // namespace

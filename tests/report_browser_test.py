@@ -6,7 +6,8 @@ A campaign with planted faults (PARITY_PLANT) gives real findings in three group
 a grad_fn, the divergence text and kind (which lands in attributes and <option> values), and the file gets a
 torn last line. The page must load with no console error (a CSP violation is one), run its own script (it
 marks <html data-ready>), show every group with its first difference marked, apply a filter from the URL
-fragment, and keep every hostile string as text: no <img>, no event handler, the string readable verbatim.
+fragment (ignoring a malformed one), and keep every hostile string as text: no <img>, no event handler, the
+string readable verbatim.
 
 The console check is itself checked: the same page with its script altered by one character must be refused
 by the CSP, and the refusal must be seen.
@@ -76,14 +77,33 @@ class Dom(html.parser.HTMLParser):
                 and (section is None or s == section)]
 
 
-def chromium(browser, profile, url, *extra):
-    """Runs headless Chromium on url; returns (stdout, console lines that are errors)."""
+def chromium(browser, tmp, url, *extra):
+    """Runs headless Chromium on url in a profile of its own; returns (stdout, console lines that are errors).
+    A hang is a failed check, not a traceback."""
+    profile = tempfile.mkdtemp(prefix="profile-", dir=tmp)
     cmd = [browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
            "--user-data-dir=" + profile, "--enable-logging=stderr", "--v=0", *extra, url]
-    p = run(cmd, timeout=120)
+    try:
+        p = run(cmd, timeout=120)
+    except subprocess.TimeoutExpired:
+        check(False, "chromium finished within 120 s: " + " ".join(cmd))
+        return "", []
     console = [line for line in p.stderr.splitlines()
                if "CONSOLE" in line or "Refused to" in line or "Uncaught" in line]
     return p.stdout, console
+
+
+def load(browser, tmp, url):
+    """The page's DOM after its script ran, and its console errors."""
+    dom_text, console = chromium(browser, tmp, url, "--dump-dom")
+    dom = Dom()
+    dom.feed(dom_text)
+    return dom, console
+
+
+def html_attrs(dom):
+    root = dom.find("html")
+    return root[0][1] if root else {}
 
 
 def main():
@@ -146,17 +166,12 @@ def test(parity, browser, out_dir, tmp):
         source = f.read()
     check("<img" not in source.replace("&lt;img", ""), "no <img in the page source")
 
-    profile = os.path.join(tmp, "profile")
     url = "file://" + os.path.abspath(page)
-    dom_text, console = chromium(browser, profile, url, "--dump-dom")
+    dom, console = load(browser, tmp, url)
     check(not console, "the page logs no console error or CSP refusal: %s" % console)
-    dom = Dom()
-    dom.feed(dom_text)
-    root = dom.find("html")
-    check(bool(root) and root[0][1].get("data-ready") == str(len(groups)),
+    check(html_attrs(dom).get("data-ready") == str(len(groups)),
           "the page's script ran under its CSP and saw %d groups (html data-ready=%s)"
-          % (len(groups), root[0][1].get("data-ready") if root else None))
-    check(not root or "data-pwned" not in root[0][1], "no hostile script or handler ran")
+          % (len(groups), html_attrs(dom).get("data-ready")))
     check(not dom.find("img"), "no <img> element came from the data")
     check(not [e for e in dom.elements if any(k.startswith("on") for k in e[1])], "no element has an event handler")
     sections = dom.find("section", "group")
@@ -175,27 +190,37 @@ def test(parity, browser, out_dir, tmp):
     expected = [a for _, a, _ in sections if a.get("data-expected") == "1"]
     check(len(expected) == 2, "the ledger's neg:status group and its hostile copy are expected (%d)" % len(expected))
 
-    # A filter from the fragment, applied by the page's script in the browser.
-    dom_text, console = chromium(browser, profile, url + "#op=mul", "--dump-dom")
-    check(not console, "the filtered page logs no console error: %s" % console)
-    dom = Dom()
-    dom.feed(dom_text)
-    shown = [a for _, a, _ in dom.find("section", "group") if "hidden" not in a]
+    # Filters from the fragment, applied by the page's script in the browser.
+    def shown_groups(fragment):
+        dom, console = load(browser, tmp, url + fragment)
+        check(not console, "the page with %s logs no console error: %s" % (fragment, console))
+        shown = [a for _, a, _ in dom.find("section", "group") if "hidden" not in a]
+        check(html_attrs(dom).get("data-shown") == str(len(shown)),
+              "with %s the counter agrees with the shown groups" % fragment)
+        return shown
+    shown = shown_groups("#op=mul")
     check(len(shown) >= 1 and all(a.get("data-op") == "mul" for a in shown),
           "#op=mul shows only mul groups: %s" % [a.get("data-op") for a in shown])
-    check(dom.find("html")[0][1].get("data-shown") == str(len(shown)), "the counter agrees with the shown groups")
+    shown = shown_groups("#unexpected=1")
+    check(len(shown) == len(groups) - 2 and all(a.get("data-expected") == "0" for a in shown),
+          "#unexpected=1 hides the expected groups: %s" % [a.get("id") for a in shown])
+    shown = shown_groups("#category=argument&unexpected=1")
+    check(not shown, "#category=argument&unexpected=1 shows nothing (argument errors are expected here)")
+    # A malformed or unknown fragment is ignored: everything shows and the script still runs.
+    shown = shown_groups("#op=%E0%A4%A&kind=nonsense")
+    check(len(shown) == len(groups), "a malformed fragment filters nothing (%d shown)" % len(shown))
 
     # The console check can fail: one changed character in the script breaks its CSP hash.
     tampered = os.path.join(tmp, "tampered.html")
     with open(tampered, "w", encoding="utf-8") as f:
         f.write(source.replace("'use strict';", "'use strict'; ", 1))
-    dom_text, console = chromium(browser, profile, "file://" + tampered, "--dump-dom")
+    dom, console = load(browser, tmp, "file://" + tampered)
     check(any("Content Security Policy" in c or "Refused to" in c for c in console),
           "a script the CSP does not list is refused, and the refusal is seen: %s" % console)
-    check('data-ready' not in dom_text.split(">", 2)[1], "the refused script did not run")
+    check("data-ready" not in html_attrs(dom), "the refused script did not run")
 
     shot = os.path.join(out_dir, "report.png")
-    chromium(browser, profile, url, "--hide-scrollbars", "--window-size=1400,2600", "--screenshot=" + shot)
+    chromium(browser, tmp, url, "--hide-scrollbars", "--window-size=1400,2600", "--screenshot=" + shot)
     check(os.path.exists(shot) and os.path.getsize(shot) > 20000, "a screenshot was taken: " + shot)
 
     if failures:

@@ -417,6 +417,10 @@ TEST(ReportsMerge, RefusesOtherCampaignsAndIncompleteSets) {
   RunSummary other_torch = shard_summary(1, 2, 5, 1);
   other_torch.libtorch_version = "2.1.0";
   EXPECT_NE(message({shard_summary(0, 2, 5, 1), other_torch}).find("LibTorch version"), std::string::npos);
+  RunSummary other_ledger = shard_summary(1, 2, 5, 1);
+  other_ledger.known_divergence_hits = {{"add:values", 0}};
+  EXPECT_NE(message({shard_summary(0, 2, 5, 1), other_ledger}).find("known divergences in force is add:values"),
+            std::string::npos);
   RunSummary planted = shard_summary(1, 2, 5, 1);
   planted.planted_faults = {"mul=values"};
   EXPECT_NE(message({shard_summary(0, 2, 5, 1), planted}).find("planted faults is mul=values, the first one's is none"),

@@ -385,6 +385,9 @@ def check_encodings(finding_v, run_v, findings, runs):
     real_nonfinite = sum(nonfinite_count(f) for f in findings["planted"])
     f = findings["planted"][0]
     obs = first_observation(f)
+    if obs is None:
+        fail("no planted finding has an observed tensor with values to put nan/inf into")
+        return
     # Whether or not real traces hold nan/inf (0/0 from div usually does; counted above), the forms are crafted on a
     # copy of a real finding at each place a double may be: tensor values, gradient values, a float scalar.
     for text in ("nan", "inf", "-inf"):

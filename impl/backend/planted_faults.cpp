@@ -13,8 +13,8 @@ constexpr std::pair<std::string_view, PlantedFault::Kind> kKinds[] = {
 };
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
 }
 
@@ -46,7 +46,14 @@ std::vector<PlantedFault> parse_planted_faults(std::string_view spec) {
   while (!trim(spec).empty()) {
     const auto comma = spec.find(',');
     const std::string_view item = trim(spec.substr(0, comma));
-    if (!item.empty()) out.push_back(parse_one(item));
+    if (!item.empty()) {
+      PlantedFault f = parse_one(item);
+      for (const auto& earlier : out)
+        if (earlier.op == f.op)
+          throw std::invalid_argument(std::string(kPlantVariable) + ": " + std::string(program::spec(f.op).name) +
+                                      " is given twice; an op takes one fault");
+      out.push_back(f);
+    }
     if (comma == std::string_view::npos) break;
     spec.remove_prefix(comma + 1);
   }
