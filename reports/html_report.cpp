@@ -82,6 +82,7 @@ table.traces col.step { width:150px; }
 table.traces tr.diverging td { background:var(--diff-row); }
 table.traces td { font-size:12.5px; overflow-wrap:anywhere; }
 .status.error { color:var(--bad); }
+.status > mark.first-diff { display:block; padding:2px 6px; }
 .status.skipped { color:var(--muted); }
 .obs { margin-top:4px; }
 .obs .vid { font-weight:700; margin-right:6px; }
