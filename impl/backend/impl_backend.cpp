@@ -4,8 +4,8 @@
 #include <optional>
 
 #include "impl/autograd/grad_mode.h"
-#include "impl/backend/planted_faults.h"
 #include "impl/autograd/meta.h"
+#include "impl/backend/planted_faults.h"
 #include "impl/error.h"
 #include "impl/ops.h"
 #include "program/content.h"

@@ -15,7 +15,8 @@ inline constexpr const char* kPlantVariable = "PARITY_PLANT";
 
 struct PlantedFault {
   enum class Kind {
-    Values,  // the op's result has 1 added to its first element (floating-point results)
+    Values,  // the op's result has 1 added to its first element (floating-point results); for a view op the
+             // write lands in the storage it shares with its base, as a buggy view kernel's would
     Error,   // the op raises an `argument` error instead of running
   };
   program::OpId op;
