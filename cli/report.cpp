@@ -1,6 +1,4 @@
 // `parity report`: the HTML page of a campaign's output folder, for a person to triage.
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -101,27 +99,7 @@ int report_command(const std::vector<std::string>& argv) {
                           in.findings_path + ": groups without one show run.json's smallest program, without traces");
   const std::string html = reports::html_report(in);
 
-  // Through a temporary file and a rename: a page is either whole or the old one.
-  fs::path tmp = out;
-  tmp += ".tmp";
-  {
-    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
-    if (!file)
-      throw reports::ReportError(out.string() + ": cannot write the report: " + std::strerror(errno) +
-                                 " (is its folder there and writable?)");
-    file << html;
-    file.flush();
-    if (!file) {
-      fs::remove(tmp, ec);
-      throw reports::ReportError(out.string() + ": cannot write the report (disk full?)");
-    }
-  }
-  fs::rename(tmp, out, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    fs::remove(tmp, ec);
-    throw reports::ReportError(out.string() + ": cannot write the report: " + why);
-  }
+  reports::write_text_file_atomically(out, html, "the report");
   for (const auto& w : in.warnings) std::cerr << "parity report: warning: " << one_line(w) << "\n";
   std::cout << "parity report: " << in.findings.size() << " findings";
   if (in.summary) std::cout << " (" << in.summary->cases << " cases, " << in.summary->groups.size() << " groups)";

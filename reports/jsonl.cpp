@@ -106,6 +106,32 @@ std::string read_text_file(const std::filesystem::path& path, std::uintmax_t max
   return text;
 }
 
+void write_text_file_atomically(const std::filesystem::path& path, std::string_view text, const std::string& what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw ReportError(path.string() + ": cannot write " + what + ": is a folder");
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out)
+      throw ReportError(path.string() + ": cannot write " + what + ": " + std::strerror(errno) +
+                        " (is its folder there and writable?)");
+    out << text;
+    out.flush();
+    if (!out) {
+      fs::remove(tmp, ec);
+      throw ReportError(path.string() + ": cannot write " + what + " (disk full?)");
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(tmp, ec);
+    throw ReportError(path.string() + ": cannot write " + what + ": " + why);
+  }
+}
+
 std::string describe_parse_error(const nlohmann::json::parse_error& e) {
   std::string what = e.what();
   // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> "parse error at line 1, ..."

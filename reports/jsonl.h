@@ -44,6 +44,10 @@ JsonlContents parse_jsonl(std::string_view text, const std::string& origin, Malf
 // Reads a whole (text) file, refusing unreadable paths, folders and files above `max_bytes`. Throws ReportError.
 std::string read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes = std::uintmax_t{1} << 30);
 
+// Writes `text` to `path` through a temporary file and a rename, so the file is either the old or the new one.
+// `what` names the content in messages ("the run summary"). Throws ReportError with the reason.
+void write_text_file_atomically(const std::filesystem::path& path, std::string_view text, const std::string& what);
+
 // A JSON parse error as one line: where it happened and why, without the library's exception prefix.
 std::string describe_parse_error(const nlohmann::json::parse_error& e);
 

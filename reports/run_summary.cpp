@@ -1,7 +1,6 @@
 #include "reports/run_summary.h"
 
 #include <algorithm>
-#include <fstream>
 #include <stdexcept>
 #include <utility>
 
@@ -9,6 +8,7 @@
 #include "program/json.h"
 #include "reports/error.h"
 #include "reports/json_fields.h"
+#include "reports/jsonl.h"
 #include "reports/schema_version.h"
 
 namespace parity::reports {
@@ -170,17 +170,7 @@ RunSummary run_summary_from_json(const json& j) {
 }
 
 void write_run_summary(const std::filesystem::path& path, const RunSummary& s) {
-  auto tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << to_json(s).dump(2) << "\n";
-    out.flush();
-    if (!out) throw ReportError(tmp.string() + ": cannot write the run summary");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw ReportError(path.string() + ": cannot write the run summary: " + ec.message());
+  write_text_file_atomically(path, to_json(s).dump(2) + "\n", "the run summary");
 }
 
 }  // namespace parity::reports

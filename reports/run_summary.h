@@ -73,8 +73,7 @@ struct RunSummary {
 };
 
 nlohmann::json to_json(const RunSummary&);
-// Writes run.json through a temporary file and a rename, so the file is either the old or the new summary.
-// Throws ReportError.
+// Writes run.json atomically (write_text_file_atomically). Throws ReportError.
 void write_run_summary(const std::filesystem::path& path, const RunSummary&);
 RunSummary run_summary_from_json(const nlohmann::json&);  // throws program::JsonError
 
