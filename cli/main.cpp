@@ -47,10 +47,8 @@ void warn_if_planted() {
     throw parity::cli::UsageError(e.what());
   }
   if (faults.empty()) return;
-  std::string list;
-  for (const auto& f : faults) list += (list.empty() ? "" : ", ") + f;
   std::fprintf(stderr, "parity: %s is set: impl carries deliberate bugs (%s); divergences they cause are planted\n",
-               parity::impl::kPlantVariable, list.c_str());
+               parity::impl::kPlantVariable, parity::program::join(faults, ", ").c_str());
 }
 
 int dispatch(const std::vector<std::string>& args) {

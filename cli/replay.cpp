@@ -45,8 +45,7 @@ int replay_command(const std::vector<std::string>& argv) {
   ReplayInput in = load_replay_input(args.positional()[0], index);
   // A planted finding diverges again only with the same faults: a verdict without them would mislead.
   if (in.finding && in.finding->planted_faults != impl::planted_fault_texts()) {
-    std::string faults;
-    for (const auto& f : in.finding->planted_faults) faults += (faults.empty() ? "" : ",") + f;
+    const std::string faults = program::join(in.finding->planted_faults, ",");
     std::cerr << "parity replay: warning: this finding was made with " << impl::kPlantVariable << "="
               << (faults.empty() ? std::string("(unset)") : faults)
               << ", which differs from now: set it the same way to replay it as it was found\n";

@@ -35,5 +35,15 @@ std::optional<Scalar::Kind> parse_scalar_kind(std::string_view);
 // double, or nan/inf/-inf.
 std::string render_ints(const std::vector<std::int64_t>&);
 std::string render_number(double);
+// "a, b, c" with `separator` between the items ("" for none).
+template <typename Range>
+std::string join(const Range& items, std::string_view separator) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += separator;
+    out += item;
+  }
+  return out;
+}
 
 }  // namespace parity::program

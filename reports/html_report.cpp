@@ -366,14 +366,12 @@ std::string op_at(const program::Program& p, int step) {
   return std::string(program::spec(p.steps[static_cast<std::size_t>(step)].op).name);
 }
 
-// Space-separated error categories either side raised at the divergence (for the category filter).
-std::string categories_of(const Divergence& d) {
+// The error categories either side raised at the divergence (for the category filter).
+std::set<std::string> categories_of(const Divergence& d) {
   std::set<std::string> c;
   if (d.impl_category) c.insert(std::string(program::to_string(*d.impl_category)));
   if (d.oracle_category) c.insert(std::string(program::to_string(*d.oracle_category)));
-  std::string s;
-  for (const auto& x : c) s += (s.empty() ? "" : " ") + x;
-  return s;
+  return c;
 }
 
 // One section of the page: a signature, from the recorded findings and from run.json's groups (which count the
@@ -389,7 +387,8 @@ struct Group {
   std::uint64_t first_case = 0;
   bool expected = false;
   std::string known_reason;
-  std::string op, kind, categories;  // for the filters
+  std::string op, kind;  // for the filters
+  std::set<std::string> categories;
 
   int diverging_step() const { return shown ? shown->divergence.step : -1; }
 };
@@ -474,10 +473,9 @@ std::string render_summary(const ReportInput& in, const std::vector<Group>& grou
                                                : "impl agreed with LibTorch on all " + std::to_string(r.cases) + " cases";
     html += "<p class=\"verdict " + cls + "\">" + esc(verdict) + "</p>";
     if (!r.planted_faults.empty()) {
-      std::string faults;
-      for (const auto& f : r.planted_faults) faults += (faults.empty() ? "" : ", ") + f;
       html += "<p class=\"notice planted\"><strong>Planted faults.</strong> This campaign ran with impl deliberately "
-              "broken (PARITY_PLANT=" + esc(faults) + "), to test parity itself: divergences they cause are not bugs "
+              "broken (PARITY_PLANT=" + esc(program::join(r.planted_faults, ", ")) +
+              "), to test parity itself: divergences they cause are not bugs "
               "of impl.</p>";
     }
     if (r.interrupted) html += "<p class=\"notice\">The campaign was interrupted before its budget was spent.</p>";
@@ -528,7 +526,8 @@ std::string options(const std::set<std::string>& values, std::string_view all) {
 }
 
 std::string group_attributes(const Group& g) {
-  return "data-op=\"" + esc(g.op) + "\" data-kind=\"" + esc(g.kind) + "\" data-category=\"" + esc(g.categories) +
+  return "data-op=\"" + esc(g.op) + "\" data-kind=\"" + esc(g.kind) + "\" data-category=\"" +
+         esc(program::join(g.categories, " ")) +
          "\" data-expected=\"" + (g.expected ? "1" : "0") + "\"";
 }
 
@@ -542,11 +541,7 @@ std::string render_overview(const std::vector<Group>& groups) {
   for (const auto& g : groups) {
     ops.insert(g.op);
     if (!g.kind.empty()) kinds.insert(g.kind);
-    for (std::size_t at = 0; at < g.categories.size();) {
-      const auto space = g.categories.find(' ', at);
-      categories.insert(g.categories.substr(at, space == std::string::npos ? std::string::npos : space - at));
-      at = space == std::string::npos ? g.categories.size() : space + 1;
-    }
+    categories.insert(g.categories.begin(), g.categories.end());
   }
   std::string html = "<h3>Groups</h3><form id=\"filters\">";
   html += "<label>op<select name=\"op\">" + options(ops, "all ops") + "</select></label>";
@@ -588,8 +583,7 @@ std::string shell_word(const std::string& w) {
 
 // The command that replays the shown finding; a planted one only diverges again with the same faults.
 std::string replay_command(const ReportInput& in, const Group& g) {
-  std::string faults;
-  for (const auto& f : g.shown->planted_faults) faults += (faults.empty() ? "" : ",") + f;
+  const std::string faults = program::join(g.shown->planted_faults, ",");
   return (faults.empty() ? "" : "PARITY_PLANT=" + shell_word(faults) + " ") + "parity replay " +
          shell_word(in.findings_path) + " --index " + std::to_string(g.shown_record);
 }

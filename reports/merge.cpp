@@ -42,15 +42,13 @@ void check_same_campaign(const RunSummary& first, const RunSummary& s, std::size
   if (s.device != first.device) refuse("device", first.device, s.device);
   // The known divergences in force decide which findings are expected; the hits map lists them all.
   auto ledger = [](const RunSummary& r) {
-    std::string out;
-    for (const auto& [sig, hits] : r.known_divergence_hits) out += (out.empty() ? "" : ", ") + sig;
-    return out.empty() ? std::string("none") : out;
+    std::vector<std::string> in_force;
+    for (const auto& [sig, hits] : r.known_divergence_hits) in_force.push_back(sig);
+    return in_force.empty() ? std::string("none") : program::join(in_force, ", ");
   };
   if (ledger(s) != ledger(first)) refuse("known divergences in force", ledger(first), ledger(s));
   auto faults = [](const RunSummary& r) {
-    std::string out;
-    for (const auto& f : r.planted_faults) out += (out.empty() ? "" : ",") + f;
-    return out.empty() ? std::string("none") : out;
+    return r.planted_faults.empty() ? std::string("none") : program::join(r.planted_faults, ",");
   };
   if (s.planted_faults != first.planted_faults) refuse("planted faults", faults(first), faults(s));
   if (s.shard.total != first.shard.total)
