@@ -11,16 +11,6 @@ std::int64_t numel(const Dims& sizes) {
   return n;
 }
 
-Dims contiguous_strides(const Dims& sizes) {
-  Dims strides(sizes.size());
-  std::int64_t z = 1;
-  for (std::size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = z;
-    z *= std::max<std::int64_t>(sizes[i], 1);
-  }
-  return strides;
-}
-
 Dims channels_last_strides(const Dims& s) {
   if (s.size() != 4) return contiguous_strides(s);
   Dims st(4);

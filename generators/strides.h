@@ -13,7 +13,7 @@ namespace parity::generators {
 using Dims = std::vector<std::int64_t>;
 
 // Row-major strides; a size-0 or size-1 dim counts as 1 for the dims before it (empty_tensor_restride).
-Dims contiguous_strides(const Dims& sizes);
+using program::contiguous_strides;
 // get_channels_last_strides_2d (4-d) and get_channels_last_strides_3d (5-d): sizes are multiplied as they are.
 Dims channels_last_strides(const Dims& sizes);
 Dims channels_last_3d_strides(const Dims& sizes);

@@ -52,6 +52,17 @@ struct Program {
   bool operator==(const Program&) const = default;
 };
 
+// Row-major strides; a size-0 or size-1 dim counts as 1 for the dims before it (PyTorch's empty_tensor_restride).
+inline std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& sizes) {
+  std::vector<std::int64_t> strides(sizes.size());
+  std::int64_t s = 1;
+  for (std::size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= sizes[i] > 0 ? sizes[i] : 1;
+  }
+  return strides;
+}
+
 // Number of elements a strided layout reaches in its storage (0 when the tensor is empty and offset is 0).
 std::int64_t storage_extent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
                             std::int64_t offset);
