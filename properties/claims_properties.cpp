@@ -79,25 +79,25 @@ TEST(SeedClaimRegistry, WellFormed) {
 // The guard that keeps a broken claim from passing: a step outside may_raise that raises, or a check reading
 // what the trace does not hold, is a problem; a may_raise step raising (and what depends on it skipped) is not.
 TEST(SeedClaimMachinery, BrokenProgramsAreNoticed) {
-  claims::Build b;
+  program::ProgramBuilder b;
   const int x = b.full({1}, 1.0, true);
   const int w = b.scalar(OpId::AddScalar_, x, 1.0);  // a leaf requiring grad written in place: raises
   const int after = b.unary(OpId::Neg, w);             // skipped: its input does not exist
-  const Trace t = program::run(torch_backend(), b.done());
+  const Trace t = program::run(torch_backend(), b.program());
   const auto ok_check = [](const Trace&) { return claims::Verdict{true, "fine"}; };
 
-  Claim unexpected{"unexpected-raise", "000_0000000000000000.txt", {}, "s", b.done(), {}, ok_check};
+  Claim unexpected{"unexpected-raise", "000_0000000000000000.txt", {}, "s", b.program(), {}, ok_check};
   const claims::SideResult r1 = claims::judge(unexpected, t);
   EXPECT_FALSE(r1.ran_as_intended());
   EXPECT_FALSE(r1.verdict.holds);
   EXPECT_NE(r1.problem.find("step 1 (add_scalar_) raised leaf_inplace"), std::string::npos) << r1.problem;
 
-  Claim expected{"expected-raise", "000_0000000000000000.txt", {}, "s", b.done(), {w}, ok_check};
+  Claim expected{"expected-raise", "000_0000000000000000.txt", {}, "s", b.program(), {w}, ok_check};
   const claims::SideResult r2 = claims::judge(expected, t);
   EXPECT_TRUE(r2.ran_as_intended()) << r2.problem;
   EXPECT_EQ(r2.verdict, (claims::Verdict{true, "fine"}));
 
-  Claim reads_missing{"reads-missing", "000_0000000000000000.txt", {}, "s", b.done(), {w},
+  Claim reads_missing{"reads-missing", "000_0000000000000000.txt", {}, "s", b.program(), {w},
                       [after](const Trace& tr) { return claims::Verdict{true, claims::made(tr, after).grad_fn}; }};
   const claims::SideResult r3 = claims::judge(reads_missing, t);
   EXPECT_FALSE(r3.ran_as_intended());

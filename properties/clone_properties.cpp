@@ -22,15 +22,15 @@ RC_GTEST_PROP(CloneProperties, CloneDoesNotAlias, ()) {
   RC_CLASSIFY(write_source, "write source");
 
   ProgramBuilder b;
-  const int x = b.leaf(l, dtype, rg, *seeds());
+  const int x = add_leaf(b, l, dtype, rg, *seeds());
   const int c = b.with_format(OpId::Clone, x, mf);
   // fill_ is the one write overlapping memory accepts; bool tensors take no arithmetic scalar.
   const int target = write_source ? x : c;
   const bool fill = dtype == DType::Bool || (write_source && overlapping(l));
   // A leaf requiring grad is written under no_grad, as PyTorch requires.
   const bool grad = !(write_source && rg);
-  if (fill) b.add_scalar_op(OpId::Fill_, target, {Scalar::Kind::Int, 1}, grad);
-  else b.add_scalar_op(OpId::AddScalar_, target, {Scalar::Kind::Int, 1}, grad);
+  if (fill) b.scalar_op(OpId::Fill_, target, {Scalar::Kind::Int, 1}, grad);
+  else b.scalar_op(OpId::AddScalar_, target, {Scalar::Kind::Int, 1}, grad);
 
   check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
     if (!steps_ok(v, t, 0, 2)) return;

@@ -28,11 +28,11 @@ RC_GTEST_PROP(DeepcopyProperties, CopiesTheWholeStorageAndKeepsTheLayout, ()) {
   RC_TAG(std::string(to_string(l.kind)), with_grad ? "with .grad" : "no .grad", together ? "one memo" : "two memos");
 
   ProgramBuilder b;
-  const int x = b.leaf(l, dtype, rg, *seeds());
-  if (with_grad) b.backward(b.add(OpId::Sum, {b.add(OpId::Clone, {x})}));
-  const int alias = b.add(OpId::Detach, {x});
-  const int cx = b.add(OpId::Deepcopy, {x}, memo(1));
-  const int ca = b.add(OpId::Deepcopy, {alias}, memo(together ? 1 : 2));
+  const int x = add_leaf(b, l, dtype, rg, *seeds());
+  if (with_grad) b.backward(b.step(OpId::Sum, {b.step(OpId::Clone, {x})}));
+  const int alias = b.step(OpId::Detach, {x});
+  const int cx = b.step(OpId::Deepcopy, {x}, memo(1));
+  const int ca = b.step(OpId::Deepcopy, {alias}, memo(together ? 1 : 2));
 
   check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
     if (!steps_ok(v, t, 0, ca)) return;
@@ -57,13 +57,13 @@ RC_GTEST_PROP(DeepcopyProperties, CopiesTheGradientAndRefusesNonLeaves, ()) {
   const DType dtype = *floating_dtypes();
 
   ProgramBuilder b;
-  const int x = b.leaf(l, dtype, true, *seeds());
-  const int y = b.add_scalar_op(OpId::MulScalar, x, {Scalar::Kind::Float, 3.0});
-  const int bw = b.backward(b.add(OpId::Sum, {y}));
-  const int cx = b.add(OpId::Deepcopy, {x}, memo(0));
-  const int cy = b.add(OpId::Deepcopy, {y}, memo(0));
+  const int x = add_leaf(b, l, dtype, true, *seeds());
+  const int y = b.scalar_op(OpId::MulScalar, x, {Scalar::Kind::Float, 3.0});
+  const int bw = b.backward(b.step(OpId::Sum, {y}));
+  const int cx = b.step(OpId::Deepcopy, {x}, memo(0));
+  const int cy = b.step(OpId::Deepcopy, {y}, memo(0));
   // The copy's gradient is its own: a later backward into x must not change it.
-  const int bw2 = b.backward(b.add(OpId::Sum, {b.add_scalar_op(OpId::MulScalar, x, {Scalar::Kind::Float, 2.0})}));
+  const int bw2 = b.backward(b.step(OpId::Sum, {b.scalar_op(OpId::MulScalar, x, {Scalar::Kind::Float, 2.0})}));
 
   check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
     if (!steps_ok(v, t, 0, cx)) return;

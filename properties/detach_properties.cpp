@@ -30,22 +30,22 @@ RC_GTEST_PROP(DetachProperties, DetachAliasesAndBlocksGrad, ()) {
   RC_CLASSIFY(source_in_graph, "x + d");
 
   ProgramBuilder b;
-  const int leaf = b.leaf(l, dtype, true, *seeds());
-  const int x = nonleaf ? b.add_scalar_op(OpId::MulScalar, leaf, {Scalar::Kind::Float, 2.0}) : leaf;
-  const int d = b.add(OpId::Detach, {x});
+  const int leaf = add_leaf(b, l, dtype, true, *seeds());
+  const int x = nonleaf ? b.scalar_op(OpId::MulScalar, leaf, {Scalar::Kind::Float, 2.0}) : leaf;
+  const int d = b.step(OpId::Detach, {x});
   const bool fill = !nonleaf && overlapping(l);  // overlapping memory takes only fill_
-  const int write = fill ? b.add_scalar_op(OpId::Fill_, d, {Scalar::Kind::Float, 0.5})
-                         : b.add_scalar_op(OpId::AddScalar_, d, {Scalar::Kind::Float, 1.0});
+  const int write = fill ? b.scalar_op(OpId::Fill_, d, {Scalar::Kind::Float, 0.5})
+                         : b.scalar_op(OpId::AddScalar_, d, {Scalar::Kind::Float, 1.0});
   int w = -1;
   int z = -1;
   if (source_in_graph) {
-    z = b.add(OpId::Add, {x, d});
+    z = b.step(OpId::Add, {x, d});
   } else {
     Layout dense{generators::LayoutKind::Contiguous, l.sizes, generators::contiguous_strides(l.sizes), 0};
-    w = b.leaf(dense, dtype, true, 99);
-    z = b.add(OpId::Mul, {d, w});
+    w = add_leaf(b, dense, dtype, true, 99);
+    z = b.step(OpId::Mul, {d, w});
   }
-  const int s = b.add(OpId::Sum, {z});
+  const int s = b.step(OpId::Sum, {z});
   const int back = b.backward(s);
 
   check_on_both(b.program(), [&](const Trace& t, Verdict& v) {

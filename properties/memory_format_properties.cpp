@@ -53,7 +53,7 @@ RC_GTEST_PROP(MemoryFormatProperties, PreserveFormatKeepsDenseStridesElseTheirOr
   RC_CLASSIFY(generators::is_channels_last_strides(l.sizes, l.strides) && !dense, "channels_last-like, not dense");
 
   ProgramBuilder b;
-  const int x = b.leaf(l, dtype, false, *seeds());
+  const int x = add_leaf(b, l, dtype, false, *seeds());
   const int y = b.with_format(op, x, MemoryFormat::Preserve);
 
   check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
@@ -80,7 +80,7 @@ RC_GTEST_PROP(MemoryFormatProperties, ExplicitFormatIsObeyed, ()) {
   RC_TAG(std::string(program::spec(op).name), format_name(mf));
 
   ProgramBuilder b;
-  const int x = b.leaf(l, dtype, false, *seeds());
+  const int x = add_leaf(b, l, dtype, false, *seeds());
   const int y = b.with_format(op, x, mf);
 
   check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
@@ -118,22 +118,22 @@ RC_GTEST_PROP(MemoryFormatProperties, LeafGradientFollowsTheLeafLayout, ()) {
   RC_CLASSIFY(dense, "dense leaf");
 
   ProgramBuilder b;
-  const int x = b.leaf(l, dtype, true, *seeds());
+  const int x = add_leaf(b, l, dtype, true, *seeds());
   int y = x;
   switch (path) {
     case 0: break;
-    case 1: y = b.add_scalar_op(OpId::MulScalar, x, {Scalar::Kind::Float, 2.0}); break;
-    case 2: y = b.add(OpId::Exp, {x}); break;
+    case 1: y = b.scalar_op(OpId::MulScalar, x, {Scalar::Kind::Float, 2.0}); break;
+    case 2: y = b.step(OpId::Exp, {x}); break;
     case 3: y = b.with_format(OpId::Clone, x, MemoryFormat::Contiguous); break;
     default: {
       program::Attrs a;
       a.dim = 0;
       a.dim1 = -1;
-      y = b.add_scalar_op(OpId::MulScalar, b.add(OpId::Transpose, {x}, a), {Scalar::Kind::Float, 3.0});
+      y = b.scalar_op(OpId::MulScalar, b.step(OpId::Transpose, {x}, a), {Scalar::Kind::Float, 3.0});
       break;
     }
   }
-  const int s = b.add(path == 2 ? OpId::Mean : OpId::Sum, {y});
+  const int s = b.step(path == 2 ? OpId::Mean : OpId::Sum, {y});
   const int back = b.backward(s);
 
   check_on_both(b.program(), [&](const Trace& t, Verdict& v) {

@@ -22,6 +22,7 @@
 #include "impl/backend/impl_backend.h"
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
+#include "program/program_builder.h"
 
 namespace parity::properties {
 
@@ -155,43 +156,14 @@ inline void check_on_both(const Program& p, const Predicate& predicate) {
 
 // ---- building small programs by hand ------------------------------------------------------------------
 
-// Appends steps and returns their value ids; attributes not given keep Attrs' defaults.
-class ProgramBuilder {
- public:
-  int leaf(const generators::Layout& l, DType dtype, bool requires_grad, std::uint64_t seed = 1) {
-    program::Attrs a;
-    a.sizes = l.sizes;
-    a.strides = l.strides;
-    a.offset = l.offset;
-    a.dtype = dtype;
-    a.requires_grad = requires_grad;
-    a.seed = seed;
-    return add(OpId::Rand, {}, a);
-  }
-  int add(OpId op, std::vector<int> inputs, program::Attrs a = {}, bool grad_enabled = true) {
-    p_.steps.push_back(program::Step{op, std::move(inputs), std::move(a), grad_enabled});
-    return static_cast<int>(p_.steps.size()) - 1;
-  }
-  int add_scalar_op(OpId op, int input, program::Scalar s, bool grad_enabled = true) {
-    program::Attrs a;
-    a.scalar = s;
-    return add(op, {input}, a, grad_enabled);
-  }
-  int with_format(OpId op, int input, MemoryFormat mf) {
-    program::Attrs a;
-    a.memory_format = mf;
-    return add(op, {input}, a);
-  }
-  int backward(int input, bool retain_graph = false) {
-    program::Attrs a;
-    a.retain_graph = retain_graph;
-    return add(OpId::Backward, {input}, a);
-  }
-  const Program& program() const { return p_; }
+// Programs are built with program::ProgramBuilder; a generated layout becomes a leaf through this.
+using program::ProgramBuilder;
 
- private:
-  Program p_;
-};
+// A fresh tensor of seeded values laid out as `l`.
+inline int add_leaf(ProgramBuilder& b, const generators::Layout& l, DType dtype, bool requires_grad,
+                    std::uint64_t seed = 1) {
+  return b.rand_strided(l.sizes, l.strides, l.offset, dtype, requires_grad, seed);
+}
 
 // ---- generators shared by the property files ------------------------------------------------------------
 

@@ -20,20 +20,20 @@ int view_of(ProgramBuilder& b, int target, std::size_t ndim, std::int64_t size0,
   switch (which % 3) {
     case 0:
       a.dim = 0;
-      return b.add(OpId::Unsqueeze, {target}, a);
+      return b.step(OpId::Unsqueeze, {target}, a);
     case 1:
       a.dim = 0;
       a.dim1 = -1;
-      return b.add(OpId::Transpose, {target}, a);
+      return b.step(OpId::Transpose, {target}, a);
     default:
       if (ndim == 0) {
         a.dim = -1;
-        return b.add(OpId::Unsqueeze, {target}, a);
+        return b.step(OpId::Unsqueeze, {target}, a);
       }
       a.dim = 0;
       a.start = 0;
       a.length = size0 > 1 ? size0 - 1 : size0;
-      return b.add(OpId::Narrow, {target}, a);
+      return b.step(OpId::Narrow, {target}, a);
   }
 }
 
@@ -42,9 +42,9 @@ int write_through(ProgramBuilder& b, int target, Through how, bool overlapping_t
                   std::int64_t size0, int which, bool grad) {
   int w = target;
   if (how == Through::View) w = view_of(b, target, ndim, size0, which);
-  if (how == Through::Detached) w = b.add(OpId::Detach, {target});
-  if (overlapping_target || which % 2) return b.add_scalar_op(OpId::Fill_, w, {Scalar::Kind::Float, 0.5}, grad);
-  return b.add_scalar_op(OpId::AddScalar_, w, {Scalar::Kind::Float, 1.0}, grad);
+  if (how == Through::Detached) w = b.step(OpId::Detach, {target});
+  if (overlapping_target || which % 2) return b.scalar_op(OpId::Fill_, w, {Scalar::Kind::Float, 0.5}, grad);
+  return b.scalar_op(OpId::AddScalar_, w, {Scalar::Kind::Float, 1.0}, grad);
 }
 
 rc::Gen<Through> throughs() { return rc::gen::element(Through::Itself, Through::View, Through::Detached); }
@@ -69,32 +69,32 @@ RC_GTEST_PROP(SavedTensorProperties, WritingASavedTensorRaisesAtBackward, ()) {
   RC_CLASSIFY(!grad_write, "written under no_grad");
 
   ProgramBuilder b;
-  const int x = b.leaf(l, dtype, true, *seeds());
+  const int x = add_leaf(b, l, dtype, true, *seeds());
   int y = -1, saved = -1;
   bool saved_overlapping = false;
   switch (variant) {
     case 0:
-      y = saved = b.add(OpId::Exp, {x});
+      y = saved = b.step(OpId::Exp, {x});
       break;
     case 1: {
       // A non-leaf copy of x, so that it may be written with grad on.
-      saved = b.add_scalar_op(OpId::MulScalar, x, {Scalar::Kind::Float, 1.0});
+      saved = b.scalar_op(OpId::MulScalar, x, {Scalar::Kind::Float, 1.0});
       const Scalar k = *rc::gen::element(Scalar{Scalar::Kind::Float, 2.0}, Scalar{Scalar::Kind::Int, 3},
                                          Scalar{Scalar::Kind::Float, 0.5}, Scalar{Scalar::Kind::Float, -1.0});
-      y = b.add_scalar_op(OpId::Pow, saved, k);
+      y = b.scalar_op(OpId::Pow, saved, k);
       break;
     }
     default: {
       // The other factor does not require grad; x does, so its gradient needs the other factor.
       const Layout cl = *rc::gen::element(l, dense_like(l));
-      saved = b.leaf(cl, dtype, false, 77);
+      saved = add_leaf(b, cl, dtype, false, 77);
       saved_overlapping = overlapping(cl);
-      y = b.add(variant == 2 ? OpId::Mul : OpId::Div, {x, saved});
+      y = b.step(variant == 2 ? OpId::Mul : OpId::Div, {x, saved});
       break;
     }
   }
   const int write = write_through(b, saved, how, saved_overlapping, nd, size0, which, grad_write);
-  const int s = b.add(OpId::Sum, {y});
+  const int s = b.step(OpId::Sum, {y});
   const int back = b.backward(s);
 
   check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
@@ -125,7 +125,7 @@ RC_GTEST_PROP(SavedTensorProperties, WritingAnUnsavedTensorRaisesNothing, ()) {
   RC_TAG(kVariants[variant], name(how));
 
   ProgramBuilder b;
-  const int x = b.leaf(l, dtype, true, *seeds());
+  const int x = add_leaf(b, l, dtype, true, *seeds());
   int y = -1, written = -1;
   bool grad_write = true;
   bool written_overlapping = false;
@@ -133,29 +133,29 @@ RC_GTEST_PROP(SavedTensorProperties, WritingAnUnsavedTensorRaisesNothing, ()) {
     case 0:
     case 1: {
       const Layout cl = *rc::gen::element(l, dense_like(l));
-      written = b.leaf(cl, dtype, false, 77);
+      written = add_leaf(b, cl, dtype, false, 77);
       written_overlapping = overlapping(cl);
-      y = b.add(variant == 0 ? OpId::Add : OpId::Sub, {x, written});
+      y = b.step(variant == 0 ? OpId::Add : OpId::Sub, {x, written});
       break;
     }
     case 2: {
-      const int c = b.leaf(dense_like(l), dtype, false, 77);
-      y = b.add(OpId::Mul, {x, c});
+      const int c = add_leaf(b, dense_like(l), dtype, false, 77);
+      y = b.step(OpId::Mul, {x, c});
       written = x;  // a leaf requiring grad: written under no_grad (or through its detached alias)
       written_overlapping = overlapping(l);
       grad_write = false;
       break;
     }
     case 3:
-      written = b.add(OpId::Clone, {x});
-      y = b.add_scalar_op(OpId::AddScalar, written, {Scalar::Kind::Float, 2.0});
+      written = b.step(OpId::Clone, {x});
+      y = b.scalar_op(OpId::AddScalar, written, {Scalar::Kind::Float, 2.0});
       break;
     default:
-      written = b.add(OpId::Clone, {x});
+      written = b.step(OpId::Clone, {x});
       y = written;
       break;
   }
-  const int s = b.add(OpId::Sum, {y});
+  const int s = b.step(OpId::Sum, {y});
   // For "sum saves nothing" the write comes after the reduction that used the tensor.
   const int write = write_through(b, written, how, written_overlapping, nd, size0, which, grad_write);
   const int back = b.backward(s);

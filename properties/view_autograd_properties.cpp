@@ -42,16 +42,16 @@ int add_view(ProgramBuilder& b, int x, ViewKind k, std::size_t ndim, std::int64_
   program::Attrs a;
   a.dim = 0;
   switch (k) {
-    case ViewKind::Select: a.index = size0 - 1; return b.add(OpId::Select, {x}, a, grad);
-    case ViewKind::Slice: a.start = 0; a.end = size0; a.step = 2; return b.add(OpId::Slice, {x}, a, grad);
-    case ViewKind::Narrow: a.start = size0 / 2; a.length = size0 - size0 / 2; return b.add(OpId::Narrow, {x}, a, grad);
-    case ViewKind::Transpose: a.dim1 = -1; return b.add(OpId::Transpose, {x}, a, grad);
+    case ViewKind::Select: a.index = size0 - 1; return b.step(OpId::Select, {x}, a, grad);
+    case ViewKind::Slice: a.start = 0; a.end = size0; a.step = 2; return b.step(OpId::Slice, {x}, a, grad);
+    case ViewKind::Narrow: a.start = size0 / 2; a.length = size0 - size0 / 2; return b.step(OpId::Narrow, {x}, a, grad);
+    case ViewKind::Transpose: a.dim1 = -1; return b.step(OpId::Transpose, {x}, a, grad);
     case ViewKind::Diagonal:
       a.dim1 = ndim >= 2 ? 1 : 0;
-      if (ndim < 2) return b.add(OpId::Select, {x}, a, grad);  // a 1-d tensor has no diagonal
-      return b.add(OpId::Diagonal, {x}, a, grad);
-    case ViewKind::Unbind: a.index = size0 - 1; return b.add(OpId::Unbind, {x}, a, grad);
-    case ViewKind::Split: a.size = 1; a.index = size0 - 1; return b.add(OpId::Split, {x}, a, grad);
+      if (ndim < 2) return b.step(OpId::Select, {x}, a, grad);  // a 1-d tensor has no diagonal
+      return b.step(OpId::Diagonal, {x}, a, grad);
+    case ViewKind::Unbind: a.index = size0 - 1; return b.step(OpId::Unbind, {x}, a, grad);
+    case ViewKind::Split: a.size = 1; a.index = size0 - 1; return b.step(OpId::Split, {x}, a, grad);
   }
   return x;
 }
@@ -93,11 +93,11 @@ RC_GTEST_PROP(ViewAutogradProperties, InPlaceThroughAViewOfANonLeafRebasesHistor
   RC_TAG(name(kind), std::string(to_string(l.kind)));
 
   ProgramBuilder b;
-  const int x = b.leaf(l, dtype, true, *seeds());
-  const int base = b.add(OpId::Clone, {x});
+  const int x = add_leaf(b, l, dtype, true, *seeds());
+  const int base = b.step(OpId::Clone, {x});
   const int v = add_view(b, base, kind, l.sizes.size(), l.sizes[0]);
-  const int w = b.add_scalar_op(OpId::MulScalar_, v, {Scalar::Kind::Float, c});
-  const int s = b.add(OpId::Sum, {base});
+  const int w = b.scalar_op(OpId::MulScalar_, v, {Scalar::Kind::Float, c});
+  const int s = b.step(OpId::Sum, {base});
   const int bw = b.backward(s);
 
   check_on_both(b.program(), [&](const Trace& t, Verdict& verdict) {
@@ -130,14 +130,14 @@ RC_GTEST_PROP(ViewAutogradProperties, MultiOutputViewsRefuseInPlaceWithGradOn, (
   RC_TAG(name(kind), grad_on ? "grad on" : "no_grad");
 
   ProgramBuilder b;
-  const int x = b.leaf(l, dtype, true, *seeds());
-  const int base = b.add(OpId::MulScalar, {x}, [] {
+  const int x = add_leaf(b, l, dtype, true, *seeds());
+  const int base = b.step(OpId::MulScalar, {x}, [] {
     program::Attrs a;
     a.scalar = {Scalar::Kind::Float, 2.0};
     return a;
   }());
   const int v = add_view(b, base, kind, l.sizes.size(), l.sizes[0]);
-  const int w = b.add_scalar_op(OpId::AddScalar_, v, {Scalar::Kind::Float, 1.0}, grad_on);
+  const int w = b.scalar_op(OpId::AddScalar_, v, {Scalar::Kind::Float, 1.0}, grad_on);
 
   check_on_both(b.program(), [&](const Trace& t, Verdict& verdict) {
     if (!steps_ok(verdict, t, 0, v)) return;
@@ -158,9 +158,9 @@ RC_GTEST_PROP(ViewAutogradProperties, DataSharesStorageButNotVersionNorGraph, ()
   const DType dtype = *floating_dtypes();
 
   ProgramBuilder b;
-  const int x = b.leaf(l, dtype, true, *seeds());
-  const int d = b.add(OpId::Data, {x});
-  const int w = b.add_scalar_op(OpId::Fill_, d, {Scalar::Kind::Float, 0.5});
+  const int x = add_leaf(b, l, dtype, true, *seeds());
+  const int d = b.step(OpId::Data, {x});
+  const int w = b.scalar_op(OpId::Fill_, d, {Scalar::Kind::Float, 0.5});
 
   check_on_both(b.program(), [&](const Trace& t, Verdict& verdict) {
     if (!steps_ok(verdict, t, 0, w)) return;

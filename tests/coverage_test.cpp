@@ -11,35 +11,15 @@
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
 #include "program/coverage.h"
-#include "tests/program_builder.h"
+#include "program/program_builder.h"
 
 namespace parity::program {
 namespace {
 
 // The shared builder with the shorthands these tests use.
-class Builder : public test_support::ProgramBuilder {
+class Builder : public ProgramBuilder {
  public:
-  int unary(OpId op, int x, bool grad_enabled = true) { return step(op, {x}, {}, grad_enabled); }
-  int scalar(OpId op, int x, double v = 2, bool grad_enabled = true) {
-    return scalar_op(op, x, {Scalar::Kind::Float, v}, grad_enabled);
-  }
-  int transpose(int x, bool grad_enabled = true) {
-    Attrs a;
-    a.dim = 0;
-    a.dim1 = 1;
-    return step(OpId::Transpose, {x}, a, grad_enabled);
-  }
-  int select(int x, std::int64_t index) {
-    Attrs a;
-    a.dim = 0;
-    a.index = index;
-    return step(OpId::Select, {x}, a);
-  }
-  int requires_grad_(int x, bool flag) {
-    Attrs a;
-    a.requires_grad = flag;
-    return step(OpId::RequiresGrad_, {x}, a);
-  }
+  int transpose(int x, bool grad_enabled = true) { return with_dims(OpId::Transpose, x, 0, 1, grad_enabled); }
   // sum(exp(x)): a scalar root whose graph saves a result, so a second backward needs retain_graph.
   int exp_loss(int x) { return unary(OpId::Sum, unary(OpId::Exp, x)); }
 };
@@ -122,7 +102,7 @@ TEST(Coverage, LayoutsOfOperandsOfOkSteps) {
   sl.step = 2;
   b.unary(OpId::Neg, b.step(OpId::Slice, {x}, sl));               // slice: contiguous, neg: non_dense
   b.unary(OpId::Neg, b.with_sizes(OpId::Expand, b.rand({1, 3}), {4, 3}));  // expand: contiguous, neg: overlapping
-  b.unary(OpId::Neg, b.select(x, 1));                             // select: contiguous, neg: contiguous + offset
+  b.unary(OpId::Neg, b.select(x, 0, 1));                          // select: contiguous, neg: contiguous + offset
   b.unary(OpId::Neg, b.unary(OpId::Sum, x));                      // sum: contiguous, neg: zero_dim
   b.unary(OpId::Neg, b.rand({0, 3}));                             // empty
   b.unary(OpId::Neg, b.rand_strided({2, 3, 2, 2}, {12, 1, 6, 3}, 0));              // channels_last
@@ -165,8 +145,8 @@ TEST(Coverage, PlainArithmeticHasNoSituation) {
 TEST(Coverage, InplaceOnViews) {
   {
     Builder b;  // a view of a non-leaf requiring grad: the base's history is rewritten (CopySlices)
-    int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, DType::Float32, true));
-    b.scalar(OpId::AddScalar_, b.transpose(y));
+    int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, DType::Float32, true), 2);
+    b.scalar(OpId::AddScalar_, b.transpose(y), 2);
     Covered r = run_on_libtorch(b);
     EXPECT_TRUE(r.has("inplace_on_view_of_nonleaf"));
     EXPECT_FALSE(r.has("inplace_on_view_of_leaf_requiring_grad"));
@@ -174,8 +154,8 @@ TEST(Coverage, InplaceOnViews) {
   }
   {
     Builder b;  // a view of a leaf requiring grad: LibTorch refuses, which is the situation too
-    int v = b.select(b.rand({2, 3}, DType::Float32, true), 0);
-    int write = b.scalar(OpId::AddScalar_, v);
+    int v = b.select(b.rand({2, 3}, DType::Float32, true), 0, 0);
+    int write = b.scalar(OpId::AddScalar_, v, 2);
     Covered r = run_on_libtorch(b);
     EXPECT_EQ(status_of(r, write), StepObs::Status::Error);
     EXPECT_TRUE(r.has("inplace_on_view_of_leaf_requiring_grad"));
@@ -184,7 +164,7 @@ TEST(Coverage, InplaceOnViews) {
   {
     Builder b;  // the view made under no_grad, written with grad enabled
     int v = b.transpose(b.rand({2, 3}, DType::Float32, true), false);
-    b.scalar(OpId::AddScalar_, v);
+    b.scalar(OpId::AddScalar_, v, 2);
     Covered r = run_on_libtorch(b);
     EXPECT_TRUE(r.has("inplace_on_nograd_view_with_grad"));
     EXPECT_FALSE(r.has("inplace_on_view_of_leaf_requiring_grad"));
@@ -200,7 +180,7 @@ TEST(Coverage, InplaceOnViews) {
   }
   {
     Builder b;
-    b.scalar(OpId::MulScalar_, b.rand({2}, DType::Float32, true));
+    b.scalar(OpId::MulScalar_, b.rand({2}, DType::Float32, true), 2);
     EXPECT_TRUE(run_on_libtorch(b).has("inplace_on_leaf_requiring_grad"));
   }
 }
@@ -209,47 +189,48 @@ TEST(Coverage, AReshapeThatCopiesIsNoView) {
   Builder b;
   int x = b.rand({2, 3}, DType::Float32, true);
   int r = b.with_sizes(OpId::Reshape, b.transpose(x), {6});  // transposed: reshape must copy
-  b.scalar(OpId::AddScalar_, r);
+  b.scalar(OpId::AddScalar_, r, 2);
   Covered run = run_on_libtorch(b);
   EXPECT_FALSE(run.has("view_of_view"));
   EXPECT_FALSE(run.has("inplace_on_view_of_leaf_requiring_grad"));
   Builder v;
   v.with_sizes(OpId::Reshape, v.transpose(v.rand({2, 3})), {3, 2, 1});  // stays a view
-  v.transpose(v.select(v.rand({2, 3, 4}), 0));
+  v.transpose(v.select(v.rand({2, 3, 4}), 0, 0));
   EXPECT_TRUE(run_on_libtorch(v).has("view_of_view"));
 }
 
 TEST(Coverage, ContiguousOfAContiguousViewIsThatView) {
   Builder b;
-  int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, DType::Float32, true));
-  b.scalar(OpId::AddScalar_, b.with_format(OpId::Contiguous, b.select(y, 0), MemoryFormat::Contiguous));
+  int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, DType::Float32, true), 2);
+  b.scalar(OpId::AddScalar_, b.with_format(OpId::Contiguous, b.select(y, 0, 0), MemoryFormat::Contiguous), 2);
   EXPECT_TRUE(run_on_libtorch(b).has("inplace_on_view_of_nonleaf"));
   Builder copied;  // a transposed view is copied: the write goes to a fresh non-leaf
-  int z = copied.scalar(OpId::MulScalar, copied.rand({2, 3}, DType::Float32, true));
-  copied.scalar(OpId::AddScalar_, copied.with_format(OpId::Contiguous, copied.transpose(z), MemoryFormat::Contiguous));
+  int z = copied.scalar(OpId::MulScalar, copied.rand({2, 3}, DType::Float32, true), 2);
+  copied.scalar(OpId::AddScalar_, copied.with_format(OpId::Contiguous, copied.transpose(z), MemoryFormat::Contiguous),
+                2);
   EXPECT_FALSE(run_on_libtorch(copied).has("inplace_on_view_of_nonleaf"));
 }
 
 TEST(Coverage, ViewGradFnAfterBaseInplace) {
   Builder b;
-  int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, DType::Float32, true));
+  int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, DType::Float32, true), 2);
   b.transpose(y);
-  b.scalar(OpId::MulScalar_, y);  // the transpose is observed after its base was written
+  b.scalar(OpId::MulScalar_, y, 2);  // the transpose is observed after its base was written
   EXPECT_TRUE(run_on_libtorch(b).has("view_grad_fn_after_base_inplace"));
 
   Builder sibling;
-  int z = sibling.scalar(OpId::MulScalar, sibling.rand({2, 3}, DType::Float32, true));
-  int v0 = sibling.select(z, 0);
-  sibling.select(z, 1);
-  sibling.scalar(OpId::AddScalar_, v0);  // written through one view, the other one observed
+  int z = sibling.scalar(OpId::MulScalar, sibling.rand({2, 3}, DType::Float32, true), 2);
+  int v0 = sibling.select(z, 0, 0);
+  sibling.select(z, 0, 1);
+  sibling.scalar(OpId::AddScalar_, v0, 2);  // written through one view, the other one observed
   EXPECT_TRUE(run_on_libtorch(sibling).has("view_grad_fn_after_base_inplace"));
 
   Builder own;  // writing the view itself, or a view made after the write, is not the situation
-  int w = own.scalar(OpId::MulScalar, own.rand({2, 3}, DType::Float32, true));
-  own.scalar(OpId::AddScalar_, own.transpose(w));
+  int w = own.scalar(OpId::MulScalar, own.rand({2, 3}, DType::Float32, true), 2);
+  own.scalar(OpId::AddScalar_, own.transpose(w), 2);
   Builder later;
-  int u = later.scalar(OpId::MulScalar, later.rand({2, 3}, DType::Float32, true));
-  later.scalar(OpId::MulScalar_, u);
+  int u = later.scalar(OpId::MulScalar, later.rand({2, 3}, DType::Float32, true), 2);
+  later.scalar(OpId::MulScalar_, u, 2);
   later.transpose(u);
   EXPECT_FALSE(run_on_libtorch(own).has("view_grad_fn_after_base_inplace"));
   EXPECT_FALSE(run_on_libtorch(later).has("view_grad_fn_after_base_inplace"));
@@ -272,7 +253,7 @@ TEST(Coverage, DetachOfView) {
 
 TEST(Coverage, RequiresGradFlags) {
   Builder b;
-  int y = b.scalar(OpId::MulScalar, b.rand({2}, DType::Float32, true));
+  int y = b.scalar(OpId::MulScalar, b.rand({2}, DType::Float32, true), 2);
   b.requires_grad_(y, true);
   int off = b.requires_grad_(y, false);  // raises requires_grad_flag
   b.requires_grad_(b.rand({2}, DType::Int64), true);
@@ -294,7 +275,7 @@ TEST(Coverage, RequiresGradFlags) {
 TEST(Coverage, GradientsAfterBackward) {
   Builder b;
   int x = b.rand({2, 3}, DType::Float32, true);
-  int y = b.scalar(OpId::MulScalar, x);
+  int y = b.scalar(OpId::MulScalar, x, 2);
   b.backward(b.unary(OpId::Sum, y));
   Covered r = run_on_libtorch(b);
   EXPECT_TRUE(r.has("grad_of_nonleaf_undefined"));
@@ -304,7 +285,7 @@ TEST(Coverage, GradientsAfterBackward) {
 
   Builder retained;
   int rx = retained.rand({2, 3}, DType::Float32, true);
-  int ry = retained.scalar(OpId::MulScalar, rx);
+  int ry = retained.scalar(OpId::MulScalar, rx, 2);
   retained.step(OpId::RetainGrad, {ry});
   retained.backward(retained.unary(OpId::Sum, ry));
   EXPECT_TRUE(run_on_libtorch(retained).has("grad_of_retained_nonleaf"));
@@ -359,7 +340,7 @@ TEST(Coverage, RetainGraphAndSecondBackward) {
 TEST(Coverage, InplaceOnSavedResultThenBackward) {
   Builder b;
   int e = b.unary(OpId::Exp, b.rand({2}, DType::Float32, true));
-  b.scalar(OpId::MulScalar_, e);
+  b.scalar(OpId::MulScalar_, e, 2);
   int back = b.backward(b.unary(OpId::Sum, e));
   Covered r = run_on_libtorch(b);
   EXPECT_EQ(r.oracle.steps[static_cast<std::size_t>(back)].category, ErrorCategory::VersionMismatch);
@@ -368,16 +349,16 @@ TEST(Coverage, InplaceOnSavedResultThenBackward) {
 
   Builder through_view;  // a write through a view of the result bumps the same version counter
   int e2 = through_view.unary(OpId::Exp, through_view.rand({2, 2}, DType::Float32, true));
-  through_view.scalar(OpId::MulScalar_, through_view.select(e2, 0));
+  through_view.scalar(OpId::MulScalar_, through_view.select(e2, 0, 0), 2);
   through_view.backward(through_view.unary(OpId::Sum, e2));
   EXPECT_TRUE(run_on_libtorch(through_view).has("inplace_on_saved_result"));
 
   Builder no_backward;
-  no_backward.scalar(OpId::MulScalar_, no_backward.unary(OpId::Exp, no_backward.rand({2}, DType::Float32, true)));
+  no_backward.scalar(OpId::MulScalar_, no_backward.unary(OpId::Exp, no_backward.rand({2}, DType::Float32, true)), 2);
   EXPECT_FALSE(run_on_libtorch(no_backward).has("inplace_on_saved_result"));
   Builder no_grad;  // exp of a tensor not requiring grad saves nothing
   int e3 = no_grad.unary(OpId::Exp, no_grad.rand({2}));
-  no_grad.scalar(OpId::MulScalar_, e3);
+  no_grad.scalar(OpId::MulScalar_, e3, 2);
   no_grad.backward(no_grad.unary(OpId::Sum, no_grad.rand({1}, DType::Float32, true)));
   EXPECT_FALSE(run_on_libtorch(no_grad).has("inplace_on_saved_result"));
 }
@@ -405,7 +386,7 @@ TEST(Coverage, TotalOverOddProgramsAndTraces) {
   int x = b.rand({2}, DType::Float32, true);
   b.step(OpId::Neg, {5});       // an input that is no earlier step: skipped
   b.step(OpId::Add, {x});       // wrong arity: skipped
-  b.scalar(OpId::AddScalar_, x);
+  b.scalar(OpId::AddScalar_, x, 2);
   Covered r = run_on_libtorch(b);
   EXPECT_EQ(status_of(r, 1), StepObs::Status::Skipped);
   EXPECT_TRUE(r.has("inplace_on_leaf_requiring_grad"));

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "tests/program_builder.h"
+#include "program/program_builder.h"
 
 namespace parity::reports {
 namespace {
@@ -38,7 +38,7 @@ Finding values_finding(std::uint64_t case_index) {
   f.libtorch_version = "1.13.0";
   f.case_index = case_index;
   f.signature = "mul:values";
-  test_support::ProgramBuilder b;
+  program::ProgramBuilder b;
   int x = b.rand({2});
   b.step(program::OpId::Mul, {x, x});
   f.program = b.program();

@@ -10,7 +10,7 @@
 
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
-#include "tests/program_builder.h"
+#include "program/program_builder.h"
 #include "program/content.h"
 
 namespace parity::oracle {
@@ -31,7 +31,7 @@ Scalar int_scalar(double v) { return {Scalar::Kind::Int, v}; }
 Scalar float_scalar(double v) { return {Scalar::Kind::Float, v}; }
 
 // The shared builder, run on LibTorch.
-class Builder : public test_support::ProgramBuilder {
+class Builder : public program::ProgramBuilder {
  public:
   Trace run() const {
     auto backend = make_torch_backend();

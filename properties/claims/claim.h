@@ -67,35 +67,6 @@ bool shares_storage(const program::TensorObs& earlier, const program::TensorObs&
 // Whether a value's storage is its own: no value made before it shares it.
 bool own_storage(const program::TensorObs& o);
 
-// ---- building claim programs ----------------------------------------------------------------------------------
-
-// Appends steps; each helper returns the id of the value its step makes (for backward: the step's index).
-class Build {
- public:
-  int step(program::OpId op, std::vector<int> inputs, program::Attrs a = {}, bool grad_enabled = true);
-  // torch.full(sizes, value, dtype, requires_grad): torch.tensor([2.0], requires_grad=True) is full({1}, 2, rg).
-  int full(std::vector<std::int64_t> sizes, double value, bool requires_grad = false,
-           program::DType dtype = program::DType::Float32);
-  int ones(std::vector<std::int64_t> sizes, bool requires_grad = false);
-  int arange(std::int64_t end, program::DType dtype);
-  // Seeded values in a fresh storage with the given strides.
-  int rand(std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides, bool requires_grad = false,
-           std::uint64_t seed = 1);
-  int unary(program::OpId op, int x, bool grad_enabled = true) { return step(op, {x}, {}, grad_enabled); }
-  int binary(program::OpId op, int x, int y) { return step(op, {x, y}); }
-  int scalar(program::OpId op, int x, double value, bool grad_enabled = true);         // float scalar
-  int int_scalar(program::OpId op, int x, std::int64_t value, bool grad_enabled = true);  // int scalar
-  int clone(int x, program::MemoryFormat mf = program::MemoryFormat::Preserve);
-  int select(int x, std::int64_t dim, std::int64_t index);
-  int requires_grad_(int x, bool requires_grad = true);
-  int deepcopy(int x, std::int64_t memo = 0);
-  int backward(int x, bool retain_graph = false);
-  program::Program done() const { return p_; }
-
- private:
-  program::Program p_;
-};
-
 // ---- the registry (seed_claims.cpp) ------------------------------------------------------------------------
 
 // Every claim of the seed files, in the order of the files and of the text within each.

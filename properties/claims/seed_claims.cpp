@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "program/program_builder.h"
 #include "properties/claims/claim.h"
 
 namespace parity::claims {
@@ -12,6 +13,7 @@ namespace {
 using program::DType;
 using program::MemoryFormat;
 using program::OpId;
+using program::ProgramBuilder;
 using program::TensorObs;
 using program::Trace;
 
@@ -24,9 +26,9 @@ constexpr const char* kSeed4 = "004_992d6d9837e2f385.txt";
 using Check = std::function<Verdict(const Trace&)>;
 
 Claim claim(std::string id, std::string source, std::vector<std::string> also_in, std::string statement,
-            const Build& b, std::vector<int> may_raise, Check check) {
+            const ProgramBuilder& b, std::vector<int> may_raise, Check check) {
   return Claim{std::move(id), std::move(source),  std::move(also_in),  std::move(statement),
-               b.done(),      std::move(may_raise), std::move(check)};
+               b.program(),      std::move(may_raise), std::move(check)};
 }
 
 std::string dtype_of(const TensorObs& o) { return std::string(program::to_string(o.dtype)); }
@@ -37,7 +39,7 @@ std::string storage_vs(const TensorObs& source, const TensorObs& copy) {
 }
 
 // An int64 tensor [11, 10, 9] that needs no grad (a leaf, like a literal): arange(3), negated, plus 11.
-int int_tensor_11_10_9(Build& b) {
+int int_tensor_11_10_9(ProgramBuilder& b) {
   const int r = b.arange(3, DType::Int64);
   const int n = b.unary(OpId::Neg, r);
   return b.int_scalar(OpId::AddScalar, n, 11);
@@ -46,7 +48,7 @@ int int_tensor_11_10_9(Build& b) {
 // ================================================= 000 ========================================================
 
 Claim clone_own_memory() {
-  Build b;
+  ProgramBuilder b;
   const int x = int_tensor_11_10_9(b);
   const int c = b.clone(x);
   return claim("clone-own-memory", kSeed0, {kSeed2},
@@ -62,7 +64,7 @@ Claim clone_own_memory() {
 }
 
 Claim clone_write_leaves_source() {
-  Build b;
+  ProgramBuilder b;
   const int x = int_tensor_11_10_9(b);
   const int c = b.clone(x);
   const int e = b.select(c, 0, 0);
@@ -79,8 +81,8 @@ Claim clone_write_leaves_source() {
 }
 
 Claim clone_recorded_in_graph() {
-  Build b;
-  const int x = b.rand({2, 3}, {3, 1}, true, 5);
+  ProgramBuilder b;
+  const int x = b.rand_strided({2, 3}, {3, 1}, 0, DType::Float32, true, 5);
   const int c = b.clone(x);
   return claim("clone-recorded-in-graph", kSeed0, {kSeed2},
                "The clone of a tensor that requires grad is a node of the autograd graph: not a leaf, with a grad_fn.",
@@ -95,10 +97,10 @@ Claim clone_recorded_in_graph() {
 // x = randn(3, 4, 1, 1) in channels_last (a clone to channels_last stands for .to(memory_format=...)), then a
 // clone with the default (preserve) format and one with contiguous_format.
 struct ChannelsLastProgram {
-  Build b;
+  ProgramBuilder b;
   int x, cl, kept, dense;
   ChannelsLastProgram() {
-    x = b.rand({3, 4, 1, 1}, {4, 1, 1, 1}, false, 11);
+    x = b.rand_strided({3, 4, 1, 1}, {4, 1, 1, 1}, 0, DType::Float32, false, 11);
     cl = b.clone(x, MemoryFormat::ChannelsLast);
     kept = b.clone(cl);
     dense = b.clone(cl, MemoryFormat::Contiguous);
@@ -145,8 +147,8 @@ Claim clone_contiguous_format() {
 }
 
 Claim clone_channels_last_format() {
-  Build b;
-  const int x = b.rand({2, 3, 4, 5}, {60, 20, 5, 1}, false, 12);
+  ProgramBuilder b;
+  const int x = b.rand_strided({2, 3, 4, 5}, {60, 20, 5, 1}, 0, DType::Float32, false, 12);
   const int c = b.clone(x, MemoryFormat::ChannelsLast);
   return claim("clone-channels-last-format", kSeed0, {},
                "clone(memory_format=channels_last) of a contiguous 4-d tensor lays it out channels-last (NHWC).", b,
@@ -157,7 +159,7 @@ Claim clone_channels_last_format() {
 }
 
 Claim clone_gradient_flows() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.full({1}, 1.0, true);
   const int c = b.clone(x);
   const int s = b.unary(OpId::Sum, c);
@@ -174,7 +176,7 @@ Claim clone_gradient_flows() {
 // ================================================= 001 ========================================================
 
 Claim clone_imitates_requires_grad() {
-  Build b;
+  ProgramBuilder b;
   const int a = b.ones({5}, true);
   const int ac = b.clone(a);
   const int n = b.ones({5}, false);
@@ -189,7 +191,7 @@ Claim clone_imitates_requires_grad() {
 }
 
 Claim clone_grad_fn_name() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({5}, true);
   const int c = b.clone(x);
   return claim("clone-grad-fn-name", kSeed1, {kSeed2},
@@ -202,7 +204,7 @@ Claim clone_grad_fn_name() {
 }
 
 Claim two_clones_grad_5() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({5}, true);
   const int y = b.int_scalar(OpId::MulScalar, b.clone(x), 2);
   const int z = b.int_scalar(OpId::MulScalar, b.clone(x), 3);
@@ -218,7 +220,7 @@ Claim two_clones_grad_5() {
 }
 
 Claim nonleaf_clone_grad_none() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({5}, true);
   const int c = b.clone(x);
   const int back = b.backward(b.unary(OpId::Sum, c));
@@ -232,7 +234,7 @@ Claim nonleaf_clone_grad_none() {
 }
 
 Claim detach_shares_storage() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({5}, true);
   const int d = b.unary(OpId::Detach, x);
   return claim("detach-shares-storage", kSeed1, {kSeed2}, "detach() returns a tensor sharing its source's storage.",
@@ -243,7 +245,7 @@ Claim detach_shares_storage() {
 }
 
 Claim detach_branch_no_gradient() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({5}, true);
   const int y = b.int_scalar(OpId::MulScalar, b.clone(x), 2);
   const int z = b.int_scalar(OpId::MulScalar, b.unary(OpId::Detach, x), 3);
@@ -260,7 +262,7 @@ Claim detach_branch_no_gradient() {
 // a = ones(5) requiring grad, b = a ** 2 saves a; c is a.detach() (or a copy of it) written in place; then
 // b.sum().backward().
 struct DetachWriteProgram {
-  Build b;
+  ProgramBuilder b;
   int a, write, back;
   explicit DetachWriteProgram(bool copy_first) {
     a = b.ones({5}, true);
@@ -311,8 +313,9 @@ bool detached_copy(const TensorObs& source, const TensorObs& o) {
 }
 
 Claim clone_detach_equals_detach_clone() {
-  Build b;
-  const int x = b.rand({2, 3}, {1, 2}, true, 7);  // a transposed layout: the copies' strides are compared too
+  ProgramBuilder b;
+  // a transposed layout: the copies' strides are compared too
+  const int x = b.rand_strided({2, 3}, {1, 2}, 0, DType::Float32, true, 7);
   const int y = b.int_scalar(OpId::MulScalar, x, 2);
   const int cd = b.unary(OpId::Detach, b.clone(y));
   const int dc = b.clone(b.unary(OpId::Detach, y));
@@ -330,7 +333,7 @@ Claim clone_detach_equals_detach_clone() {
 }
 
 Claim clone_detach_new_memory() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({5}, true);
   const int y = b.int_scalar(OpId::MulScalar, x, 2);
   const int cd = b.unary(OpId::Detach, b.clone(y));
@@ -345,7 +348,7 @@ Claim clone_detach_new_memory() {
 
 // copy.deepcopy of a non-leaf: y = 2 * ones(5) requiring grad.
 struct DeepcopyNonLeafProgram {
-  Build b;
+  ProgramBuilder b;
   int y, dc;
   DeepcopyNonLeafProgram() {
     const int x = b.ones({5}, true);
@@ -374,7 +377,7 @@ Claim deepcopy_copies_history() {
 }
 
 Claim deepcopy_keeps_requires_grad() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({5}, true);
   const int dc = b.deepcopy(x);
   return claim("deepcopy-keeps-requires-grad", kSeed1, {kSeed2},
@@ -387,7 +390,7 @@ Claim deepcopy_keeps_requires_grad() {
 }
 
 Claim leaf_inplace_no_error() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({5}, true);
   const int w = b.scalar(OpId::AddScalar_, x, 1.0);
   return claim("leaf-inplace-no-error", kSeed1, {},
@@ -399,7 +402,7 @@ Claim leaf_inplace_no_error() {
 }
 
 Claim clone_absorbs_inplace() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({5}, true);
   const int c = b.clone(x);
   const int w = b.scalar(OpId::MulScalar_, c, 3.0);
@@ -421,7 +424,7 @@ Claim clone_absorbs_inplace() {
 // ================================================= 002 ========================================================
 
 Claim detach_no_requires_grad() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.full({1}, 1.0, true);
   const int d = b.unary(OpId::Detach, x);
   return claim("detach-no-requires-grad", kSeed2, {kSeed1},
@@ -432,7 +435,7 @@ Claim detach_no_requires_grad() {
 }
 
 Claim detach_write_reaches_source() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.full({1}, 1.0, true);
   const int d = b.unary(OpId::Detach, x);
   const int w = b.scalar(OpId::Fill_, b.select(d, 0, 0), 2.0);
@@ -444,7 +447,7 @@ Claim detach_write_reaches_source() {
 }
 
 Claim detach_source_share_writes() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({3}, true);
   const int d = b.unary(OpId::Detach, x);
   const int w1 = b.scalar(OpId::AddScalar_, d, 1.0);
@@ -462,7 +465,7 @@ Claim detach_source_share_writes() {
 }
 
 Claim detach_is_autograd_view() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({3}, true);
   const int d = b.unary(OpId::Detach, x);
   return claim("detach-is-autograd-view", kSeed2, {},
@@ -477,7 +480,7 @@ Claim detach_is_autograd_view() {
 // x = [1.] requiring grad, y = x ** 2, z = 2 * y, w = z ** 3; p is z (or z.detach()), q = [2.] requiring grad;
 // (p * q).backward(retain_graph=True), then w.backward().
 struct SharedNodeProgram {
-  Build b;
+  ProgramBuilder b;
   int x, z, back;
   explicit SharedNodeProgram(bool detach_p) {
     x = b.full({1}, 1.0, true);
@@ -525,7 +528,7 @@ Claim grad_48_detached_node() {
 }
 
 Claim clone_write_changes_source() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({5}, true);
   const int c = b.clone(x);
   const int w = b.scalar(OpId::Fill_, c, 3.0);
@@ -538,7 +541,7 @@ Claim clone_write_changes_source() {
 }
 
 Claim detach_clone_new_memory() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({5}, true);
   const int y = b.int_scalar(OpId::MulScalar, x, 2);
   const int dc = b.clone(b.unary(OpId::Detach, y));
@@ -552,7 +555,7 @@ Claim detach_clone_new_memory() {
 }
 
 Claim deepcopy_new_memory() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({5}, true);
   const int dc = b.deepcopy(x);
   return claim("deepcopy-new-memory", kSeed2, {},
@@ -564,7 +567,7 @@ Claim deepcopy_new_memory() {
 }
 
 Claim deepcopy_drops_autograd_state() {
-  Build b;
+  ProgramBuilder b;
   const int x = b.ones({5}, true);
   const int first = b.backward(b.unary(OpId::Sum, x));  // x.grad = ones
   const int dc = b.deepcopy(x);
@@ -599,7 +602,7 @@ Claim deepcopy_nonleaf_as_data() {
 // x = [1., 2., 3.] requiring grad (a leaf), and its copies by new_tensor, clone().detach(), empty_like().copy_()
 // and detach().clone().
 struct CopyMethodsProgram {
-  Build b;
+  ProgramBuilder b;
   int x, copies[4];
   static constexpr const char* kNames[4] = {"new_tensor", "clone().detach()", "empty_like().copy_()",
                                             "detach().clone()"};
@@ -653,8 +656,8 @@ Claim copy_methods_all_detached() {
 }
 
 Claim copies_distinct_storage() {
-  Build b;
-  const int x = b.rand({4, 5}, {5, 1}, false, 3);
+  ProgramBuilder b;
+  const int x = b.rand_strided({4, 5}, {5, 1}, 0, DType::Float32, false, 3);
   const int y1 = b.binary(OpId::Copy_, b.step(OpId::EmptyLike, {x}), x);
   const int y2 = b.clone(x);
   return claim("copies-distinct-storage", kSeed3, {},
@@ -671,7 +674,7 @@ Claim copies_distinct_storage() {
 // x = [1.] requiring grad, y = x * 2; z1 = y.clone(), z2 = y.detach(), z3 = y.clone().detach(),
 // z4 = y.detach().clone(); y.backward().
 struct NonLeafCopiesProgram {
-  Build b;
+  ProgramBuilder b;
   int x, z[4], back;
   static constexpr const char* kNames[4] = {"clone()", "detach()", "clone().detach()", "detach().clone()"};
   NonLeafCopiesProgram() {
@@ -722,7 +725,7 @@ Claim copies_then_backward_grad_2() {
 
 // Example 1: x = [2.] requiring grad, y = x * 2, z = y.clone(), w = z * 3, w.sum().backward().
 struct CloneChainProgram {
-  Build b;
+  ProgramBuilder b;
   int x, y, z, back;
   CloneChainProgram() {
     x = b.full({1}, 2.0, true);
@@ -772,7 +775,7 @@ Claim clone_not_in_graph() {
 // Example 2: x = [2.] requiring grad, y = x * 2, z = y.detach(), zm = z * 3, zm.requires_grad_(True),
 // w = zm * 5, w.sum().backward().
 struct DetachedBranchProgram {
-  Build b;
+  ProgramBuilder b;
   int x, y, z, zm, back;
   DetachedBranchProgram() {
     x = b.full({1}, 2.0, true);
@@ -812,7 +815,7 @@ Claim detached_branch_x_grad_none() {
 // Example 3: x = [2.] requiring grad, y = x * 2, z = y.detach().clone().requires_grad_(True), w = z * 3,
 // w.sum().backward().
 struct DetachCloneLeafProgram {
-  Build b;
+  ProgramBuilder b;
   int x, y, z, back;
   DetachCloneLeafProgram() {
     x = b.full({1}, 2.0, true);
