@@ -21,6 +21,7 @@
 #include "oracle/torch_backend.h"
 #include "program/coverage.h"
 #include "program/json.h"
+#include "program/splitmix.h"
 #include "reports/build_info.h"
 #include "reports/error.h"
 #include "reports/finding.h"
@@ -88,14 +89,9 @@ constexpr double kMaxShrinkSeconds = 60;
 std::atomic<bool> g_stop{false};
 extern "C" void on_stop_signal(int) { g_stop.store(true); }
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 // Case k's generator seed and size depend on the campaign seed and k only, so shards and reruns agree.
+using program::splitmix64;
+
 std::uint64_t case_seed(std::uint64_t seed, std::uint64_t k) { return splitmix64(seed ^ splitmix64(k)); }
 int case_size(std::uint64_t k) { return static_cast<int>(k % 101); }
 

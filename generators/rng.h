@@ -10,18 +10,19 @@
 #include <stdexcept>
 #include <vector>
 
+#include "program/splitmix.h"
+
 namespace parity::generators {
 
 class Rng {
  public:
   explicit Rng(std::uint64_t seed) : state_(seed) {}
 
-  // SplitMix64: tiny state, full period, good enough mixing for choosing among a few options.
+  // SplitMix64 (program/splitmix.h): tiny state, full period, good enough mixing for choosing among a few options.
   std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    const std::uint64_t z = program::splitmix64(state_);
+    state_ += program::kSplitMix64Gamma;
+    return z;
   }
 
   // Uniform in [0, n); n must be positive.

@@ -1,15 +1,8 @@
 #include "program/content.h"
 
-namespace parity::program {
+#include "program/splitmix.h"
 
-namespace {
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-}  // namespace
+namespace parity::program {
 
 std::vector<double> seeded_content(std::uint64_t seed, std::int64_t count, DType dtype) {
   std::vector<double> out;
