@@ -49,7 +49,7 @@ struct ByPriority {
 
 }  // namespace
 
-void backward(const Tensor& root, const Tensor& gradient, bool retain_graph) {
+void run_backward(const Tensor& root, bool retain_graph, const Tensor& gradient) {
   Tensor grad = gradient;
   if (!grad.defined() && requires_grad(root)) {
     PARITY_CHECK(root.numel() == 1, ErrorKind::NonScalarBackward, "grad can be implicitly created only for scalar outputs");

@@ -4,7 +4,8 @@
 
 namespace parity::impl::autograd {
 
-// tensor.backward(gradient, retain_graph): gradient may be undefined for a one-element root.
-void backward(const Tensor& root, const Tensor& gradient, bool retain_graph);
+// The engine run behind impl::backward (tensor.backward()): the same arguments in the same order, without
+// defaults. gradient may be undefined for a one-element root.
+void run_backward(const Tensor& root, bool retain_graph, const Tensor& gradient);
 
 }  // namespace parity::impl::autograd

@@ -6,7 +6,7 @@
 namespace parity::impl {
 
 void backward(const Tensor& root, bool retain_graph, const Tensor& gradient) {
-  autograd::backward(root, gradient, retain_graph);
+  autograd::run_backward(root, retain_graph, gradient);
 }
 
 void retain_grad(const Tensor& x) { autograd::retain_grad(x); }
