@@ -160,7 +160,7 @@ void check_inplace(const Tensor& t, bool any_requires_grad) {
         "a leaf Variable that requires grad is being used in an in-place operation.");
 }
 
-Tensor make_view(const Tensor& t, const Layout& layout, CreationMeta creation) {
+Tensor as_view(const Tensor& t, const Layout& layout, CreationMeta creation) {
   Tensor v = Tensor::over(t.storage(), layout, t.dtype(), t.version_counter());
   auto& m = materialize(v);
   auto* tm = meta(t);

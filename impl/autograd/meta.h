@@ -51,8 +51,9 @@ void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn);
 // Raises PyTorch's errors for in-place writes on leaves and on views that may not be written.
 void check_inplace(const Tensor& t, bool any_requires_grad);
 
-// Makes `view` (sharing t's storage and version counter) a differentiable view of t.
-Tensor make_view(const Tensor& t, const Layout& layout, CreationMeta creation = CreationMeta::Default);
+// A tensor over t's storage and version counter with this layout that autograd sees as a view of t (its base,
+// creation meta): torch::autograd::as_view. The op's gradient node is the caller's (impl/ops/views.cpp).
+Tensor as_view(const Tensor& t, const Layout& layout, CreationMeta creation = CreationMeta::Default);
 // A tensor sharing storage and version counter that autograd does not see as a view (detach()).
 Tensor make_alias(const Tensor& t, const Layout& layout);
 

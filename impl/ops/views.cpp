@@ -15,13 +15,13 @@ namespace {
 // A differentiable view of x with the layout geometry() computes, whose gradient is backward(grad). As in
 // PyTorch's generated code, the node (and so x's grad_fn) is built before the view's arguments are checked.
 template <typename G, typename F>
-Tensor make_view(const Tensor& x, G&& geometry, const char* name, F&& backward) {
+Tensor make_view_op(const Tensor& x, G&& geometry, const char* name, F&& backward) {
   std::shared_ptr<Formula> node;
   if (autograd::compute_requires_grad({&x}))
     node = make_node(name, {&x}, [backward](const Tensor& g, const TensorList&, const Formula&) {
       return TensorList{backward(g)};
     });
-  Tensor v = autograd::make_view(x, geometry(),
+  Tensor v = autograd::as_view(x, geometry(),
                                  autograd::grad_mode_enabled() ? CreationMeta::Default : CreationMeta::NoGradMode);
   if (node) autograd::set_history(v, node);
   return v;
@@ -71,7 +71,7 @@ std::vector<Tensor> make_multi_view(const Tensor& x, const char* name, Pieces pi
   }
   CreationMeta creation = autograd::grad_mode_enabled() ? CreationMeta::MultiOutputNode : CreationMeta::NoGradMode;
   std::vector<Tensor> outs;
-  for (const Layout& l : pieces(x.layout())) outs.push_back(autograd::make_view(x, l, creation));
+  for (const Layout& l : pieces(x.layout())) outs.push_back(autograd::as_view(x, l, creation));
   if (node)
     for (const auto& v : outs) autograd::set_history(v, node);
   return outs;
@@ -103,7 +103,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& x, const Dims& lengths, std::
 
 Tensor view(const Tensor& x, const Dims& sizes) {
   Dims in = x.sizes();
-  return make_view(x, [&] { return geometry::view(x.layout(), sizes); }, "ViewBackward0",
+  return make_view_op(x, [&] { return geometry::view(x.layout(), sizes); }, "ViewBackward0",
                    [in](const Tensor& g) { return reshape(g, in); });
 }
 
@@ -111,7 +111,7 @@ Tensor reshape(const Tensor& x, const Dims& sizes) {
   Dims shape = infer_view_size(sizes, x.numel());
   Dims in = x.sizes();
   if (auto strides = view_strides(x.layout(), shape))
-    return make_view(x, [&] { return Layout{shape, *strides, x.offset()}; }, "ReshapeAliasBackward0",
+    return make_view_op(x, [&] { return Layout{shape, *strides, x.offset()}; }, "ReshapeAliasBackward0",
                      [in](const Tensor& g) { return reshape(g, in); });
   // Not viewable: a contiguous copy, reinterpreted (_unsafe_view, not a view for autograd).
   Tensor c = clone(x, MemoryFormat::Contiguous);
@@ -124,12 +124,12 @@ Tensor reshape(const Tensor& x, const Dims& sizes) {
 }
 
 Tensor transpose(const Tensor& x, std::int64_t d0, std::int64_t d1) {
-  return make_view(x, [&] { return geometry::transpose(x.layout(), d0, d1); }, "TransposeBackward0",
+  return make_view_op(x, [&] { return geometry::transpose(x.layout(), d0, d1); }, "TransposeBackward0",
                    [d0, d1](const Tensor& g) { return transpose(g, d0, d1); });
 }
 
 Tensor permute(const Tensor& x, const Dims& dims) {
-  return make_view(x, [&] { return geometry::permute(x.layout(), dims); }, "PermuteBackward0", [dims](const Tensor& g) {
+  return make_view_op(x, [&] { return geometry::permute(x.layout(), dims); }, "PermuteBackward0", [dims](const Tensor& g) {
     Dims inverse(dims.size());
     for (std::size_t i = 0; i < dims.size(); ++i) inverse[wrap_dim(dims[i], g.dim())] = static_cast<std::int64_t>(i);
     return permute(g, inverse);
@@ -138,7 +138,7 @@ Tensor permute(const Tensor& x, const Dims& dims) {
 
 Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step) {
   Dims in = x.sizes();
-  return make_view(x, [&] { return geometry::slice(x.layout(), dim, start, end, step); }, "SliceBackward0",
+  return make_view_op(x, [&] { return geometry::slice(x.layout(), dim, start, end, step); }, "SliceBackward0",
                    [in, dim, start, end, step](const Tensor& g) {
                      return single_view_backward(in, g, [&](const Layout& l) {
                        return geometry::slice(l, dim, start, end, step);
@@ -148,7 +148,7 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
 
 Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index) {
   Dims in = x.sizes();
-  return make_view(x, [&] { return geometry::select(x.layout(), dim, index); }, "SelectBackward0", [in, dim, index](const Tensor& g) {
+  return make_view_op(x, [&] { return geometry::select(x.layout(), dim, index); }, "SelectBackward0", [in, dim, index](const Tensor& g) {
     return single_view_backward(in, g, [&](const Layout& l) { return geometry::select(l, dim, index); });
   });
 }
@@ -162,13 +162,13 @@ Tensor narrow(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_
 
 Tensor expand(const Tensor& x, const Dims& sizes) {
   Dims in = x.sizes();
-  return make_view(x, [&] { return geometry::expand(x.layout(), sizes, std::string(legacy_type_name(x.dtype()))); },
+  return make_view_op(x, [&] { return geometry::expand(x.layout(), sizes, std::string(legacy_type_name(x.dtype()))); },
                    "ExpandBackward0", [in](const Tensor& g) { return sum_to(g, in); });
 }
 
 Tensor squeeze(const Tensor& x) {
   Dims in = x.sizes();
-  return make_view(x, [&] { return geometry::squeeze(x.layout()); }, "SqueezeBackward0", [in](const Tensor& g) {
+  return make_view_op(x, [&] { return geometry::squeeze(x.layout()); }, "SqueezeBackward0", [in](const Tensor& g) {
     Tensor r = g;
     for (std::size_t d = 0; d < in.size(); ++d)
       if (in[d] == 1) r = unsqueeze(r, static_cast<std::int64_t>(d));
@@ -178,21 +178,21 @@ Tensor squeeze(const Tensor& x) {
 
 Tensor squeeze(const Tensor& x, std::int64_t dim) {
   Dims in = x.sizes();
-  return make_view(x, [&] { return geometry::squeeze(x.layout(), dim); }, "SqueezeBackward1", [in, dim](const Tensor& g) {
+  return make_view_op(x, [&] { return geometry::squeeze(x.layout(), dim); }, "SqueezeBackward1", [in, dim](const Tensor& g) {
     std::int64_t d = wrap_dim(dim, static_cast<std::int64_t>(in.size()));
     return (!in.empty() && in[d] == 1) ? unsqueeze(g, d) : g;
   });
 }
 
 Tensor unsqueeze(const Tensor& x, std::int64_t dim) {
-  return make_view(x, [&] { return geometry::unsqueeze(x.layout(), dim); }, "UnsqueezeBackward0",
+  return make_view_op(x, [&] { return geometry::unsqueeze(x.layout(), dim); }, "UnsqueezeBackward0",
                    [dim](const Tensor& g) { return squeeze(g, dim); });
 }
 
 Tensor as_strided(const Tensor& x, const Dims& sizes, const Dims& strides, std::int64_t offset) {
   Layout in = x.layout();
   auto storage_numel = static_cast<std::int64_t>(x.storage().nbytes() / element_size(x.dtype()));
-  return make_view(x, [&] { return geometry::as_strided(sizes, strides, offset, storage_numel, element_size(x.dtype())); },
+  return make_view_op(x, [&] { return geometry::as_strided(sizes, strides, offset, storage_numel, element_size(x.dtype())); },
                    "AsStridedBackward0", [in, sizes, strides, offset](const Tensor& g) {
                      return autograd::as_strided_backward(g, in, sizes, strides, offset);
                    });
@@ -201,12 +201,12 @@ Tensor as_strided(const Tensor& x, const Dims& sizes, const Dims& strides, std::
 Tensor diagonal(const Tensor& x, std::int64_t offset, std::int64_t dim1, std::int64_t dim2) {
   Dims in = x.sizes();
   auto diag = [offset, dim1, dim2](const Layout& l) { return geometry::diagonal(l, offset, dim1, dim2); };
-  return make_view(x, [&] { return diag(x.layout()); }, "DiagonalBackward0",
+  return make_view_op(x, [&] { return diag(x.layout()); }, "DiagonalBackward0",
                    [in, diag](const Tensor& g) { return single_view_backward(in, g, diag); });
 }
 
 Tensor t(const Tensor& x) {
-  return make_view(x, [&] { return geometry::t(x.layout()); }, "TBackward0", [](const Tensor& g) { return t(g); });
+  return make_view_op(x, [&] { return geometry::t(x.layout()); }, "TBackward0", [](const Tensor& g) { return t(g); });
 }
 
 Tensor unfold(const Tensor& x, std::int64_t dim, std::int64_t size, std::int64_t step) {
@@ -219,7 +219,7 @@ Tensor unfold(const Tensor& x, std::int64_t dim, std::int64_t size, std::int64_t
     for (std::int64_t i = 0; i < unfolded.sizes[d]; ++i) out.push_back(geometry::select(unfolded, d, i));
     return out;
   };
-  return make_view(x, [&] { return geometry::unfold(x.layout(), dim, size, step); }, "UnfoldBackward0",
+  return make_view_op(x, [&] { return geometry::unfold(x.layout(), dim, size, step); }, "UnfoldBackward0",
                    [in, dim, size, step, windows](const Tensor& g) {
                      // Window i of the input takes window i of the gradient, summed where windows overlap.
                      TensorList pieces;
