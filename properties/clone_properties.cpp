@@ -32,7 +32,7 @@ RC_GTEST_PROP(CloneProperties, CloneDoesNotAlias, ()) {
   if (fill) b.scalar_op(OpId::Fill_, target, {Scalar::Kind::Int, 1}, grad);
   else b.scalar_op(OpId::AddScalar_, target, {Scalar::Kind::Int, 1}, grad);
 
-  check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
+  check_on_both(b.program(), [&](const Trace& t, Expectations& v) {
     if (!steps_ok(v, t, 0, 2)) return;
     const TensorObs* x0 = obs(t, 0, x);
     const TensorObs* c1 = obs(t, 1, c);

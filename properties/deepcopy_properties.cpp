@@ -34,7 +34,7 @@ RC_GTEST_PROP(DeepcopyProperties, CopiesTheWholeStorageAndKeepsTheLayout, ()) {
   const int cx = b.step(OpId::Deepcopy, {x}, memo(1));
   const int ca = b.step(OpId::Deepcopy, {alias}, memo(together ? 1 : 2));
 
-  check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
+  check_on_both(b.program(), [&](const Trace& t, Expectations& v) {
     if (!steps_ok(v, t, 0, ca)) return;
     const TensorObs* xo = obs(t, x, x);
     const TensorObs* co = obs(t, cx, cx);
@@ -65,7 +65,7 @@ RC_GTEST_PROP(DeepcopyProperties, CopiesTheGradientAndRefusesNonLeaves, ()) {
   // The copy's gradient is its own: a later backward into x must not change it.
   const int bw2 = b.backward(b.step(OpId::Sum, {b.scalar_op(OpId::MulScalar, x, {Scalar::Kind::Float, 2.0})}));
 
-  check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
+  check_on_both(b.program(), [&](const Trace& t, Expectations& v) {
     if (!steps_ok(v, t, 0, cx)) return;
     const TensorObs* xo = obs(t, bw, x);
     const TensorObs* co = obs(t, bw2, cx);

@@ -48,7 +48,7 @@ RC_GTEST_PROP(DetachProperties, DetachAliasesAndBlocksGrad, ()) {
   const int s = b.step(OpId::Sum, {z});
   const int back = b.backward(s);
 
-  check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
+  check_on_both(b.program(), [&](const Trace& t, Expectations& v) {
     if (!steps_ok(v, t, 0, back)) return;
     const TensorObs* x_made = obs(t, x, x);
     const TensorObs* d_made = obs(t, d, d);

@@ -56,7 +56,7 @@ RC_GTEST_PROP(MemoryFormatProperties, PreserveFormatKeepsDenseStridesElseTheirOr
   const int x = add_leaf(b, l, dtype, false, *seeds());
   const int y = b.with_format(op, x, MemoryFormat::Preserve);
 
-  check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
+  check_on_both(b.program(), [&](const Trace& t, Expectations& v) {
     if (!steps_ok(v, t, 0, y)) return;
     const TensorObs* xo = obs(t, x, x);
     const TensorObs* yo = obs(t, y, y);
@@ -83,7 +83,7 @@ RC_GTEST_PROP(MemoryFormatProperties, ExplicitFormatIsObeyed, ()) {
   const int x = add_leaf(b, l, dtype, false, *seeds());
   const int y = b.with_format(op, x, mf);
 
-  check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
+  check_on_both(b.program(), [&](const Trace& t, Expectations& v) {
     if (!steps_ok(v, t, 0, y)) return;
     const TensorObs* xo = obs(t, x, x);
     const TensorObs* yo = obs(t, y, y);
@@ -136,7 +136,7 @@ RC_GTEST_PROP(MemoryFormatProperties, LeafGradientFollowsTheLeafLayout, ()) {
   const int s = b.step(path == 2 ? OpId::Mean : OpId::Sum, {y});
   const int back = b.backward(s);
 
-  check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
+  check_on_both(b.program(), [&](const Trace& t, Expectations& v) {
     if (!steps_ok(v, t, 0, back)) return;
     const TensorObs* xo = obs(t, back, x);
     if (!v.expect(xo && xo->grad, "the leaf has no gradient after backward")) return;

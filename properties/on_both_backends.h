@@ -72,7 +72,7 @@ std::string cat(const Ts&... parts) {
 }
 
 // Collects the first violated expectation of a predicate (later ones are usually consequences of it).
-class Verdict {
+class Expectations {
  public:
   bool expect(bool ok, const std::string& what) {
     if (!ok && message_.empty()) message_ = what;
@@ -105,7 +105,7 @@ inline std::string outcome(const StepObs& s) {
 }
 
 // Requires every step in [first, last] to have succeeded.
-inline bool steps_ok(Verdict& v, const Trace& t, int first, int last) {
+inline bool steps_ok(Expectations& v, const Trace& t, int first, int last) {
   for (int i = first; i <= last && i < static_cast<int>(t.steps.size()); ++i)
     if (!v.expect(t.steps[static_cast<std::size_t>(i)].status == StepObs::Status::Ok, "step ", i,
                   " should succeed, got ", outcome(t.steps[static_cast<std::size_t>(i)])))
@@ -133,8 +133,8 @@ inline std::string render(const Trace& t) {
 
 // ---- checking on both backends -------------------------------------------------------------------------
 
-// A predicate fills a Verdict from one backend's trace of the program.
-using Predicate = std::function<void(const Trace&, Verdict&)>;
+// A predicate states its expectations of one backend's trace of the program.
+using Predicate = std::function<void(const Trace&, Expectations&)>;
 
 inline void check_on_both(const Program& p, const Predicate& predicate) {
   struct Side {
@@ -146,7 +146,7 @@ inline void check_on_both(const Program& p, const Predicate& predicate) {
   for (const Side& side : sides) {
     if (!side.backend) continue;
     Trace t = program::run(*side.backend, p);
-    Verdict v;
+    Expectations v;
     predicate(t, v);
     if (v.failed())
       RC_FAIL(cat(side.blame, v.message(), "\nprogram:\n", generators::describe(p), side.backend->name(),

@@ -97,7 +97,7 @@ RC_GTEST_PROP(SavedTensorProperties, WritingASavedTensorRaisesAtBackward, ()) {
   const int s = b.step(OpId::Sum, {y});
   const int back = b.backward(s);
 
-  check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
+  check_on_both(b.program(), [&](const Trace& t, Expectations& v) {
     if (!steps_ok(v, t, 0, s)) return;
     const TensorObs* before = obs(t, saved, saved);
     const TensorObs* after = obs(t, write, saved);
@@ -160,7 +160,7 @@ RC_GTEST_PROP(SavedTensorProperties, WritingAnUnsavedTensorRaisesNothing, ()) {
   const int write = write_through(b, written, how, written_overlapping, nd, size0, which, grad_write);
   const int back = b.backward(s);
 
-  check_on_both(b.program(), [&](const Trace& t, Verdict& v) {
+  check_on_both(b.program(), [&](const Trace& t, Expectations& v) {
     if (!steps_ok(v, t, 0, write)) return;
     const StepObs& bw = t.steps[static_cast<std::size_t>(back)];
     v.expect(bw.status == StepObs::Status::Ok, "backward after writing a tensor no op saved (", kVariants[variant],

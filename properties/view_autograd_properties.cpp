@@ -100,7 +100,7 @@ RC_GTEST_PROP(ViewAutogradProperties, InPlaceThroughAViewOfANonLeafRebasesHistor
   const int s = b.step(OpId::Sum, {base});
   const int bw = b.backward(s);
 
-  check_on_both(b.program(), [&](const Trace& t, Verdict& verdict) {
+  check_on_both(b.program(), [&](const Trace& t, Expectations& verdict) {
     if (!steps_ok(verdict, t, 0, bw)) return;
     const TensorObs* bo = obs(t, w, base);
     const TensorObs* vo = obs(t, w, v);
@@ -139,7 +139,7 @@ RC_GTEST_PROP(ViewAutogradProperties, MultiOutputViewsRefuseInPlaceWithGradOn, (
   const int v = add_view(b, base, kind, l.sizes.size(), l.sizes[0]);
   const int w = b.scalar_op(OpId::AddScalar_, v, {Scalar::Kind::Float, 1.0}, grad_on);
 
-  check_on_both(b.program(), [&](const Trace& t, Verdict& verdict) {
+  check_on_both(b.program(), [&](const Trace& t, Expectations& verdict) {
     if (!steps_ok(verdict, t, 0, v)) return;
     const StepObs& ws = t.steps[static_cast<std::size_t>(w)];
     if (grad_on) {
@@ -162,7 +162,7 @@ RC_GTEST_PROP(ViewAutogradProperties, DataSharesStorageButNotVersionNorGraph, ()
   const int d = b.step(OpId::Data, {x});
   const int w = b.scalar_op(OpId::Fill_, d, {Scalar::Kind::Float, 0.5});
 
-  check_on_both(b.program(), [&](const Trace& t, Verdict& verdict) {
+  check_on_both(b.program(), [&](const Trace& t, Expectations& verdict) {
     if (!steps_ok(verdict, t, 0, w)) return;
     const TensorObs* xo = obs(t, w, x);
     const TensorObs* dobs = obs(t, w, d);
