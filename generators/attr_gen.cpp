@@ -134,7 +134,7 @@ Attrs valid_attrs(Rng& rng, OpId op, std::span<const Meta> in, std::int64_t stor
       case Attr::ViewSizes: a.sizes = view_sizes(rng, in[0].sizes); break;
       case Attr::ExpandSizes: a.sizes = expand_sizes(rng, in[0].sizes); break;
       case Attr::Strided: {
-        Layout l = op == OpId::AsStrided ? random_view_within(rng, storage_numel) : random_layout(rng);
+        LayoutSpec l = op == OpId::AsStrided ? random_view_within(rng, storage_numel) : random_layout(rng);
         a.sizes = l.sizes;
         a.strides = l.strides;
         a.offset = l.offset;

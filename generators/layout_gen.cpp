@@ -153,8 +153,8 @@ Dims sizes_for(Rng& rng, LayoutKind kind) {
   return {};
 }
 
-Layout layout_of(Rng& rng, LayoutKind kind, const Dims& sizes) {
-  Layout l{kind, sizes, contiguous_strides(sizes), 0};
+LayoutSpec layout_of(Rng& rng, LayoutKind kind, const Dims& sizes) {
+  LayoutSpec l{kind, sizes, contiguous_strides(sizes), 0};
   switch (kind) {
     case LayoutKind::Contiguous:
       l.offset = small_offset(rng, 0.2);
@@ -254,14 +254,16 @@ LayoutKind random_kind(Rng& rng) {
   return kAllLayoutKinds[rng.weighted(w)];
 }
 
-Layout contiguous_of(const Layout& l) { return Layout{LayoutKind::Contiguous, l.sizes, contiguous_strides(l.sizes), 0}; }
+LayoutSpec contiguous_of(const LayoutSpec& l) {
+  return LayoutSpec{LayoutKind::Contiguous, l.sizes, contiguous_strides(l.sizes), 0};
+}
 
-rc::Gen<Layout> layouts_of(std::vector<LayoutKind> kinds) {
-  return rc::Gen<Layout>([kinds](const rc::Random& random, int) {
+rc::Gen<LayoutSpec> layouts_of(std::vector<LayoutKind> kinds) {
+  return rc::Gen<LayoutSpec>([kinds](const rc::Random& random, int) {
     rc::Random r = random;
     Rng rng(r.next());
-    Layout l = kinds.empty() ? random_layout(rng) : random_layout(rng, rng.pick(kinds));
-    Layout simple = contiguous_of(l);
+    LayoutSpec l = kinds.empty() ? random_layout(rng) : random_layout(rng, rng.pick(kinds));
+    LayoutSpec simple = contiguous_of(l);
     if (simple == l) return rc::shrinkable::just(l);
     return rc::shrinkable::just(l, rc::seq::just(rc::shrinkable::just(simple)));
   });
@@ -269,7 +271,7 @@ rc::Gen<Layout> layouts_of(std::vector<LayoutKind> kinds) {
 
 }  // namespace
 
-void showValue(const Layout& l, std::ostream& os) {
+void showValue(const LayoutSpec& l, std::ostream& os) {
   os << to_string(l.kind) << " sizes=";
   print_dims(l.sizes, os);
   os << " strides=";
@@ -291,11 +293,11 @@ Dims random_shape(Rng& rng) {
   return s;
 }
 
-Layout random_layout(Rng& rng) { return random_layout(rng, random_kind(rng)); }
+LayoutSpec random_layout(Rng& rng) { return random_layout(rng, random_kind(rng)); }
 
-Layout random_layout(Rng& rng, LayoutKind kind) { return layout_of(rng, kind, sizes_for(rng, kind)); }
+LayoutSpec random_layout(Rng& rng, LayoutKind kind) { return layout_of(rng, kind, sizes_for(rng, kind)); }
 
-Layout random_layout_for(Rng& rng, const Dims& sizes) {
+LayoutSpec random_layout_for(Rng& rng, const Dims& sizes) {
   std::vector<LayoutKind> kinds = {LayoutKind::Contiguous, LayoutKind::Contiguous, LayoutKind::Sliced};
   const bool any_big = std::any_of(sizes.begin(), sizes.end(), [](auto x) { return x > 1; });
   const bool any_one = std::any_of(sizes.begin(), sizes.end(), [](auto x) { return x == 1; });
@@ -311,8 +313,8 @@ Layout random_layout_for(Rng& rng, const Dims& sizes) {
   return layout_of(rng, rng.pick(kinds), sizes);
 }
 
-Layout random_view_within(Rng& rng, std::int64_t storage_numel) {
-  Layout l;
+LayoutSpec random_view_within(Rng& rng, std::int64_t storage_numel) {
+  LayoutSpec l;
   l.kind = LayoutKind::Contiguous;
   if (storage_numel <= 0) {
     l.kind = LayoutKind::ZeroSize;
@@ -343,7 +345,7 @@ Layout random_view_within(Rng& rng, std::int64_t storage_numel) {
   return l;
 }
 
-rc::Gen<Layout> layouts() { return layouts_of({}); }
-rc::Gen<Layout> layouts(std::vector<LayoutKind> kinds) { return layouts_of(std::move(kinds)); }
+rc::Gen<LayoutSpec> layouts() { return layouts_of({}); }
+rc::Gen<LayoutSpec> layouts(std::vector<LayoutKind> kinds) { return layouts_of(std::move(kinds)); }
 
 }  // namespace parity::generators

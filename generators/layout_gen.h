@@ -32,14 +32,16 @@ inline constexpr LayoutKind kAllLayoutKinds[] = {
     LayoutKind::ZeroSize,   LayoutKind::SizeOne,      LayoutKind::Overlapping};
 std::string_view to_string(LayoutKind);
 
-struct Layout {
+// What a generator chose for one tensor: the kind and the strided geometry it stands for (plain integers;
+// impl::Layout is impl's own tensor geometry).
+struct LayoutSpec {
   LayoutKind kind = LayoutKind::Contiguous;
   Dims sizes;
   Dims strides;
   std::int64_t offset = 0;  // absolute, in elements
-  bool operator==(const Layout&) const = default;
+  bool operator==(const LayoutSpec&) const = default;
 };
-void showValue(const Layout&, std::ostream&);  // RapidCheck counterexamples
+void showValue(const LayoutSpec&, std::ostream&);  // RapidCheck counterexamples
 
 inline constexpr std::int64_t kMaxLayoutNumel = 48;
 
@@ -48,15 +50,15 @@ Dims random_sizes(Rng&, int ndim, std::int64_t max_numel = kMaxLayoutNumel);
 // A shape for a fresh tensor: ndim 0..4, sometimes with a size-0 dim.
 Dims random_shape(Rng&);
 
-Layout random_layout(Rng&);
-Layout random_layout(Rng&, LayoutKind);
+LayoutSpec random_layout(Rng&);
+LayoutSpec random_layout(Rng&, LayoutKind);
 // A layout with exactly these sizes, of a kind these sizes allow.
-Layout random_layout_for(Rng&, const Dims& sizes);
+LayoutSpec random_layout_for(Rng&, const Dims& sizes);
 // as_strided arguments reaching only elements [0, storage_numel) of a storage.
-Layout random_view_within(Rng&, std::int64_t storage_numel);
+LayoutSpec random_view_within(Rng&, std::int64_t storage_numel);
 
 // RapidCheck generators over random_layout; a layout shrinks to the contiguous layout of its sizes.
-rc::Gen<Layout> layouts();
-rc::Gen<Layout> layouts(std::vector<LayoutKind> kinds);
+rc::Gen<LayoutSpec> layouts();
+rc::Gen<LayoutSpec> layouts(std::vector<LayoutKind> kinds);
 
 }  // namespace parity::generators

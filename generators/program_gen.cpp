@@ -245,7 +245,7 @@ class Builder {
   // A fresh leaf with these sizes and some layout.
   int fresh(const std::vector<std::int64_t>& sizes, DType dtype, bool rg) {
     return emit(OpId::Rand, {}, [&](Attrs& a) {
-      Layout l = random_layout_for(rng_, sizes);
+      LayoutSpec l = random_layout_for(rng_, sizes);
       a.sizes = l.sizes;
       a.strides = l.strides;
       a.offset = l.offset;

@@ -9,11 +9,11 @@
 namespace parity::properties {
 namespace {
 
-using generators::Layout;
+using generators::LayoutSpec;
 using program::Scalar;
 
 RC_GTEST_PROP(CloneProperties, CloneDoesNotAlias, ()) {
-  const Layout l = *generators::layouts();
+  const LayoutSpec l = *generators::layouts();
   const DType dtype = *any_dtype();
   const bool rg = program::is_floating(dtype) && *rc::gen::arbitrary<bool>();
   const MemoryFormat mf = *rc::gen::elementOf(formats_for(l.sizes.size(), true));

@@ -10,7 +10,7 @@
 namespace parity::properties {
 namespace {
 
-using generators::Layout;
+using generators::LayoutSpec;
 using program::Scalar;
 
 program::Attrs memo(std::int64_t id) {
@@ -20,7 +20,7 @@ program::Attrs memo(std::int64_t id) {
 }
 
 RC_GTEST_PROP(DeepcopyProperties, CopiesTheWholeStorageAndKeepsTheLayout, ()) {
-  const Layout l = *generators::layouts();
+  const LayoutSpec l = *generators::layouts();
   const DType dtype = *any_dtype();
   const bool rg = program::is_floating(dtype) && *rc::gen::arbitrary<bool>();
   const bool with_grad = rg && *rc::gen::arbitrary<bool>();
@@ -53,7 +53,7 @@ RC_GTEST_PROP(DeepcopyProperties, CopiesTheWholeStorageAndKeepsTheLayout, ()) {
 }
 
 RC_GTEST_PROP(DeepcopyProperties, CopiesTheGradientAndRefusesNonLeaves, ()) {
-  const Layout l = *generators::layouts();
+  const LayoutSpec l = *generators::layouts();
   const DType dtype = *floating_dtypes();
 
   ProgramBuilder b;

@@ -11,7 +11,7 @@
 namespace parity::properties {
 namespace {
 
-using generators::Layout;
+using generators::LayoutSpec;
 using program::Scalar;
 
 bool all_equal(const std::vector<double>& v, double x) {
@@ -19,7 +19,7 @@ bool all_equal(const std::vector<double>& v, double x) {
 }
 
 RC_GTEST_PROP(DetachProperties, DetachAliasesAndBlocksGrad, ()) {
-  const Layout l = *generators::layouts();
+  const LayoutSpec l = *generators::layouts();
   const DType dtype = *floating_dtypes();
   // The source is a leaf requiring grad, or a non-leaf computed from one (x = 2 * leaf, dense).
   const bool nonleaf = *rc::gen::arbitrary<bool>();
@@ -41,7 +41,7 @@ RC_GTEST_PROP(DetachProperties, DetachAliasesAndBlocksGrad, ()) {
   if (source_in_graph) {
     z = b.step(OpId::Add, {x, d});
   } else {
-    Layout dense{generators::LayoutKind::Contiguous, l.sizes, generators::contiguous_strides(l.sizes), 0};
+    LayoutSpec dense{generators::LayoutKind::Contiguous, l.sizes, generators::contiguous_strides(l.sizes), 0};
     w = add_leaf(b, dense, dtype, true, 99);
     z = b.step(OpId::Mul, {d, w});
   }

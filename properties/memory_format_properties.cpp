@@ -15,7 +15,7 @@ namespace parity::properties {
 namespace {
 
 using generators::Dims;
-using generators::Layout;
+using generators::LayoutSpec;
 using program::Scalar;
 
 const char* format_name(MemoryFormat mf) {
@@ -43,7 +43,7 @@ bool has_flag(const TensorObs& o, MemoryFormat mf) {
 RC_GTEST_PROP(MemoryFormatProperties, PreserveFormatKeepsDenseStridesElseTheirOrder, ()) {
   using generators::LayoutKind;
   // Half of the inputs are not dense: that is where preserve_format has to infer.
-  const Layout l = *rc::gen::oneOf(generators::layouts(),
+  const LayoutSpec l = *rc::gen::oneOf(generators::layouts(),
                                    generators::layouts({LayoutKind::Sliced, LayoutKind::Expanded, LayoutKind::Overlapping}));
   const DType dtype = *any_dtype();
   const OpId op = *rc::gen::element(OpId::Clone, OpId::EmptyLike, OpId::ZerosLike);
@@ -73,7 +73,7 @@ RC_GTEST_PROP(MemoryFormatProperties, PreserveFormatKeepsDenseStridesElseTheirOr
 }
 
 RC_GTEST_PROP(MemoryFormatProperties, ExplicitFormatIsObeyed, ()) {
-  const Layout l = *generators::layouts();
+  const LayoutSpec l = *generators::layouts();
   const DType dtype = *any_dtype();
   const OpId op = *rc::gen::element(OpId::Clone, OpId::Contiguous, OpId::EmptyLike, OpId::ZerosLike);
   const MemoryFormat mf = *rc::gen::elementOf(formats_for(l.sizes.size(), false));
@@ -106,7 +106,7 @@ RC_GTEST_PROP(MemoryFormatProperties, ExplicitFormatIsObeyed, ()) {
 }
 
 RC_GTEST_PROP(MemoryFormatProperties, LeafGradientFollowsTheLeafLayout, ()) {
-  const Layout l = *generators::layouts();
+  const LayoutSpec l = *generators::layouts();
   const DType dtype = *floating_dtypes();
   // How the gradient reaches the leaf decides the layout it arrives in (expanded from sum, computed by mul or
   // exp in the leaf's order, or through a permuting view); AccumulateGrad then applies the contract.

@@ -160,7 +160,7 @@ inline void check_on_both(const Program& p, const Predicate& predicate) {
 using program::ProgramBuilder;
 
 // A fresh tensor of seeded values laid out as `l`.
-inline int add_leaf(ProgramBuilder& b, const generators::Layout& l, DType dtype, bool requires_grad,
+inline int add_leaf(ProgramBuilder& b, const generators::LayoutSpec& l, DType dtype, bool requires_grad,
                     std::uint64_t seed = 1) {
   return b.rand_strided(l.sizes, l.strides, l.offset, dtype, requires_grad, seed);
 }
@@ -182,7 +182,7 @@ inline std::vector<MemoryFormat> formats_for(std::size_t ndim, bool with_preserv
   return f;
 }
 
-inline bool overlapping(const generators::Layout& l) { return generators::has_internal_overlap(l.sizes, l.strides); }
+inline bool overlapping(const generators::LayoutSpec& l) { return generators::has_internal_overlap(l.sizes, l.strides); }
 
 }  // namespace parity::properties
 

@@ -9,7 +9,7 @@
 namespace parity::properties {
 namespace {
 
-using generators::Layout;
+using generators::LayoutSpec;
 using program::Scalar;
 
 enum class Through { Itself, View, Detached };
@@ -50,12 +50,12 @@ int write_through(ProgramBuilder& b, int target, Through how, bool overlapping_t
 rc::Gen<Through> throughs() { return rc::gen::element(Through::Itself, Through::View, Through::Detached); }
 const char* name(Through t) { return t == Through::Itself ? "itself" : t == Through::View ? "view" : "detached"; }
 
-Layout dense_like(const Layout& l) {
-  return Layout{generators::LayoutKind::Contiguous, l.sizes, generators::contiguous_strides(l.sizes), 0};
+LayoutSpec dense_like(const LayoutSpec& l) {
+  return LayoutSpec{generators::LayoutKind::Contiguous, l.sizes, generators::contiguous_strides(l.sizes), 0};
 }
 
 RC_GTEST_PROP(SavedTensorProperties, WritingASavedTensorRaisesAtBackward, ()) {
-  const Layout l = *generators::layouts();
+  const LayoutSpec l = *generators::layouts();
   const DType dtype = *floating_dtypes();
   const Through how = *throughs();
   const int which = *rc::gen::inRange(0, 6);
@@ -86,7 +86,7 @@ RC_GTEST_PROP(SavedTensorProperties, WritingASavedTensorRaisesAtBackward, ()) {
     }
     default: {
       // The other factor does not require grad; x does, so its gradient needs the other factor.
-      const Layout cl = *rc::gen::element(l, dense_like(l));
+      const LayoutSpec cl = *rc::gen::element(l, dense_like(l));
       saved = add_leaf(b, cl, dtype, false, 77);
       saved_overlapping = overlapping(cl);
       y = b.step(variant == 2 ? OpId::Mul : OpId::Div, {x, saved});
@@ -112,7 +112,7 @@ RC_GTEST_PROP(SavedTensorProperties, WritingASavedTensorRaisesAtBackward, ()) {
 }
 
 RC_GTEST_PROP(SavedTensorProperties, WritingAnUnsavedTensorRaisesNothing, ()) {
-  const Layout l = *generators::layouts();
+  const LayoutSpec l = *generators::layouts();
   const DType dtype = *floating_dtypes();
   const Through how = *throughs();
   const int which = *rc::gen::inRange(0, 6);
@@ -132,7 +132,7 @@ RC_GTEST_PROP(SavedTensorProperties, WritingAnUnsavedTensorRaisesNothing, ()) {
   switch (variant) {
     case 0:
     case 1: {
-      const Layout cl = *rc::gen::element(l, dense_like(l));
+      const LayoutSpec cl = *rc::gen::element(l, dense_like(l));
       written = add_leaf(b, cl, dtype, false, 77);
       written_overlapping = overlapping(cl);
       y = b.step(variant == 0 ? OpId::Add : OpId::Sub, {x, written});

@@ -12,7 +12,7 @@
 namespace parity::properties {
 namespace {
 
-using generators::Layout;
+using generators::LayoutSpec;
 using generators::LayoutKind;
 using program::Scalar;
 
@@ -75,10 +75,10 @@ std::vector<std::int64_t> element_offsets(const TensorObs& o) {
   return out;
 }
 
-Layout nonempty_layout() {
+LayoutSpec nonempty_layout() {
   return *rc::gen::suchThat(generators::layouts({LayoutKind::Contiguous, LayoutKind::ChannelsLast,
                                                  LayoutKind::Permuted, LayoutKind::Sliced}),
-                            [](const Layout& l) {
+                            [](const LayoutSpec& l) {
                               std::int64_t n = 1;
                               for (auto s : l.sizes) n *= s;
                               return !l.sizes.empty() && n > 0;
@@ -86,7 +86,7 @@ Layout nonempty_layout() {
 }
 
 RC_GTEST_PROP(ViewAutogradProperties, InPlaceThroughAViewOfANonLeafRebasesHistory, ()) {
-  const Layout l = nonempty_layout();
+  const LayoutSpec l = nonempty_layout();
   const DType dtype = *floating_dtypes();
   const ViewKind kind = *write_views();
   const double c = *rc::gen::element(2.0, -3.0, 0.5);
@@ -123,7 +123,7 @@ RC_GTEST_PROP(ViewAutogradProperties, InPlaceThroughAViewOfANonLeafRebasesHistor
 }
 
 RC_GTEST_PROP(ViewAutogradProperties, MultiOutputViewsRefuseInPlaceWithGradOn, ()) {
-  const Layout l = nonempty_layout();
+  const LayoutSpec l = nonempty_layout();
   const DType dtype = *floating_dtypes();
   const ViewKind kind = *rc::gen::element(ViewKind::Unbind, ViewKind::Split);
   const bool grad_on = *rc::gen::arbitrary<bool>();
@@ -154,7 +154,7 @@ RC_GTEST_PROP(ViewAutogradProperties, MultiOutputViewsRefuseInPlaceWithGradOn, (
 }
 
 RC_GTEST_PROP(ViewAutogradProperties, DataSharesStorageButNotVersionNorGraph, ()) {
-  const Layout l = nonempty_layout();
+  const LayoutSpec l = nonempty_layout();
   const DType dtype = *floating_dtypes();
 
   ProgramBuilder b;

@@ -186,7 +186,7 @@ TEST(LayoutTest, KindsHaveTheirShape) {
   int ambiguous_cl = 0, cl = 0;
   for (int i = 0; i < 3000; ++i) {
     for (LayoutKind kind : kAllLayoutKinds) {
-      Layout l = random_layout(rng, kind);
+      LayoutSpec l = random_layout(rng, kind);
       std::ostringstream os;
       showValue(l, os);
       ASSERT_EQ(l.sizes.size(), l.strides.size()) << os.str();
@@ -221,7 +221,7 @@ TEST(LayoutTest, ViewsStayInsideTheirStorage) {
   Rng rng(11);
   for (int i = 0; i < 5000; ++i) {
     std::int64_t n = rng.range(0, 60);
-    Layout l = random_view_within(rng, n);
+    LayoutSpec l = random_view_within(rng, n);
     ASSERT_LE(program::storage_extent(l.sizes, l.strides, l.offset), std::max<std::int64_t>(n, l.offset));
     if (n > 0) {
       ASSERT_LE(program::storage_extent(l.sizes, l.strides, l.offset), n);
@@ -233,7 +233,7 @@ TEST(LayoutTest, RandomLayoutForKeepsSizes) {
   Rng rng(5);
   for (int i = 0; i < 2000; ++i) {
     Dims sizes = random_shape(rng);
-    Layout l = random_layout_for(rng, sizes);
+    LayoutSpec l = random_layout_for(rng, sizes);
     ASSERT_EQ(l.sizes, sizes);
     ASSERT_EQ(l.strides.size(), sizes.size());
   }
