@@ -254,10 +254,6 @@ LayoutKind random_kind(Rng& rng) {
   return kAllLayoutKinds[rng.weighted(w)];
 }
 
-LayoutSpec contiguous_of(const LayoutSpec& l) {
-  return LayoutSpec{LayoutKind::Contiguous, l.sizes, contiguous_strides(l.sizes), 0};
-}
-
 rc::Gen<LayoutSpec> layouts_of(std::vector<LayoutKind> kinds) {
   return rc::Gen<LayoutSpec>([kinds](const rc::Random& random, int) {
     rc::Random r = random;
@@ -270,6 +266,10 @@ rc::Gen<LayoutSpec> layouts_of(std::vector<LayoutKind> kinds) {
 }
 
 }  // namespace
+
+LayoutSpec contiguous_of(const LayoutSpec& l) {
+  return LayoutSpec{LayoutKind::Contiguous, l.sizes, contiguous_strides(l.sizes), 0};
+}
 
 void showValue(const LayoutSpec& l, std::ostream& os) {
   os << to_string(l.kind) << " sizes=";

@@ -42,6 +42,8 @@ struct LayoutSpec {
   bool operator==(const LayoutSpec&) const = default;
 };
 void showValue(const LayoutSpec&, std::ostream&);  // RapidCheck counterexamples
+// The contiguous layout of l's sizes, at offset 0 (what a layout shrinks to).
+LayoutSpec contiguous_of(const LayoutSpec& l);
 
 inline constexpr std::int64_t kMaxLayoutNumel = 48;
 

@@ -41,8 +41,7 @@ RC_GTEST_PROP(DetachProperties, DetachAliasesAndBlocksGrad, ()) {
   if (source_in_graph) {
     z = b.step(OpId::Add, {x, d});
   } else {
-    LayoutSpec dense{generators::LayoutKind::Contiguous, l.sizes, generators::contiguous_strides(l.sizes), 0};
-    w = add_leaf(b, dense, dtype, true, 99);
+    w = add_leaf(b, generators::contiguous_of(l), dtype, true, 99);
     z = b.step(OpId::Mul, {d, w});
   }
   const int s = b.step(OpId::Sum, {z});

@@ -50,10 +50,6 @@ int write_through(ProgramBuilder& b, int target, Through how, bool overlapping_t
 rc::Gen<Through> throughs() { return rc::gen::element(Through::Itself, Through::View, Through::Detached); }
 const char* name(Through t) { return t == Through::Itself ? "itself" : t == Through::View ? "view" : "detached"; }
 
-LayoutSpec dense_like(const LayoutSpec& l) {
-  return LayoutSpec{generators::LayoutKind::Contiguous, l.sizes, generators::contiguous_strides(l.sizes), 0};
-}
-
 RC_GTEST_PROP(SavedTensorProperties, WritingASavedTensorRaisesAtBackward, ()) {
   const LayoutSpec l = *generators::layouts();
   const DType dtype = *floating_dtypes();
@@ -86,7 +82,7 @@ RC_GTEST_PROP(SavedTensorProperties, WritingASavedTensorRaisesAtBackward, ()) {
     }
     default: {
       // The other factor does not require grad; x does, so its gradient needs the other factor.
-      const LayoutSpec cl = *rc::gen::element(l, dense_like(l));
+      const LayoutSpec cl = *rc::gen::element(l, generators::contiguous_of(l));
       saved = add_leaf(b, cl, dtype, false, 77);
       saved_overlapping = overlapping(cl);
       y = b.step(variant == 2 ? OpId::Mul : OpId::Div, {x, saved});
@@ -132,14 +128,14 @@ RC_GTEST_PROP(SavedTensorProperties, WritingAnUnsavedTensorRaisesNothing, ()) {
   switch (variant) {
     case 0:
     case 1: {
-      const LayoutSpec cl = *rc::gen::element(l, dense_like(l));
+      const LayoutSpec cl = *rc::gen::element(l, generators::contiguous_of(l));
       written = add_leaf(b, cl, dtype, false, 77);
       written_overlapping = overlapping(cl);
       y = b.step(variant == 0 ? OpId::Add : OpId::Sub, {x, written});
       break;
     }
     case 2: {
-      const int c = add_leaf(b, dense_like(l), dtype, false, 77);
+      const int c = add_leaf(b, generators::contiguous_of(l), dtype, false, 77);
       y = b.step(OpId::Mul, {x, c});
       written = x;  // a leaf requiring grad: written under no_grad (or through its detached alias)
       written_overlapping = overlapping(l);
