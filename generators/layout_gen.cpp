@@ -25,12 +25,6 @@ std::string_view to_string(LayoutKind k) {
 
 namespace {
 
-void print_dims(const Dims& d, std::ostream& os) {
-  os << '[';
-  for (std::size_t i = 0; i < d.size(); ++i) os << (i ? ", " : "") << d[i];
-  os << ']';
-}
-
 int random_ndim(Rng& rng, int lo, int hi) {
   // Weights for ndim 0..5: 2-d to 4-d dominate, 5-d and 0-d stay present.
   static const double w[] = {0.6, 1.6, 2.6, 2.0, 2.2, 1.0};
@@ -272,11 +266,8 @@ LayoutSpec contiguous_of(const LayoutSpec& l) {
 }
 
 void showValue(const LayoutSpec& l, std::ostream& os) {
-  os << to_string(l.kind) << " sizes=";
-  print_dims(l.sizes, os);
-  os << " strides=";
-  print_dims(l.strides, os);
-  os << " offset=" << l.offset;
+  os << to_string(l.kind) << " sizes=" << program::render_ints(l.sizes)
+     << " strides=" << program::render_ints(l.strides) << " offset=" << l.offset;
 }
 
 Dims random_sizes(Rng& rng, int ndim, std::int64_t max_numel) {

@@ -52,12 +52,6 @@ std::string nums(const std::vector<double>& v) {
   return s + "]";
 }
 
-std::string ints(const std::vector<std::int64_t>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 std::string flag(bool b) { return b ? "true" : "false"; }
 
 std::string grad_of(const TensorObs& o) { return o.grad ? nums(o.grad->values) : "None"; }

@@ -52,10 +52,11 @@ const program::TensorObs& seen(const program::Trace& t, int step, int value);
 bool succeeded(const program::Trace& t, int step);
 
 // ---- rendering observations ---------------------------------------------------------------------------------
+// Sizes and strides are written with program::render_ints ("[4, 1, 4, 4]"). Values are written with num, to six
+// significant digits (program::render_number writes the shortest text that reads back exactly).
 
 std::string num(double v);                                // 5, 0.5, -1.25e-07
 std::string nums(const std::vector<double>& v);           // [5, 5, 5]
-std::string ints(const std::vector<std::int64_t>& v);     // [4, 1, 4, 4]
 std::string flag(bool b);                                 // true / false
 std::string grad_of(const program::TensorObs& o);         // "[6]" or "None"
 std::string grad_fn_of(const program::TensorObs& o);      // "CloneBackward0" or "None"

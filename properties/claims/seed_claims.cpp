@@ -14,6 +14,7 @@ using program::DType;
 using program::MemoryFormat;
 using program::OpId;
 using program::ProgramBuilder;
+using program::render_ints;
 using program::TensorObs;
 using program::Trace;
 
@@ -58,8 +59,9 @@ Claim clone_own_memory() {
                  const bool same = co.values == xo.values && co.sizes == xo.sizes && co.dtype == xo.dtype;
                  const bool own = !shares_storage(xo, co);
                  return Verdict{same && own, "clone " + nums(co.values) + " " + dtype_of(co) + " sizes " +
-                                                 ints(co.sizes) + " (source " + nums(xo.values) + " " + dtype_of(xo) +
-                                                 " sizes " + ints(xo.sizes) + "), " + storage_vs(xo, co)};
+                                                 render_ints(co.sizes) + " (source " + nums(xo.values) + " " +
+                                                 dtype_of(xo) + " sizes " + render_ints(xo.sizes) + "), " +
+                                                 storage_vs(xo, co)};
                });
 }
 
@@ -109,7 +111,7 @@ struct ChannelsLastProgram {
 
 std::string layout_of(const TensorObs& o) {
   return "channels_last=" + flag(o.channels_last) + ", contiguous=" + flag(o.contiguous) + ", strides " +
-         ints(o.strides);
+         render_ints(o.strides);
 }
 
 Claim to_channels_last() {
@@ -303,8 +305,8 @@ Claim detach_clone_write_keeps_backward() {
 }
 
 std::string copy_facts(const TensorObs& source, const TensorObs& o) {
-  return "strides " + ints(o.strides) + ", " + storage_vs(source, o) + ", requires_grad=" + flag(o.requires_grad) +
-         ", leaf=" + flag(o.is_leaf) + ", grad_fn " + grad_fn_of(o);
+  return "strides " + render_ints(o.strides) + ", " + storage_vs(source, o) +
+         ", requires_grad=" + flag(o.requires_grad) + ", leaf=" + flag(o.is_leaf) + ", grad_fn " + grad_fn_of(o);
 }
 
 bool detached_copy(const TensorObs& source, const TensorObs& o) {
