@@ -73,6 +73,4 @@ bool all_equal(const std::vector<double>& v, double x) {
 
 bool shares_storage(const TensorObs& earlier, const TensorObs& later) { return later.alias_of == earlier.alias_of; }
 
-bool own_storage(const TensorObs& o) { return o.alias_of == o.value; }
-
 }  // namespace parity::claims

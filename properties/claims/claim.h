@@ -65,8 +65,6 @@ std::string outcome_of(const program::StepObs& s);
 bool all_equal(const std::vector<double>& v, double x);
 // Whether two observed values share storage (`later` observed at a step after `earlier` was made).
 bool shares_storage(const program::TensorObs& earlier, const program::TensorObs& later);
-// Whether a value's storage is its own: no value made before it shares it.
-bool own_storage(const program::TensorObs& o);
 
 // ---- the registry (seed_claims.cpp) ------------------------------------------------------------------------
 
