@@ -11,6 +11,7 @@
 #include "cli/evaluate.h"
 #include "cli/render.h"
 #include "impl/backend/planted_faults.h"
+#include "program/internal_assert.h"
 #include "program/json.h"
 #include "reports/error.h"
 
@@ -85,6 +86,10 @@ int main(int argc, char** argv) {
     return fail(e.what());
   } catch (const parity::cli::EvaluationError& e) {
     return fail(std::string("cannot evaluate programs: ") + e.what());
+  } catch (const parity::program::InternalError& e) {
+    std::fprintf(stderr, "parity: internal error (a bug in parity, please report it): %s\n",
+                 parity::cli::one_line(e.what()).c_str());
+    return 70;  // EX_SOFTWARE
   } catch (const std::bad_alloc&) {
     return fail("out of memory");
   } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <ostream>
 
+#include "program/internal_assert.h"
 #include "program/program.h"
 
 namespace parity::generators {
@@ -20,7 +21,7 @@ std::string_view to_string(LayoutKind k) {
     case LayoutKind::SizeOne: return "size_one";
     case LayoutKind::Overlapping: return "overlapping";
   }
-  return "?";
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
 namespace {

@@ -9,7 +9,8 @@ enum class ErrorKind {
   VersionMismatch, GraphFreed, LeafInPlace, ViewInPlace, NoGradFn, NonScalarBackward, RequiresGradFlag,
   RetainGrad, DetachView, Shape, ViewStride, IndexRange, DType, MemoryFormat, Overlap, StorageBounds, Argument,
   Device,
-  DeepcopyNonLeaf  // deepcopy of a tensor that is not a graph leaf
+  DeepcopyNonLeaf,  // deepcopy of a tensor that is not a graph leaf
+  InternalAssert    // a "cannot happen" branch was reached: a bug in impl, not in the caller
 };
 
 class Error : public std::runtime_error {
@@ -23,6 +24,14 @@ class Error : public std::runtime_error {
 
 [[noreturn]] inline void fail(ErrorKind kind, const std::string& message) { throw Error(kind, message); }
 
+// c10's wording ("INTERNAL ASSERT FAILED at FILE:LINE"), so that both sides of a comparison classify the same way.
+[[noreturn]] inline void internal_assert_failed(const char* condition, const char* file, int line,
+                                                const std::string& message) {
+  throw Error(ErrorKind::InternalAssert, std::string(condition) + " INTERNAL ASSERT FAILED at \"" + file + "\":" +
+                                             std::to_string(line) + ", please report a bug to parity's impl. " +
+                                             message);
+}
+
 }  // namespace parity::impl
 
 // Raises impl::Error(kind, message) unless cond holds. A macro so that the message, often built from sizes and
@@ -31,3 +40,11 @@ class Error : public std::runtime_error {
   do {                                                                     \
     if (!(cond)) ::parity::impl::fail(::parity::impl::kind, (message));   \
   } while (0)
+
+// For branches that cannot be reached unless impl itself is wrong (an enum value with no case, a broken
+// invariant). Never a silent default: the harness records it under the `internal_assert` error category.
+#define PARITY_INTERNAL_ASSERT(cond, message)                                                  \
+  do {                                                                                        \
+    if (!(cond)) ::parity::impl::internal_assert_failed(#cond, __FILE__, __LINE__, (message)); \
+  } while (0)
+#define PARITY_UNREACHABLE(message) ::parity::impl::internal_assert_failed("unreachable", __FILE__, __LINE__, (message))

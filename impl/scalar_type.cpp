@@ -1,5 +1,7 @@
 #include "impl/scalar_type.h"
 
+#include "impl/error.h"
+
 namespace parity::impl {
 
 std::size_t element_size(ScalarType t) {
@@ -9,7 +11,7 @@ std::size_t element_size(ScalarType t) {
     case ScalarType::Float32: return 4;
     case ScalarType::Float64: return 8;
   }
-  return 8;
+  PARITY_UNREACHABLE("no case for this enum value");
 }
 
 std::string_view type_name(ScalarType t) {
@@ -19,7 +21,7 @@ std::string_view type_name(ScalarType t) {
     case ScalarType::Float32: return "Float";
     case ScalarType::Float64: return "Double";
   }
-  return "?";
+  PARITY_UNREACHABLE("no case for this enum value");
 }
 
 std::string_view legacy_type_name(ScalarType t) {
@@ -29,7 +31,7 @@ std::string_view legacy_type_name(ScalarType t) {
     case ScalarType::Float32: return "torch.FloatTensor";
     case ScalarType::Float64: return "torch.DoubleTensor";
   }
-  return "?";
+  PARITY_UNREACHABLE("no case for this enum value");
 }
 
 ScalarType promote_types(ScalarType a, ScalarType b) {

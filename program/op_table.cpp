@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "program/internal_assert.h"
 #include "program/program.h"
 
 namespace parity::program {
@@ -20,7 +21,7 @@ int rank(DType d) {
     case DType::Float32: return 2;
     case DType::Float64: return 3;
   }
-  return 0;
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
 std::optional<std::int64_t> wrap_dim(std::int64_t dim, std::size_t ndim) {
@@ -57,7 +58,7 @@ DType scalar_dtype(Scalar::Kind k) {
     case Scalar::Kind::Float: return DType::Float32;
     case Scalar::Kind::Bool: return DType::Bool;
   }
-  return DType::Float32;
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
 DType tensor_result_type(const Meta& a, const Meta& b) {
@@ -580,7 +581,7 @@ std::vector<OpSpec> build_table() {
   };
   // clang-format on
   for (std::size_t i = 0; i < t.size(); ++i)
-    if (static_cast<std::size_t>(t[i].id) != i) throw std::logic_error("op table out of OpId order at " + std::string(t[i].name));
+    PARITY_HARNESS_ASSERT(static_cast<std::size_t>(t[i].id) == i, "op table out of OpId order at " + std::string(t[i].name));
   return t;
 }
 
@@ -634,7 +635,7 @@ std::string_view attr_name(Attr a) {
     case Attr::Copy: return "copy";
     case Attr::Memo: return "memo";
   }
-  return "?";
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
 std::int64_t storage_extent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,

@@ -1,5 +1,7 @@
 #include "program/backend.h"
 
+#include "program/internal_assert.h"
+
 namespace parity::program {
 
 std::string_view to_string(StepObs::Status s) {
@@ -8,7 +10,7 @@ std::string_view to_string(StepObs::Status s) {
     case StepObs::Status::Error: return "error";
     case StepObs::Status::Skipped: return "skipped";
   }
-  return "?";
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
 namespace {
@@ -140,6 +142,11 @@ Trace run(Backend& backend, const Program& program) {
     } catch (const StepError& e) {
       obs.status = StepObs::Status::Error;
       obs.category = e.category;
+      obs.message = e.what();
+    } catch (const InternalError& e) {
+      // A harness adapter reached a branch that cannot happen: a bug in parity, recorded as one.
+      obs.status = StepObs::Status::Error;
+      obs.category = ErrorCategory::InternalAssert;
       obs.message = e.what();
     } catch (const std::exception& e) {
       obs.status = StepObs::Status::Error;

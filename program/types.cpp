@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "program/internal_assert.h"
+
 namespace parity::program {
 
 std::string_view to_string(DType d) {
@@ -12,7 +14,7 @@ std::string_view to_string(DType d) {
     case DType::Int64: return "int64";
     case DType::Bool: return "bool";
   }
-  return "?";
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
 std::string_view to_string(MemoryFormat m) {
@@ -22,7 +24,7 @@ std::string_view to_string(MemoryFormat m) {
     case MemoryFormat::ChannelsLast3d: return "channels_last_3d";
     case MemoryFormat::Preserve: return "preserve_format";
   }
-  return "?";
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
 std::string_view to_string(Scalar::Kind k) {
@@ -31,7 +33,7 @@ std::string_view to_string(Scalar::Kind k) {
     case Scalar::Kind::Float: return "float";
     case Scalar::Kind::Bool: return "bool";
   }
-  return "?";
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
 std::optional<DType> parse_dtype(std::string_view s) {

@@ -9,6 +9,7 @@
 #include "impl/error.h"
 #include "impl/ops.h"
 #include "program/content.h"
+#include "program/internal_assert.h"
 
 namespace parity::impl {
 
@@ -23,7 +24,7 @@ ScalarType to_impl(pg::DType d) {
     case pg::DType::Int64: return ScalarType::Int64;
     case pg::DType::Bool: return ScalarType::Bool;
   }
-  return ScalarType::Float32;
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
 pg::DType to_program(ScalarType t) {
@@ -33,7 +34,7 @@ pg::DType to_program(ScalarType t) {
     case ScalarType::Int64: return pg::DType::Int64;
     case ScalarType::Bool: return pg::DType::Bool;
   }
-  return pg::DType::Float32;
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
 MemoryFormat to_impl(pg::MemoryFormat m) {
@@ -43,7 +44,7 @@ MemoryFormat to_impl(pg::MemoryFormat m) {
     case pg::MemoryFormat::ChannelsLast3d: return MemoryFormat::ChannelsLast3d;
     case pg::MemoryFormat::Preserve: return MemoryFormat::Preserve;
   }
-  return MemoryFormat::Preserve;
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
 Scalar to_impl(const pg::Scalar& s) {
@@ -52,7 +53,7 @@ Scalar to_impl(const pg::Scalar& s) {
     case pg::Scalar::Kind::Float: return {Scalar::Kind::Float, s.value};
     case pg::Scalar::Kind::Bool: return {Scalar::Kind::Bool, s.value};
   }
-  return {};
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
 std::optional<Scalar> to_impl(const std::optional<pg::Scalar>& s) {
@@ -81,8 +82,9 @@ pg::ErrorCategory to_program(ErrorKind k) {
     case ErrorKind::StorageBounds: return pg::ErrorCategory::StorageBounds;
     case ErrorKind::Argument: return pg::ErrorCategory::Argument;
     case ErrorKind::Device: return pg::ErrorCategory::Unclassified;
+    case ErrorKind::InternalAssert: return pg::ErrorCategory::InternalAssert;
   }
-  return pg::ErrorCategory::Unclassified;
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
 class ImplSession final : public pg::Session {
@@ -254,7 +256,7 @@ class ImplSession final : public pg::Session {
       case OpId::RetainGrad: retain_grad(in(s, 0)); return std::nullopt;
       case OpId::RequiresGrad_: return requires_grad_(in(s, 0), a.requires_grad);
     }
-    return std::nullopt;
+    PARITY_HARNESS_UNREACHABLE("impl has no call for op " + std::string(pg::spec(s.op).name));
   }
 
   std::vector<std::optional<Tensor>> values_;

@@ -5,7 +5,10 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 #include <vector>
+
+#include "impl/error.h"
 
 namespace parity::impl::cpu {
 
@@ -15,6 +18,10 @@ void for_each_offset(const std::vector<std::int64_t>& shape,
   constexpr std::size_t kMax = 4;
   constexpr std::size_t kMaxDims = 64;
   const std::size_t n = strides.size();
+  PARITY_INTERNAL_ASSERT(n <= kMax, "for_each_offset walks at most " + std::to_string(kMax) + " operands, got " +
+                                        std::to_string(n));
+  PARITY_INTERNAL_ASSERT(shape.size() <= kMaxDims, "for_each_offset walks at most " + std::to_string(kMaxDims) +
+                                                       " dims, got " + std::to_string(shape.size()));
   for (auto s : shape)
     if (s == 0) return;
   // Coalesce: dim d merges into d+1 when every operand steps over d exactly as over a whole run of d+1.

@@ -50,7 +50,7 @@ std::string_view type_meta_name(ScalarType t) {
     case ScalarType::Float32: return "float";
     case ScalarType::Float64: return "double";
   }
-  return "?";
+  PARITY_UNREACHABLE("no case for this enum value");
 }
 
 // A fresh output laid out as TensorIterator lays out a unary op's result.

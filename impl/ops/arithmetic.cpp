@@ -79,7 +79,7 @@ const char* node_name(BinaryOp op, bool scalar) {
     case BinaryOp::Mul: return scalar ? "MulBackward1" : "MulBackward0";
     case BinaryOp::Div: return scalar ? "DivBackward1" : "DivBackward0";
   }
-  return "?";
+  PARITY_UNREACHABLE("no case for this enum value");
 }
 
 // Backward node of a tensor-tensor op. Saves, as derivatives.yaml says, only what a needed gradient uses:
