@@ -124,7 +124,8 @@ std::shared_ptr<Formula> scalar_node(BinaryOp op, const Tensor& self, Scalar s) 
     switch (op) {
       case BinaryOp::Mul: return TensorList{mul(g, s)};
       case BinaryOp::Div: return TensorList{div(g, s)};
-      default: return TensorList{g};
+      case BinaryOp::Add:
+      case BinaryOp::Sub: return TensorList{g};
     }
   });
 }
