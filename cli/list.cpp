@@ -1,6 +1,7 @@
-// `parity list`: the op table, as programs name it.
+// `parity list`: the op table, as programs name it; `--traits` prints every op's traits as a Markdown table.
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -10,31 +11,81 @@ namespace parity::cli {
 
 namespace {
 
-std::string_view kind_name(program::OpKind k) {
-  switch (k) {
-    case program::OpKind::Factory: return "factory";
-    case program::OpKind::Copy: return "copy";
-    case program::OpKind::View: return "view";
-    case program::OpKind::Arithmetic: return "arithmetic";
-    case program::OpKind::Reduction: return "reduction";
-    case program::OpKind::InPlace: return "inplace";
-    case program::OpKind::Autograd: return "autograd";
+std::string_view name(program::ResultIs r) {
+  using program::ResultIs;
+  switch (r) {
+    case ResultIs::Fresh: return "fresh";
+    case ResultIs::View: return "view";
+    case ResultIs::ViewOrCopy: return "view or copy";
+    case ResultIs::ExpandedView: return "expanded view";
+    case ResultIs::Alias: return "alias";
+    case ResultIs::Operand: return "operand 0";
+    case ResultIs::OperandIfNoOp: return "operand 0 if no-op";
+    case ResultIs::Nothing: return "nothing";
   }
   return "?";
+}
+
+std::string_view name(program::Saves s) {
+  using program::Saves;
+  switch (s) {
+    case Saves::Nothing: return "";
+    case Saves::Self: return "self";
+    case Saves::Result: return "result";
+    case Saves::Operands: return "operands";
+  }
+  return "?";
+}
+
+std::string operand_rule(const program::Operand0& o) {
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : ", ") + s; };
+  if (o.dtypes == program::kFloating) add("floating");
+  else if (o.dtypes == program::kNotBool) add("not bool");
+  if (o.min_rank > 0) add("rank >= " + std::to_string(o.min_rank));
+  if (o.max_rank < 64) add("rank <= " + std::to_string(o.max_rank));
+  if (o.some_dim_nonempty) add("a non-empty dim");
+  if (o.requires_grad) add("requires grad");
+  if (o.single_element) add("one element");
+  if (o.leaf) add("leaf");
+  return out;
+}
+
+void print_traits() {
+  std::printf("| op | kind | arity | in-place of | result | saves | writes | rounds | multi-output | operand 0 | "
+              "run-time refusal | overlap rule |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const auto& op : program::op_table()) {
+    const char* writes = !op.is_inplace()                                  ? ""
+                         : op.writes == program::Writes::Constant ? "constant"
+                         : op.writes == program::Writes::Operand1 ? "operand 1"
+                                                                  : "computed";
+    std::printf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", std::string(op.name).c_str(),
+                std::string(program::to_string(op.kind)).c_str(), op.arity,
+                op.inplace_of ? std::string(program::spec(*op.inplace_of).name).c_str() : "",
+                std::string(name(op.result)).c_str(), std::string(name(op.saves)).c_str(), writes,
+                op.rounds ? (op.amplifies_rounding ? "yes, amplifies" : "yes") : "", op.multi_output ? "yes" : "",
+                operand_rule(op.operand0).c_str(), op.refuses ? "yes" : "", op.overlaps ? "yes" : "");
+  }
 }
 
 }  // namespace
 
 int list_command(const std::vector<std::string>& argv) {
-  if (print_help_if_asked(argv, "usage: parity list\n\nPrints the op table, one op a line: name, kind, arity (tensor "
-                                "operands), attributes.\n"))
+  if (print_help_if_asked(argv, "usage: parity list [--traits]\n\nPrints the op table, one op a line: name, kind, "
+                                "arity (tensor operands), attributes.\n"
+                                "  --traits  every op's traits (what its result is, what it saves, ...) as a Markdown "
+                                "table\n"))
     return 0;
-  Args args("parity list", argv, {});
+  Args args("parity list", argv, {{"--traits", false}});
   if (!args.positional().empty()) throw UsageError("`parity list` takes no arguments");
+  if (args.has("--traits")) {
+    print_traits();
+    return 0;
+  }
   for (const auto& op : program::op_table()) {
     std::string attrs;
     for (auto a : op.attrs) attrs += (attrs.empty() ? "" : ",") + std::string(program::attr_name(a));
-    std::printf("%-16s %-11s %d  %s\n", std::string(op.name).c_str(), std::string(kind_name(op.kind)).c_str(),
+    std::printf("%-16s %-11s %d  %s\n", std::string(op.name).c_str(), std::string(program::to_string(op.kind)).c_str(),
                 op.arity, attrs.empty() ? "-" : attrs.c_str());
   }
   return 0;

@@ -338,9 +338,9 @@ bool spoil_attrs(Rng& rng, OpId op, std::span<const Meta> in, Attrs& a) {
       if (op == OpId::RequiresGrad_) {
         a.requires_grad = true;
       } else {
-        if (std::find(spec.attrs.begin(), spec.attrs.end(), Attr::DType) != spec.attrs.end())
+        if (spec.reads(Attr::DType))
           a.dtype = rng.chance(0.6) ? DType::Int64 : DType::Bool;
-        if (std::find(spec.attrs.begin(), spec.attrs.end(), Attr::RequiresGrad) != spec.attrs.end())
+        if (spec.reads(Attr::RequiresGrad))
           a.requires_grad = true;
       }
       break;

@@ -23,23 +23,34 @@ namespace {
 
 using Tweak = std::function<void(Attrs&)>;
 
-// View ops that always make a view (reshape may copy): the ones a write can go through.
-const std::vector<OpId> kViewOps = {OpId::Transpose, OpId::Unsqueeze, OpId::Slice,    OpId::Select,
-                                    OpId::Narrow,    OpId::View,      OpId::Permute,  OpId::SqueezeDim,
-                                    OpId::Squeeze,   OpId::AsStrided, OpId::Diagonal, OpId::T,
-                                    OpId::Unfold,    OpId::Unbind,    OpId::Split,    OpId::Chunk};
-const std::vector<OpId> kScalarWrites = {OpId::AddScalar_, OpId::MulScalar_, OpId::SubScalar_,
-                                         OpId::DivScalar_, OpId::Fill_,      OpId::Zero_};
+// The ops of the table with a trait, in table order.
+template <typename Pred>
+std::vector<OpId> ops_where(Pred pred) {
+  std::vector<OpId> out;
+  for (const program::OpSpec& op : program::op_table())
+    if (pred(op)) out.push_back(op.id);
+  return out;
+}
 
-bool is_reduction_or_saver(OpId op) {
-  switch (op) {
-    case OpId::Sum: case OpId::SumDims: case OpId::Mean: case OpId::MeanDims:
-    case OpId::Mul: case OpId::Div: case OpId::Pow: case OpId::Exp: case OpId::Sigmoid: case OpId::Tanh:
-    case OpId::Relu: case OpId::Abs: case OpId::Clamp: case OpId::Mm: case OpId::Matmul:
-      return true;
-    default:
-      return false;
-  }
+// Views that are always views (reshape may copy; expand's elements overlap): the ones a write can go through.
+const std::vector<OpId>& view_ops() {
+  static const auto ops = ops_where([](const program::OpSpec& op) { return op.result == program::ResultIs::View; });
+  return ops;
+}
+// In-place writes of a scalar: the only ones overlapping memory takes when the scalar is written everywhere.
+const std::vector<OpId>& scalar_writes() {
+  static const auto ops = ops_where([](const program::OpSpec& op) { return op.writes_scalar(); });
+  return ops;
+}
+// One-operand ops whose derivative reads `saves` (only arithmetic saves anything), out of place or in place.
+std::vector<OpId> unary_saving(program::Saves saves, bool inplace) {
+  return ops_where([=](const program::OpSpec& op) {
+    return op.arity == 1 && op.saves == saves && op.is_inplace() == inplace;
+  });
+}
+
+bool is_reduction_or_saver(const program::OpSpec& op) {
+  return !op.is_inplace() && (op.kind == OpKind::Reduction || op.saves != program::Saves::Nothing);
 }
 
 // Builds one program step by step, keeping the tracker in sync so that every choice sees the values' Meta.
@@ -78,31 +89,20 @@ class Builder {
 
   // Cheap pre-filter: an operand that cannot make `op` well-typed is not worth a try.
   bool fits(OpId op, int slot, int id) const {
-    const Meta& m = meta(id);
     if (slot > 0) return true;
-    switch (op) {
-      case OpId::Backward: return m.requires_grad && m.numel() == 1;
-      case OpId::BackwardGrad: return m.requires_grad;
-      case OpId::Deepcopy: return state_.value(id).leaf;
-      case OpId::Relu: case OpId::Abs: case OpId::Relu_: case OpId::Abs_: return m.dtype != DType::Bool;
-      case OpId::Mm: return m.sizes.size() == 2 && m.dtype != DType::Bool;
-      case OpId::Matmul: return !m.sizes.empty() && m.dtype != DType::Bool;
-      case OpId::T: return m.sizes.size() <= 2;
-      case OpId::Diagonal: return m.sizes.size() >= 2;
-      case OpId::Unbind: case OpId::Split: case OpId::Chunk: case OpId::Unfold: return !m.sizes.empty();
-      case OpId::RetainGrad: return m.requires_grad;
-      case OpId::Mean: case OpId::MeanDims: return program::is_floating(m.dtype);
-      case OpId::Neg: return m.dtype != DType::Bool;
-      case OpId::Exp: case OpId::Exp_:
-        // exp turns an absolute error of its operand into a relative error of its result. An operand computed
-        // through exp, pow or a reduction carries last-bit differences that both libraries may legitimately
-        // make (libm vs SLEEF, summation order): exp of it is a false alarm, not a finding.
-        return !carries_rounding(id);
-      case OpId::Slice: case OpId::Narrow: return !m.sizes.empty();
-      case OpId::Select:
-        return std::any_of(m.sizes.begin(), m.sizes.end(), [](auto s) { return s > 0; });
-      default: return true;
-    }
+    const program::OpSpec& spec = program::spec(op);
+    const program::Operand0& want = spec.operand0;
+    const Meta& m = meta(id);
+    const auto rank = static_cast<int>(m.sizes.size());
+    if (!program::allows(want.dtypes, m.dtype) || rank < want.min_rank || rank > want.max_rank) return false;
+    if (want.some_dim_nonempty && std::none_of(m.sizes.begin(), m.sizes.end(), [](auto s) { return s > 0; }))
+      return false;
+    if ((want.requires_grad && !m.requires_grad) || (want.single_element && m.numel() != 1)) return false;
+    if (want.leaf && !state_.value(id).leaf) return false;
+    // exp turns an absolute error of its operand into a relative error of its result. An operand computed
+    // through exp, pow or a reduction carries last-bit differences that both libraries may legitimately
+    // make (libm vs SLEEF, summation order): exp of it is a false alarm, not a finding.
+    return !(spec.amplifies_rounding && carries_rounding(id));
   }
 
   // Whether value `id` was computed, at any depth, by an op whose float32 result may differ in its last bits.
@@ -117,16 +117,7 @@ class Builder {
     if (r && program::spec(s.op).kind == OpKind::InPlace) rounding_[static_cast<std::size_t>(s.inputs.front())] = true;
   }
 
-  static bool rounds(OpId op) {
-    switch (op) {
-      case OpId::Exp: case OpId::Pow: case OpId::Sum: case OpId::SumDims: case OpId::Mean: case OpId::MeanDims:
-      case OpId::Exp_: case OpId::Sigmoid: case OpId::Sigmoid_: case OpId::Tanh: case OpId::Tanh_: case OpId::Mm:
-      case OpId::Matmul:
-        return true;
-      default:
-        return false;
-    }
-  }
+  static bool rounds(OpId op) { return program::spec(op).rounds; }
 
   double operand_weight(OpId op, int slot, int id) const {
     const ValueInfo& v = state_.value(id);
@@ -134,7 +125,7 @@ class Builder {
     if (slot == 0) {
       if (op == OpId::Backward && v.meta->requires_grad && v.meta->numel() == 1) w *= 30;
       if (op == OpId::RetainGrad && !v.leaf) w *= 4;
-      if (is_reduction_or_saver(op) && v.meta->requires_grad) w *= 3;
+      if (is_reduction_or_saver(program::spec(op)) && v.meta->requires_grad) w *= 3;
       if (program::spec(op).kind == OpKind::InPlace && v.view) w *= 2;
       if (program::spec(op).kind == OpKind::View && v.meta->sizes.empty()) w *= 0.3;
     }
@@ -271,8 +262,8 @@ class Builder {
   // `single_output`: not unbind/split/chunk, whose outputs refuse in-place writes with grad on.
   int view_of(int x, bool grad = true, bool single_output = false) {
     for (int attempt = 0; attempt < 3; ++attempt) {
-      OpId op = rng_.pick(kViewOps);
-      if (single_output && (op == OpId::Unbind || op == OpId::Split || op == OpId::Chunk)) op = OpId::Transpose;
+      OpId op = rng_.pick(view_ops());
+      if (single_output && program::spec(op).multi_output) op = OpId::Transpose;
       int v = emit(op, {x}, {}, grad);
       if (v >= 0) return v;
     }
@@ -281,7 +272,7 @@ class Builder {
 
   // An in-place write on `x`; overlapping memory only takes fill_/zero_.
   int write(int x, bool grad, bool allow_raise = false) {
-    int w = emit(rng_.pick(kScalarWrites), {x}, {}, grad, allow_raise);
+    int w = emit(rng_.pick(scalar_writes()), {x}, {}, grad, allow_raise);
     return w >= 0 ? w : emit(OpId::Fill_, {x}, {}, grad, allow_raise);
   }
 
@@ -321,22 +312,22 @@ class Builder {
     bool grad_write = rng_.chance(0.8);
     switch (rng_.below(10)) {
       case 0:  // exp, sigmoid, tanh and relu save their result
-        y = target = emit(rng_.pick({OpId::Exp, OpId::Sigmoid, OpId::Tanh, OpId::Relu}), {x});
+        y = target = emit(rng_.pick(unary_saving(program::Saves::Result, false)), {x});
         break;
       case 6: {  // ... and so do their in-place forms, on a non-leaf
         int xn = emit(OpId::MulScalar, {x});
-        y = target = xn < 0 ? -1 : emit(rng_.pick({OpId::Exp_, OpId::Sigmoid_, OpId::Tanh_, OpId::Relu_}), {xn});
+        y = target = xn < 0 ? -1 : emit(rng_.pick(unary_saving(program::Saves::Result, true)), {xn});
         break;
       }
-      case 7: {  // abs and clamp save their input
+      case 7: {  // abs, clamp and pow save their input
         int xn = rng_.chance(0.5) ? emit(OpId::MulScalar, {x}) : emit(OpId::Clone, {x});
-        y = xn < 0 ? -1 : emit(rng_.chance(0.5) ? OpId::Abs : OpId::Clamp, {xn});
+        y = xn < 0 ? -1 : emit(rng_.pick(unary_saving(program::Saves::Self, false)), {xn});
         target = xn;
         break;
       }
       case 8: {  // abs_ and clamp_ save a copy of their input's value: writing their result later must not raise
         int xn = emit(OpId::Clone, {x});
-        y = target = xn < 0 ? -1 : emit(rng_.chance(0.5) ? OpId::Abs_ : OpId::Clamp_, {xn});
+        y = target = xn < 0 ? -1 : emit(rng_.pick(unary_saving(program::Saves::Self, true)), {xn});
         break;
       }
       case 9: {  // mm saves each operand only for the other's gradient

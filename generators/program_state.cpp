@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "generators/strides.h"
+#include "program/internal_assert.h"
 
 namespace parity::generators {
 
@@ -13,20 +14,11 @@ using program::Step;
 
 namespace {
 
-bool is_inplace(const program::OpSpec& op) { return op.kind == OpKind::InPlace; }
-
-// Ops whose result is operand 0 itself (in-place ops, detach_, requires_grad_).
-bool returns_self(const program::OpSpec& op) {
-  return is_inplace(op) || op.id == OpId::Detach_ || op.id == OpId::RequiresGrad_;
-}
-
-bool writes_every_element_once(OpId op) { return op == OpId::Fill_ || op == OpId::Zero_; }
-
-bool multi_output(OpId op) { return op == OpId::Unbind || op == OpId::Split || op == OpId::Chunk; }
+using program::ResultIs;
 
 // to() without a dtype change or copy=true is the operand itself.
-bool returns_operand(const Step& step, const Meta& in) {
-  return step.op == OpId::To && !step.attrs.copy && step.attrs.dtype == in.dtype;
+bool returns_operand(const program::OpSpec& op, const Step& step, const Meta& in) {
+  return op.result == ResultIs::OperandIfNoOp && op.is_noop && op.is_noop(in, step.attrs);
 }
 
 }  // namespace
@@ -52,7 +44,7 @@ bool ProgramState::raises(const Step& step) const {
   const program::OpSpec& op = program::spec(step.op);
   if (step.inputs.empty()) return false;
   const ValueInfo& v = value(step.inputs[0]);
-  if (is_inplace(op)) {
+  if (op.is_inplace()) {
     bool any_rg = false;
     for (int in : step.inputs) any_rg = any_rg || value(in).meta->requires_grad;
     if (step.grad_enabled && any_rg) {
@@ -60,15 +52,9 @@ bool ProgramState::raises(const Step& step) const {
       if (v.meta->requires_grad && v.leaf) return true;
       if (v.view && value(v.base).meta && value(v.base).meta->requires_grad && value(v.base).leaf) return true;
     }
-    if (v.overlapping && !writes_every_element_once(step.op)) return true;
+    if (v.overlapping && op.writes != program::Writes::Constant) return true;
   }
-  if (step.op == OpId::Detach_ && v.view) return true;
-  if (step.op == OpId::Deepcopy && !v.leaf) return true;
-  if (step.op == OpId::RequiresGrad_ && !step.attrs.requires_grad && !v.leaf) return true;
-  if (step.op == OpId::AsStrided &&
-      program::storage_extent(step.attrs.sizes, step.attrs.strides, step.attrs.offset) > v.storage_numel)
-    return true;
-  return false;
+  return op.refuses && op.refuses({v.leaf, v.view, v.storage_numel}, step.attrs);
 }
 
 StepInfo ProgramState::check(const Step& step) const {
@@ -89,87 +75,74 @@ StepInfo ProgramState::append(const Step& step) {
   }
   Meta meta = *out;
   const ValueInfo* in0 = step.inputs.empty() ? nullptr : &value(step.inputs[0]);
+  const bool sets_requires_grad = op.reads(program::Attr::RequiresGrad);  // factories, requires_grad_
   // Under no_grad nothing new joins the graph: only factories and flag setters make tensors requiring grad,
   // in-place ops keep their operand's flag, and a view still reports its base's flag (LibTorch: a view made
   // under no_grad of a tensor requiring grad has requires_grad true and is_leaf true).
-  if (!step.grad_enabled && op.kind != OpKind::Factory && step.op != OpId::RequiresGrad_)
-    meta.requires_grad = is_inplace(op) || op.kind == OpKind::View || returns_operand(step, *in0->meta)
+  if (!step.grad_enabled && op.kind != OpKind::Factory && !sets_requires_grad)
+    meta.requires_grad = op.is_inplace() || op.kind == OpKind::View || returns_operand(op, step, *in0->meta)
                              ? in0->meta->requires_grad
                              : false;
 
-  switch (op.kind) {
-    case OpKind::Factory:
+  switch (op.result) {
+    case ResultIs::Fresh:
       v.storage_numel = meta.numel();
-      if (step.op == OpId::Rand) {
+      if (op.reads(program::Attr::Strided))  // rand: a layout within a storage of its own
         v.storage_numel = program::storage_extent(step.attrs.sizes, step.attrs.strides, step.attrs.offset);
-        v.overlapping = has_internal_overlap(step.attrs.sizes, step.attrs.strides);
-      }
       break;
-    case OpKind::View: {
+    case ResultIs::View:
+    case ResultIs::ViewOrCopy:
+    case ResultIs::ExpandedView:
       v = *in0;
       v.view = true;
       v.base = in0->view ? in0->base : step.inputs[0];
       v.nograd_view = in0->nograd_view || (!step.grad_enabled && in0->meta->requires_grad);
-      if (step.op == OpId::Expand) {
-        const auto& in = in0->meta->sizes;
-        const std::size_t lead = meta.sizes.size() - in.size();
-        for (std::size_t i = 0; i < meta.sizes.size(); ++i) {
-          std::int64_t was = i < lead ? 1 : in[i - lead];
-          if (was == 1 && meta.sizes[i] > 1) v.overlapping = true;
-        }
-      }
-      if (step.op == OpId::AsStrided) v.overlapping = has_internal_overlap(step.attrs.sizes, step.attrs.strides);
-      // Windows that overlap share elements.
-      if (step.op == OpId::Unfold && step.attrs.step < step.attrs.size && meta.numel() > 0) {
-        const auto nd = static_cast<std::int64_t>(in0->meta->sizes.size());
-        const std::int64_t dim = step.attrs.dim < 0 ? step.attrs.dim + nd : step.attrs.dim;
-        if (meta.sizes[static_cast<std::size_t>(dim)] > 1) v.overlapping = true;
-      }
-      if (multi_output(step.op) && step.grad_enabled) v.multi_output_view = true;
-      if (step.op == OpId::Reshape) v.storage_numel = std::min(v.storage_numel, meta.numel());
+      if (op.multi_output && step.grad_enabled) v.multi_output_view = true;
+      if (op.result == ResultIs::ViewOrCopy) v.storage_numel = std::min(v.storage_numel, meta.numel());
       break;
-    }
-    case OpKind::Copy:
-      if (step.op == OpId::Detach || step.op == OpId::Detach_ || step.op == OpId::Data) {
-        // An alias sharing storage that autograd does not see as a view.
-        v = *in0;
+    case ResultIs::Alias:
+    case ResultIs::Operand:
+      v = *in0;
+      // An alias sharing storage that autograd does not see as a view (detach, .data), and detach_'s operand,
+      // which stops being one.
+      if (op.result == ResultIs::Alias || op.kind == OpKind::Copy) {
         v.view = false;
         v.base = -1;
         v.nograd_view = false;
         v.multi_output_view = false;
-      } else if (returns_operand(step, *in0->meta)) {
-        v = *in0;
-      } else {
-        v.storage_numel = meta.numel();
       }
       break;
-    case OpKind::InPlace:
-    case OpKind::Autograd:
-      v = *in0;
+    case ResultIs::OperandIfNoOp:
+      if (returns_operand(op, step, *in0->meta)) v = *in0;
+      else v.storage_numel = meta.numel();
       break;
-    case OpKind::Arithmetic:
-    case OpKind::Reduction:
-      v.storage_numel = meta.numel();
-      break;
+    case ResultIs::Nothing:
+      PARITY_HARNESS_UNREACHABLE(std::string(op.name) + " returns no value but a value was recorded");
+  }
+  if (op.overlaps) {
+    const bool own = op.overlaps(in0 ? *in0->meta : Meta{}, meta, step.attrs);
+    // A layout given in full (rand, as_strided) overlaps or not by itself; other views keep their base's overlap.
+    v.overlapping = op.reads(program::Attr::Strided) ? own : v.overlapping || own;
   }
   v.meta = meta;
   // A tensor that does not require grad is a leaf; one that requires grad is a leaf only if it was made so
   // (a factory, requires_grad_ on a leaf) or stays the leaf it was (in-place under no_grad).
-  if (!meta.requires_grad || op.kind == OpKind::Factory || step.op == OpId::Deepcopy) v.leaf = true;
-  else if (returns_operand(step, *in0->meta)) v.leaf = in0->leaf;
-  else if (returns_self(op) && in0->meta->requires_grad) v.leaf = in0->leaf;
-  else if (step.op == OpId::RequiresGrad_) v.leaf = in0->leaf;
+  const bool self_result = op.result == ResultIs::Operand;
+  if (!meta.requires_grad || op.leaf_result) v.leaf = true;
+  else if (returns_operand(op, step, *in0->meta)) v.leaf = in0->leaf;
+  else if (self_result && in0->meta->requires_grad) v.leaf = in0->leaf;
+  else if (self_result && sets_requires_grad) v.leaf = in0->leaf;
   else if (op.kind == OpKind::View && !step.grad_enabled) v.leaf = true;
   else v.leaf = false;
   values_.push_back(v);
 
-  if (returns_self(op)) {
+  if (self_result) {
     // The operand is the same tensor: it changes with the result.
     ValueInfo& self = values_[static_cast<std::size_t>(step.inputs[0])];
     self.meta = v.meta;
     self.leaf = v.leaf;
     // In-place on a view with grad flowing in rebases the base's history (CopySlices).
-    if (is_inplace(op) && self.view && meta.requires_grad && step.grad_enabled) {
+    if (op.is_inplace() && self.view && meta.requires_grad && step.grad_enabled) {
       ValueInfo& base = values_[static_cast<std::size_t>(self.base)];
       if (base.meta && !base.meta->requires_grad) {
         base.meta->requires_grad = true;

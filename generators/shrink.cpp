@@ -14,10 +14,7 @@ using program::Step;
 
 namespace {
 
-bool reads(const Step& s, Attr a) {
-  const auto& attrs = program::spec(s.op).attrs;
-  return std::find(attrs.begin(), attrs.end(), a) != attrs.end();
-}
+bool reads(const Step& s, Attr a) { return program::spec(s.op).reads(a); }
 
 bool canonical_layout(const Step& s) {
   return s.attrs.offset == 0 && s.attrs.strides == contiguous_strides(s.attrs.sizes);

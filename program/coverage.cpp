@@ -66,21 +66,11 @@ constexpr std::size_t kSituationCount = std::size(kSituationNames);
 
 constexpr std::string_view kOffset = "offset";
 
-bool reads(const OpSpec& op, Attr a) { return std::find(op.attrs.begin(), op.attrs.end(), a) != op.attrs.end(); }
-
 bool is_one_of(const Step& s, std::initializer_list<OpId> ops) {
   return std::find(ops.begin(), ops.end(), s.op) != ops.end();
 }
 
-bool writes_in_place(const OpSpec& op) { return op.kind == OpKind::InPlace; }
-
-// In-place ops and flag setters (detach_, requires_grad_) return operand 0 itself: their value is the same tensor.
-bool returns_operand(const OpSpec& op) { return (op.flags & kMutates) && !(op.flags & kNoValue); }
-
-// Ops that save their own result for backward: writing to it before the backward is a version error.
-bool saves_result(const Step& s) {
-  return is_one_of(s, {OpId::Exp, OpId::Sigmoid, OpId::Tanh, OpId::Relu, OpId::Exp_, OpId::Sigmoid_, OpId::Tanh_, OpId::Relu_});
-}
+bool writes_in_place(const OpSpec& op) { return op.is_inplace(); }
 
 const TensorObs* find_value(const StepObs& so, int id) {
   for (const TensorObs& o : so.observed)
@@ -156,7 +146,7 @@ class Analysis {
     if (op.flags & kBackward) on_backward(s, so);
     if (ok && !(op.flags & kNoValue)) {
       facts_[i] = facts_of_result(i, s, op, so);
-      if (saves_result(s)) saved_[family(i)] = true;
+      if (op.saves == Saves::Result) saved_[family(i)] = true;  // writing it before backward breaks it
       if (op.kind == OpKind::View && is_view(i) && is_view(s.inputs[0])) add(Situation::ViewOfView);
     }
     if (ok && (op.flags & kBackward)) judge_gradients(so);
@@ -182,7 +172,7 @@ class Analysis {
       tags_.layouts.emplace_back(layout_kind(*o));
       if (o->offset > 0) tags_.layouts.emplace_back(kOffset);
     }
-    if (reads(op, Attr::MemoryFormat)) tags_.memory_formats.emplace_back(to_string(s.attrs.memory_format));
+    if (op.reads(Attr::MemoryFormat)) tags_.memory_formats.emplace_back(to_string(s.attrs.memory_format));
   }
 
   // Autograd checks an in-place op only with grad enabled; a refused write (an error) is still the situation.
@@ -212,7 +202,7 @@ class Analysis {
     if ((s.op == OpId::Detach || s.op == OpId::Detach_) && is_view(in0)) add(Situation::DetachOfView);
     if (ok && is_one_of(s, {OpId::Data})) add(Situation::DataOfTensor);
     if (ok && s.op == OpId::RetainGrad) retained_[self(in0)] = true;
-    if (reads(op, Attr::RequiresGrad)) on_requires_grad(s, op, o0);
+    if (op.reads(Attr::RequiresGrad)) on_requires_grad(s, op, o0);
     if (is_one_of(s, {OpId::Mm, OpId::Matmul}) && ok && s.inputs.size() == 2) {
       const TensorObs* o1 = latest(s.inputs[1]);
       if (o0 && o1 && o0->requires_grad != o1->requires_grad) add(Situation::MmOneSideRequiresGrad);
@@ -226,7 +216,7 @@ class Analysis {
     if (operand && !operand->is_leaf)
       add(s.attrs.requires_grad ? Situation::RequiresGradOnNonleafTrue : Situation::RequiresGradOnNonleafFalse);
     std::optional<DType> dtype;
-    if (reads(op, Attr::DType)) dtype = s.attrs.dtype;
+    if (op.reads(Attr::DType)) dtype = s.attrs.dtype;
     else if (operand) dtype = operand->dtype;
     if (s.attrs.requires_grad && dtype && !is_floating(*dtype)) add(Situation::RequiresGradOnInteger);
   }
@@ -338,8 +328,8 @@ class Analysis {
     const bool unobserved = !operand || !result;
     const bool same_storage = !unobserved && operand->alias_of == result->alias_of;
     // contiguous() and to() return their operand itself when it already fits, and a fresh copy otherwise.
-    const bool may_return_operand = s.op == OpId::Contiguous || is_one_of(s, {OpId::To});
-    if (returns_operand(op) || (may_return_operand && same_storage)) {
+    const bool may_return_operand = op.result == ResultIs::OperandIfNoOp;
+    if (op.result == ResultIs::Operand || (may_return_operand && same_storage)) {
       f = facts_[in0];
       f.self = self(in0);
       return f;
@@ -348,7 +338,7 @@ class Analysis {
     if (op.kind != OpKind::View || (!unobserved && !same_storage)) return f;
     const Facts& b = facts_[in0];
     f.view_base = family(in0);
-    f.multi_output = b.multi_output || is_one_of(s, {OpId::Unbind, OpId::Split, OpId::Chunk});
+    f.multi_output = b.multi_output || op.multi_output;
     f.nograd_view = b.nograd_view || (!s.grad_enabled && operand && operand->requires_grad);
     return f;
   }

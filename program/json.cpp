@@ -257,16 +257,10 @@ json scalar_to_json(const Scalar& s) {
   return {{"kind", to_string(s.kind)}, {"value", v}};
 }
 
-// The JSON keys an attribute occupies.
-std::vector<std::string_view> attr_keys(Attr a) {
-  if (a == Attr::Strided) return {"sizes", "strides", "offset"};
-  return {attr_name(a)};
-}
-
 std::string list_keys(const OpSpec& op) {
   std::string s;
   for (Attr a : op.attrs)
-    for (auto k : attr_keys(a)) s += (s.empty() ? "" : ", ") + std::string(k);
+    for (auto k : attr_json_keys(a)) s += (s.empty() ? "" : ", ") + std::string(k);
   return s.empty() ? "none" : s;
 }
 
@@ -392,7 +386,7 @@ Step read_step(const json& j, int index) {
   Obj attrs(s.at("attrs"), s.where() + ": attrs");
   std::set<std::string_view> known;
   for (Attr a : spec_.attrs)
-    for (auto k : attr_keys(a)) known.insert(k);
+    for (auto k : attr_json_keys(a)) known.insert(k);
   for (const auto& [key, value] : attrs.raw().items())
     if (!known.contains(key))
       attrs.fail("unknown attribute " + quote(key) + "; " + std::string(spec_.name) + " takes: " + list_keys(spec_));

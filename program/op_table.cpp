@@ -409,26 +409,6 @@ Out sum_rule(Metas m, const Attrs& a) { return reduce_rule(false, m, a, false); 
 Out sum_dims_rule(Metas m, const Attrs& a) { return reduce_rule(false, m, a, true); }
 Out mean_rule(Metas m, const Attrs& a) { return reduce_rule(true, m, a, false); }
 Out mean_dims_rule(Metas m, const Attrs& a) { return reduce_rule(true, m, a, true); }
-Out inplace_rule(OpId outofplace, Metas m, const Attrs& a) {
-  const OpSpec& s = spec(outofplace);
-  Out r = s.infer(m, a);
-  if (!r || r->sizes != m[0].sizes || !can_cast(r->dtype, m[0].dtype)) return std::nullopt;
-  return Meta{m[0].sizes, m[0].dtype, r->requires_grad};
-}
-Out add__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Add, m, a); }
-Out sub__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Sub, m, a); }
-Out mul__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Mul, m, a); }
-Out div__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Div, m, a); }
-Out add_s__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::AddScalar, m, a); }
-Out sub_s__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::SubScalar, m, a); }
-Out mul_s__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::MulScalar, m, a); }
-Out div_s__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::DivScalar, m, a); }
-Out exp__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Exp, m, a); }
-Out sigmoid__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Sigmoid, m, a); }
-Out tanh__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Tanh, m, a); }
-Out relu__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Relu, m, a); }
-Out abs__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Abs, m, a); }
-Out clamp__rule(Metas m, const Attrs& a) { return inplace_rule(OpId::Clamp, m, a); }
 Out same_rule(Metas m, const Attrs&) { return m[0]; }
 Out backward_rule(Metas m, const Attrs&) {
   if (!m[0].requires_grad || m[0].numel() != 1) return std::nullopt;
@@ -445,143 +425,66 @@ Out requires_grad__rule(Metas m, const Attrs& a) {
   return out;
 }
 
+// ---- run-time refusals (OpSpec::refuses) and overlap rules (OpSpec::overlaps)
+bool refuses_view(const OperandState& s, const Attrs&) { return s.view; }  // "Can't detach views in-place"
+bool refuses_nonleaf(const OperandState& s, const Attrs&) { return !s.leaf; }
+bool refuses_unflag_nonleaf(const OperandState& s, const Attrs& a) { return !a.requires_grad && !s.leaf; }
+bool refuses_past_storage(const OperandState& s, const Attrs& a) {
+  return storage_extent(a.sizes, a.strides, a.offset) > s.storage_numel;
+}
+bool strided_overlaps(const Meta&, const Meta&, const Attrs& a) { return has_internal_overlap(a.sizes, a.strides); }
+// A dim of size 1 expanded to more repeats its elements.
+bool expand_overlaps(const Meta& in, const Meta& out, const Attrs&) {
+  const std::size_t lead = out.sizes.size() - in.sizes.size();
+  for (std::size_t i = 0; i < out.sizes.size(); ++i) {
+    const std::int64_t was = i < lead ? 1 : in.sizes[i - lead];
+    if (was == 1 && out.sizes[i] > 1) return true;
+  }
+  return false;
+}
+// Windows that overlap share elements.
+bool unfold_overlaps(const Meta& in, const Meta& out, const Attrs& a) {
+  if (a.step >= a.size || out.numel() == 0) return false;
+  const auto nd = static_cast<std::int64_t>(in.sizes.size());
+  const std::int64_t dim = a.dim < 0 ? a.dim + nd : a.dim;
+  return out.sizes[static_cast<std::size_t>(dim)] > 1;
+}
+bool to_is_noop(const Meta& in, const Attrs& a) { return a.dtype == in.dtype && !a.copy; }
+
 using A = Attr;
-constexpr unsigned kInPlace = kMutates;
+
+OpSpec entry(OpId id, OpSpec s) {
+  s.id = id;
+  return s;
+}
 
 std::vector<OpSpec> build_table() {
-  // clang-format off
   std::vector<OpSpec> t = {
-    {OpId::Rand, "rand", OpKind::Factory, 0, {A::Strided, A::DType, A::RequiresGrad, A::Seed}, kNone, 30,
-     "torch::tensor(std::vector<double>{data}, torch::kFloat64).to({dtype}).as_strided({sizes}, {strides}, {offset}).detach().requires_grad_({requires_grad})",
-     "torch.tensor({data}, dtype=torch.float64).to({dtype}).as_strided({sizes}, {strides}, {offset}).detach().requires_grad_({requires_grad})",
-     rand_rule},
-    {OpId::Zeros, "zeros", OpKind::Factory, 0, {A::Sizes, A::DType, A::RequiresGrad}, kNone, 3,
-     "torch::zeros({sizes}, torch::dtype({dtype}).requires_grad({requires_grad}))",
-     "torch.zeros({sizes}, dtype={dtype}, requires_grad={requires_grad})", fresh},
-    {OpId::Ones, "ones", OpKind::Factory, 0, {A::Sizes, A::DType, A::RequiresGrad}, kNone, 3,
-     "torch::ones({sizes}, torch::dtype({dtype}).requires_grad({requires_grad}))",
-     "torch.ones({sizes}, dtype={dtype}, requires_grad={requires_grad})", fresh},
-    {OpId::Full, "full", OpKind::Factory, 0, {A::Sizes, A::Scalar, A::DType, A::RequiresGrad}, kNone, 3,
-     "torch::full({sizes}, {scalar}, torch::dtype({dtype}).requires_grad({requires_grad}))",
-     "torch.full({sizes}, {scalar}, dtype={dtype}, requires_grad={requires_grad})", fresh},
-    {OpId::Arange, "arange", OpKind::Factory, 0, {A::End, A::DType}, kNone, 2,
-     "torch::arange({end}, torch::dtype({dtype}))",
-     "torch.arange({end}, dtype={dtype})", arange_rule},
-    {OpId::Empty, "empty", OpKind::Factory, 0, {A::Sizes, A::DType}, kValuesUndefined, 1,
-     "torch::empty({sizes}, torch::dtype({dtype}))",
-     "torch.empty({sizes}, dtype={dtype})", fresh},
-    {OpId::EmptyLike, "empty_like", OpKind::Factory, 1, {A::MemoryFormat}, kValuesUndefined, 4,
-     "torch::empty_like({0}, torch::TensorOptions(), {memory_format})",
-     "torch.empty_like({0}, memory_format={memory_format})", like_rule},
-    {OpId::ZerosLike, "zeros_like", OpKind::Factory, 1, {A::MemoryFormat}, kNone, 3,
-     "torch::zeros_like({0}, torch::TensorOptions(), {memory_format})",
-     "torch.zeros_like({0}, memory_format={memory_format})", like_rule},
-
-    {OpId::Clone, "clone", OpKind::Copy, 1, {A::MemoryFormat}, kNone, 10,
-     "{0}.clone({memory_format})", "{0}.clone(memory_format={memory_format})", clone_rule},
-    {OpId::Contiguous, "contiguous", OpKind::Copy, 1, {A::MemoryFormat}, kNone, 6,
-     "{0}.contiguous({memory_format})", "{0}.contiguous(memory_format={memory_format})", contiguous_rule},
-    {OpId::Detach, "detach", OpKind::Copy, 1, {}, kNone, 6, "{0}.detach()", "{0}.detach()", detach_rule},
-    {OpId::Detach_, "detach_", OpKind::Copy, 1, {}, kMutates, 2, "{0}.detach_()", "{0}.detach_()", detach_rule},
-    {OpId::Copy_, "copy_", OpKind::InPlace, 2, {}, kInPlace, 6, "{0}.copy_({1})", "{0}.copy_({1})", copy_rule},
-    {OpId::Data, "data", OpKind::Copy, 1, {}, kNone, 3, "{0}.variable_data()", "{0}.data", data_rule},
-    {OpId::To, "to", OpKind::Copy, 1, {A::DType, A::Copy}, kNone, 4,
-     "{0}.to({dtype}, false, {copy})", "{0}.to({dtype}, copy={copy})", to_rule},
-    {OpId::NewTensor, "new_tensor", OpKind::Copy, 1, {}, kNone, 3,
-     "{0}.detach().to({0}.scalar_type(), false, true)", "{0}.new_tensor({0})", data_rule},
-    // The C++ side follows Python's Tensor.__deepcopy__ with LibTorch calls (parity_deepcopy in the repro).
-    {OpId::Deepcopy, "deepcopy", OpKind::Copy, 1, {A::Memo}, kNone, 4,
-     "parity_deepcopy({0}, memo{memo})", "copy.deepcopy({0}, memo{memo})", deepcopy_rule},
-
-    {OpId::View, "view", OpKind::View, 1, {A::ViewSizes}, kNone, 5, "{0}.view({sizes})", "{0}.view({sizes})", view_rule},
-    {OpId::Reshape, "reshape", OpKind::View, 1, {A::ViewSizes}, kNone, 5, "{0}.reshape({sizes})", "{0}.reshape({sizes})", view_rule},
-    {OpId::Transpose, "transpose", OpKind::View, 1, {A::Dim, A::Dim1}, kNone, 6,
-     "{0}.transpose({dim}, {dim1})", "{0}.transpose({dim}, {dim1})", transpose_rule},
-    {OpId::Permute, "permute", OpKind::View, 1, {A::Dims}, kNone, 4, "{0}.permute({dims})", "{0}.permute({dims})", permute_rule},
-    {OpId::Slice, "slice", OpKind::View, 1, {A::Dim, A::Start, A::End, A::Step}, kNone, 6,
-     "{0}.slice({dim}, {start}, {end}, {step})", "torch.ops.aten.slice.Tensor({0}, {dim}, {start}, {end}, {step})", slice_rule},
-    {OpId::Select, "select", OpKind::View, 1, {A::Dim, A::Index}, kNone, 4,
-     "{0}.select({dim}, {index})", "{0}.select({dim}, {index})", select_rule},
-    {OpId::Narrow, "narrow", OpKind::View, 1, {A::Dim, A::Start, A::Length}, kNone, 3,
-     "{0}.narrow({dim}, {start}, {length})", "{0}.narrow({dim}, {start}, {length})", narrow_rule},
-    {OpId::Expand, "expand", OpKind::View, 1, {A::ExpandSizes}, kNone, 4, "{0}.expand({sizes})", "{0}.expand({sizes})", expand_rule},
-    {OpId::Squeeze, "squeeze", OpKind::View, 1, {}, kNone, 2, "{0}.squeeze()", "{0}.squeeze()", squeeze_rule},
-    {OpId::SqueezeDim, "squeeze_dim", OpKind::View, 1, {A::Dim}, kNone, 2, "{0}.squeeze({dim})", "{0}.squeeze({dim})", squeeze_dim_rule},
-    {OpId::Unsqueeze, "unsqueeze", OpKind::View, 1, {A::Dim}, kNone, 3, "{0}.unsqueeze({dim})", "{0}.unsqueeze({dim})", unsqueeze_rule},
-    {OpId::AsStrided, "as_strided", OpKind::View, 1, {A::Strided}, kNone, 2,
-     "{0}.as_strided({sizes}, {strides}, {offset})", "{0}.as_strided({sizes}, {strides}, {offset})", as_strided_rule},
-    {OpId::Diagonal, "diagonal", OpKind::View, 1, {A::Offset, A::Dim, A::Dim1}, kNone, 3,
-     "{0}.diagonal({offset}, {dim}, {dim1})", "{0}.diagonal({offset}, {dim}, {dim1})", diagonal_rule},
-    {OpId::T, "t", OpKind::View, 1, {}, kNone, 3, "{0}.t()", "{0}.t()", t_rule},
-    {OpId::Unfold, "unfold", OpKind::View, 1, {A::Dim, A::Size, A::Step}, kNone, 2,
-     "{0}.unfold({dim}, {size}, {step})", "{0}.unfold({dim}, {size}, {step})", unfold_rule},
-    {OpId::Unbind, "unbind", OpKind::View, 1, {A::Dim, A::Index}, kNone, 3,
-     "{0}.unbind({dim})[{index}]", "{0}.unbind({dim})[{index}]", unbind_rule},
-    {OpId::Split, "split", OpKind::View, 1, {A::Dim, A::Size, A::Index}, kNone, 3,
-     "{0}.split({size}, {dim})[{index}]", "{0}.split({size}, {dim})[{index}]", split_rule},
-    {OpId::Chunk, "chunk", OpKind::View, 1, {A::Dim, A::Chunks, A::Index}, kNone, 3,
-     "{0}.chunk({chunks}, {dim})[{index}]", "{0}.chunk({chunks}, {dim})[{index}]", chunk_rule},
-
-    {OpId::Add, "add", OpKind::Arithmetic, 2, {}, kNone, 8, "{0}.add({1})", "{0}.add({1})", add_rule},
-    {OpId::Sub, "sub", OpKind::Arithmetic, 2, {}, kNone, 5, "{0}.sub({1})", "{0}.sub({1})", sub_rule},
-    {OpId::Mul, "mul", OpKind::Arithmetic, 2, {}, kNone, 8, "{0}.mul({1})", "{0}.mul({1})", mul_rule},
-    {OpId::Div, "div", OpKind::Arithmetic, 2, {}, kNone, 4, "{0}.div({1})", "{0}.div({1})", div_rule},
-    {OpId::AddScalar, "add_scalar", OpKind::Arithmetic, 1, {A::Scalar}, kNone, 4, "{0}.add({scalar})", "{0}.add({scalar})", add_s_rule},
-    {OpId::SubScalar, "sub_scalar", OpKind::Arithmetic, 1, {A::Scalar}, kNone, 2, "{0}.sub({scalar})", "{0}.sub({scalar})", sub_s_rule},
-    {OpId::MulScalar, "mul_scalar", OpKind::Arithmetic, 1, {A::Scalar}, kNone, 4, "{0}.mul({scalar})", "{0}.mul({scalar})", mul_s_rule},
-    {OpId::DivScalar, "div_scalar", OpKind::Arithmetic, 1, {A::Scalar}, kNone, 2, "{0}.div({scalar})", "{0}.div({scalar})", div_s_rule},
-    {OpId::Neg, "neg", OpKind::Arithmetic, 1, {}, kNone, 3, "{0}.neg()", "{0}.neg()", neg_rule},
-    {OpId::Pow, "pow", OpKind::Arithmetic, 1, {A::Scalar}, kNone, 5, "{0}.pow({scalar})", "{0}.pow({scalar})", pow_rule},
-    {OpId::Exp, "exp", OpKind::Arithmetic, 1, {}, kNone, 5, "{0}.exp()", "{0}.exp()", float_unary_rule},
-    {OpId::Sigmoid, "sigmoid", OpKind::Arithmetic, 1, {}, kNone, 4, "{0}.sigmoid()", "{0}.sigmoid()", float_unary_rule},
-    {OpId::Tanh, "tanh", OpKind::Arithmetic, 1, {}, kNone, 4, "{0}.tanh()", "{0}.tanh()", float_unary_rule},
-    {OpId::Relu, "relu", OpKind::Arithmetic, 1, {}, kNone, 4, "{0}.relu()", "{0}.relu()", no_bool_rule},
-    {OpId::Abs, "abs", OpKind::Arithmetic, 1, {}, kNone, 3, "{0}.abs()", "{0}.abs()", no_bool_rule},
-    {OpId::Clamp, "clamp", OpKind::Arithmetic, 1, {A::Min, A::Max}, kNone, 3,
-     "{0}.clamp({min}, {max})", "{0}.clamp({min}, {max})", clamp_rule},
-    {OpId::Mm, "mm", OpKind::Arithmetic, 2, {}, kNone, 3, "{0}.mm({1})", "{0}.mm({1})", mm_rule},
-    {OpId::Matmul, "matmul", OpKind::Arithmetic, 2, {}, kNone, 4, "{0}.matmul({1})", "{0}.matmul({1})", matmul_rule},
-    {OpId::Sum, "sum", OpKind::Reduction, 1, {}, kNone, 8, "{0}.sum()", "{0}.sum()", sum_rule},
-    {OpId::SumDims, "sum_dims", OpKind::Reduction, 1, {A::Dims, A::Keepdim}, kNone, 3,
-     "{0}.sum({dims}, {keepdim})", "{0}.sum({dims}, keepdim={keepdim})", sum_dims_rule},
-    {OpId::Mean, "mean", OpKind::Reduction, 1, {}, kNone, 4, "{0}.mean()", "{0}.mean()", mean_rule},
-    {OpId::MeanDims, "mean_dims", OpKind::Reduction, 1, {A::Dims, A::Keepdim}, kNone, 2,
-     "{0}.mean({dims}, {keepdim})", "{0}.mean({dims}, keepdim={keepdim})", mean_dims_rule},
-
-    {OpId::Add_, "add_", OpKind::InPlace, 2, {}, kInPlace, 5, "{0}.add_({1})", "{0}.add_({1})", add__rule},
-    {OpId::Sub_, "sub_", OpKind::InPlace, 2, {}, kInPlace, 2, "{0}.sub_({1})", "{0}.sub_({1})", sub__rule},
-    {OpId::Mul_, "mul_", OpKind::InPlace, 2, {}, kInPlace, 5, "{0}.mul_({1})", "{0}.mul_({1})", mul__rule},
-    {OpId::Div_, "div_", OpKind::InPlace, 2, {}, kInPlace, 2, "{0}.div_({1})", "{0}.div_({1})", div__rule},
-    {OpId::AddScalar_, "add_scalar_", OpKind::InPlace, 1, {A::Scalar}, kInPlace, 4, "{0}.add_({scalar})", "{0}.add_({scalar})", add_s__rule},
-    {OpId::SubScalar_, "sub_scalar_", OpKind::InPlace, 1, {A::Scalar}, kInPlace, 2, "{0}.sub_({scalar})", "{0}.sub_({scalar})", sub_s__rule},
-    {OpId::MulScalar_, "mul_scalar_", OpKind::InPlace, 1, {A::Scalar}, kInPlace, 4, "{0}.mul_({scalar})", "{0}.mul_({scalar})", mul_s__rule},
-    {OpId::DivScalar_, "div_scalar_", OpKind::InPlace, 1, {A::Scalar}, kInPlace, 2, "{0}.div_({scalar})", "{0}.div_({scalar})", div_s__rule},
-    {OpId::Zero_, "zero_", OpKind::InPlace, 1, {}, kInPlace, 3, "{0}.zero_()", "{0}.zero_()", same_rule},
-    {OpId::Fill_, "fill_", OpKind::InPlace, 1, {A::Scalar}, kInPlace, 3, "{0}.fill_({scalar})", "{0}.fill_({scalar})", same_rule},
-    {OpId::Exp_, "exp_", OpKind::InPlace, 1, {}, kInPlace, 2, "{0}.exp_()", "{0}.exp_()", exp__rule},
-    {OpId::Sigmoid_, "sigmoid_", OpKind::InPlace, 1, {}, kInPlace, 2, "{0}.sigmoid_()", "{0}.sigmoid_()", sigmoid__rule},
-    {OpId::Tanh_, "tanh_", OpKind::InPlace, 1, {}, kInPlace, 2, "{0}.tanh_()", "{0}.tanh_()", tanh__rule},
-    {OpId::Relu_, "relu_", OpKind::InPlace, 1, {}, kInPlace, 2, "{0}.relu_()", "{0}.relu_()", relu__rule},
-    {OpId::Abs_, "abs_", OpKind::InPlace, 1, {}, kInPlace, 2, "{0}.abs_()", "{0}.abs_()", abs__rule},
-    {OpId::Clamp_, "clamp_", OpKind::InPlace, 1, {A::Min, A::Max}, kInPlace, 2,
-     "{0}.clamp_({min}, {max})", "{0}.clamp_({min}, {max})", clamp__rule},
-
-    {OpId::Backward, "backward", OpKind::Autograd, 1, {A::RetainGraph}, kMutates | kNoValue | kBackward, 10,
-     "{0}.backward(torch::Tensor(), {retain_graph})", "{0}.backward(retain_graph={retain_graph})", backward_rule},
-    {OpId::BackwardGrad, "backward_grad", OpKind::Autograd, 2, {A::RetainGraph}, kMutates | kNoValue | kBackward, 4,
-     "{0}.backward({1}, {retain_graph})",
-     // LibTorch C++ sums a broadcastable gradient down to the root's shape; Python's backward() refuses any other
-     // shape before reaching the engine, so the Python repro calls the engine as C++ does.
-     "torch.autograd.Variable._execution_engine.run_backward(({0},), ({1},), {retain_graph}, False, (), allow_unreachable=True, accumulate_grad=True)",
-     backward_grad_rule},
-    {OpId::RetainGrad, "retain_grad", OpKind::Autograd, 1, {}, kMutates | kNoValue, 3,
-     "{0}.retain_grad()", "{0}.retain_grad()", retain_grad_rule},
-    {OpId::RequiresGrad_, "requires_grad_", OpKind::Autograd, 1, {A::RequiresGrad}, kMutates, 3,
-     "{0}.requires_grad_({requires_grad})", "{0}.requires_grad_({requires_grad})", requires_grad__rule},
+#define PARITY_OP(id, ...) entry(OpId::id, OpSpec __VA_ARGS__),
+#include "program/ops.def"
+#undef PARITY_OP
   };
-  // clang-format on
-  for (std::size_t i = 0; i < t.size(); ++i)
+  for (OpSpec& s : t) {
+    if (s.is_inplace()) {
+      s.flags |= kMutates;
+      s.result = ResultIs::Operand;
+    }
+    if (s.kind == OpKind::Factory) s.leaf_result = true;
+    if (!s.inplace_of) continue;
+    // An in-place form computes what its out-of-place op computes, so it saves, rounds and accepts the same.
+    const OpSpec& of = t[static_cast<std::size_t>(*s.inplace_of)];
+    PARITY_HARNESS_ASSERT(!s.rule && of.rule && !of.inplace_of && s.arity == of.arity && s.attrs == of.attrs,
+                          "in-place op " + std::string(s.name) + " must take the operands and attributes of " +
+                              std::string(of.name) + " and no shape rule of its own");
+    s.saves = of.saves;
+    s.rounds = of.rounds;
+    s.amplifies_rounding = of.amplifies_rounding;
+    s.operand0 = of.operand0;
+  }
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    PARITY_HARNESS_ASSERT(t[i].rule || t[i].inplace_of, "op " + std::string(t[i].name) + " has no shape rule");
     PARITY_HARNESS_ASSERT(static_cast<std::size_t>(t[i].id) == i, "op table out of OpId order at " + std::string(t[i].name));
+  }
   return t;
 }
 
@@ -595,6 +498,16 @@ std::int64_t Meta::numel() const {
 
 DType promote(DType a, DType b) { return rank(a) >= rank(b) ? a : b; }
 
+std::optional<Meta> OpSpec::infer(std::span<const Meta> in, const Attrs& a) const {
+  if (!inplace_of) return rule(in, a);
+  // The result must keep operand 0's shape and be castable to its dtype; operand 0 keeps its dtype.
+  auto r = spec(*inplace_of).rule(in, a);
+  if (!r || r->sizes != in[0].sizes || !can_cast(r->dtype, in[0].dtype)) return std::nullopt;
+  return Meta{in[0].sizes, in[0].dtype, r->requires_grad};
+}
+
+bool OpSpec::reads(Attr a) const { return std::find(attrs.begin(), attrs.end(), a) != attrs.end(); }
+
 const std::vector<OpSpec>& op_table() {
   static const std::vector<OpSpec> table = build_table();
   return table;
@@ -606,6 +519,19 @@ std::optional<OpId> find_op(std::string_view name) {
   for (const auto& s : op_table())
     if (s.name == name) return s.id;
   return std::nullopt;
+}
+
+std::string_view to_string(OpKind k) {
+  switch (k) {
+    case OpKind::Factory: return "factory";
+    case OpKind::Copy: return "copy";
+    case OpKind::View: return "view";
+    case OpKind::Arithmetic: return "arithmetic";
+    case OpKind::Reduction: return "reduction";
+    case OpKind::InPlace: return "inplace";
+    case OpKind::Autograd: return "autograd";
+  }
+  PARITY_HARNESS_UNREACHABLE("OpKind " + std::to_string(static_cast<int>(k)));
 }
 
 std::string_view attr_name(Attr a) {
@@ -635,7 +561,12 @@ std::string_view attr_name(Attr a) {
     case Attr::Copy: return "copy";
     case Attr::Memo: return "memo";
   }
-  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
+  PARITY_HARNESS_UNREACHABLE("Attr " + std::to_string(static_cast<int>(a)));
+}
+
+std::vector<std::string_view> attr_json_keys(Attr a) {
+  if (a == Attr::Strided) return {"sizes", "strides", "offset"};
+  return {attr_name(a)};
 }
 
 std::int64_t storage_extent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,

@@ -1,5 +1,7 @@
-// The one op table. Each entry drives generation (arity, attributes, shape rule, weight), both backends'
-// execution (by OpId), the JSON name and the C++/Python repro printers (templates).
+// The one op table: every per-op fact lives in the op's entry in program/ops.def. Generation (arity, attributes,
+// shape rule, operand constraints, weight), the generator's model of autograd (what an op saves, whether its
+// result is a view, an alias or its operand itself), the run loop's observation rules, coverage, the JSON codec
+// and schema, and the C++/Python repro printers all read the entry; no other file lists ops by kind.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -11,33 +13,10 @@
 
 namespace parity::program {
 
-#define PARITY_OPS(X)                                                                  \
-  /* factories */                                                                      \
-  X(Rand) X(Zeros) X(Ones) X(Full) X(Arange) X(Empty)                                  \
-  X(EmptyLike) X(ZerosLike)                                                            \
-  /* copies */                                                                         \
-  X(Clone) X(Contiguous) X(Detach) X(Detach_) X(Copy_) X(Data) X(To) X(NewTensor)      \
-  X(Deepcopy)                                                                          \
-  /* views */                                                                          \
-  X(View) X(Reshape) X(Transpose) X(Permute) X(Slice) X(Select) X(Narrow) X(Expand)    \
-  X(Squeeze) X(SqueezeDim) X(Unsqueeze) X(AsStrided) X(Diagonal) X(T) X(Unfold)        \
-  /* multi-output views: the step keeps output `index` */                              \
-  X(Unbind) X(Split) X(Chunk)                                                          \
-  /* arithmetic */                                                                     \
-  X(Add) X(Sub) X(Mul) X(Div) X(AddScalar) X(SubScalar) X(MulScalar) X(DivScalar)      \
-  X(Neg) X(Pow) X(Exp) X(Sigmoid) X(Tanh) X(Relu) X(Abs) X(Clamp) X(Mm) X(Matmul)     \
-  X(Sum) X(SumDims) X(Mean) X(MeanDims)                                                \
-  /* in place */                                                                       \
-  X(Add_) X(Sub_) X(Mul_) X(Div_) X(AddScalar_) X(SubScalar_) X(MulScalar_)            \
-  X(DivScalar_) X(Zero_) X(Fill_) X(Exp_) X(Sigmoid_) X(Tanh_) X(Relu_) X(Abs_)        \
-  X(Clamp_)                                                                            \
-  /* autograd */                                                                       \
-  X(Backward) X(BackwardGrad) X(RetainGrad) X(RequiresGrad_)
-
 enum class OpId : std::uint8_t {
-#define PARITY_ENUM(name) name,
-  PARITY_OPS(PARITY_ENUM)
-#undef PARITY_ENUM
+#define PARITY_OP(id, ...) id,
+#include "program/ops.def"
+#undef PARITY_OP
 };
 
 // An attribute names a field of Attrs and, for sizes, the rule the generator follows to pick it.
@@ -65,6 +44,61 @@ enum OpFlag : unsigned {
   kBackward = 1u << 3,         // runs the engine: gradients of every live value are observed
 };
 
+// What the op's result is, relative to operand 0.
+enum class ResultIs : std::uint8_t {
+  Fresh,          // a new tensor with its own storage
+  View,           // an autograd view of operand 0, always (in-place writes through it rebase operand 0's history)
+  ViewOrCopy,     // a view when one can express the result, else a copy (reshape)
+  ExpandedView,   // a view whose elements share memory by construction (expand): in-place writes raise
+  Alias,          // shares operand 0's storage without being an autograd view (detach, .data)
+  Operand,        // operand 0 itself (in-place ops, detach_, requires_grad_)
+  OperandIfNoOp,  // operand 0 itself when nothing needs doing (to, contiguous), else a fresh copy
+  Nothing,        // no value (backward, retain_grad)
+};
+
+// What the op's derivative reads, saved at the forward: writing a saved tensor in place before backward is a
+// version error.
+enum class Saves : std::uint8_t {
+  Nothing,   // add, sub, views, copies
+  Self,      // operand 0 (abs, clamp, pow); in-place forms save a copy of it, so later writes are fine
+  Result,    // the op's own result (exp, sigmoid, tanh, relu): writing the result breaks backward
+  Operands,  // the tensor operands each other's gradient needs (mul, div, mm, matmul)
+};
+
+// How an in-place op writes operand 0.
+enum class Writes : std::uint8_t {
+  Computed,  // from operand 0's own elements (add_, exp_): overlapping memory is an error
+  Constant,  // one value into every element (fill_, zero_): overlap is harmless, nothing is read
+  Operand1,  // operand 1's elements (copy_): the old contents are gone
+};
+
+// A set of dtypes, for what operand 0 may be.
+enum DTypes : unsigned {
+  kAnyDType = 0xF,
+  kFloating = (1u << static_cast<unsigned>(DType::Float32)) | (1u << static_cast<unsigned>(DType::Float64)),
+  kNotBool = kAnyDType & ~(1u << static_cast<unsigned>(DType::Bool)),
+};
+constexpr bool allows(unsigned dtypes, DType d) { return (dtypes >> static_cast<unsigned>(d)) & 1u; }
+
+// What operand 0 must be for the step to be worth generating as a valid one: a cheap pre-filter ahead of the
+// shape rule (which also sees the attributes) and of the generator's autograd model.
+struct Operand0 {
+  unsigned dtypes = kAnyDType;
+  int min_rank = 0;
+  int max_rank = 64;
+  bool some_dim_nonempty = false;  // select needs an index to pick
+  bool requires_grad = false;      // backward, retain_grad
+  bool single_element = false;     // backward without a gradient
+  bool leaf = false;               // deepcopy
+};
+
+// What the generator's model of autograd needs about an operand (see generators/program_state.h).
+struct OperandState {
+  bool leaf = true;
+  bool view = false;
+  std::int64_t storage_numel = 0;
+};
+
 // What the generator knows of a value: enough to pick well-typed operands and attributes.
 struct Meta {
   std::vector<std::int64_t> sizes;
@@ -74,25 +108,59 @@ struct Meta {
 };
 
 struct Attrs;
+using ShapeRule = std::optional<Meta> (*)(std::span<const Meta>, const Attrs&);
 
 struct OpSpec {
-  OpId id;
-  std::string_view name;  // JSON name
-  OpKind kind;
-  int arity;               // tensor operands
-  std::vector<Attr> attrs;  // attributes read (and serialised), in printing order
-  unsigned flags;
-  int weight;               // relative generation weight
-  std::string_view cpp;     // repro template: {0},{1} operands; {sizes},{dim},... attributes
+  OpId id{};
+  std::string_view name;        // JSON name
+  OpKind kind{};
+  int arity = 0;                // tensor operands
+  std::vector<Attr> attrs = {};  // attributes read (and serialised), in printing order
+  unsigned flags = kNone;
+  int weight = 0;               // relative generation weight
+  std::string_view cpp;         // repro template: {0},{1} operands; {sizes},{dim},... attributes
   std::string_view py;
-  // Shape/dtype rule used by the generator: nullopt when the step is expected to raise.
-  std::optional<Meta> (*infer)(std::span<const Meta>, const Attrs&);
+  // Shape/dtype rule used by the generator: nullopt when the step is expected to raise. In-place forms leave it
+  // empty and take their out-of-place op's rule, checked for a result that can be written back.
+  ShapeRule rule = nullptr;
+  std::optional<OpId> inplace_of = std::nullopt;  // the out-of-place op this one is the in-place form of
+  ResultIs result = ResultIs::Fresh;
+  Saves saves = Saves::Nothing;
+  Writes writes = Writes::Computed;  // in-place ops only
+  // float32 results may differ from LibTorch's in their last bits (libm vs SLEEF, summation order).
+  bool rounds = false;
+  // Turns an absolute error of its operand into a relative error of its result (exp): an operand that
+  // carries rounding makes a false alarm, so the generator does not feed one.
+  bool amplifies_rounding = false;
+  // The result is a leaf even when it requires grad (factories, deepcopy).
+  bool leaf_result = false;
+  bool multi_output = false;  // keeps output `index` of several views (unbind, split, chunk)
+  Operand0 operand0 = {};
+  // Run-time refusals the shape rule cannot see (they depend on autograd state or the storage): true when the
+  // well-typed step raises.
+  bool (*refuses)(const OperandState&, const Attrs&) = nullptr;
+  // Whether the result's elements share memory with each other, given operand 0's and the result's shapes.
+  bool (*overlaps)(const Meta& in, const Meta& out, const Attrs&) = nullptr;
+  // For ResultIs::OperandIfNoOp: whether the attributes ask for nothing to be done (null: unknown from Meta).
+  bool (*is_noop)(const Meta& in, const Attrs&) = nullptr;
+
+  std::optional<Meta> infer(std::span<const Meta> in, const Attrs& attrs) const;
+  bool is_inplace() const { return kind == OpKind::InPlace; }
+  bool reads(Attr a) const;
+  bool has_value() const { return !(flags & kNoValue); }
+  // An in-place write of a scalar into its only operand (add_(2), mul_(3), fill_(v), zero_()).
+  bool writes_scalar() const {
+    return is_inplace() && arity == 1 && (reads(Attr::Scalar) || writes == Writes::Constant);
+  }
 };
 
 const std::vector<OpSpec>& op_table();
 const OpSpec& spec(OpId);
 std::optional<OpId> find_op(std::string_view name);
 std::string_view attr_name(Attr);
+// The keys an attribute has in a step's JSON `attrs` (Strided is three: sizes, strides, offset).
+std::vector<std::string_view> attr_json_keys(Attr);
+std::string_view to_string(OpKind);
 
 // PyTorch's type promotion, shared by shape rules (impl and LibTorch implement their own).
 DType promote(DType a, DType b);

@@ -34,8 +34,8 @@ class Taint {
     bool in_tainted = false;
     for (int in : step.inputs) in_tainted = in_tainted || tainted_[in];
     // Every logical element of the destination is written, whatever its strides.
-    bool overwrite = step.op == OpId::Zero_ || step.op == OpId::Fill_ ||
-                     (step.op == OpId::Copy_ && !tainted_[step.inputs[1]]);
+    bool overwrite = op.is_inplace() && (op.writes == Writes::Constant ||
+                                         (op.writes == Writes::Operand1 && !tainted_[step.inputs[1]]));
     if (overwrite) {
       tainted_[step.inputs[0]] = false;
       tainted_[index] = false;
@@ -70,7 +70,7 @@ class Taint {
     const TensorObs dst = session.observe(out, false, false);
     // fill_ and zero_ write one value everywhere, so overlap cannot change what they leave; a dense
     // destination has no overlap, and only the others need the exact (enumerating) check.
-    const bool writes_one_value = step.op == OpId::Fill_ || step.op == OpId::Zero_;
+    const bool writes_one_value = spec(step.op).writes == Writes::Constant;
     if (!writes_one_value && !dst.non_overlapping_dense && has_internal_overlap(dst.sizes, dst.strides)) return true;
     if (step.inputs.size() != 2) return false;
     const int in = step.inputs[1];
