@@ -6,6 +6,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "program/op_table.h"
+#include "program/step_schema.h"
 
 namespace parity::cli {
 
@@ -71,13 +72,21 @@ void print_traits() {
 }  // namespace
 
 int list_command(const std::vector<std::string>& argv) {
-  if (print_help_if_asked(argv, "usage: parity list [--traits]\n\nPrints the op table, one op a line: name, kind, "
-                                "arity (tensor operands), attributes.\n"
+  if (print_help_if_asked(argv, "usage: parity list [--traits | --schema]\n\nPrints the op table, one op a line: "
+                                "name, kind, arity (tensor operands), attributes.\n"
                                 "  --traits  every op's traits (what its result is, what it saves, ...) as a Markdown "
-                                "table\n"))
+                                "table\n"
+                                "  --schema  the JSON Schema of steps' per-op parts, generated from the table; after "
+                                "changing the table:\n"
+                                "            parity list --schema > reports/schema/ops.schema.json\n"))
     return 0;
-  Args args("parity list", argv, {{"--traits", false}});
+  Args args("parity list", argv, {{"--traits", false}, {"--schema", false}});
   if (!args.positional().empty()) throw UsageError("`parity list` takes no arguments");
+  if (args.has("--traits") && args.has("--schema")) throw UsageError("--traits and --schema exclude each other");
+  if (args.has("--schema")) {
+    std::cout << program::step_schema_text();
+    return 0;
+  }
   if (args.has("--traits")) {
     print_traits();
     return 0;

@@ -2,12 +2,16 @@
 // so that a new op with a wrong trait fails here rather than skewing generation and coverage unnoticed.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "generators/attr_gen.h"
 #include "generators/rng.h"
 #include "impl/backend/impl_backend.h"
 #include "oracle/torch_backend.h"
 #include "program/op_table.h"
 #include "program/program.h"
+#include "program/step_schema.h"
 #include "program/trace.h"
 
 namespace parity {
@@ -154,6 +158,18 @@ TEST(OpTraits, InPlaceFormsMatchTheirOutOfPlaceOps) {
     EXPECT_EQ(op.saves, of.saves) << op.name;
     EXPECT_EQ(op.result, ResultIs::Operand) << op.name;
   }
+}
+
+// reports/schema/ops.schema.json is generated from the table; a table change must regenerate it.
+TEST(OpTraits, CheckedInStepSchemaIsTheTables) {
+  const std::string path = std::string(PARITY_SOURCE_DIR) + "/reports/schema/ops.schema.json";
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "cannot read " << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_TRUE(text.str() == program::step_schema_text())
+      << path << " differs from the op table: regenerate it with `build/parity list --schema > "
+      << "reports/schema/ops.schema.json`";
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ def load_schemas(schema_dir):
             schemas[p.name] = json.loads(p.read_text())
         except json.JSONDecodeError as e:
             fail(f"{p}: not JSON: {e}")
-    for name in ("common.schema.json", "finding.schema.json", "run.schema.json"):
+    for name in ("common.schema.json", "ops.schema.json", "finding.schema.json", "run.schema.json"):
         if name not in schemas:
             fail(f"{schema_dir / name}: missing")
     if failures:
@@ -103,21 +103,22 @@ def check_vocabularies(parity, schemas, schema_dir):
         for a in ([] if attrs == "-" else attrs.split(",")):
             keys += ["sizes", "strides", "offset"] if a == "strided" else [a]  # json.cpp attr_keys
         table[name] = (int(arity), set(keys))
-    enum = common["op_name"]["enum"]
+    ops = schemas["ops.schema.json"]["$defs"]  # generated from the op table: `parity list --schema`
+    enum = ops["op_name"]["enum"]
     if set(enum) != set(table):
-        fail(f"common.schema.json#/$defs/op_name differs from `parity list`: missing {sorted(set(table) - set(enum))}, "
+        fail(f"ops.schema.json#/$defs/op_name differs from `parity list`: missing {sorted(set(table) - set(enum))}, "
              f"extra {sorted(set(enum) - set(table))}")
     for name, (arity, keys) in table.items():
-        branches = [b["then"]["properties"] for b in common["step"]["allOf"]
+        branches = [b["then"]["properties"] for b in ops["step_by_op"]["allOf"]
                     if name in b["if"]["properties"]["op"]["enum"]]
         if len(branches) != 1:
-            fail(f"common.schema.json#/$defs/step: op {name} is in {len(branches)} branches of allOf (expected 1)")
+            fail(f"ops.schema.json#/$defs/step_by_op: op {name} is in {len(branches)} branches of allOf (expected 1)")
             continue
         b = branches[0]
         got_arity = (b["inputs"].get("minItems"), b["inputs"].get("maxItems"))
         got_keys = set(b["attrs"].get("properties", {}))
         if got_arity != (arity, arity) or got_keys != keys or set(b["attrs"].get("required", [])) != keys:
-            fail(f"common.schema.json#/$defs/step: op {name} takes {arity} inputs and attrs {sorted(keys)} "
+            fail(f"ops.schema.json#/$defs/step_by_op: op {name} takes {arity} inputs and attrs {sorted(keys)} "
                  f"(`parity list`), the schema says inputs {got_arity} and attrs {sorted(got_keys)}")
     header = schema_dir.parent.parent / "program" / "error_category.h"
     if header.exists():
