@@ -72,6 +72,16 @@ std::vector<Tensor> unbind(const Tensor& x, std::int64_t dim);
 std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim);
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim);
 
+// Pointwise ops of one tensor and no other argument, and their in-place forms (which return self), as
+// X(OpName, function): the harness adapter (impl/backend/impl_backend.cpp) dispatches the program op OpName to
+// `function` through this list, so a new op of this shape is declared here and nowhere else.
+#define PARITY_IMPL_UNARY_OPS(X)                                                                          \
+  X(Neg, neg) X(Exp, exp) X(Sigmoid, sigmoid) X(Tanh, tanh) X(Relu, relu) X(Abs, abs)                     \
+  X(Exp_, exp_) X(Sigmoid_, sigmoid_) X(Tanh_, tanh_) X(Relu_, relu_) X(Abs_, abs_)
+#define PARITY_IMPL_DECLARE_UNARY(op, function) Tensor function(const Tensor& x);
+PARITY_IMPL_UNARY_OPS(PARITY_IMPL_DECLARE_UNARY)
+#undef PARITY_IMPL_DECLARE_UNARY
+
 // arithmetic
 Tensor add(const Tensor& a, const Tensor& b);
 Tensor sub(const Tensor& a, const Tensor& b);
@@ -81,13 +91,7 @@ Tensor add(const Tensor& a, Scalar b);
 Tensor sub(const Tensor& a, Scalar b);
 Tensor mul(const Tensor& a, Scalar b);
 Tensor div(const Tensor& a, Scalar b);
-Tensor neg(const Tensor& x);
 Tensor pow(const Tensor& x, Scalar exponent);
-Tensor exp(const Tensor& x);
-Tensor sigmoid(const Tensor& x);
-Tensor tanh(const Tensor& x);
-Tensor relu(const Tensor& x);
-Tensor abs(const Tensor& x);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor matmul(const Tensor& a, const Tensor& b);
@@ -109,11 +113,6 @@ Tensor mul_(const Tensor& self, Scalar other);
 Tensor div_(const Tensor& self, Scalar other);
 Tensor zero_(const Tensor& self);
 Tensor fill_(const Tensor& self, Scalar value);
-Tensor exp_(const Tensor& self);
-Tensor sigmoid_(const Tensor& self);
-Tensor tanh_(const Tensor& self);
-Tensor relu_(const Tensor& self);
-Tensor abs_(const Tensor& self);
 Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max);
 
 // autograd

@@ -221,13 +221,7 @@ class ImplSession final : public pg::Session {
       case OpId::SubScalar: return sub(in(s, 0), to_impl(a.scalar));
       case OpId::MulScalar: return mul(in(s, 0), to_impl(a.scalar));
       case OpId::DivScalar: return div(in(s, 0), to_impl(a.scalar));
-      case OpId::Neg: return neg(in(s, 0));
       case OpId::Pow: return pow(in(s, 0), to_impl(a.scalar));
-      case OpId::Exp: return exp(in(s, 0));
-      case OpId::Sigmoid: return sigmoid(in(s, 0));
-      case OpId::Tanh: return tanh(in(s, 0));
-      case OpId::Relu: return relu(in(s, 0));
-      case OpId::Abs: return abs(in(s, 0));
       case OpId::Clamp: return clamp(in(s, 0), to_impl(a.min), to_impl(a.max));
       case OpId::Mm: return mm(in(s, 0), in(s, 1));
       case OpId::Matmul: return matmul(in(s, 0), in(s, 1));
@@ -245,16 +239,15 @@ class ImplSession final : public pg::Session {
       case OpId::DivScalar_: return div_(in(s, 0), to_impl(a.scalar));
       case OpId::Zero_: return zero_(in(s, 0));
       case OpId::Fill_: return fill_(in(s, 0), to_impl(a.scalar));
-      case OpId::Exp_: return exp_(in(s, 0));
-      case OpId::Sigmoid_: return sigmoid_(in(s, 0));
-      case OpId::Tanh_: return tanh_(in(s, 0));
-      case OpId::Relu_: return relu_(in(s, 0));
-      case OpId::Abs_: return abs_(in(s, 0));
       case OpId::Clamp_: return clamp_(in(s, 0), to_impl(a.min), to_impl(a.max));
       case OpId::Backward: backward(in(s, 0), a.retain_graph); return std::nullopt;
       case OpId::BackwardGrad: backward(in(s, 0), a.retain_graph, in(s, 1)); return std::nullopt;
       case OpId::RetainGrad: retain_grad(in(s, 0)); return std::nullopt;
       case OpId::RequiresGrad_: return requires_grad_(in(s, 0), a.requires_grad);
+#define PARITY_UNARY_CASE(op, function) \
+  case OpId::op: return function(in(s, 0));
+      PARITY_IMPL_UNARY_OPS(PARITY_UNARY_CASE)
+#undef PARITY_UNARY_CASE
     }
     PARITY_HARNESS_UNREACHABLE("impl has no call for op " + std::string(pg::spec(s.op).name));
   }

@@ -64,6 +64,18 @@ Tensor unary_values(UnaryOp op, const Tensor& x) {
   return out;
 }
 
+// The scalar functions of the float unary ops, in the element type (ATen's scalar loops).
+struct ExpFn {
+  template <typename T> static T apply(T v) { return static_cast<T>(std::exp(v)); }
+};
+struct SigmoidFn {
+  // ATen's scalar sigmoid: 1 / (1 + exp(-x)), in the element type.
+  template <typename T> static T apply(T v) { return static_cast<T>(T(1) / (T(1) + std::exp(-v))); }
+};
+struct TanhFn {
+  template <typename T> static T apply(T v) { return static_cast<T>(std::tanh(v)); }
+};
+
 // Unary float ops: integer and bool inputs are computed in the default float type.
 ScalarType floating_result(const Tensor& x) { return is_floating(x.dtype()) ? x.dtype() : kDefaultFloat; }
 
@@ -74,20 +86,21 @@ Tensor result_backward(ops::ResultBackward op, const Tensor& g, const Tensor& r)
   return out;
 }
 
-Activation float_unary(const char* node_name, UnaryOp op, std::function<Tensor(const Tensor&, const Tensor&)> d) {
-  return {node_name, Saves::Result, CastCheck::Iterator, floating_result,
-          [op](const Tensor& out, const Tensor& x) { ops::unary_kernel(op, out, x); }, std::move(d)};
+// A unary op computed in floating point by the scalar function Fn, with the derivative `d` of what it saves.
+template <typename Fn>
+Activation float_unary(const char* node_name, Saves saves, std::function<Tensor(const Tensor&, const Tensor&)> d) {
+  return {node_name, saves, CastCheck::Iterator, floating_result, ops::map_unary<Fn>, std::move(d)};
 }
 
 const Activation& sigmoid_op() {
-  static const Activation op = float_unary("SigmoidBackward0", UnaryOp::Sigmoid, [](const Tensor& g, const Tensor& r) {
+  static const Activation op = float_unary<SigmoidFn>("SigmoidBackward0", Saves::Result, [](const Tensor& g, const Tensor& r) {
     return result_backward(ops::ResultBackward::Sigmoid, g, r);
   });
   return op;
 }
 
 const Activation& tanh_op() {
-  static const Activation op = float_unary("TanhBackward0", UnaryOp::Tanh, [](const Tensor& g, const Tensor& r) {
+  static const Activation op = float_unary<TanhFn>("TanhBackward0", Saves::Result, [](const Tensor& g, const Tensor& r) {
     return result_backward(ops::ResultBackward::Tanh, g, r);
   });
   return op;
@@ -95,7 +108,7 @@ const Activation& tanh_op() {
 
 const Activation& exp_op() {
   static const Activation op =
-      float_unary("ExpBackward0", UnaryOp::Exp, [](const Tensor& g, const Tensor& r) { return mul(g, r); });
+      float_unary<ExpFn>("ExpBackward0", Saves::Result, [](const Tensor& g, const Tensor& r) { return mul(g, r); });
   return op;
 }
 

@@ -106,14 +106,12 @@ Layout elementwise_layout(const Dims& shape, const std::vector<const Layout*>& i
   return Layout{shape, strides, 0};
 }
 
-namespace {
 // The CPU kernels read memory directly: a device tensor here is a caller's mistake, not a crash.
 void require_cpu(std::initializer_list<const Tensor*> ts) {
   for (const Tensor* t : ts)
     PARITY_CHECK(t->device().type == DeviceType::CPU, ErrorKind::Device,
           "impl's CPU kernels got a tensor on " + t->device().str() + "; only copies run on CUDA so far");
 }
-}  // namespace
 
 std::string not_implemented_message(const char* kernel, ScalarType t) {
   return "\"" + std::string(kernel) + "\" not implemented for '" + std::string(type_name(t)) + "'";
@@ -182,20 +180,6 @@ void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor
 }
 
 namespace {
-// out[i] = f(x[i]) for one element type; f is chosen once per call, outside the loop.
-template <typename F>
-void map_elements(const Tensor& out, const Tensor& x, F&& make_f) {
-  require_cpu({&out, &x});
-  dispatch(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    auto f = make_f(tag);
-    T* o = out.data<T>();
-    const T* in = x.data<T>();
-    cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()},
-                         [&](const std::int64_t* off) { o[off[0]] = f(in[off[1]]); });
-  });
-}
-
 template <typename T>
 T int_pow(T base, std::int64_t e) {
   T result = 1;
@@ -209,20 +193,9 @@ T int_pow(T base, std::int64_t e) {
 }  // namespace
 
 namespace {
-// The elementwise functions of unary_kernel. Bool elements never reach them (ops reject bool inputs or
-// convert them to a floating type first) and pass through unchanged.
+// The elementwise functions of unary_kernel (map_unary passes bool elements through unchanged).
 struct NegFn {
   template <typename T> static T apply(T v) { return static_cast<T>(-v); }
-};
-struct ExpFn {
-  template <typename T> static T apply(T v) { return static_cast<T>(std::exp(v)); }
-};
-struct SigmoidFn {
-  // ATen's scalar sigmoid: 1 / (1 + exp(-x)), in the element type.
-  template <typename T> static T apply(T v) { return static_cast<T>(T(1) / (T(1) + std::exp(-v))); }
-};
-struct TanhFn {
-  template <typename T> static T apply(T v) { return static_cast<T>(std::tanh(v)); }
 };
 struct AbsFn {
   template <typename T> static T apply(T v) {
@@ -236,16 +209,6 @@ struct SignFn {
   template <typename T> static T apply(T v) { return static_cast<T>((T(0) < v) - (v < T(0))); }
 };
 
-template <typename Fn>
-void map_unary(const Tensor& out, const Tensor& x) {
-  map_elements(out, x, [](auto tag) {
-    using T = decltype(tag);
-    return [](T v) -> T {
-      if constexpr (std::is_same_v<T, bool>) return v;
-      else return Fn::apply(v);
-    };
-  });
-}
 
 // out[i] = f(a[i], b[i]) for one element type, a and b broadcast to out's shape.
 template <typename F>
@@ -274,9 +237,6 @@ T element(double v) {
 void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x) {
   switch (op) {
     case UnaryOp::Neg: return map_unary<NegFn>(out, x);
-    case UnaryOp::Exp: return map_unary<ExpFn>(out, x);
-    case UnaryOp::Sigmoid: return map_unary<SigmoidFn>(out, x);
-    case UnaryOp::Tanh: return map_unary<TanhFn>(out, x);
     case UnaryOp::Abs: return map_unary<AbsFn>(out, x);
     case UnaryOp::Sign: return map_unary<SignFn>(out, x);
   }

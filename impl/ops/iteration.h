@@ -1,11 +1,14 @@
 // Elementwise machinery shared by impl's ops: PyTorch's TensorIterator rules for the output's dtype and
 // layout, broadcasting, and the typed CPU kernels. Internal to impl/ops.
 #pragma once
+#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "impl/cpu/loops.h"
 #include "impl/ops.h"
 
 namespace parity::impl::ops {
@@ -29,10 +32,41 @@ Dims broadcast_strides(const Tensor& t, const Dims& shape);
 void copy_kernel(const Tensor& dst, const Tensor& src);
 
 enum class BinaryOp { Add, Sub, Mul, Div };
-enum class UnaryOp { Neg, Exp, Sigmoid, Tanh, Abs, Sign };
+enum class UnaryOp { Neg, Abs, Sign };
 // out = a op b, all of out's dtype; a and b broadcast to out's shape.
 void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x);
+
+// The CPU kernels read memory directly: raises a Device error for a tensor elsewhere.
+void require_cpu(std::initializer_list<const Tensor*> tensors);
+
+// out[i] = f(x[i]) over out's shape, for out's element type (x has out's dtype); make_f(T{}) gives f for
+// element type T, chosen once per call, outside the loop.
+template <typename MakeF>
+void map_elements(const Tensor& out, const Tensor& x, MakeF&& make_f) {
+  require_cpu({&out, &x});
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    auto f = make_f(tag);
+    T* o = out.data<T>();
+    const T* in = x.data<T>();
+    cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()},
+                         [&](const std::int64_t* off) { o[off[0]] = f(in[off[1]]); });
+  });
+}
+
+// out[i] = Fn::apply(x[i]): a pointwise op's kernel from its scalar function, written next to the op. Bool
+// elements pass through unchanged (ops reject bool inputs or compute them in a floating type).
+template <typename Fn>
+void map_unary(const Tensor& out, const Tensor& x) {
+  map_elements(out, x, [](auto tag) {
+    using T = decltype(tag);
+    return [](T v) -> T {
+      if constexpr (std::is_same_v<T, bool>) return v;
+      else return Fn::apply(v);
+    };
+  });
+}
 void pow_kernel(const Tensor& out, const Tensor& x, double exponent);
 void fill_kernel(const Tensor& out, double value);
 // out = min(max(x, lo), hi) with the bounds converted to out's dtype; a missing bound is not applied. As in
