@@ -3,6 +3,8 @@
 #include <ostream>
 #include <sstream>
 
+#include "program/attr_spec.h"
+
 namespace parity::generators {
 
 using program::Attr;
@@ -15,45 +17,32 @@ void dims(std::ostream& os, const std::vector<std::int64_t>& d) {
   os << ']';
 }
 
+void scalar(std::ostream& os, const program::Scalar& v) { os << program::to_string(v.kind) << ':' << v.value; }
+
 void attr(std::ostream& os, Attr a, const program::Attrs& at) {
-  os << program::attr_name(a) << '=';
-  switch (a) {
-    case Attr::Sizes:
-    case Attr::ViewSizes:
-    case Attr::ExpandSizes: dims(os, at.sizes); break;
-    case Attr::Strided:
+  const program::AttrSpec& spec = program::attr_spec(a);
+  os << spec.name << '=';
+  switch (spec.type) {
+    case program::AttrType::Shape:
+    case program::AttrType::IntList: dims(os, at.*spec.ints); break;
+    case program::AttrType::Strided:
       dims(os, at.sizes);
       os << '@';
       dims(os, at.strides);
       os << '+' << at.offset;
       break;
-    case Attr::Dims: dims(os, at.dims); break;
-    case Attr::Dim: os << at.dim; break;
-    case Attr::Dim1: os << at.dim1; break;
-    case Attr::Start: os << at.start; break;
-    case Attr::End: os << at.end; break;
-    case Attr::Step: os << at.step; break;
-    case Attr::Index: os << at.index; break;
-    case Attr::Length: os << at.length; break;
-    case Attr::Scalar: os << program::to_string(at.scalar.kind) << ':' << at.scalar.value; break;
-    case Attr::MemoryFormat: os << program::to_string(at.memory_format); break;
-    case Attr::DType: os << program::to_string(at.dtype); break;
-    case Attr::RequiresGrad: os << (at.requires_grad ? "true" : "false"); break;
-    case Attr::Keepdim: os << (at.keepdim ? "true" : "false"); break;
-    case Attr::RetainGraph: os << (at.retain_graph ? "true" : "false"); break;
-    case Attr::Seed: os << at.seed; break;
-    case Attr::Offset: os << at.offset; break;
-    case Attr::Min:
-    case Attr::Max: {
-      const auto& bound = a == Attr::Min ? at.min : at.max;
-      if (bound) os << program::to_string(bound->kind) << ':' << bound->value;
+    case program::AttrType::Int:
+    case program::AttrType::Count:
+    case program::AttrType::Memo: os << at.*spec.int64; break;
+    case program::AttrType::Bool: os << (at.*spec.flag ? "true" : "false"); break;
+    case program::AttrType::Scalar: scalar(os, at.scalar); break;
+    case program::AttrType::OptionalScalar:
+      if (const auto& bound = at.*spec.bound) scalar(os, *bound);
       else os << "none";
       break;
-    }
-    case Attr::Size: os << at.size; break;
-    case Attr::Chunks: os << at.chunks; break;
-    case Attr::Copy: os << (at.copy ? "true" : "false"); break;
-    case Attr::Memo: os << at.memo; break;
+    case program::AttrType::DType: os << program::to_string(at.dtype); break;
+    case program::AttrType::MemoryFormat: os << program::to_string(at.memory_format); break;
+    case program::AttrType::Seed: os << at.seed; break;
   }
 }
 

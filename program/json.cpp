@@ -5,6 +5,8 @@
 #include <limits>
 #include <set>
 
+#include "program/attr_spec.h"
+
 namespace parity::program {
 
 using nlohmann::json;
@@ -265,35 +267,29 @@ std::string list_keys(const OpSpec& op) {
 }
 
 void write_attr(json& out, Attr a, const Attrs& at) {
-  switch (a) {
-    case Attr::Sizes: case Attr::ViewSizes: case Attr::ExpandSizes: out["sizes"] = at.sizes; break;
-    case Attr::Strided:
+  const AttrSpec& spec = attr_spec(a);
+  const std::string key(spec.name);
+  switch (spec.type) {
+    case AttrType::Shape:
+    case AttrType::IntList: out[key] = at.*spec.ints; break;
+    case AttrType::Strided:
       out["sizes"] = at.sizes;
       out["strides"] = at.strides;
       out["offset"] = at.offset;
       break;
-    case Attr::Dims: out["dims"] = at.dims; break;
-    case Attr::Dim: out["dim"] = at.dim; break;
-    case Attr::Dim1: out["dim1"] = at.dim1; break;
-    case Attr::Start: out["start"] = at.start; break;
-    case Attr::End: out["end"] = at.end; break;
-    case Attr::Step: out["step"] = at.step; break;
-    case Attr::Index: out["index"] = at.index; break;
-    case Attr::Length: out["length"] = at.length; break;
-    case Attr::Scalar: out["scalar"] = scalar_to_json(at.scalar); break;
-    case Attr::MemoryFormat: out["memory_format"] = to_string(at.memory_format); break;
-    case Attr::DType: out["dtype"] = to_string(at.dtype); break;
-    case Attr::RequiresGrad: out["requires_grad"] = at.requires_grad; break;
-    case Attr::Keepdim: out["keepdim"] = at.keepdim; break;
-    case Attr::RetainGraph: out["retain_graph"] = at.retain_graph; break;
-    case Attr::Seed: out["seed"] = uint64_to_json(at.seed); break;
-    case Attr::Offset: out["offset"] = at.offset; break;
-    case Attr::Min: out["min"] = at.min ? scalar_to_json(*at.min) : json(nullptr); break;
-    case Attr::Max: out["max"] = at.max ? scalar_to_json(*at.max) : json(nullptr); break;
-    case Attr::Size: out["size"] = at.size; break;
-    case Attr::Chunks: out["chunks"] = at.chunks; break;
-    case Attr::Copy: out["copy"] = at.copy; break;
-    case Attr::Memo: out["memo"] = at.memo; break;
+    case AttrType::Int:
+    case AttrType::Count:
+    case AttrType::Memo: out[key] = at.*spec.int64; break;
+    case AttrType::Bool: out[key] = at.*spec.flag; break;
+    case AttrType::Scalar: out[key] = scalar_to_json(at.scalar); break;
+    case AttrType::OptionalScalar: {
+      const auto& v = at.*spec.bound;
+      out[key] = v ? scalar_to_json(*v) : json(nullptr);
+      break;
+    }
+    case AttrType::DType: out[key] = to_string(at.dtype); break;
+    case AttrType::MemoryFormat: out[key] = to_string(at.memory_format); break;
+    case AttrType::Seed: out[key] = uint64_to_json(at.seed); break;
   }
 }
 
@@ -304,57 +300,47 @@ DType parse_dtype_field(const Obj& o, std::string_view key) {
   return *d;
 }
 
-void read_attr(const Obj& o, OpId op, Attr a, Attrs& at) {
-  switch (a) {
-    case Attr::Sizes: case Attr::ViewSizes: case Attr::ExpandSizes:
-      at.sizes = o.ints("sizes", kMaxDims);
-      check_shape(o, at.sizes);
+void read_attr(const Obj& o, const OpSpec& op, Attr a, Attrs& at) {
+  const AttrSpec& spec = attr_spec(a);
+  const std::string_view key = spec.name;
+  switch (spec.type) {
+    case AttrType::Shape:
+      at.*spec.ints = o.ints(key, kMaxDims);
+      check_shape(o, at.*spec.ints);
       break;
-    case Attr::Strided:
+    case AttrType::Strided:
       at.sizes = o.ints("sizes", kMaxDims);
       at.strides = o.ints("strides", kMaxDims);
       at.offset = o.int64("offset");
       check_shape(o, at.sizes);
       check_extent(o, at);
       break;
-    case Attr::Dims: at.dims = o.ints("dims", kMaxDims); break;
-    case Attr::Dim: at.dim = o.int64("dim"); break;
-    case Attr::Dim1: at.dim1 = o.int64("dim1"); break;
-    case Attr::Start: at.start = o.int64("start"); break;
-    case Attr::End:
-      at.end = o.int64("end");
-      if (op == OpId::Arange && at.end > kMaxNumel)
-        o.fail("absurd shape: arange(" + std::to_string(at.end) + ") has more than " + std::to_string(kMaxNumel) +
-               " elements");
+    case AttrType::IntList: at.*spec.ints = o.ints(key, kMaxDims); break;
+    case AttrType::Int:
+      at.*spec.int64 = o.int64(key);
+      // A factory's end is its element count (arange).
+      if (a == Attr::End && op.kind == OpKind::Factory && at.end > kMaxNumel)
+        o.fail("absurd shape: " + std::string(op.name) + "(" + std::to_string(at.end) + ") has more than " +
+               std::to_string(kMaxNumel) + " elements");
       break;
-    case Attr::Step: at.step = o.int64("step"); break;
-    case Attr::Index: at.index = o.int64("index"); break;
-    case Attr::Length: at.length = o.int64("length"); break;
-    case Attr::Scalar: at.scalar = parse_scalar(o, "scalar"); break;
-    case Attr::MemoryFormat: {
-      std::string name = o.string("memory_format");
+    // Piece counts and sizes beyond any tensor a program may hold would only make both sides allocate.
+    case AttrType::Count: at.*spec.int64 = bounded(o, key, -kMaxNumel, kMaxNumel); break;
+    // A memo names a variable in the repros.
+    case AttrType::Memo: at.*spec.int64 = bounded(o, key, 0, std::numeric_limits<int>::max()); break;
+    case AttrType::Bool: at.*spec.flag = o.boolean(key); break;
+    case AttrType::Scalar: at.scalar = parse_scalar(o, key); break;
+    case AttrType::OptionalScalar: at.*spec.bound = parse_optional_scalar(o, key); break;
+    case AttrType::DType: at.dtype = parse_dtype_field(o, key); break;
+    case AttrType::MemoryFormat: {
+      std::string name = o.string(key);
       auto m = parse_memory_format(name);
       if (!m)
-        o.fail_field("memory_format", "is " + quote(name) +
-                                          "; expected contiguous_format, channels_last, channels_last_3d or "
-                                          "preserve_format");
+        o.fail_field(key, "is " + quote(name) +
+                              "; expected contiguous_format, channels_last, channels_last_3d or preserve_format");
       at.memory_format = *m;
       break;
     }
-    case Attr::DType: at.dtype = parse_dtype_field(o, "dtype"); break;
-    case Attr::RequiresGrad: at.requires_grad = o.boolean("requires_grad"); break;
-    case Attr::Keepdim: at.keepdim = o.boolean("keepdim"); break;
-    case Attr::RetainGraph: at.retain_graph = o.boolean("retain_graph"); break;
-    case Attr::Seed: at.seed = parse_seed(o, "seed"); break;
-    case Attr::Offset: at.offset = o.int64("offset"); break;
-    case Attr::Min: at.min = parse_optional_scalar(o, "min"); break;
-    case Attr::Max: at.max = parse_optional_scalar(o, "max"); break;
-    // Piece counts and sizes beyond any tensor a program may hold would only make both sides allocate.
-    case Attr::Size: at.size = bounded(o, "size", -kMaxNumel, kMaxNumel); break;
-    case Attr::Chunks: at.chunks = bounded(o, "chunks", -kMaxNumel, kMaxNumel); break;
-    case Attr::Copy: at.copy = o.boolean("copy"); break;
-    // A memo names a variable in the repros.
-    case Attr::Memo: at.memo = bounded(o, "memo", 0, std::numeric_limits<int>::max()); break;
+    case AttrType::Seed: at.seed = parse_seed(o, key); break;
   }
 }
 
@@ -390,7 +376,7 @@ Step read_step(const json& j, int index) {
   for (const auto& [key, value] : attrs.raw().items())
     if (!known.contains(key))
       attrs.fail("unknown attribute " + quote(key) + "; " + std::string(spec_.name) + " takes: " + list_keys(spec_));
-  for (Attr a : spec_.attrs) read_attr(attrs, *op, a, step.attrs);
+  for (Attr a : spec_.attrs) read_attr(attrs, spec_, a, step.attrs);
   return step;
 }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "program/attr_spec.h"
 #include "program/internal_assert.h"
 #include "program/program.h"
 
@@ -534,38 +535,10 @@ std::string_view to_string(OpKind k) {
   PARITY_HARNESS_UNREACHABLE("OpKind " + std::to_string(static_cast<int>(k)));
 }
 
-std::string_view attr_name(Attr a) {
-  switch (a) {
-    case Attr::Sizes: case Attr::ViewSizes: case Attr::ExpandSizes: return "sizes";
-    case Attr::Strided: return "strided";
-    case Attr::Dims: return "dims";
-    case Attr::Dim: return "dim";
-    case Attr::Dim1: return "dim1";
-    case Attr::Start: return "start";
-    case Attr::End: return "end";
-    case Attr::Step: return "step";
-    case Attr::Index: return "index";
-    case Attr::Length: return "length";
-    case Attr::Scalar: return "scalar";
-    case Attr::MemoryFormat: return "memory_format";
-    case Attr::DType: return "dtype";
-    case Attr::RequiresGrad: return "requires_grad";
-    case Attr::Keepdim: return "keepdim";
-    case Attr::RetainGraph: return "retain_graph";
-    case Attr::Seed: return "seed";
-    case Attr::Offset: return "offset";
-    case Attr::Min: return "min";
-    case Attr::Max: return "max";
-    case Attr::Size: return "size";
-    case Attr::Chunks: return "chunks";
-    case Attr::Copy: return "copy";
-    case Attr::Memo: return "memo";
-  }
-  PARITY_HARNESS_UNREACHABLE("Attr " + std::to_string(static_cast<int>(a)));
-}
+std::string_view attr_name(Attr a) { return attr_spec(a).name; }
 
 std::vector<std::string_view> attr_json_keys(Attr a) {
-  if (a == Attr::Strided) return {"sizes", "strides", "offset"};
+  if (attr_spec(a).type == AttrType::Strided) return {"sizes", "strides", "offset"};
   return {attr_name(a)};
 }
 

@@ -6,8 +6,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "program/attr_spec.h"
 #include "program/content.h"
 #include "program/deepcopy_recipe_text.h"
+#include "program/internal_assert.h"
 
 namespace parity::program {
 
@@ -51,7 +53,7 @@ std::string scalar_literal(const Scalar& s, Lang lang) {
     case Scalar::Kind::Bool: return bool_literal(s.value != 0.0, lang);
     case Scalar::Kind::Float: return float_literal(s.value, lang);
   }
-  return "?";
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
 std::string dtype_literal(DType d, Lang lang) {
@@ -84,45 +86,47 @@ std::string placeholder(std::string_view name, const Step& step, Lang lang) {
     std::size_t i = 0;
     std::from_chars(name.data(), name.data() + name.size(), i);
     if (i >= step.inputs.size())
-      throw std::logic_error("repro template of " + std::string(spec(step.op).name) + " uses operand {" +
-                             std::string(name) + "} beyond its arity");
+      PARITY_HARNESS_UNREACHABLE("repro template of " + std::string(spec(step.op).name) + " uses operand {" +
+                                 std::string(name) + "} beyond its arity");
     return value_name(step.inputs[i]);
   }
-  // An empty braced list picks Tensor::view(ScalarType) in LibTorch (ScalarType{} is Byte): type it.
-  if (name == "sizes")
-    return (lang == Lang::Cpp && a.sizes.empty() ? "std::vector<int64_t>" : "") + int_list(a.sizes, lang);
-  if (name == "strides") return int_list(a.strides, lang);
-  // A bare braced list is ambiguous for sum/mean in LibTorch (IntArrayRef vs DimnameList overloads).
-  if (name == "dims") return (lang == Lang::Cpp ? "std::vector<int64_t>" : "") + int_list(a.dims, lang);
-  if (name == "offset") return std::to_string(a.offset);
-  if (name == "dim") return std::to_string(a.dim);
-  if (name == "dim1") return std::to_string(a.dim1);
-  if (name == "start") return std::to_string(a.start);
-  if (name == "end") return std::to_string(a.end);
-  if (name == "step") return std::to_string(a.step);
-  if (name == "index") return std::to_string(a.index);
-  if (name == "length") return std::to_string(a.length);
-  if (name == "scalar") return scalar_literal(a.scalar, lang);
-  if (name == "min" || name == "max") {
-    const auto& bound = name == "min" ? a.min : a.max;
-    // A typed optional in C++: clamp(nullopt, nullopt) and clamp(int, nullopt) are ambiguous overloads.
-    if (lang == Lang::Python) return bound ? scalar_literal(*bound, lang) : "None";
-    return "c10::optional<c10::Scalar>(" + (bound ? scalar_literal(*bound, lang) : std::string()) + ")";
-  }
-  if (name == "size") return std::to_string(a.size);
-  if (name == "chunks") return std::to_string(a.chunks);
-  if (name == "copy") return bool_literal(a.copy, lang);
-  if (name == "memo") return std::to_string(a.memo);
-  if (name == "dtype") return dtype_literal(a.dtype, lang);
-  if (name == "memory_format") return memory_format_literal(a.memory_format, lang);
-  if (name == "requires_grad") return bool_literal(a.requires_grad, lang);
-  if (name == "keepdim") return bool_literal(a.keepdim, lang);
-  if (name == "retain_graph") return bool_literal(a.retain_graph, lang);
   if (name == "data") {
     auto values = seeded_content(a.seed, storage_extent(a.sizes, a.strides, a.offset), a.dtype);
     return list(values, lang, [lang](double v) { return float_literal(v, lang); });
   }
-  throw std::logic_error("repro template of " + std::string(spec(step.op).name) + " has unknown placeholder {" +
+  const OpSpec& op = spec(step.op);
+  if (op.reads(Attr::Strided)) {
+    if (name == "sizes") return int_list(a.sizes, lang);
+    if (name == "strides") return int_list(a.strides, lang);
+    if (name == "offset") return std::to_string(a.offset);
+  }
+  for (Attr attr : op.attrs) {
+    const AttrSpec& as = attr_spec(attr);
+    if (as.name != name) continue;
+    switch (as.type) {
+      // An empty braced list picks Tensor::view(ScalarType) in LibTorch (ScalarType{} is Byte): type it.
+      case AttrType::Shape:
+        return (lang == Lang::Cpp && (a.*as.ints).empty() ? "std::vector<int64_t>" : "") + int_list(a.*as.ints, lang);
+      // A bare braced list is ambiguous for sum/mean in LibTorch (IntArrayRef vs DimnameList overloads).
+      case AttrType::IntList: return (lang == Lang::Cpp ? "std::vector<int64_t>" : "") + int_list(a.*as.ints, lang);
+      case AttrType::Int:
+      case AttrType::Count:
+      case AttrType::Memo: return std::to_string(a.*as.int64);
+      case AttrType::Bool: return bool_literal(a.*as.flag, lang);
+      case AttrType::Scalar: return scalar_literal(a.scalar, lang);
+      case AttrType::OptionalScalar: {
+        const auto& bound = a.*as.bound;
+        // A typed optional in C++: clamp(nullopt, nullopt) and clamp(int, nullopt) are ambiguous overloads.
+        if (lang == Lang::Python) return bound ? scalar_literal(*bound, lang) : "None";
+        return "c10::optional<c10::Scalar>(" + (bound ? scalar_literal(*bound, lang) : std::string()) + ")";
+      }
+      case AttrType::DType: return dtype_literal(a.dtype, lang);
+      case AttrType::MemoryFormat: return memory_format_literal(a.memory_format, lang);
+      case AttrType::Seed: return std::to_string(a.seed);
+      case AttrType::Strided: break;  // printed through its parts above
+    }
+  }
+  PARITY_HARNESS_UNREACHABLE("repro template of " + std::string(spec(step.op).name) + " has unknown placeholder {" +
                          std::string(name) + "}");
 }
 
@@ -255,7 +259,6 @@ import copy
 
 import torch
 
-
 def show(name, t):
     if t is None:
         print(f"{name}: undefined")
@@ -277,7 +280,6 @@ def show(name, t):
     if (is_leaf or t.retains_grad) and t.grad is not None:
         print(f"  grad: sizes={list(t.grad.shape)} strides={list(t.grad.stride())} "
               f"values={t.grad.detach().flatten().tolist()}")
-
 
 )";
 
