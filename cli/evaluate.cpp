@@ -172,7 +172,7 @@ std::string describe_phase(int phase, int step) {
 }
 
 // A divergence for a child that died or hung, blamed on the side it was running.
-Divergence death(const std::string& kind, ErrorCategory category, const std::string& what, int phase, int step) {
+Divergence death(program::DivergenceKind kind, ErrorCategory category, const std::string& what, int phase, int step) {
   Divergence d;
   d.kind = kind;
   d.step = (phase == kImpl || phase == kOracle) ? step : -1;
@@ -240,7 +240,7 @@ void parse_result(const std::string& text, const program::Program& program, Eval
     const json& e = r["escaped"];
     bool impl_side = e["phase"].get<std::string>() == "impl";
     out.outcome = Evaluation::Outcome::Crash;
-    out.divergence = death("crash", ErrorCategory::Crash, "exception escaped the run loop (" +
+    out.divergence = death(program::DivergenceKind::Crash, ErrorCategory::Crash, "exception escaped the run loop (" +
                            e["message"].get<std::string>() + ")", impl_side ? kImpl : kOracle, e["step"].get<int>());
     return;
   }
@@ -276,12 +276,12 @@ Evaluation evaluate_isolated(const program::Program& program, const EvalOptions&
       return out;
     case ChildEnd::How::Timeout:
       out.outcome = Evaluation::Outcome::Timeout;
-      out.divergence = death("timeout", ErrorCategory::Timeout, end.describe(options.timeout), phase, step);
+      out.divergence = death(program::DivergenceKind::Timeout, ErrorCategory::Timeout, end.describe(options.timeout), phase, step);
       return out;
     case ChildEnd::How::Signal:
     case ChildEnd::How::Exit:
       out.outcome = Evaluation::Outcome::Crash;
-      out.divergence = death("crash", ErrorCategory::Crash, end.describe(options.timeout), phase, step);
+      out.divergence = death(program::DivergenceKind::Crash, ErrorCategory::Crash, end.describe(options.timeout), phase, step);
       return out;
     case ChildEnd::How::Finished: break;
   }
@@ -294,7 +294,7 @@ Evaluation evaluate_isolated(const program::Program& program, const EvalOptions&
     // A child that exits 0 without a whole result was cut short (something called exit()): a crash.
     out = Evaluation{};
     out.outcome = Evaluation::Outcome::Crash;
-    out.divergence = death("crash", ErrorCategory::Crash,
+    out.divergence = death(program::DivergenceKind::Crash, ErrorCategory::Crash,
                            "ended without a complete result (" + std::string(e.what()).substr(0, 200) + ")", phase,
                            step);
   }

@@ -301,7 +301,7 @@ class Campaign {
   void on_divergence(std::uint64_t k, const rc::Shrinkable<Program>& shrinkable, const Program& program,
                      Evaluation ev) {
     const Divergence d = *ev.divergence;
-    const std::string sig = program::signature(program, d);
+    const program::Signature sig = program::signature(program, d);
     const auto* known = known_.match(sig, summary_.libtorch_version, today_);
     if (known) ++summary_.known_divergence_hits[known->signature];
     ++summary_.findings;
@@ -345,7 +345,7 @@ class Campaign {
 
   // Greedy descent through the generator's shrinks: take the first candidate that still diverges with the same
   // signature, start again from it, until no candidate does (a local minimum) or the budget is spent.
-  void shrink(const rc::Shrinkable<Program>& start, const std::string& sig, reports::Finding& f, Evaluation& ev) {
+  void shrink(const rc::Shrinkable<Program>& start, const program::Signature& sig, reports::Finding& f, Evaluation& ev) {
     rc::Shrinkable<Program> current = start;
     int evaluations = 0;
     const double deadline = elapsed() + kMaxShrinkSeconds;
@@ -392,7 +392,7 @@ class Campaign {
         where += ", smallest " + std::to_string(g.smallest->program.steps.size()) + " steps (case " +
                  std::to_string(g.smallest->case_index) + ")";
       std::string note = g.expected ? " (expected: " + one_line(g.known_reason, 120) + ")" : "";
-      std::printf("  %6llu  %s  [%s]%s\n", static_cast<unsigned long long>(g.count), sig.c_str(), where.c_str(),
+      std::printf("  %6llu  %s  [%s]%s\n", static_cast<unsigned long long>(g.count), sig.to_string().c_str(), where.c_str(),
                   note.c_str());
     }
     std::printf("%s\n", coverage_line(summary_.coverage).c_str());
@@ -458,7 +458,7 @@ class Campaign {
   reports::KnownDivergences known_;
   reports::JsonlWriter writer_;
   reports::RunSummary summary_;
-  std::map<std::string, int> recorded_;
+  std::map<program::Signature, int> recorded_;
   std::string today_;
   ProgressLine progress_;
   Clock::time_point start_;

@@ -10,7 +10,7 @@ std::string one_line(std::string text, std::size_t max) {
 }
 
 std::string describe_divergence(const program::Program& p, const program::Divergence& d) {
-  std::string s = program::signature(p, d);
+  std::string s = program::signature(p, d).to_string();
   if (d.step >= 0) {
     s += " at step " + std::to_string(d.step);
     if (static_cast<std::size_t>(d.step) < p.steps.size())

@@ -51,10 +51,10 @@ int replay_command(const std::vector<std::string>& argv) {
               << ", which differs from now: set it the same way to replay it as it was found\n";
   }
   Evaluation ev = evaluate_isolated(in.program, options);
-  const std::string recorded = in.finding ? in.finding->signature : "";
+  const std::string recorded = in.finding ? in.finding->signature.to_string() : "";
   int rc = 0;
   if (ev.divergence) {
-    std::string sig = program::signature(in.program, *ev.divergence);
+    const std::string sig = program::signature(in.program, *ev.divergence).to_string();
     std::cout << "still diverges: " << describe_divergence(in.program, *ev.divergence);
     if (!recorded.empty() && recorded != sig) std::cout << " (recorded as " << recorded << ")";
     std::cout << "\n";

@@ -10,6 +10,7 @@ namespace parity::program {
 namespace {
 
 using Severity = Divergence::Severity;
+using Kind = DivergenceKind;
 
 std::string render(const std::vector<std::int64_t>& v) { return render_ints(v); }
 std::string render(double v) { return render_number(v); }
@@ -93,9 +94,9 @@ class Comparer {
   std::optional<Divergence> result() const { return major_ ? major_ : minor_; }
   bool done() const { return major_.has_value(); }
 
-  void emit(int step, int value, std::string kind, std::string impl, std::string oracle,
+  void emit(int step, int value, Kind kind, std::string impl, std::string oracle,
             Severity severity = Severity::Major) {
-    Divergence d{step, value, std::move(kind), std::move(impl), std::move(oracle), severity, {}, {}};
+    Divergence d{step, value, kind, std::move(impl), std::move(oracle), severity, {}, {}};
     if (severity == Severity::Major) major_ = std::move(d);
     else if (!minor_) minor_ = std::move(d);
   }
@@ -109,11 +110,11 @@ class Comparer {
       return s.status == StepObs::Status::Error ? std::optional<ErrorCategory>(s.category) : std::nullopt;
     };
     if (a.status != b.status) {
-      Divergence d{index, -1, "status", render_step(a), render_step(b), Severity::Major, cat(a), cat(b)};
+      Divergence d{index, -1, Kind::Status, render_step(a), render_step(b), Severity::Major, cat(a), cat(b)};
       return emit(std::move(d));
     }
     if (a.status == StepObs::Status::Error && a.category != b.category) {
-      Divergence d{index, -1, "error_category", render_step(a), render_step(b), Severity::Major, cat(a), cat(b)};
+      Divergence d{index, -1, Kind::ErrorCategory, render_step(a), render_step(b), Severity::Major, cat(a), cat(b)};
       return emit(std::move(d));
     }
     std::vector<int> ids_a, ids_b;
@@ -121,7 +122,7 @@ class Comparer {
     for (const auto& o : b.observed) ids_b.push_back(o.value);
     std::sort(ids_a.begin(), ids_a.end());
     std::sort(ids_b.begin(), ids_b.end());
-    if (ids_a != ids_b) return emit(index, -1, "observed_set", render_ids(ids_a), render_ids(ids_b));
+    if (ids_a != ids_b) return emit(index, -1, Kind::ObservedSet, render_ids(ids_a), render_ids(ids_b));
     // In the oracle's order; the impl's observation of the same value is found by id.
     for (std::size_t k = 0; k < b.observed.size() && !done(); ++k) {
       auto it = std::find_if(a.observed.begin(), a.observed.end(),
@@ -133,59 +134,59 @@ class Comparer {
  private:
   void tensor(int step, const TensorObs& a, const TensorObs& b) {
     const int v = b.value;
-    auto major = [&](const char* kind, std::string x, std::string y) { emit(step, v, kind, std::move(x), std::move(y)); };
-    if (a.sizes != b.sizes) return major("sizes", render(a.sizes), render(b.sizes));
-    if (a.dtype != b.dtype) return major("dtype", std::string(to_string(a.dtype)), std::string(to_string(b.dtype)));
-    if (a.device != b.device) return major("device", a.device, b.device);
+    auto major = [&](Kind kind, std::string x, std::string y) { emit(step, v, kind, std::move(x), std::move(y)); };
+    if (a.sizes != b.sizes) return major(Kind::Sizes, render(a.sizes), render(b.sizes));
+    if (a.dtype != b.dtype) return major(Kind::DType, std::string(to_string(a.dtype)), std::string(to_string(b.dtype)));
+    if (a.device != b.device) return major(Kind::Device, a.device, b.device);
     const bool empty = numel(b.sizes) == 0;
     if (a.strides != b.strides) {
       if (!strides_differ_insignificantly(b.sizes, a.strides, b.strides))
-        return major("strides", render(a.strides), render(b.strides));
-      emit(step, v, "strides_size1", render(a.strides), render(b.strides), Severity::Minor);
+        return major(Kind::Strides, render(a.strides), render(b.strides));
+      emit(step, v, Kind::StridesSize1, render(a.strides), render(b.strides), Severity::Minor);
     }
     if (a.offset != b.offset) {
-      if (!empty) return major("offset", std::to_string(a.offset), std::to_string(b.offset));
-      emit(step, v, "offset", std::to_string(a.offset), std::to_string(b.offset), Severity::Minor);
+      if (!empty) return major(Kind::Offset, std::to_string(a.offset), std::to_string(b.offset));
+      emit(step, v, Kind::Offset, std::to_string(a.offset), std::to_string(b.offset), Severity::Minor);
     }
-    if (a.alias_of != b.alias_of) return major("alias", render_alias(a), render_alias(b));
-    if (a.is_view != b.is_view || a.base != b.base) return major("view", render_view(a), render_view(b));
-    if (a.version != b.version) return major("version", std::to_string(a.version), std::to_string(b.version));
+    if (a.alias_of != b.alias_of) return major(Kind::Alias, render_alias(a), render_alias(b));
+    if (a.is_view != b.is_view || a.base != b.base) return major(Kind::View, render_view(a), render_view(b));
+    if (a.version != b.version) return major(Kind::Version, std::to_string(a.version), std::to_string(b.version));
     if (a.requires_grad != b.requires_grad)
-      return major("requires_grad", render(a.requires_grad), render(b.requires_grad));
-    if (a.is_leaf != b.is_leaf) return major("is_leaf", render(a.is_leaf), render(b.is_leaf));
+      return major(Kind::RequiresGrad, render(a.requires_grad), render(b.requires_grad));
+    if (a.is_leaf != b.is_leaf) return major(Kind::IsLeaf, render(a.is_leaf), render(b.is_leaf));
     if (a.grad_fn != b.grad_fn)
-      return major("grad_fn", a.grad_fn.empty() ? "none" : a.grad_fn, b.grad_fn.empty() ? "none" : b.grad_fn);
+      return major(Kind::GradFn, a.grad_fn.empty() ? "none" : a.grad_fn, b.grad_fn.empty() ? "none" : b.grad_fn);
     if (a.contiguous != b.contiguous || a.channels_last != b.channels_last ||
         a.channels_last_3d != b.channels_last_3d || a.non_overlapping_dense != b.non_overlapping_dense)
-      return major("contiguity", render_contiguity(a), render_contiguity(b));
+      return major(Kind::Contiguity, render_contiguity(a), render_contiguity(b));
     if (a.values_defined && b.values_defined) {
       if (auto i = first_value_difference(a.values, b.values, b.dtype))
-        return major("values", render_element(a.values, *i), render_element(b.values, *i));
+        return major(Kind::Values, render_element(a.values, *i), render_element(b.values, *i));
     }
     grad(step, v, a.grad, b.grad);
   }
 
   void grad(int step, int v, const std::optional<GradObs>& a, const std::optional<GradObs>& b) {
-    auto major = [&](const char* kind, std::string x, std::string y) { emit(step, v, kind, std::move(x), std::move(y)); };
+    auto major = [&](Kind kind, std::string x, std::string y) { emit(step, v, kind, std::move(x), std::move(y)); };
     if (a.has_value() != b.has_value())
-      return major("grad_defined", a ? "defined" : "undefined", b ? "defined" : "undefined");
+      return major(Kind::GradDefined, a ? "defined" : "undefined", b ? "defined" : "undefined");
     if (!a) return;
-    if (a->sizes != b->sizes) return major("grad_sizes", render(a->sizes), render(b->sizes));
+    if (a->sizes != b->sizes) return major(Kind::GradSizes, render(a->sizes), render(b->sizes));
     if (a->dtype != b->dtype)
-      return major("grad_dtype", std::string(to_string(a->dtype)), std::string(to_string(b->dtype)));
+      return major(Kind::GradDType, std::string(to_string(a->dtype)), std::string(to_string(b->dtype)));
     if (a->alias_of != b->alias_of) {
       auto render_grad_alias = [](int id) { return id < 0 ? std::string("own storage") : "shares storage with v" + std::to_string(id); };
-      return major("grad_alias", render_grad_alias(a->alias_of), render_grad_alias(b->alias_of));
+      return major(Kind::GradAlias, render_grad_alias(a->alias_of), render_grad_alias(b->alias_of));
     }
     if (a->strides != b->strides) {
       if (!strides_differ_insignificantly(b->sizes, a->strides, b->strides))
-        return major("grad_strides", render(a->strides), render(b->strides));
-      emit(step, v, "grad_strides_size1", render(a->strides), render(b->strides), Severity::Minor);
+        return major(Kind::GradStrides, render(a->strides), render(b->strides));
+      emit(step, v, Kind::GradStridesSize1, render(a->strides), render(b->strides), Severity::Minor);
     }
     // Empty values mean "not comparable" (gradients that flowed through uninitialised memory).
     if (a->values.empty() || b->values.empty()) return;
     if (auto i = first_value_difference(a->values, b->values, b->dtype))
-      return major("grad_values", render_element(a->values, *i), render_element(b->values, *i));
+      return major(Kind::GradValues, render_element(a->values, *i), render_element(b->values, *i));
   }
 
   std::optional<Divergence> major_;
@@ -210,7 +211,7 @@ std::optional<Divergence> compare(const Trace& impl, const Trace& oracle) {
   Comparer c;
   const std::size_t n = std::min(impl.steps.size(), oracle.steps.size());
   if (impl.steps.size() != oracle.steps.size()) {
-    c.emit(static_cast<int>(n), -1, "step_count", std::to_string(impl.steps.size()) + " steps",
+    c.emit(static_cast<int>(n), -1, Kind::StepCount, std::to_string(impl.steps.size()) + " steps",
            std::to_string(oracle.steps.size()) + " steps");
     return c.result();
   }
@@ -218,21 +219,48 @@ std::optional<Divergence> compare(const Trace& impl, const Trace& oracle) {
   return c.result();
 }
 
-std::string signature(const Program& program, const Divergence& d) {
-  std::string op = d.step >= 0 && static_cast<std::size_t>(d.step) < program.steps.size()
-                       ? std::string(spec(program.steps[d.step].op).name)
-                       : std::string("program");
-  std::string sig = op + ":" + d.kind;
-  if (d.kind == "status") {
-    if (d.impl_category) sig += ":" + std::string(to_string(*d.impl_category));
-    else if (d.oracle_category) sig += ":" + std::string(to_string(*d.oracle_category));
-  } else if (d.kind == "grad_fn" && d.impl.rfind("<raised ", 0) == 0 && d.oracle.rfind("<raised ", 0) == 0) {
-    // Both refused to give a grad_fn: what differs is why, as for a step's error.
-    auto cat = [](const std::string& m) { return m.substr(8, m.size() - 9); };
-    sig += ":impl=" + cat(d.impl) + ",oracle=" + cat(d.oracle);
-  } else if (d.kind == "error_category") {
-    sig += ":impl=" + std::string(d.impl_category ? to_string(*d.impl_category) : "none") +
-           ",oracle=" + std::string(d.oracle_category ? to_string(*d.oracle_category) : "none");
+Signature signature(const Program& program, const Divergence& d) {
+  Signature sig{d.step >= 0 && static_cast<std::size_t>(d.step) < program.steps.size()
+                    ? std::string(spec(program.steps[d.step].op).name)
+                    : std::string(Signature::kProgramOp),
+                d.kind,
+                {}};
+  switch (d.kind) {
+    case Kind::Status:
+      if (d.impl_category) sig.detail = *d.impl_category;
+      else if (d.oracle_category) sig.detail = *d.oracle_category;
+      break;
+    case Kind::ErrorCategory: sig.detail = SideCategories{d.impl_category, d.oracle_category}; break;
+    case Kind::GradFn: {
+      // Both refused to give a grad_fn: what differs is why, as for a step's error.
+      auto impl = raised_marker_category(d.impl), oracle = raised_marker_category(d.oracle);
+      if (impl && oracle) sig.detail = SideCategories{impl, oracle};
+      break;
+    }
+    case Kind::StepCount:
+    case Kind::ObservedSet:
+    case Kind::Sizes:
+    case Kind::DType:
+    case Kind::Device:
+    case Kind::Strides:
+    case Kind::StridesSize1:
+    case Kind::Offset:
+    case Kind::Alias:
+    case Kind::View:
+    case Kind::Version:
+    case Kind::RequiresGrad:
+    case Kind::IsLeaf:
+    case Kind::Contiguity:
+    case Kind::Values:
+    case Kind::GradDefined:
+    case Kind::GradSizes:
+    case Kind::GradDType:
+    case Kind::GradAlias:
+    case Kind::GradStrides:
+    case Kind::GradStridesSize1:
+    case Kind::GradValues:
+    case Kind::Crash:
+    case Kind::Timeout: break;
   }
   return sig;
 }

@@ -3,8 +3,10 @@
 #include <optional>
 #include <string>
 
+#include "program/divergence_kind.h"
 #include "program/error_category.h"
 #include "program/program.h"
+#include "program/signature.h"
 #include "program/trace.h"
 
 namespace parity::program {
@@ -13,7 +15,7 @@ struct Divergence {
   enum class Severity { Major, Minor };  // minor: strides differ only in size-1 dims or empty tensors
   int step = -1;       // first differing step
   int value = -1;      // value observed at that step, -1 for the step's own outcome
-  std::string kind;    // observation kind: status, error_category, sizes, strides, ..., grad_values
+  DivergenceKind kind = DivergenceKind::Values;  // which observation differed
   std::string impl;    // each side's observation, rendered for a person
   std::string oracle;
   Severity severity = Severity::Major;
@@ -33,8 +35,9 @@ std::optional<Divergence> compare(const Trace& impl, const Trace& oracle);
 
 std::string_view to_string(Divergence::Severity);
 
-// Groups findings: "<op>:<kind>[:<category>]", the op being the first differing step's ("program" when the
-// divergence is not tied to a step). The category is added for status and error_category kinds only.
-std::string signature(const Program&, const Divergence&);
+// What groups findings: the op of the first differing step (Signature::kProgramOp when the divergence is not
+// tied to a step), the kind, and for status and error_category (and grad_fn refused on both sides) the error
+// categories.
+Signature signature(const Program&, const Divergence&);
 
 }  // namespace parity::program

@@ -580,7 +580,7 @@ Trace trace_from_json(const json& j) {
 }
 
 json to_json(const Divergence& d) {
-  json j = {{"step", d.step},     {"value", d.value},   {"kind", d.kind},
+  json j = {{"step", d.step},     {"value", d.value},   {"kind", to_string(d.kind)},
             {"impl", d.impl},     {"oracle", d.oracle}, {"severity", to_string(d.severity)}};
   if (d.impl_category) j["impl_category"] = to_string(*d.impl_category);
   if (d.oracle_category) j["oracle_category"] = to_string(*d.oracle_category);
@@ -592,7 +592,9 @@ Divergence divergence_from_json(const json& j) {
   Divergence d;
   d.step = o.int32("step");
   d.value = o.int32("value");
-  d.kind = o.string("kind");
+  const std::string kind = o.string("kind");
+  if (auto k = parse_divergence_kind(kind)) d.kind = *k;
+  else o.fail_field("kind", "is " + quote(kind) + "; not a divergence kind");
   d.impl = o.string("impl");
   d.oracle = o.string("oracle");
   std::string sev = o.string("severity");

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "program/error_category.h"
@@ -64,5 +65,12 @@ std::string_view to_string(StepObs::Status);
 
 // TensorObs::grad_fn when reading grad_fn raised (a view whose base was modified in a forbidden way).
 inline std::string raised_marker(ErrorCategory c) { return "<raised " + std::string(to_string(c)) + ">"; }
+// The category a raised_marker names; nullopt for any other grad_fn text.
+inline std::optional<ErrorCategory> raised_marker_category(std::string_view grad_fn) {
+  constexpr std::string_view open = "<raised ", close = ">";
+  if (!grad_fn.starts_with(open) || !grad_fn.ends_with(close) || grad_fn.size() < open.size() + close.size())
+    return std::nullopt;
+  return parse_error_category(grad_fn.substr(open.size(), grad_fn.size() - open.size() - close.size()));
+}
 
 }  // namespace parity::program

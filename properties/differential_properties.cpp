@@ -53,12 +53,12 @@ void impl_matches_libtorch() {
 
   const Trace impl = program::run(*impl_backend(), p);
   if (auto d = program::compare(impl, oracle)) {
-    const std::string sig = program::signature(p, *d);
+    const program::Signature sig = program::signature(p, *d);
     if (known().match(sig, oracle::torch_version(), reports::today_utc())) {
-      RC_TAG(cat("expected divergence: ", sig));
+      RC_TAG(cat("expected divergence: ", sig.to_string()));
       return;
     }
-    RC_FAIL(cat("impl diverges from LibTorch: ", program::signature(p, *d), " (", severity(*d), ") at step ",
+    RC_FAIL(cat("impl diverges from LibTorch: ", sig.to_string(), " (", severity(*d), ") at step ",
                 d->step, d->value >= 0 ? cat(", value v", d->value) : std::string(), "\n  impl:    ", d->impl,
                 "\n  libtorch: ", d->oracle, "\nprogram:\n", generators::describe(p), "libtorch trace:\n",
                 render(oracle), "impl trace:\n", render(impl)));

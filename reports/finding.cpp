@@ -40,7 +40,7 @@ json to_json(const Finding& f) {
           {"case_index", program::uint64_to_json(f.case_index)},
           {"case_seed", program::uint64_to_json(f.case_seed)},
           {"size", f.size},
-          {"signature", f.signature},
+          {"signature", f.signature.to_string()},
           {"severity", program::to_string(f.severity)},
           {"expected", f.expected},
           {"known_reason", f.known_reason},
@@ -67,7 +67,9 @@ Finding finding_from_json(const json& j) {
   f.case_index = u64(j, "case_index");
   f.case_seed = u64(j, "case_seed");
   f.size = typed<int>(j, "size");
-  f.signature = typed<std::string>(j, "signature");
+  const std::string signature = typed<std::string>(j, "signature");
+  if (auto s = program::Signature::parse(signature)) f.signature = std::move(*s);
+  else throw JsonError("finding: field \"signature\" (" + signature.substr(0, 80) + ") is not a signature");
   f.expected = typed<bool>(j, "expected");
   f.known_reason = typed<std::string>(j, "known_reason");
   try {

@@ -9,6 +9,7 @@
 
 #include "program/compare.h"
 #include "program/program.h"
+#include "program/signature.h"
 #include "program/trace.h"
 
 namespace parity::reports {
@@ -23,7 +24,7 @@ struct Finding {
   std::uint64_t case_index = 0;  // case k of the campaign
   std::uint64_t case_seed = 0;   // what the generator was given for case k
   int size = 0;                  // the generator's size for case k
-  std::string signature;
+  program::Signature signature;
   program::Divergence::Severity severity = program::Divergence::Severity::Major;
   bool expected = false;  // matched a known divergence
   std::string known_reason;

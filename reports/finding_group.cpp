@@ -53,7 +53,7 @@ json to_json(const FindingGroups& groups) {
       smallest = {{"case_index", program::uint64_to_json(f.smallest->case_index)},
                   {"steps", f.smallest->program.steps.size()},
                   {"program", program::to_json(f.smallest->program)}};
-    out.push_back({{"signature", g->first},
+    out.push_back({{"signature", g->first.to_string()},
                    {"count", program::uint64_to_json(f.count)},
                    {"expected", f.expected},
                    {"known_reason", f.known_reason},
@@ -69,8 +69,10 @@ FindingGroups finding_groups_from_json(const json& j) {
   FindingGroups out;
   for (const json& g : j) {
     if (!g.is_object()) throw program::JsonError("run summary: every group must be an object");
-    const std::string sig = json_typed<std::string>(g, "signature", kWhat);
-    const std::string what = "run summary: group \"" + sig.substr(0, 80) + "\"";
+    const std::string text = json_typed<std::string>(g, "signature", kWhat);
+    const std::string what = "run summary: group \"" + text.substr(0, 80) + "\"";
+    const auto sig = program::Signature::parse(text);
+    if (!sig) throw program::JsonError(what + ": field \"signature\" is not a signature");
     FindingGroup f;
     f.count = json_u64(g, "count", what);
     f.expected = json_typed<bool>(g, "expected", what);
@@ -89,7 +91,7 @@ FindingGroups finding_groups_from_json(const json& j) {
       }
       f.smallest = std::move(smallest);
     }
-    if (!out.emplace(sig, std::move(f)).second) throw program::JsonError(what + " is listed twice");
+    if (!out.emplace(*sig, std::move(f)).second) throw program::JsonError(what + " is listed twice");
   }
   return out;
 }

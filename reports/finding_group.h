@@ -8,6 +8,7 @@
 #include <string>
 
 #include "program/program.h"
+#include "program/signature.h"
 
 namespace parity::reports {
 
@@ -34,7 +35,7 @@ struct FindingGroup {
   bool operator==(const FindingGroup&) const = default;
 };
 
-using FindingGroups = std::map<std::string, FindingGroup>;  // by signature
+using FindingGroups = std::map<program::Signature, FindingGroup>;  // by signature, in the order of its text
 
 // An array, the unexpected groups first, then by count (most first) and signature.
 nlohmann::json to_json(const FindingGroups&);

@@ -232,11 +232,11 @@ std::string values_text(const std::vector<double>& v, std::optional<std::size_t>
   return s + "]";
 }
 
-// The observation field a divergence kind names (program/compare.cpp emits these kinds).
-std::string field_of_kind(const std::string& kind) {
-  if (kind == "strides_size1") return "strides";
-  if (kind == "grad_strides_size1") return "grad_strides";
-  return kind;
+// The observation field a divergence kind names: the kind's own name, but for the minor kinds of strides.
+std::string field_of_kind(program::DivergenceKind kind) {
+  if (kind == program::DivergenceKind::StridesSize1) return "strides";
+  if (kind == program::DivergenceKind::GradStridesSize1) return "grad_strides";
+  return std::string(program::to_string(kind));
 }
 
 // Builds an observation's fields, wrapping the one named `marked` (if any) in the first-difference mark.
@@ -317,13 +317,14 @@ std::string render_cell(const program::Trace* t, std::size_t i, const Divergence
   if (i >= t->steps.size()) return "<span class=\"status skipped\">not reached</span>";
   const StepObs& s = t->steps[i];
   const bool here = d.step == static_cast<int>(i);
-  const bool outcome = here && (d.value < 0 || d.kind == "status" || d.kind == "error_category");
-  std::string html = render_status(s, outcome && d.kind != "observed_set");
+  using Kind = program::DivergenceKind;
+  const bool outcome = here && (d.value < 0 || d.kind == Kind::Status || d.kind == Kind::ErrorCategory);
+  std::string html = render_status(s, outcome && d.kind != Kind::ObservedSet);
   const std::string marked = here && d.value >= 0 ? field_of_kind(d.kind) : "";
   const auto keep = diverging_element(d);
   std::string obs;
   for (const TensorObs& o : s.observed) obs += render_obs(o, o.value == d.value ? marked : "", keep);
-  if (here && d.kind == "observed_set") {
+  if (here && d.kind == Kind::ObservedSet) {
     std::string ids;
     for (const TensorObs& o : s.observed) ids += (ids.empty() ? "" : ", ") + std::string("v") + std::to_string(o.value);
     obs = "<div class=\"obs\"><mark class=\"first-diff\" title=\"first difference\">observed: " +
@@ -377,7 +378,7 @@ std::set<std::string> categories_of(const Divergence& d) {
 // One section of the page: a signature, from the recorded findings and from run.json's groups (which count the
 // cases not recorded, and keep the smallest program even when findings.jsonl lost it).
 struct Group {
-  std::string signature;
+  program::Signature signature;
   std::vector<std::size_t> members;         // indices into ReportInput::findings
   const Finding* shown = nullptr;           // the recorded finding with the smallest program, if any
   std::size_t shown_record = 0;             // its record index in findings.jsonl
@@ -387,23 +388,14 @@ struct Group {
   std::uint64_t first_case = 0;
   bool expected = false;
   std::string known_reason;
-  std::string op, kind;  // for the filters
+  std::string op, kind;  // for the filters: the signature's
   std::set<std::string> categories;
 
   int diverging_step() const { return shown ? shown->divergence.step : -1; }
 };
 
-// "op:kind[:category...]" when no finding tells the parts.
-void parts_from_signature(Group& g) {
-  const auto first = g.signature.find(':');
-  g.op = g.signature.substr(0, first);
-  if (first == std::string::npos) return;
-  const auto second = g.signature.find(':', first + 1);
-  g.kind = g.signature.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
-}
-
 std::vector<Group> make_groups(const ReportInput& in) {
-  std::map<std::string, Group> by_sig;
+  std::map<program::Signature, Group> by_sig;
   for (std::size_t i = 0; i < in.findings.size(); ++i) {
     const Finding& f = in.findings[i];
     Group& g = by_sig[f.signature];
@@ -436,14 +428,12 @@ std::vector<Group> make_groups(const ReportInput& in) {
   std::vector<Group> out;
   for (auto& [sig, g] : by_sig) {
     g.count = std::max<std::uint64_t>(g.count, g.members.size());
+    g.op = g.signature.op;
+    g.kind = std::string(program::to_string(g.signature.kind));
     if (g.shown) {
       g.program = &g.shown->program;
       g.shown_case = g.shown->case_index;
-      g.op = op_at(g.shown->program, g.shown->divergence.step);
-      g.kind = g.shown->divergence.kind;
       g.categories = categories_of(g.shown->divergence);
-    } else {
-      parts_from_signature(g);
     }
     out.push_back(std::move(g));
   }
@@ -540,7 +530,7 @@ std::string render_overview(const std::vector<Group>& groups) {
   std::set<std::string> ops, kinds, categories;
   for (const auto& g : groups) {
     ops.insert(g.op);
-    if (!g.kind.empty()) kinds.insert(g.kind);
+    kinds.insert(g.kind);
     categories.insert(g.categories.begin(), g.categories.end());
   }
   std::string html = "<h3>Groups</h3><form id=\"filters\">";
@@ -554,7 +544,7 @@ std::string render_overview(const std::vector<Group>& groups) {
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const Group& g = groups[i];
     html += "<tr data-group=\"g" + std::to_string(i) + "\" " + group_attributes(g) + ">";
-    html += "<td class=\"mono\"><a href=\"#g" + std::to_string(i) + "\">" + esc(g.signature) + "</a></td>";
+    html += "<td class=\"mono\"><a href=\"#g" + std::to_string(i) + "\">" + esc(g.signature.to_string()) + "</a></td>";
     html += "<td>" + std::to_string(g.count) + "</td><td>" + verdict_badge(g) + "</td>";
     html += "<td>" + std::to_string(g.first_case) + "</td>";
     html += "<td>" + esc(g.program ? plural(g.program->steps.size(), "step") + " (case " + std::to_string(g.shown_case) + ")"
@@ -608,7 +598,7 @@ std::string render_group(const ReportInput& in, const Group& g, std::size_t inde
   const std::string id = "g" + std::to_string(index);
   std::string html = "<section class=\"group" + std::string(g.expected ? " is-expected" : "") + "\" id=\"" + id +
                      "\" " + group_attributes(g) + ">";
-  html += "<h2 class=\"mono\"><a href=\"#" + id + "\">" + esc(g.signature) + "</a>" + verdict_badge(g);
+  html += "<h2 class=\"mono\"><a href=\"#" + id + "\">" + esc(g.signature.to_string()) + "</a>" + verdict_badge(g);
   if (f && f->divergence.severity == Divergence::Severity::Minor) html += "<span class=\"badge minor\">minor</span>";
   html += "</h2>";
   std::string meta = plural(g.count, "case") + ", first seen in case " + std::to_string(g.first_case);
@@ -634,7 +624,7 @@ std::string render_group(const ReportInput& in, const Group& g, std::size_t inde
     const Divergence& d = f->divergence;
     std::string where = d.step >= 0 ? "step " + std::to_string(d.step) + " (" + op_at(f->program, d.step) + ")" : "the program";
     if (d.value >= 0) where += ", value v" + std::to_string(d.value);
-    html += "<div class=\"divergence\"><strong>First difference</strong> at " + esc(where) + ": <code>" + esc(d.kind) +
+    html += "<div class=\"divergence\"><strong>First difference</strong> at " + esc(where) + ": <code>" + esc(program::to_string(d.kind)) +
             "</code><div class=\"sides\"><div class=\"side\"><span class=\"label\">impl</span><code>" + esc(d.impl) +
             "</code></div><div class=\"side\"><span class=\"label\">LibTorch (the oracle)</span><code>" + esc(d.oracle) +
             "</code></div></div></div>";

@@ -154,10 +154,11 @@ bool KnownDivergences::applies(const KnownDivergence& k, std::string_view libtor
   return true;
 }
 
-const KnownDivergence* KnownDivergences::match(std::string_view signature, std::string_view libtorch_version,
-                                               std::string_view today) const {
+const KnownDivergence* KnownDivergences::match(const program::Signature& signature,
+                                               std::string_view libtorch_version, std::string_view today) const {
+  const std::string text = signature.to_string();  // what the entries' patterns are written against
   for (const auto& k : entries_)
-    if (applies(k, libtorch_version, today) && glob_match(k.signature, signature)) return &k;
+    if (applies(k, libtorch_version, today) && glob_match(k.signature, text)) return &k;
   return nullptr;
 }
 

@@ -9,10 +9,12 @@
 #include <string_view>
 #include <vector>
 
+#include "program/signature.h"
+
 namespace parity::reports {
 
 struct KnownDivergence {
-  std::string signature;  // exact, or a pattern where '*' matches any run of characters
+  std::string signature;  // a signature's text, or a pattern where '*' matches any run of characters
   std::string reason;
   std::optional<std::string> libtorch_min;  // inclusive
   std::optional<std::string> libtorch_max;  // inclusive
@@ -29,7 +31,7 @@ class KnownDivergences {
   // Whether an entry is in force for this LibTorch version on `today` (YYYY-MM-DD): not expired, in range.
   static bool applies(const KnownDivergence& k, std::string_view libtorch_version, std::string_view today);
   // The first entry that covers this signature for this LibTorch version on `today`.
-  const KnownDivergence* match(std::string_view signature, std::string_view libtorch_version,
+  const KnownDivergence* match(const program::Signature& signature, std::string_view libtorch_version,
                                std::string_view today) const;
   std::vector<const KnownDivergence*> expired(std::string_view today) const;
   const std::vector<KnownDivergence>& entries() const { return entries_; }

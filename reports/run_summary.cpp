@@ -105,6 +105,8 @@ json to_json(const RunSummary& r) {
   json ops = json::object();
   for (const auto& [name, c] : r.ops)
     ops[name] = {{"generated", c.generated}, {"ok", c.ok}, {"raised", c.raised}, {"skipped", c.skipped}};
+  json by_kind = json::object();
+  for (const auto& [kind, n] : r.findings_by_kind) by_kind[std::string(program::to_string(kind))] = n;
   return {{"schema_version", kReportSchemaVersion},
           {"kind", "run"},
           {"libtorch_version", r.libtorch_version},
@@ -123,7 +125,7 @@ json to_json(const RunSummary& r) {
           {"crashes", r.crashes},
           {"timeouts", r.timeouts},
           {"groups", to_json(r.groups)},
-          {"findings_by_kind", r.findings_by_kind},
+          {"findings_by_kind", std::move(by_kind)},
           {"ops", std::move(ops)},
           {"error_categories", r.error_categories},
           {"known_divergence_hits", r.known_divergence_hits},
@@ -155,7 +157,11 @@ RunSummary run_summary_from_json(const json& j) {
   r.crashes = u64(j, "crashes");
   r.timeouts = u64(j, "timeouts");
   r.groups = finding_groups_from_json(field(j, "groups"));
-  r.findings_by_kind = map_field<std::uint64_t>(j, "findings_by_kind");
+  for (const auto& [name, n] : map_field<std::uint64_t>(j, "findings_by_kind")) {
+    auto kind = program::parse_divergence_kind(name);
+    if (!kind) throw JsonError("run summary: findings_by_kind." + name.substr(0, 80) + " is not a divergence kind");
+    r.findings_by_kind[*kind] = n;
+  }
   r.ops = map_field<OpCounts>(j, "ops");
   r.error_categories = map_field<std::uint64_t>(j, "error_categories");
   r.known_divergence_hits = map_field<std::uint64_t>(j, "known_divergence_hits");

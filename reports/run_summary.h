@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "program/divergence_kind.h"
 #include "reports/finding_group.h"
 
 namespace parity::reports {
@@ -59,7 +60,7 @@ struct RunSummary {
   std::uint64_t crashes = 0;
   std::uint64_t timeouts = 0;
   FindingGroups groups;
-  std::map<std::string, std::uint64_t> findings_by_kind;   // observation kind (status, strides, values...)
+  std::map<program::DivergenceKind, std::uint64_t> findings_by_kind;
   std::map<std::string, OpCounts> ops;
   std::map<std::string, std::uint64_t> error_categories;   // steps where both backends raised this category
   // Findings each known-divergence entry in force matched (0: the entry matched nothing in this run).

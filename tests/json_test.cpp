@@ -373,7 +373,7 @@ TEST(JsonTrace, RefusesBrokenTraces) {
 }
 
 TEST(JsonDivergence, RoundTrips) {
-  Divergence d{3, 2, "strides_size1", "[1, 1]", "[3, 1]", Divergence::Severity::Minor, std::nullopt,
+  Divergence d{3, 2, DivergenceKind::StridesSize1, "[1, 1]", "[3, 1]", Divergence::Severity::Minor, std::nullopt,
                ErrorCategory::Shape};
   json j = to_json(d);
   EXPECT_EQ(j["severity"], "minor");
@@ -382,6 +382,9 @@ TEST(JsonDivergence, RoundTrips) {
   d.impl_category = ErrorCategory::Crash;
   EXPECT_EQ(divergence_from_json(to_json(d)), d);
   j["severity"] = "catastrophic";
+  EXPECT_THROW(divergence_from_json(j), JsonError);
+  j["severity"] = "minor";
+  j["kind"] = "strides_size_one";  // kinds are read as DivergenceKind: an unknown one is refused
   EXPECT_THROW(divergence_from_json(j), JsonError);
 }
 

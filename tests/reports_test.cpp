@@ -23,6 +23,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// A signature written as findings.jsonl writes it.
+program::Signature sig(std::string_view text) { return program::Signature::parse(text).value(); }
+
 class TempDir {
  public:
   TempDir() {
@@ -48,7 +51,7 @@ Finding sample_finding() {
   f.case_index = 17;
   f.case_seed = 99;
   f.size = 40;
-  f.signature = "transpose:strides";
+  f.signature = sig("transpose:strides");
   f.original_program_size = 9;
   f.shrink_evaluations = 12;
   program::Step r;
@@ -56,7 +59,7 @@ Finding sample_finding() {
   r.attrs.sizes = {2, 3};
   r.attrs.strides = {3, 1};
   f.program.steps.push_back(r);
-  f.divergence = {0, 0, "strides", "[1, 2]", "[3, 1]", program::Divergence::Severity::Major, {}, {}};
+  f.divergence = {0, 0, program::DivergenceKind::Strides, "[1, 2]", "[3, 1]", program::Divergence::Severity::Major, {}, {}};
   program::Trace t;
   t.backend = "impl";
   t.steps.resize(1);
@@ -116,11 +119,11 @@ TEST(ReportsRunSummary, RoundTrips) {
   r.recorded_findings = 2;
   r.crashes = 1;
   r.planted_faults = {"mul=values"};
-  r.groups["add:values"].add_case(7);
-  r.groups["add:values"].add_case(3);
-  r.groups["add:values"].offer(3, sample_finding().program);
-  r.groups["program:crash"].add_case(12);  // a group whose findings were not recorded has no smallest program
-  r.findings_by_kind = {{"values", 3}, {"crash", 1}};
+  r.groups[sig("add:values")].add_case(7);
+  r.groups[sig("add:values")].add_case(3);
+  r.groups[sig("add:values")].offer(3, sample_finding().program);
+  r.groups[sig("program:crash")].add_case(12);  // a group whose findings were not recorded has no smallest program
+  r.findings_by_kind = {{program::DivergenceKind::Values, 3}, {program::DivergenceKind::Crash, 1}};
   r.ops = {{"add", {10, 8, 1, 1}}};
   r.error_categories = {{"shape", 2}};
   r.known_divergence_hits = {{"expand:status:argument", 1}, {"never:matched", 0}};
@@ -309,11 +312,11 @@ TEST(ReportsKnown, MatchesBySignatureVersionAndDate) {
               {{"signature", "add:values"}, {"reason", "old"}, {"expires", "2001-01-01"}}}}};
   KnownDivergences k = KnownDivergences::from_json(j, "known.json");
   ASSERT_EQ(k.entries().size(), 2u);
-  EXPECT_NE(k.match("clone:strides_size1", "1.13.0", "2024-05-01"), nullptr);
-  EXPECT_EQ(k.match("clone:strides_size1", "2.0.0", "2024-05-01"), nullptr);
-  EXPECT_EQ(k.match("clone:strides", "1.13.0", "2024-05-01"), nullptr);
-  EXPECT_EQ(k.match("add:values", "1.13.0", "2024-05-01"), nullptr);  // expired
-  EXPECT_NE(k.match("add:values", "1.13.0", "2001-01-01"), nullptr);  // last day
+  EXPECT_NE(k.match(sig("clone:strides_size1"), "1.13.0", "2024-05-01"), nullptr);
+  EXPECT_EQ(k.match(sig("clone:strides_size1"), "2.0.0", "2024-05-01"), nullptr);
+  EXPECT_EQ(k.match(sig("clone:strides"), "1.13.0", "2024-05-01"), nullptr);
+  EXPECT_EQ(k.match(sig("add:values"), "1.13.0", "2024-05-01"), nullptr);  // expired
+  EXPECT_NE(k.match(sig("add:values"), "1.13.0", "2001-01-01"), nullptr);  // last day
   EXPECT_EQ(k.expired("2024-05-01").size(), 1u);
 }
 
@@ -383,7 +386,7 @@ RunSummary shard_summary(int index, int total, std::uint64_t cases, double secon
   r.cases = cases;
   r.seconds = seconds;
   r.findings = r.unexpected_findings = 1;
-  r.groups["add:values"].add_case(static_cast<std::uint64_t>(index));
+  r.groups[sig("add:values")].add_case(static_cast<std::uint64_t>(index));
   r.ops = {{"add", {cases, cases, 0, 0}}};
   r.coverage = Coverage::zeroed();
   r.coverage.situations["version_error"] = cases;
@@ -395,8 +398,8 @@ TEST(ReportsMerge, SumsShardsOfOneCampaign) {
   EXPECT_EQ(m.cases, 40u);
   EXPECT_DOUBLE_EQ(m.seconds, 4.0);  // side by side: the longest shard
   EXPECT_DOUBLE_EQ(m.cases_per_second, 10.0);
-  EXPECT_EQ(m.groups.at("add:values").count, 2u);
-  EXPECT_EQ(m.groups.at("add:values").first_case, 0u);
+  EXPECT_EQ(m.groups.at(sig("add:values")).count, 2u);
+  EXPECT_EQ(m.groups.at(sig("add:values")).first_case, 0u);
   EXPECT_EQ(m.ops.at("add").generated, 40u);
   EXPECT_EQ(m.coverage.situations.at("version_error"), 40u);
   EXPECT_EQ(m.shard, (ShardInfo{0, 1}));

@@ -1,0 +1,48 @@
+// Divergence kinds: which observation differed first between impl and LibTorch (program/compare.cpp emits
+// them, the evaluator adds crash and timeout). Their names are what findings.jsonl and run.json write
+// (reports/schema/common.schema.json, divergence_kind).
+#pragma once
+#include <optional>
+#include <string_view>
+
+namespace parity::program {
+
+#define PARITY_DIVERGENCE_KINDS(X)                                                                  \
+  X(StepCount, "step_count")            /* the traces have different numbers of steps */            \
+  X(Status, "status")                   /* a step ran on one side and raised or was skipped */      \
+  X(ErrorCategory, "error_category")    /* both raised, for different reasons */                   \
+  X(ObservedSet, "observed_set")        /* a step observed different values */                     \
+  X(Sizes, "sizes")                                                                                 \
+  X(DType, "dtype")                                                                                 \
+  X(Device, "device")                                                                               \
+  X(Strides, "strides")                                                                             \
+  X(StridesSize1, "strides_size1")      /* minor: strides differ only where they cannot matter */  \
+  X(Offset, "offset")                   /* minor when the tensor is empty */                        \
+  X(Alias, "alias")                                                                                 \
+  X(View, "view")                                                                                   \
+  X(Version, "version")                                                                             \
+  X(RequiresGrad, "requires_grad")                                                                  \
+  X(IsLeaf, "is_leaf")                                                                              \
+  X(GradFn, "grad_fn")                                                                              \
+  X(Contiguity, "contiguity")                                                                       \
+  X(Values, "values")                                                                               \
+  X(GradDefined, "grad_defined")                                                                    \
+  X(GradSizes, "grad_sizes")                                                                        \
+  X(GradDType, "grad_dtype")                                                                        \
+  X(GradAlias, "grad_alias")                                                                        \
+  X(GradStrides, "grad_strides")                                                                    \
+  X(GradStridesSize1, "grad_strides_size1") /* minor */                                             \
+  X(GradValues, "grad_values")                                                                      \
+  X(Crash, "crash")                     /* the case's process died */                               \
+  X(Timeout, "timeout")                 /* the case's process hung */
+
+enum class DivergenceKind {
+#define PARITY_ENUM_KIND(name, str) name,
+  PARITY_DIVERGENCE_KINDS(PARITY_ENUM_KIND)
+#undef PARITY_ENUM_KIND
+};
+
+std::string_view to_string(DivergenceKind);
+std::optional<DivergenceKind> parse_divergence_kind(std::string_view);
+
+}  // namespace parity::program
