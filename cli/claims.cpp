@@ -11,8 +11,8 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/isolation.h"
 #include "cli/render.h"
+#include "engine/isolation.h"
 #include "impl/backend/impl_backend.h"
 #include "oracle/torch_backend.h"
 #include "program/json.h"
@@ -74,25 +74,25 @@ std::string side_result(const program::Program& p, bool libtorch) {
 }
 
 SideRun run_side(const program::Program& p, bool libtorch, std::chrono::milliseconds timeout) {
-  const ChildEnd end = run_isolated([&] { return side_result(p, libtorch); }, timeout);
+  const engine::ChildEnd end = engine::run_isolated([&] { return side_result(p, libtorch); }, timeout);
   SideRun out;
   switch (end.how) {
-    case ChildEnd::How::Timeout: out.failure = "timeout: " + end.describe(timeout); return out;
-    case ChildEnd::How::Signal:
-    case ChildEnd::How::Exit:
-    case ChildEnd::How::Interrupted: out.failure = "crash: " + end.describe(timeout); return out;
-    case ChildEnd::How::Finished: break;
+    case engine::ChildEnd::How::Timeout: out.failure = "timeout: " + end.describe(timeout); return out;
+    case engine::ChildEnd::How::Signal:
+    case engine::ChildEnd::How::Exit:
+    case engine::ChildEnd::How::Interrupted: out.failure = "crash: " + end.describe(timeout); return out;
+    case engine::ChildEnd::How::Finished: break;
   }
   const std::string& text = end.output;
   try {
     json r = json::parse(text);
-    if (r.contains("fatal")) throw EvaluationError(r["fatal"].get<std::string>());
+    if (r.contains("fatal")) throw engine::EvaluationError(r["fatal"].get<std::string>());
     if (r.contains("escaped")) {
       out.failure = "an exception escaped the run: " + r["escaped"].get<std::string>();
       return out;
     }
     out.trace = program::trace_from_json(r.at("trace"));
-  } catch (const EvaluationError&) {
+  } catch (const engine::EvaluationError&) {
     throw;
   } catch (const std::exception& e) {
     out.failure = "crash: ended without a complete result (" + std::string(e.what()).substr(0, 200) + ")";

@@ -13,9 +13,9 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/evaluate.h"
 #include "cli/progress.h"
 #include "cli/render.h"
+#include "engine/evaluate.h"
 #include "generators/program_gen.h"
 #include "impl/backend/planted_faults.h"
 #include "oracle/torch_backend.h"
@@ -34,6 +34,11 @@ namespace parity::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using engine::EvalOptions;
+using engine::Evaluation;
+using engine::EvaluationError;
+using engine::StepOutcome;
+using engine::evaluate_isolated;
 using program::Divergence;
 using program::Program;
 

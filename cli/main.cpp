@@ -8,8 +8,8 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/evaluate.h"
 #include "cli/render.h"
+#include "engine/isolation.h"
 #include "impl/backend/planted_faults.h"
 #include "program/internal_assert.h"
 #include "program/json.h"
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
     return fail(e.what());
   } catch (const parity::reports::ReportError& e) {
     return fail(e.what());
-  } catch (const parity::cli::EvaluationError& e) {
+  } catch (const parity::engine::EvaluationError& e) {
     return fail(std::string("cannot evaluate programs: ") + e.what());
   } catch (const parity::program::InternalError& e) {
     std::fprintf(stderr, "parity: internal error (a bug in parity, please report it): %s\n",

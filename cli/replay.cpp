@@ -3,9 +3,9 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/evaluate.h"
 #include "cli/input.h"
 #include "cli/render.h"
+#include "engine/evaluate.h"
 #include "impl/backend/planted_faults.h"
 #include "program/repro.h"
 
@@ -38,7 +38,7 @@ int replay_command(const std::vector<std::string>& argv) {
     throw UsageError("`parity replay` takes one FILE (see `parity replay --help`)");
   std::optional<std::size_t> index;
   if (auto n = args.uint64("--index", 0, std::uint64_t{1} << 40)) index = static_cast<std::size_t>(*n);
-  EvalOptions options;
+  engine::EvalOptions options;
   options.want_traces = true;
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) options.timeout = std::chrono::milliseconds(*t);
 
@@ -50,7 +50,7 @@ int replay_command(const std::vector<std::string>& argv) {
               << (faults.empty() ? std::string("(unset)") : faults)
               << ", which differs from now: set it the same way to replay it as it was found\n";
   }
-  Evaluation ev = evaluate_isolated(in.program, options);
+  engine::Evaluation ev = engine::evaluate_isolated(in.program, options);
   const std::string recorded = in.finding ? in.finding->signature.to_string() : "";
   int rc = 0;
   if (ev.divergence) {

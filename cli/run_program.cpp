@@ -4,9 +4,9 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/evaluate.h"
 #include "cli/input.h"
 #include "cli/render.h"
+#include "engine/evaluate.h"
 #include "program/json.h"
 #include "program/repro.h"
 
@@ -40,12 +40,12 @@ int run_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
   Args args("parity run", argv, {{"--timeout-ms"}, {"--traces", false}, {"--cpp", false}, {"--python", false}});
   if (args.positional().size() != 1) throw UsageError("`parity run` takes one PROGRAM.json (see `parity run --help`)");
-  EvalOptions options;
+  engine::EvalOptions options;
   options.want_traces = true;
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) options.timeout = std::chrono::milliseconds(*t);
 
   program::Program p = load_program_file(args.positional()[0]);
-  Evaluation ev = evaluate_isolated(p, options);
+  engine::Evaluation ev = engine::evaluate_isolated(p, options);
   std::cout << cell("step", 5) << cell("op", 16) << cell("impl", 48) << "libtorch\n";
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
     const int id = static_cast<int>(i);

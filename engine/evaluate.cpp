@@ -1,4 +1,4 @@
-#include "cli/evaluate.h"
+#include "engine/evaluate.h"
 
 #include <sys/mman.h>
 
@@ -8,13 +8,13 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
-#include "cli/isolation.h"
+#include "engine/isolation.h"
 #include "impl/backend/impl_backend.h"
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
 #include "program/json.h"
 
-namespace parity::cli {
+namespace parity::engine {
 
 namespace {
 
@@ -301,4 +301,11 @@ Evaluation evaluate_isolated(const program::Program& program, const EvalOptions&
   return out;
 }
 
-}  // namespace parity::cli
+Evaluation evaluate_in_process(const program::Program& program, bool want_traces) {
+  Progress progress;  // nobody watches it: there is no child to lose
+  Evaluation out;
+  parse_result(child_result(program, want_traces, &progress), program, out);
+  return out;
+}
+
+}  // namespace parity::engine

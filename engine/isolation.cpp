@@ -1,4 +1,4 @@
-#include "cli/isolation.h"
+#include "engine/isolation.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -14,7 +14,7 @@
 #include <cstring>
 #include <string_view>
 
-namespace parity::cli {
+namespace parity::engine {
 
 namespace {
 
@@ -133,4 +133,4 @@ ChildEnd run_isolated(const std::function<std::string()>& work, std::chrono::mil
   }
 }
 
-}  // namespace parity::cli
+}  // namespace parity::engine

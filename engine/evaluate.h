@@ -9,14 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "cli/isolation.h"
+#include "engine/isolation.h"
 #include "program/compare.h"
 #include "program/coverage.h"
 #include "program/program.h"
 #include "program/trace.h"
 
-namespace parity::cli {
-
+namespace parity::engine {
 
 // One step's outcome on both sides, kept for every case so a campaign can count what it exercised.
 struct StepOutcome {
@@ -48,4 +47,10 @@ struct EvalOptions {
 // Throws EvaluationError when the machinery fails.
 Evaluation evaluate_isolated(const program::Program& program, const EvalOptions& options);
 
-}  // namespace parity::cli
+// The same evaluation in this process, through the same result text a child sends: no time limit, and a crash
+// or a hang of a backend is the caller's. For tests, and for programs known to be harmless; a process that
+// forks children later (evaluate_isolated) then forks with torch state in it. Throws EvaluationError when a
+// backend is missing.
+Evaluation evaluate_in_process(const program::Program& program, bool want_traces = false);
+
+}  // namespace parity::engine

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace parity::cli {
+namespace parity::engine {
 
 // The machinery itself failed (fork, pipe, poll, shared memory): not an outcome, a broken setup.
 struct EvaluationError : std::runtime_error {
@@ -29,4 +29,4 @@ struct ChildEnd {
 ChildEnd run_isolated(const std::function<std::string()>& work, std::chrono::milliseconds timeout,
                       const std::atomic<bool>* stop = nullptr);
 
-}  // namespace parity::cli
+}  // namespace parity::engine
