@@ -1,0 +1,80 @@
+// A campaign: generated programs, each evaluated in a child process, diverging ones shrunk and appended to
+// findings.jsonl as soon as they are found, run.json written at the end. `parity fuzz` parses its flags into a
+// CampaignConfig, calls run_campaign and prints; tests call it directly.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "generators/program_gen.h"
+#include "reports/finding.h"
+#include "reports/known_divergences.h"
+#include "reports/run_summary.h"
+
+namespace parity::engine {
+
+inline constexpr int kMaxRecordedPerSignature = 3;  // findings written to findings.jsonl per signature
+inline constexpr int kMaxShrinkEvaluations = 200;
+inline constexpr double kMaxShrinkSeconds = 60;
+
+struct CampaignConfig {
+  std::uint64_t seed = 0;
+  std::optional<double> seconds;        // stop after this long
+  std::optional<std::uint64_t> cases;   // stop after case indices 0..cases-1 (shared out among shards)
+  std::filesystem::path out = "parity-out";  // findings.jsonl and run.json go here (see prepare_output)
+  generators::GenConfig generator;
+  std::chrono::milliseconds timeout{10000};  // of one case
+  reports::ShardInfo shard;             // this process runs the cases k with k % total == index
+};
+
+// What the campaign has done and what it was asked to do (either budget may be absent).
+struct CampaignProgress {
+  double elapsed = 0;  // seconds
+  std::uint64_t cases = 0;
+  std::uint64_t findings = 0;
+  std::size_t groups = 0;
+  std::optional<double> seconds_budget;
+  std::optional<std::uint64_t> cases_budget;  // cases this shard will run
+};
+
+// What a campaign tells its caller while it runs (cli draws a progress line). Both default to nothing.
+class CampaignObserver {
+ public:
+  virtual ~CampaignObserver() = default;
+  // After every case, and once more (`final`) when the campaign ends, before run.json is written.
+  virtual void on_progress(const CampaignProgress&, bool final) {
+    (void)final;
+  }
+  // A finding recorded in findings.jsonl (shrunk; at most kMaxRecordedPerSignature per signature).
+  virtual void on_finding(const reports::Finding&) {}
+};
+
+struct CampaignResult {
+  reports::RunSummary summary;  // as written to run.json
+  std::string today;            // the date (UTC) the known divergences were judged on
+};
+
+// Makes `out` ready for a campaign: the output of an earlier one (run.json, findings.jsonl, report.html) is
+// refused, or removed with `overwrite`, so that two campaigns' findings never mix. Throws reports::ReportError.
+void prepare_output(const std::filesystem::path& out, bool overwrite);
+
+// Runs cases until a budget is spent or `stop` turns true (then summary.interrupted). Throws EvaluationError
+// when the machinery fails, reports::ReportError when the output cannot be written.
+CampaignResult run_campaign(const CampaignConfig& config, const reports::KnownDivergences& known,
+                            const std::atomic<bool>* stop = nullptr, CampaignObserver* observer = nullptr);
+
+// What --strict-known refuses in a finished campaign: entries expired on `today`, and entries in force that
+// matched no finding. `why` says which, for a person.
+struct StaleKnownEntry {
+  const reports::KnownDivergence* entry;
+  std::string why;
+};
+std::vector<StaleKnownEntry> stale_known_entries(const reports::KnownDivergences& known,
+                                                 const reports::RunSummary& summary, std::string_view today);
+
+}  // namespace parity::engine

@@ -1,0 +1,37 @@
+// The shrinking driver: a diverging case is made smaller while it still diverges the same way (same
+// signature), so that a finding shows the fewest steps that still show the bug.
+#pragma once
+#include <atomic>
+#include <functional>
+
+#include <rapidcheck.h>
+
+#include "engine/evaluate.h"
+#include "program/program.h"
+#include "program/signature.h"
+
+namespace parity::engine {
+
+// How a candidate is judged; a campaign evaluates in a child process (evaluate_isolated).
+using Evaluator = std::function<Evaluation(const program::Program&)>;
+
+struct ShrinkBudget {
+  int max_evaluations = 200;
+  // Candidates that hang cost a full time limit each: a shrink also stops after this long, keeping its best.
+  double max_seconds = 60;
+  const std::atomic<bool>* stop = nullptr;  // when it turns true the shrink stops, keeping its best
+};
+
+struct Shrunk {
+  program::Program program;  // the smallest program found that diverges with the signature
+  Evaluation evaluation;     // its evaluation
+  int evaluations = 0;       // candidates evaluated
+};
+
+// Greedy descent through the generator's shrinks of `start` (whose value is `program`, evaluated as `ev`):
+// take the first candidate that still diverges with `signature`, start again from it, until no candidate does
+// (a local minimum) or the budget is spent. A candidate the generator cannot build is skipped, uncounted.
+Shrunk shrink(const rc::Shrinkable<program::Program>& start, program::Program program, Evaluation ev,
+              const program::Signature& signature, const Evaluator& evaluate, const ShrinkBudget& budget = {});
+
+}  // namespace parity::engine

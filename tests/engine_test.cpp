@@ -1,0 +1,215 @@
+// engine/: the campaign engine called directly, without the parity binary: case seeding, evaluation in a child
+// process and in this one, the isolation of crashes and hangs, a planted campaign end to end.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "engine/campaign.h"
+#include "engine/case_seed.h"
+#include "engine/evaluate.h"
+#include "engine/isolation.h"
+#include "impl/backend/planted_faults.h"
+#include "program/compare.h"
+#include "program/json.h"
+#include "reports/error.h"
+#include "reports/finding.h"
+#include "reports/jsonl.h"
+
+namespace parity::engine {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "parity-engine-XXXXXX").string();
+    if (::mkdtemp(tmpl.data())) path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// PARITY_PLANT is read once per process (impl/backend/planted_faults.h), so a test that needs faults planted
+// runs again in a fresh process of this binary with the variable set. Returns true in that process; in the
+// first one it checks the rerun passed and returns false.
+bool in_process_planted_with(const std::string& faults) {
+  if (const char* now = std::getenv(impl::kPlantVariable); now && faults == now) return true;
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::string command = std::string(impl::kPlantVariable) + "=" + faults + " '" + self +
+                              "' --gtest_filter=" + test->test_suite_name() + "." + test->name();
+  const int status = std::system(command.c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << " failed (status " << status << ")";
+  return false;
+}
+
+void expect_same(const Evaluation& a, const Evaluation& b) {
+  EXPECT_EQ(a.outcome, b.outcome);
+  EXPECT_EQ(a.divergence, b.divergence);
+  ASSERT_EQ(a.steps.size(), b.steps.size());
+  for (std::size_t i = 0; i < a.steps.size(); ++i) {
+    EXPECT_EQ(a.steps[i].impl, b.steps[i].impl) << "step " << i;
+    EXPECT_EQ(a.steps[i].oracle, b.steps[i].oracle) << "step " << i;
+    EXPECT_EQ(a.steps[i].impl_category, b.steps[i].impl_category) << "step " << i;
+    EXPECT_EQ(a.steps[i].oracle_category, b.steps[i].oracle_category) << "step " << i;
+  }
+  EXPECT_EQ(a.coverage, b.coverage);
+  // As JSON text: a NaN in a trace is not equal to itself.
+  auto text = [](const std::optional<program::Trace>& t) { return t ? program::to_json(*t).dump() : "none"; };
+  EXPECT_EQ(text(a.impl), text(b.impl));
+  EXPECT_EQ(text(a.oracle), text(b.oracle));
+  EXPECT_EQ(a.impl_version, b.impl_version);
+  EXPECT_EQ(a.oracle_version, b.oracle_version);
+}
+
+TEST(EngineCaseSeed, DependsOnTheCampaignSeedAndIndexOnly) {
+  // Pinned: a campaign seed must name the same programs from one build to the next (findings record it).
+  EXPECT_EQ(case_seed(20261121, 0), 11699531047073331560ULL);
+  EXPECT_EQ(case_seed(20261121, 3), 4156493627427804031ULL);
+  EXPECT_NE(case_seed(20261121, 0), case_seed(20261121, 1));
+  EXPECT_NE(case_seed(20261121, 5), case_seed(20261122, 5));
+  EXPECT_EQ(case_size(0), 0);
+  EXPECT_EQ(case_size(100), 100);
+  EXPECT_EQ(case_size(101), 0);
+  const generators::GenConfig config;
+  for (std::uint64_t k : {0u, 7u, 55u}) {
+    EXPECT_EQ(generate_case(99, k, config).value(), generate_case(99, k, config).value()) << "case " << k;
+  }
+  EXPECT_NE(generate_case(99, 55, config).value(), generate_case(98, 55, config).value());
+}
+
+TEST(EngineEvaluate, InProcessAndIsolatedAgree) {
+  std::vector<program::Program> programs;
+  for (std::uint64_t k = 20; k < 26; ++k) programs.push_back(generate_case(3, k, {}).value());
+  // Isolated first: this process must not hold torch state when it forks.
+  std::vector<Evaluation> isolated;
+  for (const auto& p : programs) isolated.push_back(evaluate_isolated(p, {10000ms, true, nullptr}));
+  for (std::size_t i = 0; i < programs.size(); ++i) {
+    SCOPED_TRACE("program " + std::to_string(i));
+    EXPECT_EQ(isolated[i].outcome, Evaluation::Outcome::Completed);
+    EXPECT_TRUE(isolated[i].impl && isolated[i].oracle);
+    expect_same(isolated[i], evaluate_in_process(programs[i], true));
+  }
+}
+
+TEST(EngineIsolation, SaysHowTheChildEnded) {
+  ChildEnd end = run_isolated([] { return std::string("result"); }, 10000ms);
+  EXPECT_EQ(end.how, ChildEnd::How::Finished);
+  EXPECT_EQ(end.output, "result");
+
+  end = run_isolated([]() -> std::string { std::abort(); }, 10000ms);
+  EXPECT_EQ(end.how, ChildEnd::How::Signal);
+  EXPECT_EQ(end.code, SIGABRT);
+  EXPECT_NE(end.describe(10000ms).find("killed by signal"), std::string::npos);
+
+  end = run_isolated([]() -> std::string { ::_exit(3); }, 10000ms);
+  EXPECT_EQ(end.how, ChildEnd::How::Exit);
+  EXPECT_EQ(end.code, 3);
+
+  end = run_isolated([] {
+    std::this_thread::sleep_for(10s);
+    return std::string();
+  }, 100ms);
+  EXPECT_EQ(end.how, ChildEnd::How::Timeout);
+  EXPECT_EQ(end.describe(100ms), "no result after 100 ms");
+
+  const std::atomic<bool> stop{true};
+  end = run_isolated([] {
+    std::this_thread::sleep_for(10s);
+    return std::string();
+  }, 10000ms, &stop);
+  EXPECT_EQ(end.how, ChildEnd::How::Interrupted);
+}
+
+TEST(EngineCampaign, RefusesToMixWithAnEarlierCampaign) {
+  TempDir dir;
+  const fs::path out = dir.path() / "out";
+  prepare_output(out, false);
+  EXPECT_TRUE(fs::is_directory(out));
+  std::ofstream(out / "run.json") << "{}";
+  EXPECT_THROW(prepare_output(out, false), reports::ReportError);
+  prepare_output(out, true);
+  EXPECT_FALSE(fs::exists(out / "run.json"));
+}
+
+TEST(EngineCampaign, StaleKnownEntries) {
+  const auto known = reports::KnownDivergences::from_json(
+      {{"schema_version", 1},
+       {"entries",
+        {{{"signature", "mul:values"}, {"reason", "hit"}, {"expires", "2999-01-01"}},
+         {{"signature", "add:values"}, {"reason", "never hit"}, {"expires", "2999-01-01"}},
+         {{"signature", "neg:values"}, {"reason", "old"}, {"expires", "2000-01-01"}},
+         {{"signature", "sum:values"}, {"reason", "other LibTorch"}, {"libtorch_max", "1.0"},
+          {"expires", "2999-01-01"}}}}},
+      "known.json");
+  reports::RunSummary summary;
+  summary.libtorch_version = "2.1.0";
+  summary.known_divergence_hits = {{"mul:values", 2}, {"add:values", 0}};
+  const auto stale = stale_known_entries(known, summary, "2024-06-01");
+  ASSERT_EQ(stale.size(), 2u);
+  EXPECT_EQ(stale[0].entry->signature, "add:values");
+  EXPECT_NE(stale[0].why.find("matched no finding"), std::string::npos);
+  EXPECT_EQ(stale[1].entry->signature, "neg:values");
+  EXPECT_NE(stale[1].why.find("expired on 2000-01-01"), std::string::npos);
+}
+
+// A planted fault is found, shrunk while keeping its signature, and the same seed gives the same campaign.
+TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
+  if (!in_process_planted_with("mul=values")) return;
+  ASSERT_EQ(impl::planted_fault_texts(), std::vector<std::string>{"mul=values"});
+  TempDir dir;
+  auto campaign = [&](const std::string& name) {
+    CampaignConfig c;
+    c.seed = 7;
+    c.cases = 40;
+    c.out = dir.path() / name;
+    prepare_output(c.out, false);
+    CampaignResult result = run_campaign(c, reports::KnownDivergences{});
+    return std::pair(std::move(result), reports::read_jsonl(c.out / "findings.jsonl"));
+  };
+  auto [first, first_findings] = campaign("a");
+  auto [second, second_findings] = campaign("b");
+
+  const auto mul_values = program::Signature::parse("mul:values").value();
+  ASSERT_EQ(first.summary.groups.count(mul_values), 1u);
+  EXPECT_EQ(first.summary.cases, 40u);
+  EXPECT_GT(first.summary.unexpected_findings, 0u);
+  EXPECT_EQ(first.summary.planted_faults, std::vector<std::string>{"mul=values"});
+  ASSERT_FALSE(first_findings.records.empty());
+  bool some_smaller = false;
+  for (const auto& record : first_findings.records) {
+    const reports::Finding f = reports::finding_from_json(record);
+    EXPECT_EQ(f.signature, mul_values);
+    EXPECT_LE(f.program.steps.size(), f.original_program_size);
+    EXPECT_GT(f.shrink_evaluations, 0);
+    some_smaller = some_smaller || f.program.steps.size() < f.original_program_size;
+    // The shrunk program still diverges the same way.
+    const Evaluation again = evaluate_isolated(f.program, {});
+    ASSERT_TRUE(again.divergence);
+    EXPECT_EQ(program::signature(f.program, *again.divergence), f.signature);
+  }
+  EXPECT_TRUE(some_smaller);
+
+  // Everything but the wall time agrees.
+  for (auto* s : {&first.summary, &second.summary}) s->seconds = s->cases_per_second = 0;
+  EXPECT_EQ(first.summary, second.summary);
+  EXPECT_EQ(first_findings.records, second_findings.records);
+}
+
+}  // namespace
+}  // namespace parity::engine
