@@ -28,7 +28,7 @@ class Campaign {
       : c_(c), known_(known), stop_(stop), observer_(observer), writer_(c_.out / "findings.jsonl") {
     summary_.libtorch_version = oracle::torch_version();
     summary_.parity_commit = std::string(reports::parity_commit());
-    summary_.generator_version = generators::kGeneratorVersion;
+    summary_.generator_version = generators::generator_version();
     summary_.planted_faults = impl::planted_fault_texts();
     summary_.seed = c_.seed;
     summary_.shard = c_.shard;

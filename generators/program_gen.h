@@ -19,7 +19,14 @@ rc::Gen<program::Program> programs(GenConfig = {});
 // The same generator outside RapidCheck's runner (parity fuzz): same seed and size, same program.
 rc::Shrinkable<program::Program> generate(std::uint64_t seed, int size, const GenConfig& = {});
 
-// Version of the generator; bump when the same seed starts giving other programs.
-inline constexpr int kGeneratorVersion = 2;
+// The generation code's version: bump it when a change to generators/ (or to an op's shape rule) makes a seed
+// give other programs.
+inline constexpr int kGeneratorCodeVersion = 3;
+
+// Names the generator in every record; with the seed and max_steps it decides every program. It is
+// kGeneratorCodeVersion * 100000 plus a five-digit fingerprint of what the generator reads from the op table
+// (names, order, arity, attributes, weights, traits), so adding, reweighting or reordering an op changes it
+// without anyone remembering to.
+int generator_version();
 
 }  // namespace parity::generators
