@@ -280,6 +280,7 @@ class TorchSession final : public program::Session {
       case OpId::Exp: return in(0).exp();
       case OpId::Sigmoid: return in(0).sigmoid();
       case OpId::Tanh: return in(0).tanh();
+      case OpId::Log: return in(0).log();
       case OpId::Relu: return in(0).relu();
       case OpId::Abs: return in(0).abs();
       case OpId::Clamp: return in(0).clamp(to_torch(a.min), to_torch(a.max));
@@ -303,6 +304,7 @@ class TorchSession final : public program::Session {
       case OpId::Exp_: return in(0).exp_();
       case OpId::Sigmoid_: return in(0).sigmoid_();
       case OpId::Tanh_: return in(0).tanh_();
+      case OpId::Log_: return in(0).log_();
       case OpId::Relu_: return in(0).relu_();
       case OpId::Abs_: return in(0).abs_();
       case OpId::Clamp_: return in(0).clamp_(to_torch(a.min), to_torch(a.max));

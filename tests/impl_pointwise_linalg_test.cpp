@@ -197,6 +197,29 @@ TEST(ImplPointwise, GradFnsAndGradients) {
                 std::vector<double>(7, 0));
 }
 
+// log is float32 std::log elementwise (integers computed as float32); its gradient grad / self reads the input.
+TEST(ImplPointwise, LogValuesDtypesAndGradient) {
+  const std::vector<double> in = {0.25, 0.5, 1, 2, 3};
+  std::vector<double> logs, inverses;
+  for (double v : in) {
+    logs.push_back(std::log(static_cast<float>(v)));
+    inverses.push_back(1 / v);
+  }
+  Tensor x = leaf(in);
+  Tensor y = log(x);
+  expect_values(y, logs);
+  EXPECT_EQ(grad_fn(y)->name(), "LogBackward0");
+  backward(sum(y));
+  expect_values(grad(x), inverses);
+  const std::vector<double> edge = log(values({0, -1})).to_vector();
+  EXPECT_TRUE(std::isinf(edge[0]) && edge[0] < 0);
+  EXPECT_TRUE(std::isnan(edge[1]));
+  Tensor i = values({1, 2}, ScalarType::Int64);
+  EXPECT_EQ(log(i).dtype(), ScalarType::Float32);
+  EXPECT_EQ(log(values({1, 0}, ScalarType::Bool)).dtype(), ScalarType::Float32);
+  expect_error([&] { log_(i); }, ErrorKind::DType, "result type Float can't be cast to the desired output type Long");
+}
+
 TEST(ImplPointwise, SavedResultOrSelfDecidesWhichWritesBreakBackward) {
   for (auto f : {+[](const Tensor& t) { return sigmoid(t); }, +[](const Tensor& t) { return tanh(t); },
                  +[](const Tensor& t) { return relu(t); }}) {
@@ -230,6 +253,7 @@ TEST(ImplPointwise, InPlaceOnNonLeafRecordsTheSameNodes) {
       {"TanhBackward0", [](const Tensor& t) { return tanh_(t); }, true},
       {"ReluBackward0", [](const Tensor& t) { return relu_(t); }, true},
       {"ExpBackward0", [](const Tensor& t) { return exp_(t); }, true},
+      {"LogBackward0", [](const Tensor& t) { return log_(t); }, false},
       {"AbsBackward0", [](const Tensor& t) { return abs_(t); }, false},
       {"ClampBackward1", [](const Tensor& t) { return clamp_(t, Scalar::of(0.1), Scalar::of(0.5)); }, false},
   };
@@ -242,7 +266,7 @@ TEST(ImplPointwise, InPlaceOnNonLeafRecordsTheSameNodes) {
     EXPECT_EQ(y.version(), 1u);
     EXPECT_EQ(graph(y), std::string(c.name) + "(MulBackward1(Acc))");
     mul_(y, Scalar::of(2));
-    // The in-place result is saved by the first four; abs_ and clamp_ keep a copy of self from before.
+    // The in-place result is saved by the first four; log_, abs_ and clamp_ keep a copy of self from before.
     if (c.saves_result) EXPECT_EQ(kind_of([&] { backward(sum(y)); }), ErrorKind::VersionMismatch);
     else EXPECT_NO_THROW(backward(sum(y)));
   }

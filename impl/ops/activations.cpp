@@ -75,6 +75,9 @@ struct SigmoidFn {
 struct TanhFn {
   template <typename T> static T apply(T v) { return static_cast<T>(std::tanh(v)); }
 };
+struct LogFn {
+  template <typename T> static T apply(T v) { return static_cast<T>(std::log(v)); }
+};
 
 // Unary float ops: integer and bool inputs are computed in the default float type.
 ScalarType floating_result(const Tensor& x) { return is_floating(x.dtype()) ? x.dtype() : kDefaultFloat; }
@@ -109,6 +112,13 @@ const Activation& tanh_op() {
 const Activation& exp_op() {
   static const Activation op =
       float_unary<ExpFn>("ExpBackward0", Saves::Result, [](const Tensor& g, const Tensor& r) { return mul(g, r); });
+  return op;
+}
+
+// derivatives.yaml: log's gradient is grad.div(self), so log saves its input (log_ a clone of it).
+const Activation& log_op() {
+  static const Activation op =
+      float_unary<LogFn>("LogBackward0", Saves::Self, [](const Tensor& g, const Tensor& self) { return div(g, self); });
   return op;
 }
 
@@ -244,6 +254,7 @@ Tensor apply_(const Activation& a, const Tensor& self) {
 Tensor exp(const Tensor& x) { return apply(exp_op(), x); }
 Tensor sigmoid(const Tensor& x) { return apply(sigmoid_op(), x); }
 Tensor tanh(const Tensor& x) { return apply(tanh_op(), x); }
+Tensor log(const Tensor& x) { return apply(log_op(), x); }
 Tensor relu(const Tensor& x) { return apply(relu_op(), x); }
 Tensor abs(const Tensor& x) { return apply(abs_op(), x); }
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
@@ -252,6 +263,7 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
 
 Tensor sigmoid_(const Tensor& self) { return apply_(sigmoid_op(), self); }
 Tensor tanh_(const Tensor& self) { return apply_(tanh_op(), self); }
+Tensor log_(const Tensor& self) { return apply_(log_op(), self); }
 Tensor relu_(const Tensor& self) { return apply_(relu_op(), self); }
 Tensor abs_(const Tensor& self) { return apply_(abs_op(), self); }
 Tensor exp_(const Tensor& self) { return apply_(exp_op(), self); }
