@@ -281,6 +281,7 @@ class TorchSession final : public program::Session {
       case OpId::Sigmoid: return in(0).sigmoid();
       case OpId::Tanh: return in(0).tanh();
       case OpId::Log: return in(0).log();
+      case OpId::Sqrt: return in(0).sqrt();
       case OpId::Relu: return in(0).relu();
       case OpId::Abs: return in(0).abs();
       case OpId::Clamp: return in(0).clamp(to_torch(a.min), to_torch(a.max));
@@ -305,6 +306,7 @@ class TorchSession final : public program::Session {
       case OpId::Sigmoid_: return in(0).sigmoid_();
       case OpId::Tanh_: return in(0).tanh_();
       case OpId::Log_: return in(0).log_();
+      case OpId::Sqrt_: return in(0).sqrt_();
       case OpId::Relu_: return in(0).relu_();
       case OpId::Abs_: return in(0).abs_();
       case OpId::Clamp_: return in(0).clamp_(to_torch(a.min), to_torch(a.max));

@@ -220,6 +220,31 @@ TEST(ImplPointwise, LogValuesDtypesAndGradient) {
   expect_error([&] { log_(i); }, ErrorKind::DType, "result type Float can't be cast to the desired output type Long");
 }
 
+// sqrt is float32 std::sqrt elementwise; its gradient grad / (2 * result) reads the result.
+TEST(ImplPointwise, SqrtValuesDtypesAndGradient) {
+  const std::vector<double> in = {0.25, 0.5, 1, 2, 3};
+  std::vector<double> roots, slopes;
+  for (double v : in) {
+    roots.push_back(std::sqrt(static_cast<float>(v)));
+    slopes.push_back(0.5 / std::sqrt(v));
+  }
+  Tensor x = leaf(in);
+  Tensor y = sqrt(x);
+  expect_values(y, roots);
+  EXPECT_EQ(grad_fn(y)->name(), "SqrtBackward0");
+  backward(sum(y));
+  expect_values(grad(x), slopes);
+  EXPECT_TRUE(std::isnan(sqrt(values({-1})).to_vector()[0]));
+  Tensor i = values({4, 9}, ScalarType::Int64);
+  EXPECT_EQ(sqrt(i).dtype(), ScalarType::Float32);
+  expect_error([&] { sqrt_(i); }, ErrorKind::DType, "result type Float can't be cast to the desired output type Long");
+  Tensor z = leaf({1, 4});
+  Tensor r = sqrt(z);
+  Tensor s = sum(r);
+  mul_(r, Scalar::of(2));  // the saved result
+  EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+}
+
 TEST(ImplPointwise, SavedResultOrSelfDecidesWhichWritesBreakBackward) {
   for (auto f : {+[](const Tensor& t) { return sigmoid(t); }, +[](const Tensor& t) { return tanh(t); },
                  +[](const Tensor& t) { return relu(t); }}) {
@@ -253,6 +278,7 @@ TEST(ImplPointwise, InPlaceOnNonLeafRecordsTheSameNodes) {
       {"TanhBackward0", [](const Tensor& t) { return tanh_(t); }, true},
       {"ReluBackward0", [](const Tensor& t) { return relu_(t); }, true},
       {"ExpBackward0", [](const Tensor& t) { return exp_(t); }, true},
+      {"SqrtBackward0", [](const Tensor& t) { return sqrt_(t); }, true},
       {"LogBackward0", [](const Tensor& t) { return log_(t); }, false},
       {"AbsBackward0", [](const Tensor& t) { return abs_(t); }, false},
       {"ClampBackward1", [](const Tensor& t) { return clamp_(t, Scalar::of(0.1), Scalar::of(0.5)); }, false},
@@ -266,7 +292,7 @@ TEST(ImplPointwise, InPlaceOnNonLeafRecordsTheSameNodes) {
     EXPECT_EQ(y.version(), 1u);
     EXPECT_EQ(graph(y), std::string(c.name) + "(MulBackward1(Acc))");
     mul_(y, Scalar::of(2));
-    // The in-place result is saved by the first four; log_, abs_ and clamp_ keep a copy of self from before.
+    // The in-place result is saved by the first five; log_, abs_ and clamp_ keep a copy of self from before.
     if (c.saves_result) EXPECT_EQ(kind_of([&] { backward(sum(y)); }), ErrorKind::VersionMismatch);
     else EXPECT_NO_THROW(backward(sum(y)));
   }

@@ -518,7 +518,7 @@ TEST(OracleBackend, EveryOpRuns) {
   for (OpId op : {OpId::AddScalar_, OpId::SubScalar_, OpId::MulScalar_, OpId::DivScalar_, OpId::Fill_})
     with(op, {w}, sc);
   with(OpId::Zero_, {d});
-  for (OpId op : {OpId::Sigmoid, OpId::Tanh, OpId::Log, OpId::Relu, OpId::Abs, OpId::T}) with(op, {x});
+  for (OpId op : {OpId::Sigmoid, OpId::Tanh, OpId::Log, OpId::Sqrt, OpId::Relu, OpId::Abs, OpId::T}) with(op, {x});
   Attrs cl;
   cl.min = float_scalar(0.25);
   with(OpId::Clamp, {x}, cl);
@@ -549,7 +549,7 @@ TEST(OracleBackend, EveryOpRuns) {
   with(OpId::NewTensor, {x});
   with(OpId::Deepcopy, {x});
   int w2 = with(OpId::Clone, {x});
-  for (OpId op : {OpId::Exp_, OpId::Sigmoid_, OpId::Tanh_, OpId::Log_, OpId::Relu_, OpId::Abs_}) with(op, {w2});
+  for (OpId op : {OpId::Exp_, OpId::Sigmoid_, OpId::Tanh_, OpId::Log_, OpId::Sqrt_, OpId::Relu_, OpId::Abs_}) with(op, {w2});
   with(OpId::Clamp_, {w2}, cl);
   int mms = with(OpId::Sum, {mm});
   Attrs gs;

@@ -78,6 +78,9 @@ struct TanhFn {
 struct LogFn {
   template <typename T> static T apply(T v) { return static_cast<T>(std::log(v)); }
 };
+struct SqrtFn {
+  template <typename T> static T apply(T v) { return static_cast<T>(std::sqrt(v)); }
+};
 
 // Unary float ops: integer and bool inputs are computed in the default float type.
 ScalarType floating_result(const Tensor& x) { return is_floating(x.dtype()) ? x.dtype() : kDefaultFloat; }
@@ -119,6 +122,14 @@ const Activation& exp_op() {
 const Activation& log_op() {
   static const Activation op =
       float_unary<LogFn>("LogBackward0", Saves::Self, [](const Tensor& g, const Tensor& self) { return div(g, self); });
+  return op;
+}
+
+// derivatives.yaml: sqrt's gradient is grad / (2 * result), so sqrt saves its result.
+const Activation& sqrt_op() {
+  static const Activation op = float_unary<SqrtFn>("SqrtBackward0", Saves::Result, [](const Tensor& g, const Tensor& r) {
+    return div(g, mul(r, Scalar::of_int(2)));
+  });
   return op;
 }
 
@@ -255,6 +266,7 @@ Tensor exp(const Tensor& x) { return apply(exp_op(), x); }
 Tensor sigmoid(const Tensor& x) { return apply(sigmoid_op(), x); }
 Tensor tanh(const Tensor& x) { return apply(tanh_op(), x); }
 Tensor log(const Tensor& x) { return apply(log_op(), x); }
+Tensor sqrt(const Tensor& x) { return apply(sqrt_op(), x); }
 Tensor relu(const Tensor& x) { return apply(relu_op(), x); }
 Tensor abs(const Tensor& x) { return apply(abs_op(), x); }
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
@@ -264,6 +276,7 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
 Tensor sigmoid_(const Tensor& self) { return apply_(sigmoid_op(), self); }
 Tensor tanh_(const Tensor& self) { return apply_(tanh_op(), self); }
 Tensor log_(const Tensor& self) { return apply_(log_op(), self); }
+Tensor sqrt_(const Tensor& self) { return apply_(sqrt_op(), self); }
 Tensor relu_(const Tensor& self) { return apply_(relu_op(), self); }
 Tensor abs_(const Tensor& self) { return apply_(abs_op(), self); }
 Tensor exp_(const Tensor& self) { return apply_(exp_op(), self); }
