@@ -6,7 +6,7 @@
 #include <functional>
 #include <memory>
 
-#include "impl/backend/impl_backend.h"
+#include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
 #include "program/program.h"
 
@@ -45,7 +45,7 @@ void run_scenario(benchmark::State& state, program::Backend& backend, const std:
 }
 
 std::unique_ptr<program::Backend> backend_for(int which) {
-  return which == 0 ? impl::make_impl_backend() : oracle::make_torch_backend();
+  return which == 0 ? impl_backend::make_impl_backend() : oracle::make_torch_backend();
 }
 
 void label(benchmark::State& state) { state.SetLabel(state.range(0) == 0 ? "impl" : "libtorch"); }

@@ -13,7 +13,7 @@
 #include "cli/commands.h"
 #include "cli/render.h"
 #include "engine/isolation.h"
-#include "impl/backend/impl_backend.h"
+#include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
 #include "program/json.h"
 #include "properties/claims/claim.h"
@@ -57,7 +57,7 @@ struct SideRun {
 std::string side_result(const program::Program& p, bool libtorch) {
   json result;
   try {
-    auto backend = libtorch ? oracle::make_torch_backend() : impl::make_impl_backend();
+    auto backend = libtorch ? oracle::make_torch_backend() : impl_backend::make_impl_backend();
     if (!backend) {
       result = {{"fatal", std::string(libtorch ? "the LibTorch" : "the impl") + " backend is not available"}};
     } else {

@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "cli/render.h"
 #include "engine/isolation.h"
-#include "impl/backend/planted_faults.h"
+#include "impl_backend/planted_faults.h"
 #include "program/internal_assert.h"
 #include "program/json.h"
 #include "reports/error.h"
@@ -43,13 +43,13 @@ int fail(const std::string& message) {
 void warn_if_planted() {
   std::vector<std::string> faults;
   try {
-    faults = parity::impl::planted_fault_texts();
+    faults = parity::impl_backend::planted_fault_texts();
   } catch (const std::invalid_argument& e) {
     throw parity::cli::UsageError(e.what());
   }
   if (faults.empty()) return;
   std::fprintf(stderr, "parity: %s is set: impl carries deliberate bugs (%s); divergences they cause are planted\n",
-               parity::impl::kPlantVariable, parity::program::join(faults, ", ").c_str());
+               parity::impl_backend::kPlantVariable, parity::program::join(faults, ", ").c_str());
 }
 
 int dispatch(const std::vector<std::string>& args) {

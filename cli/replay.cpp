@@ -6,7 +6,7 @@
 #include "cli/input.h"
 #include "cli/render.h"
 #include "engine/evaluate.h"
-#include "impl/backend/planted_faults.h"
+#include "impl_backend/planted_faults.h"
 #include "program/repro.h"
 
 namespace parity::cli {
@@ -44,9 +44,9 @@ int replay_command(const std::vector<std::string>& argv) {
 
   ReplayInput in = load_replay_input(args.positional()[0], index);
   // A planted finding diverges again only with the same faults: a verdict without them would mislead.
-  if (in.finding && in.finding->planted_faults != impl::planted_fault_texts()) {
+  if (in.finding && in.finding->planted_faults != impl_backend::planted_fault_texts()) {
     const std::string faults = program::join(in.finding->planted_faults, ",");
-    std::cerr << "parity replay: warning: this finding was made with " << impl::kPlantVariable << "="
+    std::cerr << "parity replay: warning: this finding was made with " << impl_backend::kPlantVariable << "="
               << (faults.empty() ? std::string("(unset)") : faults)
               << ", which differs from now: set it the same way to replay it as it was found\n";
   }

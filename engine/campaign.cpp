@@ -6,7 +6,7 @@
 #include "engine/evaluate.h"
 #include "engine/isolation.h"
 #include "engine/shrink.h"
-#include "impl/backend/planted_faults.h"
+#include "impl_backend/planted_faults.h"
 #include "oracle/torch_backend.h"
 #include "program/compare.h"
 #include "reports/build_info.h"
@@ -29,7 +29,7 @@ class Campaign {
     summary_.libtorch_version = oracle::torch_version();
     summary_.parity_commit = std::string(reports::parity_commit());
     summary_.generator_version = generators::generator_version();
-    summary_.planted_faults = impl::planted_fault_texts();
+    summary_.planted_faults = impl_backend::planted_fault_texts();
     summary_.seed = c_.seed;
     summary_.shard = c_.shard;
     summary_.max_steps = c_.generator.max_steps;

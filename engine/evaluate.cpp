@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/isolation.h"
-#include "impl/backend/impl_backend.h"
+#include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
 #include "program/json.h"
@@ -115,8 +115,8 @@ json coverage_to_json(const program::Program& program, const program::Trace& ora
 
 json run_in_child(const program::Program& program, bool want_traces, Progress* progress) {
   progress->phase = kStarting;
-  auto impl = impl::make_impl_backend();
-  if (!impl) throw Fatal("the impl backend is not available (impl::make_impl_backend() returned null)");
+  auto impl = impl_backend::make_impl_backend();
+  if (!impl) throw Fatal("the impl backend is not available (impl_backend::make_impl_backend() returned null)");
   auto torch = oracle::make_torch_backend();
   if (!torch) throw Fatal("the LibTorch backend is not available (oracle::make_torch_backend() returned null)");
   json result = {{"impl_version", impl->version()}, {"oracle_version", torch->version()}};

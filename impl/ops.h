@@ -73,7 +73,7 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim);
 
 // Pointwise ops of one tensor and no other argument, and their in-place forms (which return self), as
-// X(OpName, function): the harness adapter (impl/backend/impl_backend.cpp) dispatches the program op OpName to
+// X(OpName, function): the harness adapter (impl_backend/backend.cpp) dispatches the program op OpName to
 // `function` through this list, so a new op of this shape is declared here and nowhere else.
 #define PARITY_IMPL_UNARY_OPS(X)                                                                          \
   X(Neg, neg) X(Exp, exp) X(Sigmoid, sigmoid) X(Tanh, tanh) X(Log, log) X(Sqrt, sqrt) X(Relu, relu)       \

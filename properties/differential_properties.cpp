@@ -66,7 +66,7 @@ void impl_matches_libtorch() {
 }
 
 TEST(DifferentialProperties, ImplMatchesLibTorch) {
-  if (!impl_backend()) GTEST_SKIP() << "impl backend not available (impl::make_impl_backend() returned nullptr)";
+  if (!impl_backend()) GTEST_SKIP() << "impl backend not available (impl_backend::make_impl_backend() returned nullptr)";
   // RC_GTEST_PROP's own expansion, after the skip: a property cannot skip itself.
   rc::detail::checkGTest(&impl_matches_libtorch);
 }

@@ -19,7 +19,7 @@
 
 #include "generators/layout_gen.h"
 #include "generators/program_text.h"
-#include "impl/backend/impl_backend.h"
+#include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
 #include "program/program_builder.h"
@@ -42,7 +42,7 @@ inline program::Backend& torch_backend() {
 // nullptr while impl has no backend: properties then hold LibTorch only (said once on stderr).
 inline program::Backend* impl_backend() {
   static std::unique_ptr<program::Backend> b = [] {
-    auto made = impl::make_impl_backend();
+    auto made = impl_backend::make_impl_backend();
     if (!made) std::cerr << "[parity] impl backend not available: properties are checked on LibTorch only\n";
     return made;
   }();

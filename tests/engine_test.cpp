@@ -15,7 +15,7 @@
 #include "engine/case_seed.h"
 #include "engine/evaluate.h"
 #include "engine/isolation.h"
-#include "impl/backend/planted_faults.h"
+#include "impl_backend/planted_faults.h"
 #include "program/compare.h"
 #include "program/json.h"
 #include "reports/error.h"
@@ -44,14 +44,14 @@ class TempDir {
   fs::path path_;
 };
 
-// PARITY_PLANT is read once per process (impl/backend/planted_faults.h), so a test that needs faults planted
+// PARITY_PLANT is read once per process (impl_backend/planted_faults.h), so a test that needs faults planted
 // runs again in a fresh process of this binary with the variable set. Returns true in that process; in the
 // first one it checks the rerun passed and returns false.
 bool in_process_planted_with(const std::string& faults) {
-  if (const char* now = std::getenv(impl::kPlantVariable); now && faults == now) return true;
+  if (const char* now = std::getenv(impl_backend::kPlantVariable); now && faults == now) return true;
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
   const std::string self = fs::read_symlink("/proc/self/exe").string();
-  const std::string command = std::string(impl::kPlantVariable) + "=" + faults + " '" + self +
+  const std::string command = std::string(impl_backend::kPlantVariable) + "=" + faults + " '" + self +
                               "' --gtest_filter=" + test->test_suite_name() + "." + test->name();
   const int status = std::system(command.c_str());
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << " failed (status " << status << ")";
@@ -171,7 +171,7 @@ TEST(EngineCampaign, StaleKnownEntries) {
 // A planted fault is found, shrunk while keeping its signature, and the same seed gives the same campaign.
 TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
   if (!in_process_planted_with("mul=values")) return;
-  ASSERT_EQ(impl::planted_fault_texts(), std::vector<std::string>{"mul=values"});
+  ASSERT_EQ(impl_backend::planted_fault_texts(), std::vector<std::string>{"mul=values"});
   TempDir dir;
   auto campaign = [&](const std::string& name) {
     CampaignConfig c;

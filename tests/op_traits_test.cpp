@@ -7,7 +7,7 @@
 
 #include "generators/attr_gen.h"
 #include "generators/rng.h"
-#include "impl/backend/impl_backend.h"
+#include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
 #include "program/op_table.h"
 #include "program/program.h"
@@ -34,7 +34,7 @@ program::Backend& torch_backend() {
   return *b;
 }
 program::Backend& impl_backend() {
-  static auto b = impl::make_impl_backend();
+  static auto b = impl_backend::make_impl_backend();
   return *b;
 }
 

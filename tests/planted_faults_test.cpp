@@ -1,12 +1,12 @@
-// impl/backend/planted_faults: the test-only switch that makes impl deliberately wrong is read strictly, so a
+// impl_backend/planted_faults: the test-only switch that makes impl deliberately wrong is read strictly, so a
 // typo cannot silently run a campaign without the bug it asked for.
-#include "impl/backend/planted_faults.h"
+#include "impl_backend/planted_faults.h"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-namespace parity::impl {
+namespace parity::impl_backend {
 namespace {
 
 using program::OpId;
@@ -38,4 +38,4 @@ TEST(PlantedFaults, RefusesWhatItCannotRead) {
 }
 
 }  // namespace
-}  // namespace parity::impl
+}  // namespace parity::impl_backend

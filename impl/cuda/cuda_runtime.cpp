@@ -47,7 +47,7 @@ int device_count() {
 }
 
 Tensor to_device(const Tensor& cpu, int device) {
-  PARITY_CHECK(device == 0, ErrorKind::Device, "impl's CUDA backend uses device 0 only");
+  PARITY_CHECK(device == 0, ErrorKind::Device, "impl's CUDA code uses device 0 only");
   Tensor dense = clone(detach(cpu), MemoryFormat::Contiguous);
   Tensor out = Tensor::allocate(dense.layout(), dense.dtype(), Device{DeviceType::CUDA, 0});
   check_cuda(cudaMemcpy(out.storage().data(), dense.storage().data(), dense.storage().nbytes(), cudaMemcpyHostToDevice),

@@ -9,7 +9,7 @@
 
 #include "program/op_table.h"
 
-namespace parity::impl {
+namespace parity::impl_backend {
 
 inline constexpr const char* kPlantVariable = "PARITY_PLANT";
 
@@ -31,4 +31,4 @@ std::vector<PlantedFault> parse_planted_faults(std::string_view spec);
 const std::vector<PlantedFault>& planted_faults();
 std::vector<std::string> planted_fault_texts();  // planted_faults() as text, for reports
 
-}  // namespace parity::impl
+}  // namespace parity::impl_backend

@@ -1,21 +1,23 @@
-#include "impl/backend/impl_backend.h"
+#include "impl_backend/backend.h"
 
 #include <map>
 #include <optional>
 
 #include "impl/autograd/grad_mode.h"
 #include "impl/autograd/meta.h"
-#include "impl/backend/planted_faults.h"
+#include "impl_backend/planted_faults.h"
 #include "impl/error.h"
 #include "impl/ops.h"
 #include "program/content.h"
 #include "program/internal_assert.h"
 
-namespace parity::impl {
+namespace parity::impl_backend {
 
 namespace {
 
 namespace pg = parity::program;
+// The adapter's whole job is calling impl: its types and ops unqualified, program's behind pg::.
+using namespace parity::impl;
 
 ScalarType to_impl(pg::DType d) {
   switch (d) {
@@ -267,4 +269,4 @@ class ImplBackend final : public pg::Backend {
 
 std::unique_ptr<program::Backend> make_impl_backend() { return std::make_unique<ImplBackend>(); }
 
-}  // namespace parity::impl
+}  // namespace parity::impl_backend

@@ -1,9 +1,9 @@
-#include "impl/backend/planted_faults.h"
+#include "impl_backend/planted_faults.h"
 
 #include <cstdlib>
 #include <stdexcept>
 
-namespace parity::impl {
+namespace parity::impl_backend {
 
 namespace {
 
@@ -74,4 +74,4 @@ std::vector<std::string> planted_fault_texts() {
   return out;
 }
 
-}  // namespace parity::impl
+}  // namespace parity::impl_backend
