@@ -17,6 +17,7 @@
 
 #include "program/content.h"
 #include "program/error_category.h"
+#include "program/internal_assert.h"
 
 namespace parity::oracle {
 
@@ -59,7 +60,7 @@ c10::ScalarType to_torch(DType d) {
     case DType::Int64: return torch::kInt64;
     case DType::Bool: return torch::kBool;
   }
-  throw std::logic_error("unknown program::DType");
+  PARITY_HARNESS_UNREACHABLE("no case for this DType");
 }
 
 DType from_torch(c10::ScalarType t) {
@@ -71,7 +72,7 @@ DType from_torch(c10::ScalarType t) {
     default: break;
   }
   // No op in the table makes another dtype from these four; reaching here means the table grew without us.
-  throw std::logic_error(std::string("LibTorch produced a dtype parity does not model: ") + c10::toString(t));
+  PARITY_HARNESS_UNREACHABLE(std::string("LibTorch produced a dtype parity does not model: ") + c10::toString(t));
 }
 
 c10::MemoryFormat to_torch(program::MemoryFormat m) {
@@ -81,7 +82,7 @@ c10::MemoryFormat to_torch(program::MemoryFormat m) {
     case program::MemoryFormat::ChannelsLast3d: return c10::MemoryFormat::ChannelsLast3d;
     case program::MemoryFormat::Preserve: return c10::MemoryFormat::Preserve;
   }
-  throw std::logic_error("unknown program::MemoryFormat");
+  PARITY_HARNESS_UNREACHABLE("no case for this MemoryFormat");
 }
 
 // The scalar's C++ type is what LibTorch's type promotion sees: an int64 scalar keeps an integer tensor
@@ -92,7 +93,7 @@ at::Scalar to_torch(const program::Scalar& s) {
     case program::Scalar::Kind::Float: return at::Scalar(s.value);
     case program::Scalar::Kind::Bool: return at::Scalar(s.value != 0.0);
   }
-  throw std::logic_error("unknown program::Scalar::Kind");
+  PARITY_HARNESS_UNREACHABLE("no case for this Scalar::Kind");
 }
 
 c10::optional<at::Scalar> to_torch(const std::optional<program::Scalar>& s) {
@@ -130,7 +131,7 @@ class TorchSession final : public program::Session {
  public:
   void execute(const Step& step, int index) override {
     WarningGuard quiet(silent_warnings());
-    if (index < 0) throw std::logic_error("negative step index");
+    PARITY_HARNESS_ASSERT(index >= 0, "negative step index");
     if (values_.size() <= static_cast<std::size_t>(index)) values_.resize(static_cast<std::size_t>(index) + 1);
     values_[index].reset();
     try {
@@ -142,6 +143,8 @@ class TorchSession final : public program::Session {
       throw StepError(program::classify_torch_message(msg), msg);
     } catch (const StepError&) {
       throw;  // the harness's own refusal (program::pick_output), already categorised
+    } catch (const program::InternalError&) {
+      throw;  // a bug in this adapter, not LibTorch's behaviour
     } catch (const std::exception& e) {
       std::string msg = e.what();
       throw StepError(program::classify_torch_message(msg), msg);
@@ -214,7 +217,7 @@ class TorchSession final : public program::Session {
 
  private:
   const torch::Tensor& value(int id) const {
-    if (!has_value(id)) throw std::logic_error("value " + std::to_string(id) + " does not exist");
+    PARITY_HARNESS_ASSERT(has_value(id), "value " + std::to_string(id) + " does not exist");
     return *values_[id];
   }
 
@@ -222,7 +225,7 @@ class TorchSession final : public program::Session {
   std::optional<torch::Tensor> compute(const Step& s) {
     const program::Attrs& a = s.attrs;
     auto in = [&](std::size_t k) -> torch::Tensor {
-      if (k >= s.inputs.size()) throw std::logic_error("step has too few operands");
+      PARITY_HARNESS_ASSERT(k < s.inputs.size(), "step has too few operands");
       return value(s.inputs[k]);
     };
     auto opts = [&] { return torch::dtype(to_torch(a.dtype)).requires_grad(a.requires_grad); };
@@ -322,7 +325,7 @@ class TorchSession final : public program::Session {
         return std::nullopt;
       case OpId::RequiresGrad_: return in(0).requires_grad_(a.requires_grad);
     }
-    throw std::logic_error("op missing from the LibTorch backend");
+    PARITY_HARNESS_UNREACHABLE("op missing from the LibTorch backend: " + std::string(program::spec(s.op).name));
   }
 
   std::vector<std::optional<torch::Tensor>> values_;
