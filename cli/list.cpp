@@ -5,6 +5,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "program/internal_assert.h"
 #include "program/op_table.h"
 #include "program/step_schema.h"
 
@@ -24,7 +25,7 @@ std::string_view name(program::ResultIs r) {
     case ResultIs::OperandIfNoOp: return "operand 0 if no-op";
     case ResultIs::Nothing: return "nothing";
   }
-  return "?";
+  PARITY_HARNESS_UNREACHABLE("no case for this ResultIs");
 }
 
 std::string_view name(program::Saves s) {
@@ -35,7 +36,7 @@ std::string_view name(program::Saves s) {
     case Saves::Result: return "result";
     case Saves::Operands: return "operands";
   }
-  return "?";
+  PARITY_HARNESS_UNREACHABLE("no case for this Saves");
 }
 
 std::string operand_rule(const program::Operand0& o) {
@@ -52,8 +53,16 @@ std::string operand_rule(const program::Operand0& o) {
   return out;
 }
 
+// "rounds": its float32 result may differ in the last bits; "amplifies": it turns such differences of its operand
+// into large ones (the generator feeds it no operand carrying them).
+std::string rounding(const program::OpSpec& op) {
+  if (op.rounds && op.amplifies_rounding) return "rounds, amplifies";
+  if (op.rounds) return "rounds";
+  return op.amplifies_rounding ? "amplifies" : "";
+}
+
 void print_traits() {
-  std::printf("| op | kind | arity | in-place of | result | saves | writes | rounds | multi-output | operand 0 | "
+  std::printf("| op | kind | arity | in-place of | result | saves | writes | rounding | multi-output | operand 0 | "
               "run-time refusal | overlap rule |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& op : program::op_table()) {
     const char* writes = !op.is_inplace()                                  ? ""
@@ -64,7 +73,7 @@ void print_traits() {
                 std::string(program::to_string(op.kind)).c_str(), op.arity,
                 op.inplace_of ? std::string(program::spec(*op.inplace_of).name).c_str() : "",
                 std::string(name(op.result)).c_str(), std::string(name(op.saves)).c_str(), writes,
-                op.rounds ? (op.amplifies_rounding ? "yes, amplifies" : "yes") : "", op.multi_output ? "yes" : "",
+                rounding(op).c_str(), op.multi_output ? "yes" : "",
                 operand_rule(op.operand0).c_str(), op.refuses ? "yes" : "", op.overlaps ? "yes" : "");
   }
 }
