@@ -37,7 +37,7 @@ const std::vector<OpId>& view_ops() {
   static const auto ops = ops_where([](const program::OpSpec& op) { return op.result == program::ResultIs::View; });
   return ops;
 }
-// In-place writes of a scalar: the only ones overlapping memory takes when the scalar is written everywhere.
+// In-place writes of a scalar (add_(2), mul_(3), fill_, zero_): what the recipes write through views and leaves.
 const std::vector<OpId>& scalar_writes() {
   static const auto ops = ops_where([](const program::OpSpec& op) { return op.writes_scalar(); });
   return ops;

@@ -8,7 +8,6 @@
 namespace parity::generators {
 
 using program::Meta;
-using program::OpId;
 using program::OpKind;
 using program::Step;
 
