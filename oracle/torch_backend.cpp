@@ -3,11 +3,13 @@
 // aliasing or layout behaviour.
 #include "oracle/torch_backend.h"
 
+#include <c10/util/Logging.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/types.h>
 #include <torch/utils.h>
 #include <torch/version.h>
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -335,10 +337,17 @@ class TorchSession final : public program::Session {
 class TorchBackend final : public program::Backend {
  public:
   TorchBackend() {
-    // Programs use tiny tensors, where intra-op threads only cost; one thread also keeps LibTorch safe to use
-    // in a child forked for crash isolation (a forked child inherits no worker threads).
     static std::once_flag once;
-    std::call_once(once, [] { torch::set_num_threads(1); });
+    std::call_once(once, [] {
+      // Programs use tiny tensors, where intra-op threads only cost; one thread also keeps LibTorch safe to use
+      // in a child forked for crash isolation (a forked child inherits no worker threads).
+      torch::set_num_threads(1);
+      // Every c10::Error captures a backtrace when it is made; LibTorch 1.13 also symbolizes it then (dladdr per
+      // frame: milliseconds a raise, most of a campaign's time, as a share of steps are meant to raise). parity
+      // reads what_without_backtrace() only, so the fetcher returns nothing. Process-wide: a program that embeds
+      // the oracle loses LibTorch's backtraces, which it never shows.
+      c10::SetStackTraceFetcher(std::function<std::string()>([] { return std::string(); }));
+    });
   }
   std::string name() const override { return "libtorch"; }
   std::string version() const override { return torch_version(); }
