@@ -8,6 +8,7 @@
 #include "generators/program_state.h"
 #include "generators/rng.h"
 #include "generators/shrink.h"
+#include "program/json.h"
 
 namespace parity::generators {
 
@@ -171,6 +172,7 @@ class Builder {
       std::int64_t storage = inputs->empty() ? 0 : state_.value((*inputs)[0]).storage_numel;
       Step s{op, *inputs, valid_attrs(rng_, op, ms, storage), !rng_.chance(0.1)};
       if (!want_valid && (inputs->empty() || rng_.chance(0.6))) spoil_attrs(rng_, op, ms, s.attrs);
+      if (!program::within_dims_limit(s)) continue;
       StepInfo info = state_.check(s);
       if (want_valid && info.expected_ok()) return s;
       // Well-typed steps that raise for autograd reasons are behaviour to compare too; keep a few.
@@ -225,6 +227,7 @@ class Builder {
     for (int attempt = 0; attempt < 8; ++attempt) {
       Step s{op, inputs, valid_attrs(rng_, op, ms, storage), grad};
       if (tweak) tweak(s.attrs);
+      if (!program::within_dims_limit(s)) continue;
       StepInfo info = state_.check(s);
       if (info.expected_ok() || (allow_raise && info.inputs_ok && info.table_ok)) return append(s);
     }

@@ -300,6 +300,35 @@ DType parse_dtype_field(const Obj& o, std::string_view key) {
   return *d;
 }
 
+}  // namespace
+
+bool within_dims_limit(const Step& step) {
+  for (Attr a : spec(step.op).attrs) {
+    const AttrSpec& as = attr_spec(a);
+    switch (as.type) {
+      case AttrType::Shape:
+      case AttrType::IntList:
+        if ((step.attrs.*as.ints).size() > kMaxDims) return false;
+        break;
+      case AttrType::Strided:
+        if (step.attrs.sizes.size() > kMaxDims || step.attrs.strides.size() > kMaxDims) return false;
+        break;
+      case AttrType::Int:
+      case AttrType::Count:
+      case AttrType::Memo:
+      case AttrType::Bool:
+      case AttrType::Scalar:
+      case AttrType::OptionalScalar:
+      case AttrType::DType:
+      case AttrType::MemoryFormat:
+      case AttrType::Seed: break;
+    }
+  }
+  return true;
+}
+
+namespace {
+
 void read_attr(const Obj& o, const OpSpec& op, Attr a, Attrs& at) {
   const AttrSpec& spec = attr_spec(a);
   const std::string_view key = spec.name;

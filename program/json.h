@@ -22,6 +22,10 @@ inline constexpr std::int64_t kMaxNumel = 1 << 20;
 inline constexpr std::size_t kMaxDims = 8;
 inline constexpr std::size_t kMaxSteps = 4096;
 
+// Whether `step`'s int-list attributes are within kMaxDims, so that program_from_json reads back what to_json
+// writes of it. The generator makes only such steps: a finding must replay, and a worker reads its cases as JSON.
+bool within_dims_limit(const Step& step);
+
 nlohmann::json to_json(const Program&);
 Program program_from_json(const nlohmann::json&);  // throws JsonError
 nlohmann::json to_json(const Trace&);
