@@ -260,7 +260,8 @@ Signature signature(const Program& program, const Divergence& d) {
     case Kind::GradStridesSize1:
     case Kind::GradValues:
     case Kind::Crash:
-    case Kind::Timeout: break;
+    case Kind::Timeout:
+    case Kind::OutOfMemory: break;
   }
   return sig;
 }

@@ -412,7 +412,7 @@ const std::vector<std::string>& op_names() {
 
 const std::vector<std::string>& expected_error_categories() {
   static const std::vector<std::string> names = [] {
-    constexpr ErrorCategory kNotGoals[] = {ErrorCategory::Crash, ErrorCategory::Timeout,
+    constexpr ErrorCategory kNotGoals[] = {ErrorCategory::Crash, ErrorCategory::Timeout, ErrorCategory::OutOfMemory,
                                            ErrorCategory::InternalAssert, ErrorCategory::Unclassified};
     constexpr ErrorCategory kAll[] = {
 #define PARITY_CATEGORY_ENUM(name, str) ErrorCategory::name,

@@ -1,5 +1,5 @@
 // Divergence kinds: which observation differed first between impl and LibTorch (program/compare.cpp emits
-// them, the evaluator adds crash and timeout). Their names are what findings.jsonl and run.json write
+// them, the evaluator adds crash, timeout and out_of_memory). Their names are what findings.jsonl and run.json write
 // (reports/schema/common.schema.json, divergence_kind).
 #pragma once
 #include <optional>
@@ -34,7 +34,8 @@ namespace parity::program {
   X(GradStridesSize1, "grad_strides_size1") /* minor */                                             \
   X(GradValues, "grad_values")                                                                      \
   X(Crash, "crash")                     /* the case's process died */                               \
-  X(Timeout, "timeout")                 /* the case's process hung */
+  X(Timeout, "timeout")                 /* the case's process hung */                               \
+  X(OutOfMemory, "out_of_memory")       /* the case's process exceeded the campaign's memory limit */
 
 enum class DivergenceKind {
 #define PARITY_ENUM_KIND(name, str) name,

@@ -29,6 +29,7 @@ namespace parity::program {
   X(InternalAssert, "internal_assert")        /* the library's own consistency check failed (a bug) */ \
   X(Crash, "crash")                           /* the backend process died */                         \
   X(Timeout, "timeout")                       /* the backend did not finish in time */               \
+  X(OutOfMemory, "out_of_memory")             /* the backend exceeded the campaign's memory limit */ \
   X(Unclassified, "unclassified")             /* a message no rule knows: extend the table */
 
 enum class ErrorCategory {

@@ -37,7 +37,8 @@ DetailForm detail_form(DivergenceKind k) {
     case DivergenceKind::GradStridesSize1:
     case DivergenceKind::GradValues:
     case DivergenceKind::Crash:
-    case DivergenceKind::Timeout: return DetailForm::None;
+    case DivergenceKind::Timeout:
+    case DivergenceKind::OutOfMemory: return DetailForm::None;
   }
   return DetailForm::None;
 }

@@ -59,7 +59,7 @@ TEST(Coverage, ExpectedKeysAreCompleteAndDistinct) {
   EXPECT_EQ(memory_format_names(),
             (std::vector<std::string>{"contiguous_format", "channels_last", "channels_last_3d", "preserve_format"}));
   const auto& cats = expected_error_categories();
-  for (const char* never : {"crash", "timeout", "internal_assert", "unclassified"})
+  for (const char* never : {"crash", "timeout", "out_of_memory", "internal_assert", "unclassified"})
     EXPECT_EQ(std::count(cats.begin(), cats.end(), never), 0) << never;
   EXPECT_EQ(std::count(cats.begin(), cats.end(), "version_mismatch"), 1);
   EXPECT_EQ(std::count(cats.begin(), cats.end(), "graph_freed"), 1);
