@@ -1,5 +1,6 @@
 // `parity fuzz`: parses the campaign's flags and environment (sharding), runs it (engine/campaign.h) and prints
 // its progress, its findings as they come and a summary at the end.
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -28,9 +29,10 @@ namespace {
 
 constexpr std::string_view kHelp = R"(usage: parity fuzz [options]
 
-Runs generated programs on impl and on LibTorch, each case in a child process with a time limit, and
-compares their traces. Diverging cases are shrunk and appended to DIR/findings.jsonl as they are found;
-DIR/run.json summarises the campaign. Ctrl-C stops it cleanly.
+Runs generated programs on impl and on LibTorch in isolated worker processes, with a time and a memory limit
+per case, and compares their traces. A worker that crashes, hangs or runs out of memory ends only its case
+(a crash, timeout or out_of_memory finding) and is replaced. Diverging cases are shrunk and appended to
+DIR/findings.jsonl as they are found; DIR/run.json summarises the campaign. Ctrl-C stops it cleanly.
 
 options:
   --seconds N      stop after N seconds (default 60 when --cases is not given)
@@ -39,6 +41,15 @@ options:
   --out DIR        output folder (default parity-out)
   --max-steps K    longest generated program (default 14)
   --timeout-ms T   time limit of one case (default 10000)
+  --jobs N         worker processes side by side (default: the cores this process may use). Cases are
+                   judged in index order, so the findings do not depend on N
+  --isolation M    workers (default): persistent workers, many cases each; fork: a child forked for every
+                   case and shrinking candidate, one at a time (slow; the reference the workers must match)
+  --memory-mb M    address-space limit of one worker in MiB (default 4096; 0: none); a case that exceeds it is
+                   an out_of_memory finding
+  --shrink-share F share of the campaign's time (--seconds, or the time so far) that shrinking may take in all,
+                   never less than 10 s (default 0.25; 0: no shrinking); findings beyond it are recorded
+                   unshrunk
   --known FILE     known divergences (default: reports/known_divergences.json of the source tree, if present)
   --require-coverage
                    fail (exit 3) when some op, layout kind, memory format, error category or autograd
@@ -101,6 +112,13 @@ reports::ShardInfo shard_from_env() {
   return shard;
 }
 
+// The cores this process may run on (its CPU affinity, which container limits and taskset narrow).
+int usable_cores() {
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
 struct Options {
   engine::CampaignConfig campaign;  // all but the shard, which the environment gives
   std::optional<std::filesystem::path> known;
@@ -112,7 +130,8 @@ struct Options {
 Options parse_options(const std::vector<std::string>& argv) {
   Args args("parity fuzz", argv,
             {{"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"}, {"--known"},
-             {"--require-coverage", false}, {"--strict-known", false}, {"--overwrite", false}});
+             {"--jobs"}, {"--isolation"}, {"--memory-mb"}, {"--shrink-share"}, {"--require-coverage", false},
+             {"--strict-known", false}, {"--overwrite", false}});
   if (!args.positional().empty())
     throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity fuzz --help`)");
   Options o;
@@ -128,6 +147,20 @@ Options parse_options(const std::vector<std::string>& argv) {
   if (auto k = args.uint64("--max-steps", 1, program::kMaxSteps)) o.campaign.generator.max_steps = static_cast<int>(*k);
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) o.campaign.timeout = std::chrono::milliseconds(*t);
   if (auto k = args.value("--known")) o.known = *k;
+  if (auto m = args.value("--isolation")) {
+    if (*m == "workers") o.campaign.isolation = engine::Isolation::Workers;
+    else if (*m == "fork") o.campaign.isolation = engine::Isolation::Fork;
+    else throw UsageError("--isolation must be workers or fork, not \"" + m->substr(0, 40) + "\"");
+  }
+  const auto jobs = args.uint64("--jobs", 1, 1024);
+  if (o.campaign.isolation == engine::Isolation::Fork) {
+    if (jobs && *jobs != 1) throw UsageError("--isolation fork runs one case at a time: --jobs must be 1");
+    o.campaign.jobs = 1;
+  } else {
+    o.campaign.jobs = jobs ? static_cast<int>(*jobs) : usable_cores();
+  }
+  if (auto m = args.uint64("--memory-mb", 0, std::uint64_t{1} << 30)) o.campaign.memory_limit_bytes = *m << 20;
+  if (auto f = args.number("--shrink-share", 0.0, 1.0)) o.campaign.shrink_share = *f;
   o.require_coverage = args.has("--require-coverage");
   o.strict_known = args.has("--strict-known");
   o.overwrite = args.has("--overwrite");
@@ -188,12 +221,13 @@ class Printer : public engine::CampaignObserver {
 
 void print_final(const engine::CampaignConfig& c, const reports::RunSummary& s) {
   std::printf("parity fuzz: %llu cases in %.1f s (%.1f/s), %llu findings in %zu groups (%llu unexpected, %llu "
-              "expected), %llu crashes, %llu timeouts; seed %llu%s\n",
+              "expected), %llu crashes, %llu timeouts, %llu out of memory; seed %llu%s\n",
               static_cast<unsigned long long>(s.cases), s.seconds, s.cases_per_second,
               static_cast<unsigned long long>(s.findings), s.groups.size(),
               static_cast<unsigned long long>(s.unexpected_findings),
               static_cast<unsigned long long>(s.expected_findings), static_cast<unsigned long long>(s.crashes),
-              static_cast<unsigned long long>(s.timeouts), static_cast<unsigned long long>(c.seed),
+              static_cast<unsigned long long>(s.timeouts), static_cast<unsigned long long>(s.out_of_memory),
+              static_cast<unsigned long long>(c.seed),
               s.interrupted ? " (interrupted)" : "");
   for (const auto& [sig, g] : s.groups) {
     std::string where = "first case " + std::to_string(g.first_case);
@@ -253,8 +287,11 @@ int fuzz_command(const std::vector<std::string>& argv) {
   struct sigaction old_int {}, old_term {};
   ::sigaction(SIGINT, &sa, &old_int);
   ::sigaction(SIGTERM, &sa, &old_term);
-  std::fprintf(stderr, "parity fuzz: seed %llu, shard %d/%d, output %s\n",
+  std::fprintf(stderr, "parity fuzz: seed %llu, shard %d/%d, %s, output %s\n",
                static_cast<unsigned long long>(o.campaign.seed), o.campaign.shard.index, o.campaign.shard.total,
+               o.campaign.isolation == engine::Isolation::Fork
+                   ? "a child forked per case"
+                   : (std::to_string(o.campaign.jobs) + (o.campaign.jobs == 1 ? " worker" : " workers")).c_str(),
                o.campaign.out.string().c_str());
   const engine::CampaignResult result = engine::run_campaign(o.campaign, known, &g_stop, &printer);
   ::sigaction(SIGINT, &old_int, nullptr);

@@ -1,14 +1,18 @@
 #include "engine/campaign.h"
 
+#include <algorithm>
+#include <deque>
 #include <map>
 
 #include "engine/case_seed.h"
 #include "engine/evaluate.h"
 #include "engine/isolation.h"
 #include "engine/shrink.h"
+#include "engine/worker_pool.h"
 #include "impl_backend/planted_faults.h"
 #include "oracle/torch_backend.h"
 #include "program/compare.h"
+#include "program/internal_assert.h"
 #include "reports/build_info.h"
 #include "reports/error.h"
 #include "reports/jsonl.h"
@@ -20,12 +24,47 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using program::Divergence;
 using program::Program;
+using Ticket = WorkerPool::Ticket;
+
+// Where a campaign's programs are evaluated: the worker pool, or (Isolation::Fork) a child forked for each
+// program, one at a time, in the order submitted.
+class Runner {
+ public:
+  Runner(const CampaignConfig& c, EvalOptions options) : options_(options) {
+    if (c.isolation == Isolation::Workers) pool_.emplace(WorkerOptions{c.jobs, options});
+  }
+  Ticket submit(Program p) {
+    if (pool_) return pool_->submit(std::move(p));
+    queue_.push_back({next_++, std::move(p)});
+    return queue_.back().first;
+  }
+  std::size_t capacity() const { return pool_ ? pool_->capacity() : 1; }
+  // The next evaluation to finish; nullopt when nothing was submitted that has not been returned.
+  std::optional<WorkerPool::Done> wait() {
+    if (pool_) return pool_->wait();
+    if (queue_.empty()) return std::nullopt;
+    auto [ticket, program] = std::move(queue_.front());
+    queue_.pop_front();
+    return WorkerPool::Done{ticket, evaluate_isolated(program, options_)};
+  }
+
+ private:
+  EvalOptions options_;
+  std::optional<WorkerPool> pool_;
+  std::deque<std::pair<Ticket, Program>> queue_;
+  Ticket next_ = 0;
+};
 
 class Campaign {
  public:
   Campaign(const CampaignConfig& c, const reports::KnownDivergences& known, const std::atomic<bool>* stop,
            CampaignObserver* observer)
-      : c_(c), known_(known), stop_(stop), observer_(observer), writer_(c_.out / "findings.jsonl") {
+      : c_(c),
+        known_(known),
+        stop_(stop),
+        observer_(observer),
+        writer_(c_.out / "findings.jsonl"),
+        runner_(c_, {c_.timeout, false, stop_, c_.memory_limit_bytes}) {
     summary_.libtorch_version = oracle::torch_version();
     summary_.parity_commit = std::string(reports::parity_commit());
     summary_.generator_version = generators::generator_version();
@@ -34,6 +73,9 @@ class Campaign {
     summary_.shard = c_.shard;
     summary_.max_steps = c_.generator.max_steps;
     summary_.timeout_ms = static_cast<int>(c_.timeout.count());
+    summary_.isolation = c_.isolation == Isolation::Workers ? "workers" : "fork";
+    summary_.jobs = c_.isolation == Isolation::Workers ? c_.jobs : 1;
+    summary_.memory_limit_mb = c_.memory_limit_bytes >> 20;
     summary_.coverage = reports::Coverage::zeroed();
     today_ = reports::today_utc();
     // Every entry in force starts at 0, so an entry nothing matched is visible in run.json.
@@ -42,17 +84,43 @@ class Campaign {
         summary_.known_divergence_hits[k.signature] = 0;
   }
 
+  // Cases are handed out in index order, enough to keep every worker busy, and judged (counted, shrunk,
+  // recorded) strictly in index order, whatever order they finish in.
   CampaignResult run() {
     start_ = Clock::now();
-    for (std::uint64_t k = static_cast<std::uint64_t>(summary_.shard.index);;
-         k += static_cast<std::uint64_t>(summary_.shard.total)) {
-      if (stopped()) break;
-      if (c_.cases && k >= *c_.cases) break;
-      if (c_.seconds && elapsed() >= *c_.seconds) break;
-      if (!run_case(k)) break;
+    const auto total = static_cast<std::uint64_t>(summary_.shard.total);
+    const std::size_t window = runner_.capacity() + static_cast<std::size_t>(summary_.jobs);
+    std::uint64_t next_to_start = static_cast<std::uint64_t>(summary_.shard.index);
+    std::uint64_t next_to_judge = next_to_start;
+    bool starting = true, interrupted = false;
+    while (!interrupted) {
+      while (starting && cases_in_flight_.size() + ready_.size() < window) {
+        if (stopped() || (c_.cases && next_to_start >= *c_.cases) || (c_.seconds && elapsed() >= *c_.seconds)) {
+          starting = false;
+          break;
+        }
+        Program program = value_of(generate_case(c_.seed, next_to_start, c_.generator), next_to_start);
+        const Ticket t = runner_.submit(program);
+        cases_in_flight_.emplace(t, std::pair(next_to_start, std::move(program)));
+        next_to_start += total;
+      }
+      if (cases_in_flight_.empty() && ready_.empty()) break;
+      auto it = ready_.find(next_to_judge);
+      if (it == ready_.end()) {
+        wait_for_one();
+        continue;
+      }
+      auto [program, ev] = std::move(it->second);
+      ready_.erase(it);
+      if (ev.outcome == Evaluation::Outcome::Interrupted) {
+        interrupted = true;
+        break;
+      }
+      judge(next_to_judge, program, std::move(ev));
+      next_to_judge += total;
       if (observer_) observer_->on_progress(progress(), false);
     }
-    summary_.interrupted = stopped();
+    summary_.interrupted = stopped() || interrupted;
     summary_.seconds = elapsed();
     summary_.cases_per_second = summary_.seconds > 0 ? static_cast<double>(summary_.cases) / summary_.seconds : 0;
     if (observer_) observer_->on_progress(progress(), true);
@@ -75,8 +143,6 @@ class Campaign {
     return p;
   }
 
-  EvalOptions eval_options() const { return {c_.timeout, false, stop_}; }
-
   static Program value_of(const rc::Shrinkable<Program>& s, std::uint64_t k) {
     try {
       return s.value();
@@ -85,16 +151,43 @@ class Campaign {
     }
   }
 
-  // Returns false when the campaign was interrupted during the case.
-  bool run_case(std::uint64_t k) {
-    rc::Shrinkable<Program> shrinkable = generate_case(c_.seed, k, c_.generator);
-    Program program = value_of(shrinkable, k);
-    Evaluation ev = evaluate_isolated(program, eval_options());
-    if (ev.outcome == Evaluation::Outcome::Interrupted) return false;
+  // Files the next evaluation to finish: a case's among the ready ones, a shrinking candidate's for the shrink.
+  void wait_for_one() {
+    auto done = runner_.wait();
+    PARITY_HARNESS_ASSERT(done.has_value(), "the campaign waits for an evaluation but none is under way");
+    if (auto c = cases_in_flight_.find(done->ticket); c != cases_in_flight_.end()) {
+      ready_.emplace(c->second.first, std::pair(std::move(c->second.second), std::move(done->evaluation)));
+      cases_in_flight_.erase(c);
+    } else {
+      candidates_done_.emplace(done->ticket, std::move(done->evaluation));
+    }
+  }
+
+  // Shrinking candidates, evaluated side by side by the runner (cases already started finish meanwhile).
+  std::vector<Evaluation> evaluate_candidates(const std::vector<Program>& programs) {
+    std::vector<Ticket> tickets;
+    for (const auto& p : programs) tickets.push_back(runner_.submit(p));
+    std::vector<Evaluation> out;
+    for (Ticket t : tickets) {
+      auto it = candidates_done_.find(t);
+      for (; it == candidates_done_.end(); it = candidates_done_.find(t)) wait_for_one();
+      out.push_back(std::move(it->second));
+      candidates_done_.erase(it);
+    }
+    return out;
+  }
+
+  // Seconds of shrinking left to the campaign (CampaignConfig::shrink_share).
+  double shrink_allowance() const {
+    if (c_.shrink_share <= 0) return 0;
+    const double base = c_.seconds ? *c_.seconds : elapsed();
+    return std::max(kMinShrinkSeconds, c_.shrink_share * base) - summary_.shrink_seconds;
+  }
+
+  void judge(std::uint64_t k, const Program& program, Evaluation ev) {
     ++summary_.cases;
     count(program, ev);
-    if (ev.divergence) on_divergence(k, shrinkable, program, std::move(ev));
-    return true;
+    if (ev.divergence) on_divergence(k, program, std::move(ev));
   }
 
   void count(const Program& program, const Evaluation& ev) {
@@ -128,10 +221,10 @@ class Campaign {
     add(coverage.situations, ev.coverage.situations);
     if (ev.outcome == Evaluation::Outcome::Crash) ++summary_.crashes;
     if (ev.outcome == Evaluation::Outcome::Timeout) ++summary_.timeouts;
+    if (ev.outcome == Evaluation::Outcome::OutOfMemory) ++summary_.out_of_memory;
   }
 
-  void on_divergence(std::uint64_t k, const rc::Shrinkable<Program>& shrinkable, const Program& program,
-                     Evaluation ev) {
+  void on_divergence(std::uint64_t k, const Program& program, Evaluation ev) {
     const Divergence d = *ev.divergence;
     const program::Signature sig = program::signature(program, d);
     const auto* known = known_.match(sig, summary_.libtorch_version, today_);
@@ -162,13 +255,19 @@ class Campaign {
     f.program = program;
     // A hang is not shrunk: every candidate could cost a full time limit.
     if (ev.outcome != Evaluation::Outcome::Timeout) {
-      const EvalOptions options = eval_options();
-      Shrunk s = shrink(shrinkable, program, std::move(ev), sig,
-                        [&](const Program& p) { return evaluate_isolated(p, options); },
-                        {kMaxShrinkEvaluations, kMaxShrinkSeconds, stop_});
-      f.program = std::move(s.program);
-      f.shrink_evaluations = s.evaluations;
-      ev = std::move(s.evaluation);
+      const double allowance = shrink_allowance();
+      if (allowance <= 0) {
+        ++summary_.unshrunk_findings;
+      } else {
+        const auto began = Clock::now();
+        Shrunk s = shrink(generate_case(c_.seed, k, c_.generator), program, std::move(ev), sig,
+                          [this](const std::vector<Program>& ps) { return evaluate_candidates(ps); },
+                          {kMaxShrinkEvaluations, std::min(kMaxShrinkSeconds, allowance), stop_, summary_.jobs});
+        summary_.shrink_seconds += std::chrono::duration<double>(Clock::now() - began).count();
+        f.program = std::move(s.program);
+        f.shrink_evaluations = s.evaluations;
+        ev = std::move(s.evaluation);
+      }
     }
     f.divergence = *ev.divergence;
     f.severity = f.divergence.severity;
@@ -186,10 +285,14 @@ class Campaign {
   const std::atomic<bool>* stop_;
   CampaignObserver* observer_;
   reports::JsonlWriter writer_;
+  Runner runner_;
   reports::RunSummary summary_;
   std::map<program::Signature, int> recorded_;
   std::string today_;
   Clock::time_point start_;
+  std::map<Ticket, std::pair<std::uint64_t, Program>> cases_in_flight_;  // by ticket: case index and program
+  std::map<std::uint64_t, std::pair<Program, Evaluation>> ready_;       // by case index: finished, not judged
+  std::map<Ticket, Evaluation> candidates_done_;                         // shrinking candidates, finished
 };
 
 }  // namespace

@@ -1,9 +1,12 @@
-// A campaign: generated programs, each evaluated in a child process, diverging ones shrunk and appended to
-// findings.jsonl as soon as they are found, run.json written at the end. `parity fuzz` parses its flags into a
+// A campaign: generated programs, each evaluated in an isolated process (persistent workers, or a child forked per
+// case), diverging ones shrunk and appended to findings.jsonl as soon as they are found, run.json written at the
+// end. Cases run side by side but are judged in index order, so the findings, their shrinking and run.json (but
+// its times) depend on the seed and budget, not on --jobs or the isolation. `parity fuzz` parses its flags into a
 // CampaignConfig, calls run_campaign and prints; tests call it directly.
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -19,8 +22,15 @@
 namespace parity::engine {
 
 inline constexpr int kMaxRecordedPerSignature = 3;  // findings written to findings.jsonl per signature
-inline constexpr int kMaxShrinkEvaluations = 200;
-inline constexpr double kMaxShrinkSeconds = 60;
+inline constexpr int kMaxShrinkEvaluations = 200;  // per finding
+inline constexpr double kMaxShrinkSeconds = 60;    // per finding
+// Shrinking may always use this much of a campaign in all, however short the campaign: a first finding is shrunk.
+inline constexpr double kMinShrinkSeconds = 10;
+
+enum class Isolation {
+  Workers,  // persistent worker processes, each running many cases (engine/worker_pool.h)
+  Fork,     // a child forked for every case and every shrinking candidate: the reference the workers must match
+};
 
 struct CampaignConfig {
   std::uint64_t seed = 0;
@@ -29,6 +39,13 @@ struct CampaignConfig {
   std::filesystem::path out = "parity-out";  // findings.jsonl and run.json go here (see prepare_output)
   generators::GenConfig generator;
   std::chrono::milliseconds timeout{10000};  // of one case
+  Isolation isolation = Isolation::Workers;
+  int jobs = 1;                          // workers side by side (Fork: 1)
+  std::size_t memory_limit_bytes = std::size_t{4} << 30;  // address space of one worker or child; 0: none
+  // Shrinking stops for the rest of the campaign once it has used this share of the campaign's time (of
+  // `seconds`, or of the time so far without it; never less than kMinShrinkSeconds): later findings are recorded
+  // as found, and run.json counts them (unshrunk_findings). 0: nothing is shrunk.
+  double shrink_share = 0.25;
   reports::ShardInfo shard;             // this process runs the cases k with k % total == index
 };
 

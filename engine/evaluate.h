@@ -1,9 +1,11 @@
-// Runs one program on impl and on LibTorch in a child process, so that a crash or a hang of either is a
-// finding rather than the end of the campaign. The parent never runs a backend: no torch or OpenMP state
-// exists in it when it forks.
+// Runs one program on impl and on LibTorch in another process, so that a crash, a hang or a runaway allocation
+// of either is a finding rather than the end of the campaign: a child forked for the one case here, a persistent
+// worker in engine/worker_pool.h. The parent never runs a backend: no torch or OpenMP state exists in it when
+// it forks.
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -26,10 +28,10 @@ struct StepOutcome {
 };
 
 struct Evaluation {
-  enum class Outcome { Completed, Crash, Timeout, Interrupted };
+  enum class Outcome { Completed, Crash, Timeout, OutOfMemory, Interrupted };
   Outcome outcome = Outcome::Completed;
-  // Completed: the first difference, if any. Crash/Timeout: a divergence of that kind at the step running
-  // when the child died or was killed.
+  // Completed: the first difference, if any. Crash/Timeout/OutOfMemory: a divergence of that kind at the step
+  // running when the process died or was killed.
   std::optional<program::Divergence> divergence;
   std::vector<StepOutcome> steps;         // Completed only: one per step of the program
   program::CoverageTags coverage;         // Completed only: what the case exercised, judged on LibTorch
@@ -42,6 +44,7 @@ struct EvalOptions {
   std::chrono::milliseconds timeout{10000};
   bool want_traces = false;
   const std::atomic<bool>* stop = nullptr;  // when set, the child is killed and the outcome is Interrupted
+  std::size_t memory_limit_bytes = 0;       // address space of the evaluating process; 0: no limit
 };
 
 // Throws EvaluationError when the machinery fails.

@@ -30,14 +30,7 @@ void write_all(int fd, std::string_view data) {
 }
 
 [[noreturn]] void child(int fd, pid_t parent, const std::function<std::string()>& work) {
-  // Interrupts are the parent's to handle: the child just dies with the rest of the process group.
-  ::signal(SIGINT, SIG_DFL);
-  ::signal(SIGTERM, SIG_DFL);
-  ::signal(SIGPIPE, SIG_DFL);
-#ifdef __linux__
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-  if (::getppid() != parent) ::_exit(1);
+  become_isolated_child(parent);
   // Nothing may unwind out of here: the child is a copy of the parent, and returning would run a second parity.
   try {
     write_all(fd, work());
@@ -94,6 +87,16 @@ ChildEnd wait_for(pid_t pid, int fd, std::chrono::milliseconds timeout, const st
 }
 
 }  // namespace
+
+void become_isolated_child(pid_t parent) {
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
+  ::signal(SIGPIPE, SIG_DFL);
+#ifdef __linux__
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+  if (::getppid() != parent) ::_exit(1);
+}
 
 std::string ChildEnd::describe(std::chrono::milliseconds timeout) const {
   switch (how) {

@@ -2,6 +2,8 @@
 // result through a pipe, the parent enforces a time limit and notices interrupts. A crash or a hang is then
 // an outcome the caller reports, not the end of parity.
 #pragma once
+#include <sys/types.h>
+
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -23,6 +25,11 @@ struct ChildEnd {
   // "killed by signal 11 (Segmentation fault)", "exited with status 3", "no result after 100 ms".
   std::string describe(std::chrono::milliseconds timeout) const;
 };
+
+// The first thing a child forked for isolated work does: interrupts become the parent's to handle (the child
+// dies with the rest of the process group), and the child dies with the parent. Ends the child at once when the
+// parent (`parent`, its pid before the fork) is already gone.
+void become_isolated_child(pid_t parent);
 
 // Runs `work` in a child process and returns how the child ended with what `work` returned. `work` must not
 // throw. The child dies with the parent; `stop`, when it turns true, kills it (Interrupted).

@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <functional>
+#include <vector>
 
 #include <rapidcheck.h>
 
@@ -12,14 +13,16 @@
 
 namespace parity::engine {
 
-// How a candidate is judged; a campaign evaluates in a child process (evaluate_isolated).
-using Evaluator = std::function<Evaluation(const program::Program&)>;
+// How candidates are judged: a batch at a time (side by side in a campaign's workers), one Evaluation each, in
+// order.
+using BatchEvaluator = std::function<std::vector<Evaluation>(const std::vector<program::Program>&)>;
 
 struct ShrinkBudget {
   int max_evaluations = 200;
   // Candidates that hang cost a full time limit each: a shrink also stops after this long, keeping its best.
   double max_seconds = 60;
   const std::atomic<bool>* stop = nullptr;  // when it turns true the shrink stops, keeping its best
+  int batch = 1;  // candidates evaluated together (a campaign's worker count)
 };
 
 struct Shrunk {
@@ -31,7 +34,10 @@ struct Shrunk {
 // Greedy descent through the generator's shrinks of `start` (whose value is `program`, evaluated as `ev`):
 // take the first candidate that still diverges with `signature`, start again from it, until no candidate does
 // (a local minimum) or the budget is spent. A candidate the generator cannot build is skipped, uncounted.
+// Candidates go to `evaluate` in batches, and the first of a batch that diverges with the signature is taken:
+// the same choice, and the same count of evaluations (those up to the one taken), as one at a time, so the result
+// does not depend on the batch size.
 Shrunk shrink(const rc::Shrinkable<program::Program>& start, program::Program program, Evaluation ev,
-              const program::Signature& signature, const Evaluator& evaluate, const ShrinkBudget& budget = {});
+              const program::Signature& signature, const BatchEvaluator& evaluate, const ShrinkBudget& budget = {});
 
 }  // namespace parity::engine

@@ -472,13 +472,19 @@ std::string render_summary(const ReportInput& in, const std::vector<Group>& grou
     html += "<dl class=\"facts\">";
     html += fact("LibTorch", r.libtorch_version);
     html += fact("cases", std::to_string(r.cases));
-    char rate[64];
-    std::snprintf(rate, sizeof rate, "%.1f/s over %.1f s", r.cases_per_second, r.seconds);
+    char rate[128];
+    std::snprintf(rate, sizeof rate, "%.1f/s over %.1f s (%s)", r.cases_per_second, r.seconds,
+                  r.isolation == "fork" ? "a child forked per case"
+                                        : (std::to_string(r.jobs) + (r.jobs == 1 ? " worker" : " workers")).c_str());
     html += fact("speed", rate);
     html += fact("groups", std::to_string(groups.size()) + " (" + std::to_string(unexpected_groups) + " unexpected)");
     html += fact("findings", std::to_string(r.unexpected_findings) + " unexpected, " +
                                  std::to_string(r.expected_findings) + " expected");
-    html += fact("crashes / timeouts", std::to_string(r.crashes) + " / " + std::to_string(r.timeouts));
+    html += fact("crashes / timeouts / out of memory", std::to_string(r.crashes) + " / " + std::to_string(r.timeouts) +
+                                                           " / " + std::to_string(r.out_of_memory));
+    if (r.unshrunk_findings > 0)
+      html += fact("unshrunk", std::to_string(r.unshrunk_findings) +
+                                   " findings recorded as found: the shrinking budget was spent");
     html += fact("seed", std::to_string(r.seed));
     html += fact("parity commit", r.parity_commit);
     html += fact("generator", "version " + std::to_string(r.generator_version) + ", up to " +

@@ -124,6 +124,9 @@ json to_json(const RunSummary& r) {
           {"recorded_findings", r.recorded_findings},
           {"crashes", r.crashes},
           {"timeouts", r.timeouts},
+          {"out_of_memory", r.out_of_memory},
+          {"shrink_seconds", r.shrink_seconds},
+          {"unshrunk_findings", r.unshrunk_findings},
           {"groups", to_json(r.groups)},
           {"findings_by_kind", std::move(by_kind)},
           {"ops", std::move(ops)},
@@ -133,6 +136,9 @@ json to_json(const RunSummary& r) {
           {"shard", {{"index", r.shard.index}, {"total", r.shard.total}}},
           {"max_steps", r.max_steps},
           {"timeout_ms", r.timeout_ms},
+          {"isolation", r.isolation},
+          {"jobs", r.jobs},
+          {"memory_limit_mb", r.memory_limit_mb},
           {"interrupted", r.interrupted}};
 }
 
@@ -156,6 +162,10 @@ RunSummary run_summary_from_json(const json& j) {
   r.recorded_findings = u64(j, "recorded_findings");
   r.crashes = u64(j, "crashes");
   r.timeouts = u64(j, "timeouts");
+  // Absent from run.json written before persistent workers: the defaults are what those campaigns did.
+  r.out_of_memory = j.contains("out_of_memory") ? u64(j, "out_of_memory") : 0;
+  r.shrink_seconds = j.contains("shrink_seconds") ? get<double>(j, "shrink_seconds") : 0;
+  r.unshrunk_findings = j.contains("unshrunk_findings") ? u64(j, "unshrunk_findings") : 0;
   r.groups = finding_groups_from_json(field(j, "groups"));
   for (const auto& [name, n] : map_field<std::uint64_t>(j, "findings_by_kind")) {
     auto kind = program::parse_divergence_kind(name);
@@ -171,6 +181,11 @@ RunSummary run_summary_from_json(const json& j) {
   r.shard.total = get<int>(shard, "total");
   r.max_steps = get<int>(j, "max_steps");
   r.timeout_ms = get<int>(j, "timeout_ms");
+  r.isolation = j.contains("isolation") ? get<std::string>(j, "isolation") : "fork";
+  if (r.isolation != "workers" && r.isolation != "fork")
+    throw JsonError("run summary: isolation must be \"workers\" or \"fork\"");
+  r.jobs = j.contains("jobs") ? get<int>(j, "jobs") : 1;
+  r.memory_limit_mb = j.contains("memory_limit_mb") ? u64(j, "memory_limit_mb") : 0;
   r.interrupted = get<bool>(j, "interrupted");
   return r;
 }

@@ -59,6 +59,9 @@ struct RunSummary {
   std::uint64_t recorded_findings = 0;    // written to findings.jsonl (at most a few per signature)
   std::uint64_t crashes = 0;
   std::uint64_t timeouts = 0;
+  std::uint64_t out_of_memory = 0;        // cases whose process exceeded the memory limit
+  double shrink_seconds = 0;              // spent shrinking, within the campaign's seconds
+  std::uint64_t unshrunk_findings = 0;    // recorded as found: the campaign's shrinking budget was spent
   FindingGroups groups;
   std::map<program::DivergenceKind, std::uint64_t> findings_by_kind;
   std::map<std::string, OpCounts> ops;
@@ -69,6 +72,9 @@ struct RunSummary {
   ShardInfo shard;
   int max_steps = 0;
   int timeout_ms = 0;
+  std::string isolation = "workers";  // how cases were isolated: "workers" (persistent) or "fork" (one per case)
+  int jobs = 1;                       // cases evaluated side by side (per shard)
+  std::uint64_t memory_limit_mb = 0;  // of one evaluating process; 0: none
   bool interrupted = false;  // stopped by SIGINT/SIGTERM before its budget
   bool operator==(const RunSummary&) const = default;
 };

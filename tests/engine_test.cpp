@@ -15,6 +15,7 @@
 #include "engine/case_seed.h"
 #include "engine/evaluate.h"
 #include "engine/isolation.h"
+#include "engine/worker_pool.h"
 #include "impl_backend/planted_faults.h"
 #include "program/compare.h"
 #include "program/json.h"
@@ -168,22 +169,28 @@ TEST(EngineCampaign, StaleKnownEntries) {
   EXPECT_NE(stale[1].why.find("expired on 2000-01-01"), std::string::npos);
 }
 
-// A planted fault is found, shrunk while keeping its signature, and the same seed gives the same campaign.
+// A planted fault is found, shrunk while keeping its signature, and the same seed gives the same campaign
+// whether its cases run in two persistent workers or in a child forked for each.
 TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
   if (!in_process_planted_with("mul=values")) return;
   ASSERT_EQ(impl_backend::planted_fault_texts(), std::vector<std::string>{"mul=values"});
   TempDir dir;
-  auto campaign = [&](const std::string& name) {
+  auto campaign = [&](const std::string& name, Isolation isolation, int jobs) {
     CampaignConfig c;
     c.seed = 7;
     c.cases = 40;
+    c.isolation = isolation;
+    c.jobs = jobs;
     c.out = dir.path() / name;
     prepare_output(c.out, false);
     CampaignResult result = run_campaign(c, reports::KnownDivergences{});
     return std::pair(std::move(result), reports::read_jsonl(c.out / "findings.jsonl"));
   };
-  auto [first, first_findings] = campaign("a");
-  auto [second, second_findings] = campaign("b");
+  auto [first, first_findings] = campaign("a", Isolation::Workers, 2);
+  auto [second, second_findings] = campaign("b", Isolation::Fork, 1);
+  EXPECT_EQ(first.summary.isolation, "workers");
+  EXPECT_EQ(first.summary.jobs, 2);
+  EXPECT_EQ(second.summary.isolation, "fork");
 
   const auto mul_values = program::Signature::parse("mul:values").value();
   ASSERT_EQ(first.summary.groups.count(mul_values), 1u);
@@ -205,10 +212,33 @@ TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
   }
   EXPECT_TRUE(some_smaller);
 
-  // Everything but the wall time agrees.
-  for (auto* s : {&first.summary, &second.summary}) s->seconds = s->cases_per_second = 0;
+  // Everything but the wall time and how the cases were run agrees.
+  for (auto* s : {&first.summary, &second.summary}) {
+    s->seconds = s->cases_per_second = s->shrink_seconds = 0;
+    s->isolation = "";
+    s->jobs = 0;
+  }
   EXPECT_EQ(first.summary, second.summary);
   EXPECT_EQ(first_findings.records, second_findings.records);
+}
+
+// Persistent workers give what a child forked per case gives, program by program, in whatever order they finish.
+TEST(EngineWorkers, AgreeWithAChildPerCase) {
+  std::vector<program::Program> programs;
+  for (std::uint64_t k = 30; k < 42; ++k) programs.push_back(generate_case(5, k, {}).value());
+  std::vector<Evaluation> forked;
+  for (const auto& p : programs) forked.push_back(evaluate_isolated(p, {10000ms, true, nullptr}));
+  WorkerPool pool({2, {10000ms, true, nullptr, std::size_t{4} << 30}});
+  std::map<WorkerPool::Ticket, std::size_t> which;
+  for (std::size_t i = 0; i < programs.size(); ++i) which[pool.submit(programs[i], true)] = i;
+  std::size_t done = 0;
+  while (auto d = pool.wait()) {
+    SCOPED_TRACE("program " + std::to_string(which.at(d->ticket)));
+    expect_same(d->evaluation, forked[which.at(d->ticket)]);
+    ++done;
+  }
+  EXPECT_EQ(done, programs.size());
+  EXPECT_EQ(pool.workers_started(), 2u);  // nothing died: no worker was replaced
 }
 
 }  // namespace

@@ -1,0 +1,54 @@
+// The two halves of evaluating a program in another process, shared by the fork-per-case mode
+// (evaluate_isolated) and the persistent workers (engine/worker_pool.h): what the evaluating process does
+// (limits itself, runs both backends, answers with one JSON text) and how its parent turns that text, or the way
+// the process ended, into an Evaluation.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+#include "engine/evaluate.h"
+#include "engine/isolation.h"
+#include "program/program.h"
+
+namespace parity::engine {
+
+// Where the evaluating process is, in memory shared with the parent: when it dies or hangs, the parent still
+// knows which backend and which step it was in, and whether it ran out of memory, and can name the op in the
+// finding's signature.
+enum Phase : int { kStarting = 0, kImpl = 1, kOracle = 2, kComparing = 3 };
+struct Progress {
+  std::atomic<int> phase{kStarting};
+  std::atomic<int> step{-1};
+  std::atomic<int> out_of_memory{0};
+  void reset() {
+    phase = kStarting;
+    step = -1;
+    out_of_memory = 0;
+  }
+};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+// `count` Progress slots in anonymous shared memory, inherited by every process forked later; never unmapped.
+// Throws EvaluationError.
+Progress* map_shared_progress(int count);
+
+// Called first in a freshly forked evaluating process. With a limit (bytes, 0 for none) the process's address
+// space is capped there, and an allocation that fails (operator new) ends the process with kOutOfMemoryStatus
+// after marking `progress`: the case is then an out_of_memory finding instead of a worker that carries on in an
+// unknown state, or a machine that swaps.
+inline constexpr int kOutOfMemoryStatus = 86;
+void enter_evaluating_process(std::size_t memory_limit_bytes, Progress* progress);
+
+// The evaluating process's whole work for one program: both backends, the comparison, and the result as one
+// JSON text. Never throws: a broken setup is a {"fatal": ...} the parent raises as EvaluationError.
+std::string evaluate_to_text(const program::Program& program, bool want_traces, Progress& progress);
+
+// The parent's reading of how the evaluating process ended (`end`) and what it said: a finished one's text is
+// parsed and checked against `program`; a crash, a hang, an exhausted memory limit or a cut-short answer
+// becomes a divergence at the step `progress` names. Throws EvaluationError for a {"fatal": ...} answer.
+Evaluation evaluation_from_end(const ChildEnd& end, const program::Program& program, const EvalOptions& options,
+                               const Progress& progress);
+
+}  // namespace parity::engine

@@ -1,0 +1,343 @@
+#include "engine/worker_pool.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "program/internal_assert.h"
+#include "program/json.h"
+
+namespace parity::engine {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A message between the parent and a worker: its length (8 bytes, this machine's order: both ends are this
+// binary) and its bytes. A request is a flag byte ('1': traces wanted) and the program as JSON; an answer is
+// what evaluate_to_text returned.
+constexpr std::size_t kHeader = sizeof(std::uint64_t);
+
+std::string frame(std::string_view body) {
+  std::string out(kHeader, '\0');
+  const std::uint64_t n = body.size();
+  std::memcpy(out.data(), &n, kHeader);
+  out.append(body);
+  return out;
+}
+
+// The whole body once `buffer` holds a complete frame.
+std::optional<std::string> complete_frame(const std::string& buffer) {
+  if (buffer.size() < kHeader) return std::nullopt;
+  std::uint64_t n = 0;
+  std::memcpy(&n, buffer.data(), kHeader);
+  if (buffer.size() - kHeader < n) return std::nullopt;
+  return buffer.substr(kHeader, n);
+}
+
+// The worker's side reads requests through a buffer: the parent sends several at once.
+class RequestReader {
+ public:
+  explicit RequestReader(int fd) : fd_(fd) {}
+  // The next request's body; nullopt when the parent has gone.
+  std::optional<std::string> next() {
+    for (;;) {
+      if (auto body = complete_frame(buffer_)) {
+        buffer_.erase(0, kHeader + body->size());
+        return body;
+      }
+      char chunk[1 << 16];
+      const ssize_t r = ::read(fd_, chunk, sizeof chunk);
+      if (r == 0) return std::nullopt;
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return std::nullopt;
+      }
+      buffer_.append(chunk, static_cast<std::size_t>(r));
+    }
+  }
+
+ private:
+  int fd_;
+  std::string buffer_;
+};
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t r = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(r));
+  }
+  return true;
+}
+
+// A worker's life: requests in, evaluations out, until the parent closes its end. Nothing may unwind out of here
+// (the worker is a copy of the parent: returning would run a second parity), and nothing of the parent's is
+// cleaned up on the way out (_exit).
+[[noreturn]] void serve(int fd, pid_t parent, std::size_t memory_limit_bytes, Progress* progress) {
+  become_isolated_child(parent);
+  enter_evaluating_process(memory_limit_bytes, progress);
+  try {
+    RequestReader requests(fd);
+    for (;;) {
+      std::optional<std::string> next = requests.next();
+      if (!next) ::_exit(0);
+      const std::string& request = *next;
+      progress->reset();  // this job's phase, step and memory from here on
+      std::string answer;
+      try {
+        if (request.empty()) throw std::runtime_error("an empty request");
+        const program::Program p = program::program_from_json(nlohmann::json::parse(request.substr(1)));
+        answer = evaluate_to_text(p, request[0] == '1', *progress);
+      } catch (const std::exception& e) {
+        answer = nlohmann::json{{"fatal", std::string("a worker could not read its request: ") + e.what()}}.dump();
+      }
+      if (!write_all(fd, frame(answer))) ::_exit(0);
+    }
+  } catch (...) {
+    ::_exit(2);
+  }
+}
+
+}  // namespace
+
+WorkerPool::WorkerPool(const WorkerOptions& options)
+    : options_(options), slots_(map_shared_progress(std::max(options.workers, 1))) {
+  if (options_.workers < 1) throw EvaluationError("a worker pool needs at least one worker");
+  workers_.resize(static_cast<std::size_t>(options_.workers));
+  for (std::size_t i = 0; i < workers_.size(); ++i) workers_[i].progress = &slots_[i];
+}
+
+WorkerPool::~WorkerPool() {
+  for (auto& w : workers_) kill(w);
+}
+
+void WorkerPool::start(Worker& w) {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    throw EvaluationError(std::string("cannot create a socket pair for a worker: ") + std::strerror(errno));
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw EvaluationError(std::string("cannot fork a worker: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    // The other workers' sockets are the parent's business: holding them would keep them open after the
+    // parent closes its ends.
+    for (const auto& other : workers_)
+      if (other.fd >= 0) ::close(other.fd);
+    ::close(fds[0]);
+    serve(fds[1], parent, options_.eval.memory_limit_bytes, w.progress);
+  }
+  ::close(fds[1]);
+  w.progress->reset();
+  ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+  w.pid = pid;
+  w.fd = fds[0];
+  w.answer.clear();
+  ++started_;
+}
+
+void WorkerPool::kill(Worker& w) {
+  if (w.pid > 0) {
+    ::kill(w.pid, SIGKILL);
+    while (::waitpid(w.pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (w.fd >= 0) ::close(w.fd);
+  w.pid = -1;
+  w.fd = -1;
+  w.answer.clear();
+}
+
+WorkerPool::Ticket WorkerPool::submit(program::Program program, bool want_traces) {
+  const Ticket t = next_ticket_++;
+  queue_.push_back({t, std::move(program), want_traces});
+  return t;
+}
+
+void WorkerPool::send(Worker& w, std::vector<Job> jobs) {
+  std::string requests;
+  for (const Job& job : jobs) requests += frame((job.want_traces ? "1" : "0") + program::to_json(job.program).dump());
+  // A worker can die while idle (killed from outside): it is replaced, and the requests go to the new one.
+  for (int attempt = 0;; ++attempt) {
+    if (w.pid < 0) start(w);
+    std::string_view rest = requests;
+    bool sent = true;
+    while (!rest.empty()) {
+      const ssize_t r = ::send(w.fd, rest.data(), rest.size(), MSG_NOSIGNAL);
+      if (r >= 0) {
+        rest.remove_prefix(static_cast<std::size_t>(r));
+      } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        pollfd p{w.fd, POLLOUT, 0};
+        ::poll(&p, 1, 100);
+      } else if (errno != EINTR) {
+        sent = false;
+        break;
+      }
+    }
+    if (sent) break;
+    if (!w.jobs.empty()) {
+      // It died running an earlier job, whose end wait() reads from the socket; these go to another worker.
+      for (auto it = jobs.rbegin(); it != jobs.rend(); ++it) queue_.push_front(std::move(*it));
+      return;
+    }
+    kill(w);
+    if (attempt == 1) throw EvaluationError(std::string("cannot send cases to a new worker: ") + std::strerror(errno));
+  }
+  if (w.jobs.empty()) w.deadline = Clock::now() + options_.eval.timeout;
+  for (Job& job : jobs) w.jobs.push_back(std::move(job));
+  running_ += jobs.size();
+}
+
+void WorkerPool::dispatch() {
+  // An idle worker first gets one job, so that a short queue is spread over every worker; a busy one is topped up
+  // only once it has used half of what it holds, so that one message and one wake-up serve several cases.
+  for (std::size_t depth : {std::size_t{1}, kJobsPerWorker})
+    for (auto& w : workers_) {
+      if (queue_.empty()) return;
+      if (depth > 1 && w.jobs.size() > kJobsPerWorker / 2) continue;
+      std::vector<Job> jobs;
+      while (w.jobs.size() + jobs.size() < depth && !queue_.empty()) {
+        jobs.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+      if (!jobs.empty()) send(w, std::move(jobs));
+    }
+}
+
+void WorkerPool::end_job(Worker& w, const ChildEnd& end, bool worker_lives) {
+  PARITY_HARNESS_ASSERT(!w.jobs.empty(), "a worker's job ended while it had none");
+  Job job = std::move(w.jobs.front());
+  w.jobs.pop_front();
+  --running_;
+  // A worker that died or hung did so in its running job, the front one: its slot describes that job.
+  Evaluation e = evaluation_from_end(end, job.program, options_.eval, *w.progress);
+  if (!worker_lives) {
+    kill(w);
+    while (!w.jobs.empty()) {
+      queue_.push_front(std::move(w.jobs.back()));
+      w.jobs.pop_back();
+      --running_;
+    }
+  }
+  if (!w.jobs.empty()) w.deadline = Clock::now() + options_.eval.timeout;
+  finished_.push_back({job.ticket, std::move(e)});
+}
+
+bool WorkerPool::read_from(Worker& w) {
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(w.fd, chunk, sizeof chunk);
+    if (n > 0) {
+      w.answer.append(chunk, static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n == 0) return false;
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
+    return false;  // ECONNRESET and the like: the worker is gone
+  }
+}
+
+void WorkerPool::interrupt_all() {
+  ChildEnd interrupted;
+  interrupted.how = ChildEnd::How::Interrupted;
+  for (auto& w : workers_)
+    if (!w.jobs.empty()) end_job(w, interrupted, false);
+  for (auto& job : queue_) {
+    Evaluation e;
+    e.outcome = Evaluation::Outcome::Interrupted;
+    finished_.push_back({job.ticket, std::move(e)});
+  }
+  queue_.clear();
+}
+
+std::optional<WorkerPool::Done> WorkerPool::wait() {
+  for (;;) {
+    if (!finished_.empty()) {
+      Done d = std::move(finished_.front());
+      finished_.pop_front();
+      return d;
+    }
+    if (options_.eval.stop && options_.eval.stop->load()) {
+      interrupt_all();
+      if (finished_.empty()) return std::nullopt;
+      continue;
+    }
+    dispatch();
+    if (running_ == 0) return std::nullopt;
+
+    std::vector<pollfd> polls;
+    std::vector<Worker*> polled;
+    auto next_deadline = Clock::time_point::max();
+    for (auto& w : workers_) {
+      if (w.jobs.empty()) continue;
+      polls.push_back({w.fd, POLLIN, 0});
+      polled.push_back(&w);
+      next_deadline = std::min(next_deadline, w.deadline);
+    }
+    // Short slices, so an interrupt is noticed even when no signal reaches poll.
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next_deadline - Clock::now()).count();
+    const int r = ::poll(polls.data(), polls.size(), static_cast<int>(std::clamp<std::int64_t>(left, 0, 100)));
+    if (r < 0 && errno != EINTR) throw EvaluationError(std::string("poll failed: ") + std::strerror(errno));
+
+    for (std::size_t i = 0; r > 0 && i < polls.size(); ++i) {
+      Worker& w = *polled[i];
+      if (!(polls[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const bool open = read_from(w);
+      // The answers that arrived, in the order the jobs were sent.
+      while (!w.jobs.empty()) {
+        auto body = complete_frame(w.answer);
+        if (!body) break;
+        w.answer.erase(0, kHeader + body->size());
+        ChildEnd end;
+        end.output = std::move(*body);
+        end_job(w, end, true);
+      }
+      if (open || w.jobs.empty()) {
+        if (!open) kill(w);  // it closed its end after its last answer: replaced when next needed
+        continue;
+      }
+      // The worker closed its end without a whole answer: it died. How it ended says why.
+      int status = 0;
+      while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      w.pid = -1;
+      ChildEnd end;
+      if (WIFSIGNALED(status)) {
+        end.how = ChildEnd::How::Signal;
+        end.code = WTERMSIG(status);
+      } else {
+        end.how = ChildEnd::How::Exit;
+        end.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      // A worker killed while the run is being stopped was killed by the interrupt, not by its own fault.
+      if (options_.eval.stop && options_.eval.stop->load()) end.how = ChildEnd::How::Interrupted;
+      end_job(w, end, false);
+    }
+
+    const auto now = Clock::now();
+    for (auto& w : workers_) {
+      if (w.jobs.empty() || now < w.deadline) continue;
+      ChildEnd end;
+      end.how = ChildEnd::How::Timeout;
+      end_job(w, end, false);
+    }
+  }
+}
+
+}  // namespace parity::engine
