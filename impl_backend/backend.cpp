@@ -95,6 +95,8 @@ class ImplSession final : public pg::Session {
     if (values_.size() <= static_cast<std::size_t>(index)) values_.resize(static_cast<std::size_t>(index) + 1);
     autograd::GradModeGuard mode(step.grad_enabled);
     const PlantedFault* fault = planted_fault_for(step.op);
+    if (fault && fault->kind != PlantedFault::Kind::Values && fault->kind != PlantedFault::Kind::Error)
+      misbehave(*fault);
     if (fault && fault->kind == PlantedFault::Kind::Error)
       throw pg::StepError(pg::ErrorCategory::Argument,
                           "planted fault (" + fault->text() + "): impl refuses this op on purpose, as " +

@@ -1,7 +1,13 @@
 #include "impl_backend/planted_faults.h"
 
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <stdexcept>
+
+#include "program/internal_assert.h"
 
 namespace parity::impl_backend {
 
@@ -10,6 +16,10 @@ namespace {
 constexpr std::pair<std::string_view, PlantedFault::Kind> kKinds[] = {
     {"values", PlantedFault::Kind::Values},
     {"error", PlantedFault::Kind::Error},
+    {"crash", PlantedFault::Kind::Crash},
+    {"abort", PlantedFault::Kind::Abort},
+    {"hang", PlantedFault::Kind::Hang},
+    {"oom", PlantedFault::Kind::OutOfMemory},
 };
 
 std::string_view trim(std::string_view s) {
@@ -21,7 +31,8 @@ std::string_view trim(std::string_view s) {
 PlantedFault parse_one(std::string_view item) {
   auto bad = [&](const std::string& why) {
     return std::invalid_argument(std::string(kPlantVariable) + ": \"" + std::string(item).substr(0, 60) + "\" " + why +
-                                 " (expected OP=values or OP=error, comma-separated; OP from `parity list`)");
+                                 " (expected OP=KIND, comma-separated, KIND one of values, error, crash, abort, hang, oom; OP from "
+                                 "`parity list`)");
   };
   const auto eq = item.find('=');
   if (eq == std::string_view::npos) throw bad("has no '='");
@@ -39,6 +50,27 @@ std::string PlantedFault::text() const {
   for (const auto& [name, k] : kKinds)
     if (k == kind) return std::string(program::spec(op).name) + "=" + std::string(name);
   return std::string(program::spec(op).name) + "=?";
+}
+
+void misbehave(const PlantedFault& fault) {
+  switch (fault.kind) {
+    case PlantedFault::Kind::Crash: ::raise(SIGSEGV); break;
+    case PlantedFault::Kind::Abort: std::abort();
+    case PlantedFault::Kind::Hang:
+      for (;;) ::pause();
+    case PlantedFault::Kind::OutOfMemory: {
+      rlimit limit{};
+      const bool limited = ::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
+      const std::size_t bytes = limited ? static_cast<std::size_t>(limit.rlim_cur) : std::size_t{1} << 40;
+      auto* volatile block = new char[bytes];  // fails: more than the process may map
+      block[0] = 1;
+      delete[] block;
+      break;
+    }
+    case PlantedFault::Kind::Values:
+    case PlantedFault::Kind::Error: break;
+  }
+  PARITY_HARNESS_UNREACHABLE("planted fault " + fault.text() + " returned from misbehaving");
 }
 
 std::vector<PlantedFault> parse_planted_faults(std::string_view spec) {

@@ -18,12 +18,21 @@ struct PlantedFault {
     Values,  // the op's result has 1 added to its first element (floating-point results); for a view op the
              // write lands in the storage it shares with its base, as a buggy view kernel's would
     Error,   // the op raises an `argument` error instead of running
+    // The process running the op misbehaves instead of running it, as a broken kernel would, for testing that
+    // a campaign isolates it: one finding for exactly that case, and the cases after it run normally.
+    Crash,        // SIGSEGV
+    Abort,        // std::abort (SIGABRT)
+    Hang,         // never returns (the case's time limit ends it)
+    OutOfMemory,  // allocates more than the process's address-space limit (all of memory without one)
   };
   program::OpId op;
   Kind kind;
   std::string text() const;  // "mul=values", as PARITY_PLANT spells it
   bool operator==(const PlantedFault&) const = default;
 };
+
+// What a process-level fault does (Crash, Abort, Hang, OutOfMemory); does not return. Internal assert otherwise.
+[[noreturn]] void misbehave(const PlantedFault& fault);
 
 // Parses "mul=values,neg=error" (empty: none). Throws std::invalid_argument naming the item at fault.
 std::vector<PlantedFault> parse_planted_faults(std::string_view spec);

@@ -19,6 +19,7 @@
 #include "impl_backend/planted_faults.h"
 #include "program/compare.h"
 #include "program/json.h"
+#include "program/program_builder.h"
 #include "reports/error.h"
 #include "reports/finding.h"
 #include "reports/jsonl.h"
@@ -239,6 +240,102 @@ TEST(EngineWorkers, AgreeWithAChildPerCase) {
   }
   EXPECT_EQ(done, programs.size());
   EXPECT_EQ(pool.workers_started(), 2u);  // nothing died: no worker was replaced
+}
+
+// Each process-level fault planted on `neg` ends exactly the case that runs it, as a finding of its kind at that
+// step; the worker is replaced and the next case runs normally.
+struct ProcessFault {
+  const char* plant;
+  Evaluation::Outcome outcome;
+  program::DivergenceKind kind;
+  const char* says;
+};
+
+void expect_isolated(const ProcessFault& fault) {
+  program::ProgramBuilder fine, faulty;
+  const int a = fine.rand({2, 3});
+  fine.step(program::OpId::Abs, {a});
+  const int b = faulty.rand({2, 3});
+  faulty.step(program::OpId::Neg, {b});
+  WorkerPool pool({1, {3000ms, false, nullptr, std::size_t{4} << 30}});
+  const auto before = pool.submit(fine.program());
+  const auto bad = pool.submit(faulty.program());
+  const auto after = pool.submit(fine.program());
+  std::map<WorkerPool::Ticket, Evaluation> results;
+  while (auto d = pool.wait()) results.emplace(d->ticket, std::move(d->evaluation));
+  ASSERT_EQ(results.size(), 3u);
+  for (auto t : {before, after}) {
+    EXPECT_EQ(results[t].outcome, Evaluation::Outcome::Completed);
+    EXPECT_FALSE(results[t].divergence);
+    EXPECT_EQ(results[t].steps.size(), 2u);
+  }
+  const Evaluation& e = results[bad];
+  EXPECT_EQ(e.outcome, fault.outcome);
+  ASSERT_TRUE(e.divergence);
+  EXPECT_EQ(e.divergence->kind, fault.kind);
+  EXPECT_EQ(e.divergence->step, 1);
+  EXPECT_NE(e.divergence->impl.find(fault.says), std::string::npos) << e.divergence->impl;
+  EXPECT_NE(e.divergence->impl.find("while running impl at step 1"), std::string::npos) << e.divergence->impl;
+  EXPECT_EQ(program::signature(faulty.program(), *e.divergence).to_string(),
+            "neg:" + std::string(program::to_string(fault.kind)));
+  EXPECT_EQ(pool.workers_started(), 2u);  // the faulty case's worker was replaced for the case after it
+}
+
+TEST(EngineWorkers, PlantedCrashEndsOnlyItsCase) {
+  if (!in_process_planted_with("neg=crash")) return;
+  expect_isolated({"neg=crash", Evaluation::Outcome::Crash, program::DivergenceKind::Crash, "signal 11"});
+}
+
+TEST(EngineWorkers, PlantedAbortEndsOnlyItsCase) {
+  if (!in_process_planted_with("neg=abort")) return;
+  expect_isolated({"neg=abort", Evaluation::Outcome::Crash, program::DivergenceKind::Crash, "signal 6"});
+}
+
+TEST(EngineWorkers, PlantedHangEndsOnlyItsCase) {
+  if (!in_process_planted_with("neg=hang")) return;
+  expect_isolated({"neg=hang", Evaluation::Outcome::Timeout, program::DivergenceKind::Timeout, "no result after 3000 ms"});
+}
+
+TEST(EngineWorkers, PlantedOutOfMemoryEndsOnlyItsCase) {
+  if (!in_process_planted_with("neg=oom")) return;
+  expect_isolated({"neg=oom", Evaluation::Outcome::OutOfMemory, program::DivergenceKind::OutOfMemory,
+                   "memory limit of 4096 MiB"});
+}
+
+// A campaign whose impl crashes on a common op still covers every case, records each crash as a finding of that
+// case, and shrinks within its budget.
+TEST(EngineCampaign, CrashingCasesDoNotStopTheCampaign) {
+  if (!in_process_planted_with("add=crash")) return;
+  TempDir dir;
+  CampaignConfig c;
+  c.seed = 11;
+  c.cases = 60;
+  c.jobs = 2;
+  c.out = dir.path() / "out";
+  prepare_output(c.out, false);
+  const CampaignResult r = run_campaign(c, reports::KnownDivergences{});
+  EXPECT_EQ(r.summary.cases, 60u);
+  EXPECT_GT(r.summary.crashes, 0u);
+  EXPECT_LT(r.summary.crashes, 60u);  // the cases without add ran normally
+  EXPECT_EQ(r.summary.findings_by_kind.at(program::DivergenceKind::Crash), r.summary.crashes);
+  const auto crash = program::Signature::parse("add:crash").value();
+  ASSERT_EQ(r.summary.groups.count(crash), 1u);
+  EXPECT_EQ(r.summary.groups.at(crash).count, r.summary.crashes);
+  // Only cases with an add can crash (one whose add is skipped, after an error it depends on, does not).
+  std::uint64_t with_add = 0;
+  for (std::uint64_t k = 0; k < 60; ++k) {
+    const program::Program p = generate_case(11, k, {}).value();
+    with_add += std::any_of(p.steps.begin(), p.steps.end(),
+                            [](const program::Step& s) { return s.op == program::OpId::Add; });
+  }
+  EXPECT_LE(r.summary.crashes, with_add);
+  const auto findings = reports::read_jsonl(c.out / "findings.jsonl");
+  ASSERT_FALSE(findings.records.empty());
+  for (const auto& record : findings.records) {
+    const reports::Finding f = reports::finding_from_json(record);
+    EXPECT_EQ(f.signature, crash);
+    EXPECT_LE(f.program.steps.size(), f.original_program_size);
+  }
 }
 
 }  // namespace

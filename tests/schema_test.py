@@ -33,6 +33,8 @@ MAX_EXACT = 2**53
 MAX_U64 = 2**64 - 1
 # Planted faults give every campaign findings. div=values is there because 0/0 in real traces makes "nan" strings.
 PLANT = "mul=values,neg=error,div=values"
+# Process-level faults: their crash and out_of_memory findings must validate too.
+PROCESS_PLANT = "abs=crash,exp=oom"
 CAMPAIGN_LIMIT_S = 180
 
 failures = []
@@ -129,9 +131,9 @@ def check_vocabularies(parity, schemas, schema_dir):
         print(f"report_schema: note: {header} not found; error categories not compared with the source")
 
 
-def start_campaign(parity, out, seed, cases, log, shard=None):
+def start_campaign(parity, out, seed, cases, log, shard=None, plant=PLANT):
     env = {k: v for k, v in os.environ.items() if k not in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX")}
-    env["PARITY_PLANT"] = PLANT
+    env["PARITY_PLANT"] = plant
     if shard is not None:
         env["GTEST_TOTAL_SHARDS"], env["GTEST_SHARD_INDEX"] = "2", str(shard)
     cmd = [parity, "fuzz", "--cases", str(cases), "--seed", str(seed), "--out", str(out)]
@@ -146,6 +148,7 @@ def run_campaigns(parity, tmp):
         "shard1": dict(seed=5, cases=300, shard=1),
         # The largest seed: run.json and findings must carry it as a decimal string (above 2^53).
         "max_seed": dict(seed=MAX_U64, cases=60),
+        "process_faults": dict(seed=5, cases=200, plant=PROCESS_PLANT),
     }
     running = {}
     for name, plan in plans.items():
@@ -164,7 +167,7 @@ def run_campaigns(parity, tmp):
         # 1: unexpected findings, which the planted faults are there to cause.
         if rc not in (0, 1) or not (tmp / name / "run.json").exists():
             tail = (tmp / f"{name}.log").read_text()[-2000:]
-            fail(f"{' '.join(map(str, cmd))} (PARITY_PLANT={PLANT}): exit {rc}, output:\n{tail}")
+            fail(f"{' '.join(map(str, cmd))} (PARITY_PLANT={plans[name].get('plant', PLANT)}): exit {rc}, output:\n{tail}")
             ok = False
     if not ok:
         return None
@@ -430,6 +433,10 @@ def main(argv):
     if dirs is not None:
         findings, runs = validate_outputs(dirs, finding_v, run_v)
         lines = sum(len(r) for r in findings.values())
+        kinds = {f["divergence"]["kind"] for f in findings["process_faults"]}
+        if not {"crash", "out_of_memory"} <= kinds:
+            fail(f"the campaign with PARITY_PLANT={PROCESS_PLANT} should record crash and out_of_memory findings; "
+                 f"it recorded {sorted(kinds)}")
         if not findings["planted"] or len(runs["planted"].get("groups", [])) < 2:
             fail(f"the planted campaign should find at least 2 groups (PARITY_PLANT={PLANT}); "
                  f"it recorded {len(findings['planted'])} findings")
