@@ -37,7 +37,8 @@ RULES = {
     "engine":            ("engine", "program", "generators", "reports", "impl_backend",
                           ORACLE_API),  # campaign engine: evaluation, isolation, shrinking driver, campaign loop
     "cli":               ("*", "!tests", "!bench"),  # the parity command: anything but tests and bench
-    "bench":             ("bench", "program", "impl_backend", ORACLE_API),  # Google Benchmark, impl vs LibTorch
+    "bench":             ("bench", "program", "generators", "reports", "engine", "impl_backend",
+                          ORACLE_API),  # impl vs LibTorch per step; campaign throughput
     "tests":             ("*",),  # unit and tooling tests: anything
 }
 TORCH_FOLDERS = ("oracle",)  # the only folders whose sources may include torch headers

@@ -1,0 +1,145 @@
+// Campaign throughput, in one run on one machine: cases per second of the same generated programs evaluated
+// in this process (no isolation: the limit), by persistent workers (one, then one per core), and by a child
+// forked per case (the old mode). Prints a table with the ratios the engine is held to and writes them as JSON.
+//
+//   parity_throughput_bench [--seconds S] [--seed N] [--json FILE]
+//
+// The isolated modes run first: forking workers from a process that already holds LibTorch state (the in-process
+// mode's) is what the engine avoids. Shrinking is off in every mode, so that each measures evaluation alone.
+#include <sched.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/campaign.h"
+#include "engine/case_seed.h"
+#include "engine/evaluate.h"
+
+namespace parity::bench {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct Mode {
+  std::string name;
+  std::uint64_t cases = 0;
+  double seconds = 0;
+  double rate() const { return seconds > 0 ? static_cast<double>(cases) / seconds : 0; }
+};
+
+int usable_cores() {
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return 1;
+}
+
+Mode campaign(const std::string& name, engine::Isolation isolation, int jobs, double seconds, std::uint64_t seed,
+              const fs::path& work) {
+  engine::CampaignConfig c;
+  c.seed = seed;
+  c.seconds = seconds;
+  c.isolation = isolation;
+  c.jobs = jobs;
+  c.shrink_share = 0;
+  c.out = work / name;
+  engine::prepare_output(c.out, true);
+  const engine::CampaignResult r = engine::run_campaign(c, reports::KnownDivergences{});
+  return {name, r.summary.cases, r.summary.seconds};
+}
+
+// The same loop a campaign runs, without a process boundary: generate case k, evaluate it, next.
+Mode in_process(double seconds, std::uint64_t seed) {
+  Mode m{"in_process"};
+  const auto start = Clock::now();
+  const generators::GenConfig config;
+  for (std::uint64_t k = 0;; ++k) {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    if (elapsed >= seconds) {
+      m.seconds = elapsed;
+      break;
+    }
+    (void)engine::evaluate_in_process(engine::generate_case(seed, k, config).value());
+    ++m.cases;
+  }
+  return m;
+}
+
+int run(int argc, char** argv) {
+  double seconds = 10;
+  std::uint64_t seed = 20261121;
+  fs::path json_path = "throughput.json";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if ((a == "--seconds" || a == "--seed" || a == "--json") && i + 1 < argc) {
+      const std::string v = argv[++i];
+      if (a == "--seconds") seconds = std::stod(v);
+      else if (a == "--seed") seed = std::stoull(v);
+      else json_path = v;
+    } else {
+      std::fprintf(stderr, "usage: parity_throughput_bench [--seconds S] [--seed N] [--json FILE]\n");
+      return 2;
+    }
+  }
+  const int cores = usable_cores();
+  const fs::path work = fs::temp_directory_path() / ("parity-throughput-" + std::to_string(::getpid()));
+  std::vector<Mode> modes;
+  std::fprintf(stderr, "throughput: %.0f s per mode, seed %llu, %d cores\n", seconds,
+               static_cast<unsigned long long>(seed), cores);
+  modes.push_back(campaign("fork_per_case", engine::Isolation::Fork, 1, seconds, seed, work));
+  modes.push_back(campaign("workers_1", engine::Isolation::Workers, 1, seconds, seed, work));
+  if (cores > 1)
+    modes.push_back(campaign("workers_" + std::to_string(cores), engine::Isolation::Workers, cores, seconds, seed, work));
+  modes.push_back(in_process(seconds, seed));
+  std::error_code ec;
+  fs::remove_all(work, ec);
+
+  auto find = [&](const std::string& name) -> const Mode* {
+    for (const auto& m : modes)
+      if (m.name == name) return &m;
+    return nullptr;
+  };
+  const Mode& fork = *find("fork_per_case");
+  const Mode& one = *find("workers_1");
+  const Mode& inproc = *find("in_process");
+  const Mode* all = cores > 1 ? find("workers_" + std::to_string(cores)) : nullptr;
+
+  std::printf("%-16s %10s %10s %12s\n", "mode", "cases", "seconds", "cases/s");
+  for (const auto& m : modes) std::printf("%-16s %10llu %10.2f %12.1f\n", m.name.c_str(),
+                                          static_cast<unsigned long long>(m.cases), m.seconds, m.rate());
+  nlohmann::json ratios = nlohmann::json::object();
+  auto ratio = [&](const char* name, double value, double goal) {
+    std::printf("%-44s %8.2f   (goal >= %.2f: %s)\n", name, value, goal, value >= goal ? "met" : "NOT met");
+    ratios[name] = {{"value", value}, {"goal", goal}, {"met", value >= goal}};
+  };
+  ratio("workers_1 / in_process", one.rate() / inproc.rate(), 0.6);
+  ratio("workers_1 / fork_per_case", one.rate() / fork.rate(), 10);
+  if (all) ratio((all->name + " / workers_1").c_str(), all->rate() / one.rate(), 1.7);
+
+  nlohmann::json out = {{"seed", seed}, {"seconds_per_mode", seconds}, {"cores", cores}, {"ratios", ratios}};
+  for (const auto& m : modes)
+    out["modes"][m.name] = {{"cases", m.cases}, {"seconds", m.seconds}, {"cases_per_second", m.rate()}};
+  std::ofstream(json_path) << out.dump(2) << "\n";
+  std::printf("written: %s\n", json_path.string().c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace parity::bench
+
+int main(int argc, char** argv) {
+  try {
+    return parity::bench::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "parity_throughput_bench: %s\n", e.what());
+    return 1;
+  }
+}
