@@ -14,6 +14,10 @@ class CpuAllocator final : public Allocator {
     std::size_t n = (nbytes + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, n == 0 ? 64 : n);
     if (!p) throw std::bad_alloc();
+    // Zero-filled, as the oracle asks of LibTorch's allocator: a formula that reads memory it never wrote (as
+    // LibTorch's CopySlices does through an as_strided view beyond its base) then gives the same answer in every
+    // process, instead of what an earlier case left in a persistent worker.
+    std::memset(p, 0, n == 0 ? 64 : n);
     return p;
   }
   void deallocate(void* p) noexcept override { std::free(p); }

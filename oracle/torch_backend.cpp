@@ -3,6 +3,7 @@
 // aliasing or layout behaviour.
 #include "oracle/torch_backend.h"
 
+#include <c10/util/Flags.h>
 #include <c10/util/Logging.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/types.h>
@@ -347,6 +348,17 @@ class TorchBackend final : public program::Backend {
       // reads what_without_backtrace() only, so the fetcher returns nothing. Process-wide: a program that embeds
       // the oracle loses LibTorch's backtraces, which it never shows.
       c10::SetStackTraceFetcher(std::function<std::string()>([] { return std::string(); }));
+      // Some LibTorch 1.13 backward formulas read memory they never wrote: CopySlices through an as_strided view
+      // that reaches storage its base's elements do not cover takes its gradient from a fresh new_empty_strided
+      // buffer. A child forked per case got fresh zero pages there; a persistent worker gets whatever an earlier
+      // case left, so the same program gave other gradients from one run to the next. Zero-filled allocations
+      // make LibTorch's answer a function of the program alone, as it was in a fresh process.
+      int argc = 2;
+      char arg0[] = "parity", arg1[] = "--caffe2_cpu_allocator_do_zero_fill=true";
+      char* args[] = {arg0, arg1, nullptr};
+      char** argv = args;
+      if (!c10::ParseCommandLineFlags(&argc, &argv))
+        PARITY_HARNESS_UNREACHABLE("LibTorch refused --caffe2_cpu_allocator_do_zero_fill");
     });
   }
   std::string name() const override { return "libtorch"; }
