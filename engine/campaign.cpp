@@ -1,6 +1,7 @@
 #include "engine/campaign.h"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <map>
 
@@ -12,6 +13,7 @@
 #include "impl_backend/planted_faults.h"
 #include "oracle/torch_backend.h"
 #include "program/compare.h"
+#include "program/error_category.h"
 #include "program/internal_assert.h"
 #include "reports/build_info.h"
 #include "reports/error.h"
@@ -26,6 +28,15 @@ using program::Divergence;
 using program::Program;
 using Ticket = WorkerPool::Ticket;
 
+// Case k's program, from its shrink tree.
+Program value_of(const rc::Shrinkable<Program>& s, std::uint64_t k) {
+  try {
+    return s.value();
+  } catch (const std::exception& e) {
+    throw EvaluationError("the generator failed for case " + std::to_string(k) + ": " + e.what());
+  }
+}
+
 // Where a campaign's programs are evaluated: the worker pool, or (Isolation::Fork) a child forked for each
 // program, one at a time, in the order submitted.
 class Runner {
@@ -37,6 +48,11 @@ class Runner {
     if (pool_) return pool_->submit(std::move(p));
     queue_.push_back({next_++, std::move(p)});
     return queue_.back().first;
+  }
+  // A child forked per case gets the program from here; a worker generates it.
+  Ticket submit(const GeneratedCase& c) {
+    if (pool_) return pool_->submit(c);
+    return submit(value_of(generate_case(c.seed, c.k, c.config), c.k));
   }
   std::size_t capacity() const { return pool_ ? pool_->capacity() : 1; }
   // The next evaluation to finish; nullopt when nothing was submitted that has not been returned.
@@ -53,6 +69,34 @@ class Runner {
   std::optional<WorkerPool> pool_;
   std::deque<std::pair<Ticket, Program>> queue_;
   Ticket next_ = 0;
+};
+
+// The per-step counts of every case, by op and error category (the hot path of the campaign's own process),
+// folded into the summary's maps by name once, at the end.
+struct StepTally {
+  static constexpr std::size_t kCategories = program::kErrorCategoryCount;
+  std::vector<reports::OpCounts> ops = std::vector<reports::OpCounts>(program::op_table().size());
+  std::array<std::uint64_t, kCategories> raised{};  // steps that raised on LibTorch, by its category
+  std::array<std::uint64_t, kCategories> agreed{};  // steps that raised on both sides in the same category
+
+  void fold_into(reports::RunSummary& summary) const {
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const reports::OpCounts& c = ops[i];
+      if (c.generated == 0) continue;
+      const std::string name(program::spec(static_cast<program::OpId>(i)).name);
+      reports::OpCounts& into = summary.ops[name];
+      into.generated += c.generated;
+      into.ok += c.ok;
+      into.raised += c.raised;
+      into.skipped += c.skipped;
+      if (c.ok > 0) summary.coverage.ops[name] += c.ok;
+    }
+    for (std::size_t i = 0; i < kCategories; ++i) {
+      const std::string name(program::to_string(static_cast<program::ErrorCategory>(i)));
+      if (raised[i] > 0) summary.coverage.error_categories[name] += raised[i];
+      if (agreed[i] > 0) summary.error_categories[name] += agreed[i];
+    }
+  }
 };
 
 class Campaign {
@@ -99,9 +143,7 @@ class Campaign {
           starting = false;
           break;
         }
-        Program program = value_of(generate_case(c_.seed, next_to_start, c_.generator), next_to_start);
-        const Ticket t = runner_.submit(program);
-        cases_in_flight_.emplace(t, std::pair(next_to_start, std::move(program)));
+        cases_in_flight_.emplace(runner_.submit(GeneratedCase{c_.seed, next_to_start, c_.generator}), next_to_start);
         next_to_start += total;
       }
       if (cases_in_flight_.empty() && ready_.empty()) break;
@@ -110,19 +152,20 @@ class Campaign {
         wait_for_one();
         continue;
       }
-      auto [program, ev] = std::move(it->second);
+      Evaluation ev = std::move(it->second);
       ready_.erase(it);
       if (ev.outcome == Evaluation::Outcome::Interrupted) {
         interrupted = true;
         break;
       }
-      judge(next_to_judge, program, std::move(ev));
+      judge(next_to_judge, std::move(ev));
       next_to_judge += total;
       if (observer_) observer_->on_progress(progress(), false);
     }
     summary_.interrupted = stopped() || interrupted;
     summary_.seconds = elapsed();
     summary_.cases_per_second = summary_.seconds > 0 ? static_cast<double>(summary_.cases) / summary_.seconds : 0;
+    tally_.fold_into(summary_);
     if (observer_) observer_->on_progress(progress(), true);
     reports::write_run_summary(c_.out / "run.json", summary_);
     return {summary_, today_};
@@ -143,20 +186,12 @@ class Campaign {
     return p;
   }
 
-  static Program value_of(const rc::Shrinkable<Program>& s, std::uint64_t k) {
-    try {
-      return s.value();
-    } catch (const std::exception& e) {
-      throw EvaluationError("the generator failed for case " + std::to_string(k) + ": " + e.what());
-    }
-  }
-
   // Files the next evaluation to finish: a case's among the ready ones, a shrinking candidate's for the shrink.
   void wait_for_one() {
     auto done = runner_.wait();
     PARITY_HARNESS_ASSERT(done.has_value(), "the campaign waits for an evaluation but none is under way");
     if (auto c = cases_in_flight_.find(done->ticket); c != cases_in_flight_.end()) {
-      ready_.emplace(c->second.first, std::pair(std::move(c->second.second), std::move(done->evaluation)));
+      ready_.emplace(c->second, std::move(done->evaluation));
       cases_in_flight_.erase(c);
     } else {
       candidates_done_.emplace(done->ticket, std::move(done->evaluation));
@@ -184,34 +219,42 @@ class Campaign {
     return std::max(kMinShrinkSeconds, c_.shrink_share * base) - summary_.shrink_seconds;
   }
 
-  void judge(std::uint64_t k, const Program& program, Evaluation ev) {
+  // A case that completed and agreed is counted from its evaluation alone; the program of one that diverged or
+  // died is generated here, as the worker did, for its signature, shrinking and finding.
+  void judge(std::uint64_t k, Evaluation ev) {
     ++summary_.cases;
-    count(program, ev);
-    if (ev.divergence) on_divergence(k, program, std::move(ev));
+    count(ev);
+    if (!ev.divergence && ev.outcome == Evaluation::Outcome::Completed) return;
+    rc::Shrinkable<Program> generated = generate_case(c_.seed, k, c_.generator);
+    const Program program = value_of(generated, k);
+    if (ev.outcome == Evaluation::Outcome::Completed) {
+      bool same = ev.steps.size() == program.steps.size();
+      for (std::size_t i = 0; same && i < program.steps.size(); ++i) same = ev.steps[i].op == program.steps[i].op;
+      PARITY_HARNESS_ASSERT(same, "case " + std::to_string(k) + " generated in the worker is not the program " +
+                                      "generated again in the campaign (the generator is not deterministic)");
+    } else {
+      // Its steps never reported (ev.steps is empty): they count as generated only.
+      for (const auto& step : program.steps) ++tally_.ops[static_cast<std::size_t>(step.op)].generated;
+    }
+    if (ev.divergence) on_divergence(k, std::move(generated), program, std::move(ev));
   }
 
-  void count(const Program& program, const Evaluation& ev) {
+  void count(const Evaluation& ev) {
     reports::Coverage& coverage = summary_.coverage;
-    for (std::size_t i = 0; i < program.steps.size(); ++i) {
-      const std::string name(program::spec(program.steps[i].op).name);
-      auto& c = summary_.ops[name];
+    for (const StepOutcome& s : ev.steps) {
+      reports::OpCounts& c = tally_.ops[static_cast<std::size_t>(s.op)];
       ++c.generated;
-      if (i >= ev.steps.size()) continue;
-      const StepOutcome& s = ev.steps[i];
       switch (s.oracle) {
-        case program::StepObs::Status::Ok:
-          ++c.ok;
-          ++coverage.ops[name];
-          break;
+        case program::StepObs::Status::Ok: ++c.ok; break;
         case program::StepObs::Status::Error:
           ++c.raised;
-          ++coverage.error_categories[std::string(program::to_string(s.oracle_category))];
+          ++tally_.raised[static_cast<std::size_t>(s.oracle_category)];
           break;
         case program::StepObs::Status::Skipped: ++c.skipped; break;
       }
       if (s.impl == program::StepObs::Status::Error && s.oracle == program::StepObs::Status::Error &&
           s.impl_category == s.oracle_category)
-        ++summary_.error_categories[std::string(program::to_string(s.oracle_category))];
+        ++tally_.agreed[static_cast<std::size_t>(s.oracle_category)];
     }
     auto add = [](reports::Coverage::Counts& counts, const std::vector<std::string>& tags) {
       for (const auto& t : tags) ++counts[t];
@@ -224,7 +267,7 @@ class Campaign {
     if (ev.outcome == Evaluation::Outcome::OutOfMemory) ++summary_.out_of_memory;
   }
 
-  void on_divergence(std::uint64_t k, const Program& program, Evaluation ev) {
+  void on_divergence(std::uint64_t k, rc::Shrinkable<Program> generated, const Program& program, Evaluation ev) {
     const Divergence d = *ev.divergence;
     const program::Signature sig = program::signature(program, d);
     const auto* known = known_.match(sig, summary_.libtorch_version, today_);
@@ -260,7 +303,7 @@ class Campaign {
         ++summary_.unshrunk_findings;
       } else {
         const auto began = Clock::now();
-        Shrunk s = shrink(generate_case(c_.seed, k, c_.generator), program, std::move(ev), sig,
+        Shrunk s = shrink(std::move(generated), program, std::move(ev), sig,
                           [this](const std::vector<Program>& ps) { return evaluate_candidates(ps); },
                           {kMaxShrinkEvaluations, std::min(kMaxShrinkSeconds, allowance), stop_, summary_.jobs});
         summary_.shrink_seconds += std::chrono::duration<double>(Clock::now() - began).count();
@@ -287,12 +330,13 @@ class Campaign {
   reports::JsonlWriter writer_;
   Runner runner_;
   reports::RunSummary summary_;
+  StepTally tally_;
   std::map<program::Signature, int> recorded_;
   std::string today_;
   Clock::time_point start_;
-  std::map<Ticket, std::pair<std::uint64_t, Program>> cases_in_flight_;  // by ticket: case index and program
-  std::map<std::uint64_t, std::pair<Program, Evaluation>> ready_;       // by case index: finished, not judged
-  std::map<Ticket, Evaluation> candidates_done_;                         // shrinking candidates, finished
+  std::map<Ticket, std::uint64_t> cases_in_flight_;  // by ticket: case index
+  std::map<std::uint64_t, Evaluation> ready_;        // by case index: finished, not judged
+  std::map<Ticket, Evaluation> candidates_done_;     // shrinking candidates, finished
 };
 
 }  // namespace

@@ -18,4 +18,12 @@ int case_size(std::uint64_t k);
 rc::Shrinkable<program::Program> generate_case(std::uint64_t campaign_seed, std::uint64_t k,
                                                const generators::GenConfig& config);
 
+// Case k of a campaign named rather than built: a worker generates it itself, so that the parent builds a program
+// only for a case that diverged or died (generate_case is a function of these alone).
+struct GeneratedCase {
+  std::uint64_t seed = 0;
+  std::uint64_t k = 0;
+  generators::GenConfig config;
+};
+
 }  // namespace parity::engine

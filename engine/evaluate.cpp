@@ -14,14 +14,14 @@ Evaluation evaluate_isolated(const program::Program& program, const EvalOptions&
         return evaluate_to_text(program, options.want_traces, *progress);
       },
       options.timeout, options.stop);
-  return evaluation_from_end(end, program, options, *progress);
+  return evaluation_from_end(end, &program, options, *progress);
 }
 
 Evaluation evaluate_in_process(const program::Program& program, bool want_traces) {
   Progress progress;  // nobody watches it: there is no child to lose
   ChildEnd end;
   end.output = evaluate_to_text(program, want_traces, progress);
-  return evaluation_from_end(end, program, {}, progress);
+  return evaluation_from_end(end, &program, {}, progress);
 }
 
 }  // namespace parity::engine

@@ -19,8 +19,10 @@
 
 namespace parity::engine {
 
-// One step's outcome on both sides, kept for every case so a campaign can count what it exercised.
+// One step's op and its outcome on both sides, kept for every case so a campaign can count what it exercised
+// without the program.
 struct StepOutcome {
+  program::OpId op{};
   program::StepObs::Status impl = program::StepObs::Status::Ok;
   program::StepObs::Status oracle = program::StepObs::Status::Ok;
   program::ErrorCategory impl_category = program::ErrorCategory::Unclassified;
@@ -33,7 +35,7 @@ struct Evaluation {
   // Completed: the first difference, if any. Crash/Timeout/OutOfMemory: a divergence of that kind at the step
   // running when the process died or was killed.
   std::optional<program::Divergence> divergence;
-  std::vector<StepOutcome> steps;         // Completed only: one per step of the program
+  std::vector<StepOutcome> steps;         // Completed only: one per step of the program, in order
   program::CoverageTags coverage;         // Completed only: what the case exercised, judged on LibTorch
   std::optional<program::Trace> impl;     // Completed, when asked for or when diverging
   std::optional<program::Trace> oracle;

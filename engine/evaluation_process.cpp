@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <new>
 #include <nlohmann/json.hpp>
@@ -13,7 +14,9 @@
 #include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
+#include "program/error_category.h"
 #include "program/json.h"
+#include "program/op_table.h"
 
 namespace parity::engine {
 
@@ -59,19 +62,15 @@ class TracingBackend : public program::Backend {
   Progress* progress_;
 };
 
-json outcomes_to_json(const program::Trace& a, const program::Trace& b) {
-  json out = json::array();
-  for (std::size_t i = 0; i < a.steps.size() && i < b.steps.size(); ++i)
-    out.push_back({program::to_string(a.steps[i].status), program::to_string(a.steps[i].category),
-                   program::to_string(b.steps[i].status), program::to_string(b.steps[i].category)});
-  return out;
-}
-
 struct Fatal : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The coverage tags travel as one array of strings per dimension, checked by the parent (parse_coverage).
+// What the parent reads of every case travels as one string of space-separated numbers, `counts` (read with
+// from_chars, no JSON value per number): enum values and indices into this same binary's known tag lists,
+// range-checked on the way in (parse_counts). It is the step count n,
+// then [op, impl status, impl category, oracle status, oracle category] for each of the n steps, then for each
+// coverage dimension (kTagFields) its tag count and tags.
 struct TagField {
   const char* key;
   std::vector<std::string> program::CoverageTags::*tags;
@@ -83,7 +82,12 @@ constexpr TagField kTagFields[] = {
     {"situations", &program::CoverageTags::situations, program::all_situations},
 };
 
-json coverage_to_json(const program::Program& program, const program::Trace& oracle) {
+template <class E>
+int code(E e) {
+  return static_cast<int>(e);
+}
+
+std::string counts_text(const program::Program& program, const program::Trace& impl, const program::Trace& oracle) {
   program::CoverageTags tags;
   try {
     tags = program::coverage_tags(program, oracle);
@@ -91,18 +95,43 @@ json coverage_to_json(const program::Program& program, const program::Trace& ora
     // coverage_tags is meant to be total: this is a bug in parity, and the campaign cannot count without it.
     throw Fatal(std::string("computing what a case covered failed (a bug in program/coverage.cpp): ") + e.what());
   }
-  json out = json::object();
-  for (const auto& f : kTagFields) out[f.key] = tags.*f.tags;
+  std::string out;
+  auto put = [&](std::size_t v) {
+    if (!out.empty()) out += ' ';
+    out += std::to_string(v);
+  };
+  const std::size_t n = std::min({impl.steps.size(), oracle.steps.size(), program.steps.size()});
+  put(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int c : {code(program.steps[i].op), code(impl.steps[i].status), code(impl.steps[i].category),
+                  code(oracle.steps[i].status), code(oracle.steps[i].category)})
+      put(static_cast<std::size_t>(c));
+  for (const auto& f : kTagFields) {
+    const auto& known = f.known();
+    put((tags.*f.tags).size());
+    for (const std::string& t : tags.*f.tags) {
+      const auto at = std::find(known.begin(), known.end(), t);
+      if (at == known.end()) throw Fatal(std::string("program/coverage.cpp made an unknown ") + f.key + " tag " + t);
+      put(static_cast<std::size_t>(at - known.begin()));
+    }
+  }
   return out;
 }
 
-json run_in_child(const program::Program& program, bool want_traces, Progress* progress) {
+// The answer. A failure is a JSON object: {"fatal": why} (the campaign cannot go on) or, for an exception that
+// escaped the run loop, {"impl_version", "oracle_version", "escaped": {phase, step, message}}. A case that
+// completed is the line "<impl version>\t<oracle version>\t<counts>", then, only when it diverged or traces were
+// asked for, a newline and the JSON object {"divergence", "impl", "oracle"}. Nearly every case agrees, so the
+// parent reads one line and no JSON.
+std::string run_in_child(const program::Program& program, bool want_traces, Progress* progress) {
   progress->phase = kStarting;
   auto impl = impl_backend::make_impl_backend();
   if (!impl) throw Fatal("the impl backend is not available (impl_backend::make_impl_backend() returned null)");
   auto torch = oracle::make_torch_backend();
   if (!torch) throw Fatal("the LibTorch backend is not available (oracle::make_torch_backend() returned null)");
-  json result = {{"impl_version", impl->version()}, {"oracle_version", torch->version()}};
+  const std::string versions[2] = {impl->version(), torch->version()};
+  for (const auto& v : versions)
+    if (v.find_first_of("\t\n") != std::string::npos) throw Fatal("a backend's version has a tab or newline: " + v);
 
   program::Trace traces[2];
   program::Backend* backends[2] = {impl.get(), torch.get()};
@@ -114,35 +143,39 @@ json run_in_child(const program::Program& program, bool want_traces, Progress* p
       traces[side] = program::run(traced, program);
     } catch (const std::exception& e) {
       // The run loop catches what steps raise; anything else broke the Session contract (observe threw).
-      result["escaped"] = {{"phase", side == 0 ? "impl" : "oracle"}, {"step", progress->step.load()},
-                           {"message", e.what()}};
-      return result;
+      const json escaped = {{"impl_version", versions[0]},
+                            {"oracle_version", versions[1]},
+                            {"escaped",
+                             {{"phase", side == 0 ? "impl" : "oracle"},
+                              {"step", progress->step.load()},
+                              {"message", e.what()}}}};
+      return escaped.dump(-1, ' ', false, json::error_handler_t::replace);
     }
   }
   progress->phase = kComparing;
   auto d = program::compare(traces[0], traces[1]);
-  result["divergence"] = d ? program::to_json(*d) : json(nullptr);
-  result["steps"] = outcomes_to_json(traces[0], traces[1]);
-  result["coverage"] = coverage_to_json(program, traces[1]);
+  std::string out = versions[0] + '\t' + versions[1] + '\t' + counts_text(program, traces[0], traces[1]);
   if (want_traces || d) {
-    result["impl"] = program::to_json(traces[0]);
-    result["oracle"] = program::to_json(traces[1]);
+    const json rest = {{"divergence", d ? program::to_json(*d) : json(nullptr)},
+                       {"impl", program::to_json(traces[0])},
+                       {"oracle", program::to_json(traces[1])}};
+    out += '\n';
+    out += rest.dump(-1, ' ', false, json::error_handler_t::replace);
   }
-  return result;
+  return out;
 }
 
 }  // namespace
 
 std::string evaluate_to_text(const program::Program& program, bool want_traces, Progress& progress) {
-  json result;
   try {
-    result = run_in_child(program, want_traces, &progress);
+    return run_in_child(program, want_traces, &progress);
   } catch (const Fatal& e) {
-    result = {{"fatal", e.what()}};
+    return json{{"fatal", e.what()}}.dump(-1, ' ', false, json::error_handler_t::replace);
   } catch (const std::exception& e) {
-    result = {{"fatal", std::string("cannot start the backends: ") + e.what()}};
+    return json{{"fatal", std::string("cannot start the backends: ") + e.what()}}.dump(
+        -1, ' ', false, json::error_handler_t::replace);
   }
-  return result.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 namespace {
@@ -177,72 +210,106 @@ Divergence death(program::DivergenceKind kind, ErrorCategory category, const std
   return d;
 }
 
-program::StepObs::Status parse_status(const json& j) {
-  std::string s = j.get<std::string>();
-  for (auto st : {program::StepObs::Status::Ok, program::StepObs::Status::Error, program::StepObs::Status::Skipped})
-    if (program::to_string(st) == s) return st;
-  throw program::JsonError("unknown status " + s);
-}
+constexpr int kCategories = static_cast<int>(program::kErrorCategoryCount);
+constexpr int kStatuses = static_cast<int>(program::StepObs::Status::Skipped) + 1;  // Skipped is the last
 
-ErrorCategory parse_category(const json& j) {
-  auto c = program::parse_error_category(j.get<std::string>());
-  if (!c) throw program::JsonError("unknown error category");
-  return *c;
-}
+// Reads `counts` (counts_text) front to back, each number checked against its range.
+class CountsReader {
+ public:
+  explicit CountsReader(std::string_view text) : rest_(text) {}
+  std::size_t next(std::size_t below, const char* what) {
+    if (rest_.empty()) throw program::JsonError(std::string("counts ends before its ") + what);
+    std::size_t v = 0;
+    const auto [end, ec] = std::from_chars(rest_.data(), rest_.data() + rest_.size(), v);
+    if (ec != std::errc() || v >= below)
+      throw program::JsonError(std::string("counts: the ") + what + " \"" +
+                               std::string(rest_.substr(0, rest_.find(' '))) + "\" is not a number below " +
+                               std::to_string(below));
+    rest_.remove_prefix(static_cast<std::size_t>(end - rest_.data()));
+    if (!rest_.empty()) {
+      if (rest_.front() != ' ') throw program::JsonError("counts: numbers are not separated by one space");
+      rest_.remove_prefix(1);
+    }
+    return v;
+  }
+  template <class E>
+  E next_code(int count, const char* what) {
+    return static_cast<E>(next(static_cast<std::size_t>(count), what));
+  }
+  void finish() const {
+    if (!rest_.empty()) throw program::JsonError("counts has numbers after its last coverage tag");
+  }
+
+ private:
+  std::string_view rest_;
+};
 
 // The most tags a case can carry in each dimension: a layout kind and "offset" per operand of each step, a
 // format per step, each situation once. More means the result is not what this binary's child wrote.
-std::size_t max_tags(const TagField& f, const program::Program& program) {
+std::size_t max_tags(const TagField& f, const std::vector<StepOutcome>& steps) {
   if (f.tags == &program::CoverageTags::situations) return program::all_situations().size();
   std::size_t operands = 0;
-  for (const auto& s : program.steps) operands += s.inputs.size();
-  return f.tags == &program::CoverageTags::layouts ? 2 * operands : program.steps.size();
+  for (const auto& s : steps) operands += static_cast<std::size_t>(program::spec(s.op).arity);
+  return f.tags == &program::CoverageTags::layouts ? 2 * operands : steps.size();
 }
 
-program::CoverageTags parse_coverage(const json& j, const program::Program& program) {
-  if (!j.is_object()) throw program::JsonError("coverage is not an object");
-  program::CoverageTags tags;
-  for (const auto& f : kTagFields) {
-    const json& a = j.at(f.key);
-    if (!a.is_array() || a.size() > max_tags(f, program))
-      throw program::JsonError(std::string("coverage.") + f.key + " is not an array of at most " +
-                               std::to_string(max_tags(f, program)) + " tags");
-    const auto& known = f.known();
-    for (const json& t : a) {
-      if (!t.is_string() || std::find(known.begin(), known.end(), t.get<std::string>()) == known.end())
-        throw program::JsonError(std::string("coverage.") + f.key + " has an unknown tag " + t.dump());
-      (tags.*f.tags).push_back(t.get<std::string>());
-    }
+// The step outcomes and coverage tags of `counts`; the ops must be `program`'s when there is one.
+void parse_counts(std::string_view counts, const program::Program* program, Evaluation& out) {
+  CountsReader r(counts);
+  const std::size_t n = r.next(program ? program->steps.size() + 1 : program::kMaxSteps + 1, "step count");
+  if (program && n != program->steps.size())
+    throw program::JsonError("the step outcomes do not match the program's " + std::to_string(program->steps.size()) +
+                             " steps");
+  const int ops = static_cast<int>(program::op_table().size());
+  using Status = program::StepObs::Status;
+  out.steps.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    StepOutcome s;
+    s.op = r.next_code<program::OpId>(ops, "op");
+    s.impl = r.next_code<Status>(kStatuses, "status");
+    s.impl_category = r.next_code<ErrorCategory>(kCategories, "category");
+    s.oracle = r.next_code<Status>(kStatuses, "status");
+    s.oracle_category = r.next_code<ErrorCategory>(kCategories, "category");
+    if (program && s.op != program->steps[i].op)
+      throw program::JsonError("step " + std::to_string(i) + "'s op is not the program's");
+    out.steps.push_back(s);
   }
-  return tags;
+  for (const auto& f : kTagFields) {
+    const auto& known = f.known();
+    const std::size_t tags = r.next(max_tags(f, out.steps) + 1, f.key);
+    for (std::size_t t = 0; t < tags; ++t) (out.coverage.*f.tags).push_back(known[r.next(known.size(), f.key)]);
+  }
+  r.finish();
 }
 
-void parse_result(const std::string& text, const program::Program& program, Evaluation& out) {
-  json r = json::parse(text);
-  if (r.contains("fatal")) throw EvaluationError(r["fatal"].get<std::string>());
-  out.impl_version = r.value("impl_version", "");
-  out.oracle_version = r.value("oracle_version", "");
-  if (r.contains("escaped")) {
-    const json& e = r["escaped"];
-    bool impl_side = e["phase"].get<std::string>() == "impl";
+// Reads run_in_child's answer.
+void parse_result(const std::string& text, const program::Program* program, Evaluation& out) {
+  if (text.starts_with('{')) {
+    json r = json::parse(text);
+    if (r.contains("fatal")) throw EvaluationError(r["fatal"].get<std::string>());
+    out.impl_version = r.at("impl_version").get<std::string>();
+    out.oracle_version = r.at("oracle_version").get<std::string>();
+    const json& e = r.at("escaped");
+    bool impl_side = e.at("phase").get<std::string>() == "impl";
     out.outcome = Evaluation::Outcome::Crash;
     out.divergence = death(program::DivergenceKind::Crash, ErrorCategory::Crash, "exception escaped the run loop (" +
-                           e["message"].get<std::string>() + ")", impl_side ? kImpl : kOracle, e["step"].get<int>());
+                           e.at("message").get<std::string>() + ")", impl_side ? kImpl : kOracle, e.at("step").get<int>());
     return;
   }
+  const std::string_view all = text;
+  const std::size_t line_end = std::min(all.find('\n'), all.size());
+  const std::string_view line = all.substr(0, line_end);
+  const std::size_t tab1 = line.find('\t'), tab2 = tab1 == line.npos ? line.npos : line.find('\t', tab1 + 1);
+  if (tab2 == line.npos) throw program::JsonError("an answer that is neither JSON nor versions and counts");
   out.outcome = Evaluation::Outcome::Completed;
+  out.impl_version = std::string(line.substr(0, tab1));
+  out.oracle_version = std::string(line.substr(tab1 + 1, tab2 - tab1 - 1));
+  parse_counts(line.substr(tab2 + 1), program, out);
+  if (line_end == all.size()) return;
+  const json r = json::parse(all.substr(line_end + 1));
   if (!r.at("divergence").is_null()) out.divergence = program::divergence_from_json(r["divergence"]);
-  const json& steps = r.at("steps");
-  if (!steps.is_array() || steps.size() != program.steps.size())
-    throw program::JsonError("the step outcomes do not match the program's " + std::to_string(program.steps.size()) +
-                             " steps");
-  for (const json& s : steps) {
-    if (!s.is_array() || s.size() != 4) throw program::JsonError("a step outcome is not [status, category] x 2");
-    out.steps.push_back({parse_status(s[0]), parse_status(s[2]), parse_category(s[1]), parse_category(s[3])});
-  }
-  out.coverage = parse_coverage(r.at("coverage"), program);
-  if (r.contains("impl")) out.impl = program::trace_from_json(r["impl"]);
-  if (r.contains("oracle")) out.oracle = program::trace_from_json(r["oracle"]);
+  out.impl = program::trace_from_json(r.at("impl"));
+  out.oracle = program::trace_from_json(r.at("oracle"));
 }
 
 }  // namespace
@@ -271,7 +338,7 @@ void enter_evaluating_process(std::size_t memory_limit_bytes, Progress* progress
   });
 }
 
-Evaluation evaluation_from_end(const ChildEnd& end, const program::Program& program, const EvalOptions& options,
+Evaluation evaluation_from_end(const ChildEnd& end, const program::Program* program, const EvalOptions& options,
                                const Progress& progress) {
   const int phase = progress.phase.load(), step = progress.step.load();
   Evaluation out;

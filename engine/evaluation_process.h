@@ -46,9 +46,10 @@ void enter_evaluating_process(std::size_t memory_limit_bytes, Progress* progress
 std::string evaluate_to_text(const program::Program& program, bool want_traces, Progress& progress);
 
 // The parent's reading of how the evaluating process ended (`end`) and what it said: a finished one's text is
-// parsed and checked against `program`; a crash, a hang, an exhausted memory limit or a cut-short answer
-// becomes a divergence at the step `progress` names. Throws EvaluationError for a {"fatal": ...} answer.
-Evaluation evaluation_from_end(const ChildEnd& end, const program::Program& program, const EvalOptions& options,
+// parsed and checked against `program` (null for a program the evaluating process generated itself: the ops its
+// answer lists then stand for it); a crash, a hang, an exhausted memory limit or a cut-short answer becomes a
+// divergence at the step `progress` names. Throws EvaluationError for a {"fatal": ...} answer.
+Evaluation evaluation_from_end(const ChildEnd& end, const program::Program* program, const EvalOptions& options,
                                const Progress& progress);
 
 }  // namespace parity::engine

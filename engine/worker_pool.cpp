@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -22,8 +23,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // A message between the parent and a worker: its length (8 bytes, this machine's order: both ends are this
-// binary) and its bytes. A request is a flag byte ('1': traces wanted) and the program as JSON; an answer is
-// what evaluate_to_text returned.
+// binary) and its bytes. A request is a kind byte, a flag byte ('1': traces wanted) and the body: for 'P' a
+// program as JSON, for 'C' a case to generate as "seed k max_steps invalid_share" (the double in its shortest
+// exact form). An answer is what evaluate_to_text returned.
 constexpr std::size_t kHeader = sizeof(std::uint64_t);
 
 std::string frame(std::string_view body) {
@@ -82,6 +84,43 @@ bool write_all(int fd, std::string_view data) {
   return true;
 }
 
+// The case a 'C' request names. Throws std::runtime_error when it is garbled.
+GeneratedCase read_case(std::string_view body) {
+  GeneratedCase c;
+  auto field = [&](auto& value) {
+    const auto [end, ec] = std::from_chars(body.data(), body.data() + body.size(), value);
+    if (ec != std::errc()) throw std::runtime_error("a garbled case request");
+    body.remove_prefix(static_cast<std::size_t>(end - body.data()));
+    if (!body.empty() && body.front() == ' ') body.remove_prefix(1);
+  };
+  field(c.seed);
+  field(c.k);
+  field(c.config.max_steps);
+  field(c.config.invalid_share);
+  if (!body.empty()) throw std::runtime_error("a garbled case request");
+  return c;
+}
+
+program::Program read_request(const std::string& request) {
+  if (request.size() < 2 || (request[0] != 'P' && request[0] != 'C'))
+    throw std::runtime_error("a request without its kind and flag");
+  const std::string_view body = std::string_view(request).substr(2);
+  if (request[0] == 'P') return program::program_from_json(nlohmann::json::parse(body));
+  const GeneratedCase c = read_case(body);
+  return generate_case(c.seed, c.k, c.config).value();
+}
+
+std::string request_body(const std::variant<program::Program, GeneratedCase>& what, bool want_traces) {
+  const char flag = want_traces ? '1' : '0';
+  if (const auto* p = std::get_if<program::Program>(&what)) return std::string{'P', flag} + program::to_json(*p).dump();
+  const auto& c = std::get<GeneratedCase>(what);
+  char share[64];
+  const auto [end, ec] = std::to_chars(share, share + sizeof share, c.config.invalid_share);
+  PARITY_HARNESS_ASSERT(ec == std::errc(), "a double does not fit 64 characters");
+  return std::string{'C', flag} + std::to_string(c.seed) + ' ' + std::to_string(c.k) + ' ' +
+         std::to_string(c.config.max_steps) + ' ' + std::string(share, end);
+}
+
 // A worker's life: requests in, evaluations out, until the parent closes its end. Nothing may unwind out of here
 // (the worker is a copy of the parent: returning would run a second parity), and nothing of the parent's is
 // cleaned up on the way out (_exit).
@@ -97,11 +136,9 @@ bool write_all(int fd, std::string_view data) {
       progress->reset();  // this job's phase, step and memory from here on
       std::string answer;
       try {
-        if (request.empty()) throw std::runtime_error("an empty request");
-        const program::Program p = program::program_from_json(nlohmann::json::parse(request.substr(1)));
-        answer = evaluate_to_text(p, request[0] == '1', *progress);
+        answer = evaluate_to_text(read_request(request), request[1] == '1', *progress);
       } catch (const std::exception& e) {
-        answer = nlohmann::json{{"fatal", std::string("a worker could not read its request: ") + e.what()}}.dump();
+        answer = nlohmann::json{{"fatal", std::string("a worker could not read or generate its case: ") + e.what()}}.dump();
       }
       if (!write_all(fd, frame(answer))) ::_exit(0);
     }
@@ -169,9 +206,15 @@ WorkerPool::Ticket WorkerPool::submit(program::Program program, bool want_traces
   return t;
 }
 
+WorkerPool::Ticket WorkerPool::submit(const GeneratedCase& c) {
+  const Ticket t = next_ticket_++;
+  queue_.push_back({t, c, false});
+  return t;
+}
+
 void WorkerPool::send(Worker& w, std::vector<Job> jobs) {
   std::string requests;
-  for (const Job& job : jobs) requests += frame((job.want_traces ? "1" : "0") + program::to_json(job.program).dump());
+  for (const Job& job : jobs) requests += frame(request_body(job.what, job.want_traces));
   // A worker can die while idle (killed from outside): it is replaced, and the requests go to the new one.
   for (int attempt = 0;; ++attempt) {
     if (w.pid < 0) start(w);
@@ -225,7 +268,7 @@ void WorkerPool::end_job(Worker& w, const ChildEnd& end, bool worker_lives) {
   w.jobs.pop_front();
   --running_;
   // A worker that died or hung did so in its running job, the front one: its slot describes that job.
-  Evaluation e = evaluation_from_end(end, job.program, options_.eval, *w.progress);
+  Evaluation e = evaluation_from_end(end, std::get_if<program::Program>(&job.what), options_.eval, *w.progress);
   if (!worker_lives) {
     kill(w);
     while (!w.jobs.empty()) {
@@ -244,6 +287,9 @@ bool WorkerPool::read_from(Worker& w) {
     const ssize_t n = ::read(w.fd, chunk, sizeof chunk);
     if (n > 0) {
       w.answer.append(chunk, static_cast<std::size_t>(n));
+      // A short read took all there was: the next poll says when there is more (and whether the worker closed
+      // its end), which saves a read that would only say EAGAIN.
+      if (static_cast<std::size_t>(n) < sizeof chunk) return true;
       continue;
     }
     if (n == 0) return false;

@@ -12,8 +12,10 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "engine/case_seed.h"
 #include "engine/evaluate.h"
 #include "engine/evaluation_process.h"
 #include "program/program.h"
@@ -40,6 +42,9 @@ class WorkerPool {
 
   // Queues a program for the next idle worker (traces in the evaluation when asked or diverging).
   Ticket submit(program::Program program, bool want_traces = false);
+  // Queues a campaign's case, which the worker generates: the evaluation's steps name the ops, and the program is
+  // the caller's to generate when it needs it (a case that diverged or whose worker died).
+  Ticket submit(const GeneratedCase& c);
   // The next job to finish, in whatever order jobs finish; nullopt when none is queued or running. Once `stop`
   // turns true, every job still queued or running ends Interrupted. Throws EvaluationError when a worker cannot
   // be started or answers {"fatal": ...}.
@@ -54,7 +59,7 @@ class WorkerPool {
  private:
   struct Job {
     Ticket ticket;
-    program::Program program;
+    std::variant<program::Program, GeneratedCase> what;
     bool want_traces;
   };
   struct Worker {

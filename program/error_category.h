@@ -1,6 +1,7 @@
 // Error categories: what kind of mistake a step made, independent of the exact wording of a message.
 // LibTorch's messages are mapped to categories by one table (classify); impl raises categories directly.
 #pragma once
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,12 @@ enum class ErrorCategory {
   PARITY_ERROR_CATEGORIES(PARITY_ENUM_CAT)
 #undef PARITY_ENUM_CAT
 };
+
+inline constexpr std::size_t kErrorCategoryCount = 0
+#define PARITY_COUNT_CAT(name, str) +1
+    PARITY_ERROR_CATEGORIES(PARITY_COUNT_CAT)
+#undef PARITY_COUNT_CAT
+    ;
 
 std::string_view to_string(ErrorCategory);
 std::optional<ErrorCategory> parse_error_category(std::string_view);

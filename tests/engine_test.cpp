@@ -14,6 +14,7 @@
 #include "engine/campaign.h"
 #include "engine/case_seed.h"
 #include "engine/evaluate.h"
+#include "engine/evaluation_process.h"
 #include "engine/isolation.h"
 #include "engine/worker_pool.h"
 #include "impl_backend/planted_faults.h"
@@ -65,6 +66,7 @@ void expect_same(const Evaluation& a, const Evaluation& b) {
   EXPECT_EQ(a.divergence, b.divergence);
   ASSERT_EQ(a.steps.size(), b.steps.size());
   for (std::size_t i = 0; i < a.steps.size(); ++i) {
+    EXPECT_EQ(a.steps[i].op, b.steps[i].op) << "step " << i;
     EXPECT_EQ(a.steps[i].impl, b.steps[i].impl) << "step " << i;
     EXPECT_EQ(a.steps[i].oracle, b.steps[i].oracle) << "step " << i;
     EXPECT_EQ(a.steps[i].impl_category, b.steps[i].impl_category) << "step " << i;
@@ -107,6 +109,44 @@ TEST(EngineEvaluate, InProcessAndIsolatedAgree) {
     EXPECT_TRUE(isolated[i].impl && isolated[i].oracle);
     expect_same(isolated[i], evaluate_in_process(programs[i], true));
   }
+}
+
+// The answer an evaluating process sends is checked number by number: a cut-short or garbled one is a crash of
+// that case (nothing is counted from it), and a program other than the one sent is caught by its ops.
+TEST(EngineEvaluate, AGarbledAnswerIsACrashNotCounts) {
+  const program::Program p = generate_case(3, 21, {}).value();
+  Progress progress;
+  const std::string answer = evaluate_to_text(p, false, progress);
+  auto read = [&](const std::string& text, const program::Program* program) {
+    ChildEnd end;
+    end.output = text;
+    return evaluation_from_end(end, program, {}, progress);
+  };
+  const Evaluation whole = read(answer, &p);
+  ASSERT_EQ(whole.outcome, Evaluation::Outcome::Completed) << answer;
+  EXPECT_EQ(whole.steps.size(), p.steps.size());
+  expect_same(read(answer, nullptr), whole);  // a generated case: the answer's ops stand for the program
+
+  const std::size_t counts = answer.rfind('\t') + 1;
+  ASSERT_EQ(answer.find('\n'), std::string::npos) << "an agreeing case without traces answers one line";
+  program::Program other = p;
+  other.steps.front().op = other.steps.front().op == program::OpId::Rand ? program::OpId::Zeros : program::OpId::Rand;
+  for (const auto& [text, program] : std::vector<std::pair<std::string, const program::Program*>>{
+           {answer.substr(0, answer.size() - 2), &p},                     // cut short
+           {answer + " 0", &p},                                          // a number too many
+           {answer.substr(0, counts) + "9999 " + answer.substr(counts), nullptr},  // a step count past the limit
+           {answer + "x", &p},                                           // a stray character
+           {answer.substr(0, counts - 1), &p},                           // no counts
+           {answer, &other},                                             // not the program sent
+       }) {
+    SCOPED_TRACE(text);
+    const Evaluation e = read(text, program);
+    EXPECT_EQ(e.outcome, Evaluation::Outcome::Crash);
+    ASSERT_TRUE(e.divergence);
+    EXPECT_NE(e.divergence->impl.find("ended without a complete result"), std::string::npos) << e.divergence->impl;
+    EXPECT_TRUE(e.steps.empty());
+  }
+  EXPECT_THROW(read(R"({"fatal": "the impl backend is not available"})", &p), EvaluationError);
 }
 
 TEST(EngineIsolation, SaysHowTheChildEnded) {
@@ -240,6 +280,29 @@ TEST(EngineWorkers, AgreeWithAChildPerCase) {
   }
   EXPECT_EQ(done, programs.size());
   EXPECT_EQ(pool.workers_started(), 2u);  // nothing died: no worker was replaced
+}
+
+// A case named by (seed, k, generator config) and generated in the worker is evaluated as the same program
+// generated here and sent: a campaign judges, shrinks and records what the worker ran. The config travels too.
+TEST(EngineWorkers, ACaseGeneratedInTheWorkerIsTheProgramGeneratedHere) {
+  WorkerPool pool({1, {10000ms, false, nullptr, std::size_t{4} << 30}});
+  generators::GenConfig few_steps;
+  few_steps.max_steps = 3;
+  few_steps.invalid_share = 0.3;
+  for (const generators::GenConfig& config : {generators::GenConfig{}, few_steps}) {
+    for (std::uint64_t k = 40; k < 52; ++k) {
+      SCOPED_TRACE("case " + std::to_string(k) + ", max_steps " + std::to_string(config.max_steps));
+      const program::Program p = generate_case(13, k, config).value();
+      const auto sent = pool.submit(p);
+      const auto named = pool.submit(GeneratedCase{13, k, config});
+      std::map<WorkerPool::Ticket, Evaluation> results;
+      while (auto d = pool.wait()) results.emplace(d->ticket, std::move(d->evaluation));
+      ASSERT_EQ(results.size(), 2u);
+      expect_same(results[named], results[sent]);
+      ASSERT_EQ(results[named].steps.size(), p.steps.size());
+      for (std::size_t i = 0; i < p.steps.size(); ++i) EXPECT_EQ(results[named].steps[i].op, p.steps[i].op);
+    }
+  }
 }
 
 // Each process-level fault planted on `neg` ends exactly the case that runs it, as a finding of its kind at that
