@@ -127,6 +127,7 @@ std::shared_ptr<Formula> scalar_node(BinaryOp op, const Tensor& self, Scalar s) 
       case BinaryOp::Add:
       case BinaryOp::Sub: return TensorList{g};
     }
+    PARITY_UNREACHABLE("no case for this enum value");
   });
 }
 
