@@ -24,16 +24,6 @@ std::string_view type_name(ScalarType t) {
   PARITY_UNREACHABLE("no case for this enum value");
 }
 
-std::string_view legacy_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return "torch.BoolTensor";
-    case ScalarType::Int64: return "torch.LongTensor";
-    case ScalarType::Float32: return "torch.FloatTensor";
-    case ScalarType::Float64: return "torch.DoubleTensor";
-  }
-  PARITY_UNREACHABLE("no case for this enum value");
-}
-
 ScalarType promote_types(ScalarType a, ScalarType b) {
   return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
 }

@@ -10,7 +10,6 @@ enum class ScalarType : std::uint8_t { Bool, Int64, Float32, Float64 };
 
 std::size_t element_size(ScalarType);
 std::string_view type_name(ScalarType);  // PyTorch's spelling in messages: "Float", "Double", "Long", "Bool"
-std::string_view legacy_type_name(ScalarType);  // "torch.FloatTensor", used by autograd messages
 inline bool is_floating(ScalarType t) { return t == ScalarType::Float32 || t == ScalarType::Float64; }
 inline bool is_integral(ScalarType t, bool include_bool) {
   return t == ScalarType::Int64 || (include_bool && t == ScalarType::Bool);

@@ -52,7 +52,11 @@ Tensor Tensor::over(const Storage& storage, const Layout& layout, ScalarType dty
   return Tensor(std::move(impl));
 }
 
-std::string Tensor::type_string() const { return std::string(legacy_type_name(dtype())) + " " + format_dims(sizes()); }
+std::string Tensor::type_name() const {
+  return std::string(device().type == DeviceType::CUDA ? "CUDA" : "CPU") + std::string(impl::type_name(dtype())) + "Type";
+}
+
+std::string Tensor::type_string() const { return type_name() + " " + format_dims(sizes()); }
 
 std::vector<double> Tensor::to_vector() const {
   PARITY_CHECK(device().type == DeviceType::CPU, ErrorKind::Device, "to_vector() needs a CPU tensor");

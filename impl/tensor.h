@@ -61,7 +61,10 @@ class Tensor {
   T* data() const {
     return static_cast<T*>(impl_->storage.data()) + impl_->layout.offset;
   }
-  std::string type_string() const;  // "torch.FloatTensor [2, 3]" for messages
+  // LibTorch's Tensor::toString(), backend then scalar type ("CPUFloatType"), as its C++ error messages print
+  // it (Python's error translation rewrites it to torch.FloatTensor; the oracle is the C++ API).
+  std::string type_name() const;
+  std::string type_string() const;  // "CPUFloatType [2, 3]", as the version-counter message prints a tensor
 
   // Elements in logical row-major order, converted to double (observation, tests).
   std::vector<double> to_vector() const;

@@ -64,9 +64,9 @@ TEST(ImplLayout, SliceSelectNarrowExpandGeometry) {
   EXPECT_EQ(sel.offset, 15);
   EXPECT_EQ(sel.sizes, (Dims{5}));
   EXPECT_THROW(geometry::narrow(c, 0, 2, 3), Error);
-  Layout e = geometry::expand(Layout::dense({3, 1}), {2, 3, 4}, "torch.FloatTensor");
+  Layout e = geometry::expand(Layout::dense({3, 1}), {2, 3, 4}, "CPUFloatType");
   EXPECT_EQ(e.strides, (Dims{0, 1, 0}));  // new and broadcast dims read one element
-  Layout scalar = geometry::expand(Layout{}, {1, 1}, "torch.FloatTensor");
+  Layout scalar = geometry::expand(Layout{}, {1, 1}, "CPUFloatType");
   EXPECT_EQ(scalar.strides, (Dims{0, 0}));  // every dim of a 0-d tensor's expansion has stride 0
   Layout u = geometry::unsqueeze(c, 2);
   EXPECT_EQ(u.strides, (Dims{5, 1, 1}));

@@ -162,7 +162,7 @@ Tensor narrow(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_
 
 Tensor expand(const Tensor& x, const Dims& sizes) {
   Dims in = x.sizes();
-  return make_view_op(x, [&] { return geometry::expand(x.layout(), sizes, std::string(legacy_type_name(x.dtype()))); },
+  return make_view_op(x, [&] { return geometry::expand(x.layout(), sizes, x.type_name()); },
                    "ExpandBackward0", [in](const Tensor& g) { return sum_to(g, in); });
 }
 

@@ -1,0 +1,44 @@
+// impl raises LibTorch's error messages word for word: each program ends in a step that raises on both backends,
+// and the two messages must be equal (LibTorch's C++ spelling: CPUFloatType, not Python's torch.FloatTensor).
+// The programs are the cases where impl once said something else.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "impl_backend/backend.h"
+#include "oracle/torch_backend.h"
+#include "program/backend.h"
+#include "program/program_builder.h"
+
+namespace parity {
+namespace {
+
+using program::OpId;
+using program::StepObs;
+
+// Runs the program on both backends and compares the last step's error, which both must raise.
+void expect_same_error(const program::ProgramBuilder& b) {
+  const program::Program& p = b.program();
+  auto impl = impl_backend::make_impl_backend();
+  auto torch = oracle::make_torch_backend();
+  const program::Trace ti = program::run(*impl, p), to = program::run(*torch, p);
+  ASSERT_EQ(ti.steps.size(), p.steps.size());
+  ASSERT_EQ(to.steps.size(), p.steps.size());
+  const StepObs& i = ti.steps.back();
+  const StepObs& o = to.steps.back();
+  ASSERT_EQ(o.status, StepObs::Status::Error) << "LibTorch did not raise";
+  ASSERT_EQ(i.status, StepObs::Status::Error) << "impl did not raise; LibTorch said: " << o.message;
+  EXPECT_EQ(i.category, o.category);
+  EXPECT_EQ(i.message, o.message);
+}
+
+// The tensor's type as LibTorch's C++ API prints it.
+TEST(ErrorMessage, ExpandToFewerDimsNamesTheCppType) {
+  program::ProgramBuilder b;
+  const int x = b.rand({4, 1}, program::DType::Float64);
+  b.with_sizes(OpId::Expand, x, {1});
+  expect_same_error(b);
+}
+
+}  // namespace
+}  // namespace parity
