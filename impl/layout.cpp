@@ -213,12 +213,16 @@ Layout transpose(const Layout& in, std::int64_t d0, std::int64_t d1) {
 }
 
 Layout permute(const Layout& in, const Dims& dims) {
-  PARITY_CHECK(static_cast<std::int64_t>(dims.size()) == in.dim(), ErrorKind::Shape, "number of dims don't match in permute");
+  // LibTorch 1.13's wording, "sparse_coo" included: the dense and sparse paths share the check.
+  PARITY_CHECK(static_cast<std::int64_t>(dims.size()) == in.dim(), ErrorKind::Shape,
+               "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired "
+               "ordering of dimensions i.e. input.dim() = " +
+                   std::to_string(in.dim()) + " is not equal to len(dims) = " + std::to_string(dims.size()));
   Layout out = in;
   std::vector<bool> seen(dims.size());
   for (std::size_t i = 0; i < dims.size(); ++i) {
     auto d = wrap_dim(dims[i], in.dim());
-    PARITY_CHECK(!seen[d], ErrorKind::IndexRange, "repeated dim in permute");
+    PARITY_CHECK(!seen[d], ErrorKind::IndexRange, "permute(): duplicate dims are not allowed.");
     seen[d] = true;
     out.sizes[i] = in.sizes[d];
     out.strides[i] = in.strides[d];

@@ -32,6 +32,24 @@ void expect_same_error(const program::ProgramBuilder& b) {
   EXPECT_EQ(i.message, o.message);
 }
 
+TEST(ErrorMessage, PermuteWithTooFewDims) {
+  program::ProgramBuilder b;
+  const int x = b.rand({2});
+  program::Attrs a;
+  a.dims = {0, 1};
+  b.step(OpId::Permute, {x}, a);
+  expect_same_error(b);
+}
+
+TEST(ErrorMessage, PermuteWithARepeatedDim) {
+  program::ProgramBuilder b;
+  const int x = b.rand({2, 3});
+  program::Attrs a;
+  a.dims = {1, -1};
+  b.step(OpId::Permute, {x}, a);
+  expect_same_error(b);
+}
+
 // The tensor's type as LibTorch's C++ API prints it.
 TEST(ErrorMessage, ExpandToFewerDimsNamesTheCppType) {
   program::ProgramBuilder b;
