@@ -1,6 +1,8 @@
 #include "impl/layout.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -280,6 +282,24 @@ Layout narrow(const Layout& in, std::int64_t dim, std::int64_t start, std::int64
   return slice(in, dim, start, start + length, 1);
 }
 
+namespace {
+// LibTorch 1.13 lets a negative size through expand's and unfold's geometry; the tensor it then makes counts its
+// elements in unsigned arithmetic (TensorImpl's safe_compute_numel) and refuses a product that overflows or
+// passes int64's maximum, which a negative size (2^64 - n) does unless a 0 size before it keeps the product at 0.
+// LibTorch accepts that empty tensor (a bug the known-divergences ledger records); impl refuses it afterwards,
+// as its factories refuse negative sizes.
+void check_numel_and_sizes(const Dims& sizes) {
+  std::uint64_t numel = 1;
+  bool overflow = false;
+  for (auto s : sizes) overflow |= __builtin_mul_overflow(numel, static_cast<std::uint64_t>(s), &numel);
+  PARITY_CHECK(!overflow && numel <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()),
+               ErrorKind::Argument, "numel: integer multiplication overflow");
+  for (auto s : sizes)
+    PARITY_CHECK(s >= 0, ErrorKind::Argument,
+                 "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + format_dims(sizes));
+}
+}  // namespace
+
 Layout expand(const Layout& in, const Dims& sizes, const std::string& type_for_message) {
   PARITY_CHECK(sizes.size() >= in.sizes.size(), ErrorKind::Shape,
         "expand(" + type_for_message + "{" + format_dims(in.sizes) + "}, size=" + format_dims(sizes) +
@@ -287,9 +307,7 @@ Layout expand(const Layout& in, const Dims& sizes, const std::string& type_for_m
             ") must be greater or equal to the number of dimensions in the tensor (" + std::to_string(in.dim()) + ")");
   const std::int64_t ndim = static_cast<std::int64_t>(sizes.size());
   if (in.dim() == 0) {  // every dim is new: all strides 0, sizes as asked
-    for (auto s : sizes)
-      PARITY_CHECK(s >= 0, ErrorKind::Argument,
-            "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + format_dims(sizes));
+    check_numel_and_sizes(sizes);
     return Layout{sizes, Dims(sizes.size(), 0), in.offset};
   }
   Layout out{Dims(ndim), Dims(ndim), in.offset};
@@ -316,9 +334,7 @@ Layout expand(const Layout& in, const Dims& sizes, const std::string& type_for_m
     out.sizes[i] = size;
     out.strides[i] = stride;
   }
-  for (auto s : out.sizes)
-    PARITY_CHECK(s >= 0, ErrorKind::Argument,
-          "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + format_dims(out.sizes));
+  check_numel_and_sizes(out.sizes);
   return out;
 }
 
@@ -352,16 +368,24 @@ Layout unsqueeze(const Layout& in, std::int64_t dim) {
 }
 
 namespace {
-// as_strided's checks of a geometry (also for the view ops LibTorch builds on it): no negative stride, and no
-// negative size (computeStorageNbytes).
-void check_strided(const Dims& sizes, const Dims& strides) {
-  for (auto s : strides)
-    PARITY_CHECK(s >= 0, ErrorKind::Argument,
-          "as_strided: Negative strides are not supported at the moment, got strides: " + format_dims(strides));
-  for (auto s : sizes)
-    PARITY_CHECK(s >= 0, ErrorKind::Argument,
-          "Storage size calculation overflowed with sizes=" + format_dims(sizes) + " and strides=" +
-              format_dims(strides));
+// at::detail::computeStorageNbytes: unsigned arithmetic, and a result past int64's maximum counts as overflow, so
+// a negative size overflows where its stride is not 0 (and not where it is); any size 0 needs no storage at all.
+std::uint64_t storage_nbytes(const Dims& sizes, const Dims& strides, std::size_t itemsize) {
+  std::uint64_t bytes = 1;
+  bool overflow = false;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return 0;
+    std::uint64_t reach = 0;
+    overflow |= __builtin_mul_overflow(static_cast<std::uint64_t>(strides[i]), static_cast<std::uint64_t>(sizes[i] - 1),
+                                       &reach);
+    overflow |= __builtin_add_overflow(bytes, reach, &bytes);
+  }
+  overflow |= __builtin_mul_overflow(bytes, static_cast<std::uint64_t>(itemsize), &bytes);
+  overflow |= bytes > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());  // storage_max()
+  PARITY_CHECK(!overflow, ErrorKind::Argument,
+               "Storage size calculation overflowed with sizes=" + format_dims(sizes) + " and strides=" +
+                   format_dims(strides));
+  return bytes;
 }
 // int64 arithmetic that wraps like LibTorch's does for absurd arguments, which the size checks then refuse.
 std::int64_t wrapping_sub(std::int64_t a, std::int64_t b) {
@@ -412,26 +436,28 @@ Layout unfold(const Layout& in, std::int64_t dim, std::int64_t size, std::int64_
   }
   out.sizes.push_back(size);
   out.strides.push_back(in.dim() == 0 ? 1 : in.strides[dim]);
-  check_strided(out.sizes, out.strides);  // a negative size or a wrapped stride gets here (LibTorch's as_strided)
-  return out;
+  return out;  // unchecked: the op checks it against its storage as as_strided does (LibTorch builds it so)
 }
 
 Layout as_strided(const Dims& sizes, const Dims& strides, std::int64_t offset, std::int64_t storage_numel,
                   std::size_t itemsize) {
+  // LibTorch 1.13's setStrided, in its order: strides, storage size, bounds, offset, then the element count.
   PARITY_CHECK(sizes.size() == strides.size(), ErrorKind::Shape, "mismatch in length of strides and shape");
-  check_strided(sizes, strides);
-  Layout out{sizes, strides, offset};
-  std::int64_t need = Layout{sizes, strides, 0}.storage_extent();
+  for (auto s : strides)
+    PARITY_CHECK(s >= 0, ErrorKind::Argument,
+                 "as_strided: Negative strides are not supported at the moment, got strides: " + format_dims(strides));
+  const auto need = static_cast<std::int64_t>(storage_nbytes(sizes, strides, itemsize));
   if (need != 0) {
-    auto isz = static_cast<std::int64_t>(itemsize);
-    PARITY_CHECK((need + offset) * isz <= storage_numel * isz, ErrorKind::StorageBounds,
-          "setStorage: sizes " + format_dims(sizes) + ", strides " + format_dims(strides) + ", storage offset " +
-              std::to_string(offset) + ", and itemsize " + std::to_string(isz) + " requiring a storage size of " +
-              std::to_string((need + offset) * isz) + " are out of bounds for storage of size " +
-              std::to_string(storage_numel * isz));
+    const auto isz = static_cast<std::int64_t>(itemsize);
+    PARITY_CHECK(need + offset * isz <= storage_numel * isz, ErrorKind::StorageBounds,
+                 "setStorage: sizes " + format_dims(sizes) + ", strides " + format_dims(strides) + ", storage offset " +
+                     std::to_string(offset) + ", and itemsize " + std::to_string(isz) + " requiring a storage size of " +
+                     std::to_string(need + offset * isz) + " are out of bounds for storage of size " +
+                     std::to_string(storage_numel * isz));
   }
   PARITY_CHECK(offset >= 0, ErrorKind::Argument, "Tensor: invalid storage offset " + std::to_string(offset));
-  return out;
+  check_numel_and_sizes(sizes);
+  return Layout{sizes, strides, offset};
 }
 
 }  // namespace geometry

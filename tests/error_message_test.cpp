@@ -58,5 +58,39 @@ TEST(ErrorMessage, ExpandToFewerDimsNamesTheCppType) {
   expect_same_error(b);
 }
 
+// LibTorch 1.13 lets expand's negative size through and then refuses to count the elements.
+TEST(ErrorMessage, ExpandToANegativeSizeOverflowsTheElementCount) {
+  program::ProgramBuilder b;
+  const int x = b.rand({3, 1});
+  b.with_sizes(OpId::Expand, x, {-2, 3, 1});
+  expect_same_error(b);
+}
+
+// unfold is an as_strided: a negative window overflows the storage size where its stride is not 0...
+TEST(ErrorMessage, UnfoldToANegativeWindowOverflowsTheStorageSize) {
+  program::ProgramBuilder b;
+  const int x = b.step(OpId::Zeros, {}, [] {
+    program::Attrs a;
+    a.dtype = program::DType::Bool;
+    return a;
+  }());
+  program::Attrs a;
+  a.dim = 0;
+  a.size = -2;
+  b.step(OpId::Unfold, {x}, a);
+  expect_same_error(b);
+}
+
+// ... and where it is 0, the storage bound is what refuses it.
+TEST(ErrorMessage, UnfoldToANegativeWindowOverAnEmptyDimIsOutOfBounds) {
+  program::ProgramBuilder b;
+  const int x = b.rand_strided({2, 0}, {2, 0}, 0);
+  program::Attrs a;
+  a.dim = 1;
+  a.size = -1;
+  b.step(OpId::Unfold, {x}, a);
+  expect_same_error(b);
+}
+
 }  // namespace
 }  // namespace parity

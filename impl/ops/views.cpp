@@ -219,7 +219,13 @@ Tensor unfold(const Tensor& x, std::int64_t dim, std::int64_t size, std::int64_t
     for (std::int64_t i = 0; i < unfolded.sizes[d]; ++i) out.push_back(geometry::select(unfolded, d, i));
     return out;
   };
-  return make_view_op(x, [&] { return geometry::unfold(x.layout(), dim, size, step); }, "UnfoldBackward0",
+  auto storage_numel = static_cast<std::int64_t>(x.storage().nbytes() / element_size(x.dtype()));
+  // LibTorch's unfold is an as_strided of the unfolded geometry: the same checks, against x's storage.
+  auto checked = [&] {
+    const Layout u = geometry::unfold(x.layout(), dim, size, step);
+    return geometry::as_strided(u.sizes, u.strides, u.offset, storage_numel, element_size(x.dtype()));
+  };
+  return make_view_op(x, checked, "UnfoldBackward0",
                    [in, dim, size, step, windows](const Tensor& g) {
                      // Window i of the input takes window i of the gradient, summed where windows overlap.
                      TensorList pieces;
