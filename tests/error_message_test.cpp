@@ -92,5 +92,41 @@ TEST(ErrorMessage, UnfoldToANegativeWindowOverAnEmptyDimIsOutOfBounds) {
   expect_same_error(b);
 }
 
+// A saved input names the grad_fn it has when backward finds it modified (here mul_'s), not the one it had
+// when it was saved (mean's).
+TEST(ErrorMessage, AModifiedSavedInputNamesItsCurrentGradFn) {
+  program::ProgramBuilder b;
+  const int leaf = b.rand({3}, program::DType::Float32, /*requires_grad=*/true);
+  const int m = b.unary(OpId::Mean, leaf);
+  const int w = b.rand({}, program::DType::Float32, /*requires_grad=*/true);
+  const int y = b.binary(OpId::Mul, m, w);  // saves m
+  b.binary(OpId::Mul_, m, w);               // m's grad_fn becomes MulBackward0
+  b.backward(y);
+  expect_same_error(b);
+}
+
+// A saved output has no grad_fn of its own in the saved data: the node that saved it is named.
+TEST(ErrorMessage, AModifiedSavedOutputNamesTheNodeThatSavedIt) {
+  program::ProgramBuilder b;
+  const int leaf = b.rand({3}, program::DType::Float32, /*requires_grad=*/true);
+  const int e = b.unary(OpId::Exp, leaf);  // ExpBackward0 saves its result
+  b.scalar(OpId::MulScalar_, e, 2.0);
+  const int s = b.unary(OpId::Sum, e);
+  b.backward(s);
+  expect_same_error(b);
+}
+
+// A saved leaf that is modified in place (under no_grad) is named by no node at all.
+TEST(ErrorMessage, AModifiedSavedLeafNamesNoNode) {
+  program::ProgramBuilder b;
+  const int leaf = b.rand({3}, program::DType::Float32, /*requires_grad=*/true);
+  const int w = b.rand({3}, program::DType::Float32, /*requires_grad=*/true);
+  const int y = b.binary(OpId::Mul, leaf, w);  // saves both leaves
+  b.scalar(OpId::AddScalar_, w, 1.0, /*grad_enabled=*/false);
+  const int s = b.unary(OpId::Sum, y);
+  b.backward(s);
+  expect_same_error(b);
+}
+
 }  // namespace
 }  // namespace parity

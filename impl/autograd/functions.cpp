@@ -15,7 +15,7 @@ TensorList Formula::apply(TensorList&& grads) {
   // no gradient flows.
   TensorList saved;
   saved.reserve(saved_.size());
-  for (const auto& s : saved_) saved.push_back(s.unpack());
+  for (const auto& s : saved_) saved.push_back(s.unpack(*this));
   const Tensor& g = grads.empty() ? Tensor() : grads[0];
   if (!g.defined()) return TensorList(next_edges().size());
   return fn_(g, saved, *this);

@@ -11,26 +11,37 @@ const char* const kBackwardTwiceMessage =
     "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
     "you need to access saved tensors after calling backward.";
 
+// torch/csrc/autograd/saved_variable.cpp, without hooks.
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (!t.defined()) return;
   saved_ = true;
-  // Only the data is kept: holding the tensor itself would tie an output to its own grad_fn.
-  data_ = Tensor::over(t.storage(), t.layout(), t.dtype(), t.version_counter());
   saved_version_ = t.version();
+  is_leaf_ = autograd::is_leaf(t);
+  data_ = Tensor::over(t.storage(), t.layout(), t.dtype(), t.version_counter());
+  if (!is_output || is_leaf_) {
+    original_ = t;
+    return;
+  }
+  // An output: holding the tensor would tie it to its own grad_fn, so only its data and output number are kept.
   output_nr_ = autograd::output_nr(t);
-  type_string_ = t.type_string();
-  if (auto fn = is_output ? nullptr : autograd::grad_fn(t)) grad_fn_name_ = fn->name();
+  is_inplace_on_view_ = autograd::is_view(t);
+  if (is_inplace_on_view_) weak_grad_fn_ = autograd::grad_fn(t);
 }
 
-Tensor SavedVariable::unpack() const {
+Tensor SavedVariable::unpack(const Node& saved_for) const {
   if (!saved_) return Tensor();
   PARITY_CHECK(data_.defined(), ErrorKind::GraphFreed, kBackwardTwiceMessage);
+  // The node the message names: an original's grad_fn now (reading it regenerates a view's, as in PyTorch), an
+  // in-place-on-view result's grad_fn from when it was saved if it still exists, else the unpacking node.
+  std::shared_ptr<Node> fn = is_inplace_on_view_    ? weak_grad_fn_.lock()
+                             : original_.defined() ? autograd::grad_fn(original_)
+                                                   : nullptr;
+  const Node* named = fn ? fn.get() : is_leaf_ ? nullptr : &saved_for;
   std::uint32_t current = data_.version();
   if (current != saved_version_) {
     std::string msg = "one of the variables needed for gradient computation has been modified by an inplace "
-                      "operation: [" + type_string_ + "]";
-    if (!grad_fn_name_.empty())
-      msg += ", which is output " + std::to_string(output_nr_) + " of " + grad_fn_name_ + ",";
+                      "operation: [" + data_.type_string() + "]";
+    if (named) msg += ", which is output " + std::to_string(output_nr_) + " of " + named->name() + ",";
     msg += " is at version " + std::to_string(current) + "; expected version " + std::to_string(saved_version_) +
            " instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
            "with torch.autograd.set_detect_anomaly(True).";

@@ -12,20 +12,28 @@ namespace parity::impl::autograd {
 class SavedVariable {
  public:
   SavedVariable() = default;
-  // is_output: the tensor is an output of the node saving it (its grad_fn is that node; kept weakly).
+  // is_output: the tensor is an output of the node saving it (its grad_fn is that node).
   SavedVariable(const Tensor& t, bool is_output);
-  // The saved data (no autograd state); raises VersionMismatch or GraphFreed.
-  Tensor unpack() const;
-  void release() { data_ = Tensor(); }
+  // The saved data (no autograd state); raises VersionMismatch or GraphFreed. `saved_for` is the node unpacking
+  // it, which the version-mismatch message names when PyTorch has no other node to name.
+  Tensor unpack(const Node& saved_for) const;
+  void release() {
+    data_ = Tensor();
+    original_ = Tensor();
+  }
   bool defined() const { return saved_; }
 
  private:
   Tensor data_;  // shares storage, layout and version counter with the saved tensor
+  // The tensor itself, for an input or a leaf (PyTorch's saved_original_: no reference cycle is possible); its
+  // grad_fn is read when unpacking, so the message names the node it has then, as PyTorch's does.
+  Tensor original_;
   bool saved_ = false;
+  bool is_leaf_ = false;
+  bool is_inplace_on_view_ = false;  // an in-place op's result that is a view: its grad_fn is kept weakly
+  std::weak_ptr<Node> weak_grad_fn_;
   std::uint32_t saved_version_ = 0;
-  std::uint32_t output_nr_ = 0;
-  std::string grad_fn_name_;  // for the message
-  std::string type_string_;
+  std::uint32_t output_nr_ = 0;  // an output's; PyTorch never records it for an original, which reads as 0
 };
 
 extern const char* const kBackwardTwiceMessage;
