@@ -1,6 +1,7 @@
 #include "program/compare.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -25,6 +26,23 @@ std::string render_step(const StepObs& s) {
       return "error(" + std::string(to_string(s.category)) + "): " + s.message;
   }
   return "?";
+}
+
+// A message with what PyTorch itself varies from run to run taken out: addresses (0x followed by hex digits).
+// LibTorch's backtraces are already gone (the oracle reads what_without_backtrace()).
+std::string normalised_message(std::string_view m) {
+  std::string out;
+  out.reserve(m.size());
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m[i] == '0' && i + 2 < m.size() && m[i + 1] == 'x' && std::isxdigit(static_cast<unsigned char>(m[i + 2]))) {
+      out += "0x<address>";
+      i += 2;
+      while (i + 1 < m.size() && std::isxdigit(static_cast<unsigned char>(m[i + 1]))) ++i;
+      continue;
+    }
+    out += m[i];
+  }
+  return out;
 }
 
 std::string render_alias(const TensorObs& o) {
@@ -115,6 +133,11 @@ class Comparer {
     }
     if (a.status == StepObs::Status::Error && a.category != b.category) {
       Divergence d{index, -1, Kind::ErrorCategory, render_step(a), render_step(b), Severity::Major, cat(a), cat(b)};
+      return emit(std::move(d));
+    }
+    // What a user reads is behaviour too: the same category in other words is a divergence of its own.
+    if (a.status == StepObs::Status::Error && normalised_message(a.message) != normalised_message(b.message)) {
+      Divergence d{index, -1, Kind::Message, render_step(a), render_step(b), Severity::Major, cat(a), cat(b)};
       return emit(std::move(d));
     }
     std::vector<int> ids_a, ids_b;
@@ -227,6 +250,7 @@ Signature signature(const Program& program, const Divergence& d) {
                 {}};
   switch (d.kind) {
     case Kind::Status:
+    case Kind::Message:
       if (d.impl_category) sig.detail = *d.impl_category;
       else if (d.oracle_category) sig.detail = *d.oracle_category;
       break;

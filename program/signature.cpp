@@ -11,7 +11,8 @@ enum class DetailForm { None, OptionalCategory, Sides, OptionalBothSides };
 
 DetailForm detail_form(DivergenceKind k) {
   switch (k) {
-    case DivergenceKind::Status: return DetailForm::OptionalCategory;
+    case DivergenceKind::Status:
+    case DivergenceKind::Message: return DetailForm::OptionalCategory;
     case DivergenceKind::ErrorCategory: return DetailForm::Sides;
     case DivergenceKind::GradFn: return DetailForm::OptionalBothSides;
     case DivergenceKind::StepCount:

@@ -25,7 +25,8 @@ struct Signature {
 
   std::string op;  // the first differing step's op name ([a-z0-9_]+), or kProgramOp
   DivergenceKind kind = DivergenceKind::Values;
-  // Status: the category of the side that raised, if either did ("neg:status:argument").
+  // Status: the category of the side that raised, if either did ("neg:status:argument"); Message: the category
+  // both raised in ("permute:message:shape").
   // ErrorCategory (always) and GradFn (when both raised): each side's ("...:impl=shape,oracle=index_range").
   // Every other kind: nothing.
   std::variant<std::monostate, ErrorCategory, SideCategories> detail;

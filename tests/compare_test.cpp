@@ -98,9 +98,27 @@ TEST(Compare, ErrorCategory) {
   ASSERT_TRUE(d);
   EXPECT_EQ(to_string(d->kind), "error_category");
   EXPECT_EQ(signature(base_program(), *d).to_string(), "transpose:error_category:impl=shape,oracle=index_range");
-  // Same category, different wording: agreement.
+  // Same category in other words: a divergence of its own kind, signed by the category.
   b.steps[1] = error(ErrorCategory::Shape, "other words");
+  d = compare(a, b);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(to_string(d->kind), "message");
+  EXPECT_EQ(d->severity, Divergence::Severity::Major);
+  EXPECT_NE(d->oracle.find("other words"), std::string::npos);
+  EXPECT_EQ(signature(base_program(), *d).to_string(), "transpose:message:shape");
+}
+
+// Only what PyTorch varies from run to run is taken out of a message before comparing: addresses.
+TEST(Compare, MessagesDifferingOnlyInAnAddressAgree) {
+  Trace a = base(), b = base();
+  a.steps[1] = error(ErrorCategory::Argument, "tensor at 0x7f3a10c0 is not contiguous");
+  b.steps[1] = error(ErrorCategory::Argument, "tensor at 0x55d2e8 is not contiguous");
   EXPECT_FALSE(compare(a, b));
+  b.steps[1] = error(ErrorCategory::Argument, "tensor at 0x55d2e8 is not Contiguous");
+  ASSERT_TRUE(compare(a, b));
+  EXPECT_EQ(compare(a, b)->kind, program::DivergenceKind::Message);
+  b.steps[1] = error(ErrorCategory::Argument, "tensor at 0x is not contiguous");  // no digits: not an address
+  EXPECT_TRUE(compare(a, b));
 }
 
 TEST(Compare, ObservedSet) {
