@@ -95,8 +95,7 @@ class ImplSession final : public pg::Session {
     if (values_.size() <= static_cast<std::size_t>(index)) values_.resize(static_cast<std::size_t>(index) + 1);
     autograd::GradModeGuard mode(step.grad_enabled);
     const PlantedFault* fault = planted_fault_for(step.op);
-    if (fault && fault->kind != PlantedFault::Kind::Values && fault->kind != PlantedFault::Kind::Error)
-      misbehave(*fault);
+    if (fault && is_process_fault(fault->kind)) misbehave(*fault);
     if (fault && fault->kind == PlantedFault::Kind::Error)
       throw pg::StepError(pg::ErrorCategory::Argument,
                           "planted fault (" + fault->text() + "): impl refuses this op on purpose, as " +
@@ -104,6 +103,8 @@ class ImplSession final : public pg::Session {
     try {
       values_[index] = run(step);
     } catch (const Error& e) {
+      if (fault && fault->kind == PlantedFault::Kind::Message)
+        throw pg::StepError(to_program(e.kind()), std::string(e.what()) + " (reworded by planted fault " + fault->text() + ")");
       throw pg::StepError(to_program(e.kind()), e.what());
     }
     if (fault && fault->kind == PlantedFault::Kind::Values && values_[index]) plant_wrong_value(*values_[index]);

@@ -16,6 +16,7 @@ namespace {
 constexpr std::pair<std::string_view, PlantedFault::Kind> kKinds[] = {
     {"values", PlantedFault::Kind::Values},
     {"error", PlantedFault::Kind::Error},
+    {"message", PlantedFault::Kind::Message},
     {"crash", PlantedFault::Kind::Crash},
     {"abort", PlantedFault::Kind::Abort},
     {"hang", PlantedFault::Kind::Hang},
@@ -31,8 +32,8 @@ std::string_view trim(std::string_view s) {
 PlantedFault parse_one(std::string_view item) {
   auto bad = [&](const std::string& why) {
     return std::invalid_argument(std::string(kPlantVariable) + ": \"" + std::string(item).substr(0, 60) + "\" " + why +
-                                 " (expected OP=KIND, comma-separated, KIND one of values, error, crash, abort, hang, oom; OP from "
-                                 "`parity list`)");
+                                 " (expected OP=KIND, comma-separated, KIND one of values, error, message, crash, abort, "
+                                 "hang, oom; OP from `parity list`)");
   };
   const auto eq = item.find('=');
   if (eq == std::string_view::npos) throw bad("has no '='");
@@ -52,6 +53,19 @@ std::string PlantedFault::text() const {
   return std::string(program::spec(op).name) + "=?";
 }
 
+bool is_process_fault(PlantedFault::Kind kind) {
+  switch (kind) {
+    case PlantedFault::Kind::Crash:
+    case PlantedFault::Kind::Abort:
+    case PlantedFault::Kind::Hang:
+    case PlantedFault::Kind::OutOfMemory: return true;
+    case PlantedFault::Kind::Values:
+    case PlantedFault::Kind::Error:
+    case PlantedFault::Kind::Message: return false;
+  }
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
+}
+
 void misbehave(const PlantedFault& fault) {
   switch (fault.kind) {
     case PlantedFault::Kind::Crash: ::raise(SIGSEGV); break;
@@ -68,7 +82,8 @@ void misbehave(const PlantedFault& fault) {
       break;
     }
     case PlantedFault::Kind::Values:
-    case PlantedFault::Kind::Error: break;
+    case PlantedFault::Kind::Error:
+    case PlantedFault::Kind::Message: break;
   }
   PARITY_HARNESS_UNREACHABLE("planted fault " + fault.text() + " returned from misbehaving");
 }

@@ -18,6 +18,7 @@ struct PlantedFault {
     Values,  // the op's result has 1 added to its first element (floating-point results); for a view op the
              // write lands in the storage it shares with its base, as a buggy view kernel's would
     Error,   // the op raises an `argument` error instead of running
+    Message,  // when the op raises, its message has other words (same category): only message comparison sees it
     // The process running the op misbehaves instead of running it, as a broken kernel would, for testing that
     // a campaign isolates it: one finding for exactly that case, and the cases after it run normally.
     Crash,        // SIGSEGV
@@ -31,7 +32,9 @@ struct PlantedFault {
   bool operator==(const PlantedFault&) const = default;
 };
 
-// What a process-level fault does (Crash, Abort, Hang, OutOfMemory); does not return. Internal assert otherwise.
+// Whether the fault ends or stalls the process running the op (Crash, Abort, Hang, OutOfMemory).
+bool is_process_fault(PlantedFault::Kind);
+// What a process-level fault does; does not return. Internal assert for another kind.
 [[noreturn]] void misbehave(const PlantedFault& fault);
 
 // Parses "mul=values,neg=error" (empty: none). Throws std::invalid_argument naming the item at fault.

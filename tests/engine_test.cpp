@@ -263,6 +263,34 @@ TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
   EXPECT_EQ(first_findings.records, second_findings.records);
 }
 
+// A planted fault that only rewords impl's errors of one op is found, and only as message divergences of that op:
+// the category still agrees, so nothing but the message comparison can see it.
+TEST(EngineCampaign, APlantedRewordingIsFoundAsMessageDivergencesOnly) {
+  if (!in_process_planted_with("permute=message")) return;
+  TempDir dir;
+  CampaignConfig c;
+  c.seed = 7;
+  c.cases = 1500;
+  c.jobs = 2;
+  c.out = dir.path() / "out";
+  prepare_output(c.out, false);
+  const CampaignResult r = run_campaign(c, reports::KnownDivergences{});
+  std::size_t reworded = 0;
+  for (const auto& [sig, group] : r.summary.groups) {
+    if (group.expected) continue;
+    EXPECT_EQ(sig.op, "permute") << sig.to_string();
+    EXPECT_EQ(sig.kind, program::DivergenceKind::Message) << sig.to_string();
+    reworded += group.count;
+  }
+  EXPECT_GT(reworded, 0u);
+  for (const auto& record : reports::read_jsonl(c.out / "findings.jsonl").records) {
+    const reports::Finding f = reports::finding_from_json(record);
+    if (f.expected) continue;
+    EXPECT_NE(f.divergence.impl.find("reworded by planted fault permute=message"), std::string::npos);
+    EXPECT_EQ(f.divergence.impl_category, f.divergence.oracle_category);
+  }
+}
+
 // Persistent workers give what a child forked per case gives, program by program, in whatever order they finish.
 TEST(EngineWorkers, AgreeWithAChildPerCase) {
   std::vector<program::Program> programs;

@@ -31,8 +31,9 @@ except ImportError as e:
 
 MAX_EXACT = 2**53
 MAX_U64 = 2**64 - 1
-# Planted faults give every campaign findings. div=values is there because 0/0 in real traces makes "nan" strings.
-PLANT = "mul=values,neg=error,div=values"
+# Planted faults give every campaign findings. div=values is there because 0/0 in real traces makes "nan" strings;
+# rand=message (invalid rand steps are common) for message divergences.
+PLANT = "mul=values,neg=error,div=values,rand=message"
 # Process-level faults: their crash and out_of_memory findings must validate too.
 PROCESS_PLANT = "abs=crash,exp=oom"
 CAMPAIGN_LIMIT_S = 180
@@ -433,6 +434,9 @@ def main(argv):
     if dirs is not None:
         findings, runs = validate_outputs(dirs, finding_v, run_v)
         lines = sum(len(r) for r in findings.values())
+        planted_kinds = {f["divergence"]["kind"] for f in findings["planted"]}
+        if "message" not in planted_kinds:
+            fail(f"the planted campaign should record a message finding (PARITY_PLANT={PLANT}); it recorded {sorted(planted_kinds)}")
         kinds = {f["divergence"]["kind"] for f in findings["process_faults"]}
         if not {"crash", "out_of_memory"} <= kinds:
             fail(f"the campaign with PARITY_PLANT={PROCESS_PLANT} should record crash and out_of_memory findings; "
