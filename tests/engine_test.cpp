@@ -61,6 +61,17 @@ bool in_process_planted_with(const std::string& faults) {
   return false;
 }
 
+// A campaign of cases 0..cases-1 of `seed` on two workers, into a fresh folder of `dir`.
+CampaignConfig two_worker_campaign(const TempDir& dir, std::uint64_t seed, std::uint64_t cases) {
+  CampaignConfig c;
+  c.seed = seed;
+  c.cases = cases;
+  c.jobs = 2;
+  c.out = dir.path() / "out";
+  prepare_output(c.out, false);
+  return c;
+}
+
 void expect_same(const Evaluation& a, const Evaluation& b) {
   EXPECT_EQ(a.outcome, b.outcome);
   EXPECT_EQ(a.divergence, b.divergence);
@@ -268,12 +279,7 @@ TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
 TEST(EngineCampaign, APlantedRewordingIsFoundAsMessageDivergencesOnly) {
   if (!in_process_planted_with("permute=message")) return;
   TempDir dir;
-  CampaignConfig c;
-  c.seed = 7;
-  c.cases = 1500;
-  c.jobs = 2;
-  c.out = dir.path() / "out";
-  prepare_output(c.out, false);
+  const CampaignConfig c = two_worker_campaign(dir, 7, 1500);
   const CampaignResult r = run_campaign(c, reports::KnownDivergences{});
   std::size_t reworded = 0;
   for (const auto& [sig, group] : r.summary.groups) {
@@ -398,12 +404,7 @@ TEST(EngineWorkers, PlantedOutOfMemoryEndsOnlyItsCase) {
 TEST(EngineCampaign, CrashingCasesDoNotStopTheCampaign) {
   if (!in_process_planted_with("add=crash")) return;
   TempDir dir;
-  CampaignConfig c;
-  c.seed = 11;
-  c.cases = 60;
-  c.jobs = 2;
-  c.out = dir.path() / "out";
-  prepare_output(c.out, false);
+  const CampaignConfig c = two_worker_campaign(dir, 11, 60);
   const CampaignResult r = run_campaign(c, reports::KnownDivergences{});
   EXPECT_EQ(r.summary.cases, 60u);
   EXPECT_GT(r.summary.crashes, 0u);
