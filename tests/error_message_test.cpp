@@ -32,6 +32,13 @@ void expect_same_error(const program::ProgramBuilder& b) {
   EXPECT_EQ(i.message, o.message);
 }
 
+int unfold(program::ProgramBuilder& b, int x, std::int64_t dim, std::int64_t size) {
+  program::Attrs a;
+  a.dim = dim;
+  a.size = size;
+  return b.step(OpId::Unfold, {x}, a);
+}
+
 TEST(ErrorMessage, PermuteWithTooFewDims) {
   program::ProgramBuilder b;
   const int x = b.rand({2});
@@ -74,10 +81,7 @@ TEST(ErrorMessage, UnfoldToANegativeWindowOverflowsTheStorageSize) {
     a.dtype = program::DType::Bool;
     return a;
   }());
-  program::Attrs a;
-  a.dim = 0;
-  a.size = -2;
-  b.step(OpId::Unfold, {x}, a);
+  unfold(b, x, 0, -2);
   expect_same_error(b);
 }
 
@@ -85,10 +89,7 @@ TEST(ErrorMessage, UnfoldToANegativeWindowOverflowsTheStorageSize) {
 TEST(ErrorMessage, UnfoldToANegativeWindowOverAnEmptyDimIsOutOfBounds) {
   program::ProgramBuilder b;
   const int x = b.rand_strided({2, 0}, {2, 0}, 0);
-  program::Attrs a;
-  a.dim = 1;
-  a.size = -1;
-  b.step(OpId::Unfold, {x}, a);
+  unfold(b, x, 1, -1);
   expect_same_error(b);
 }
 
