@@ -3,10 +3,12 @@
 //   1: the first reports.
 //   2: run.json has `groups` (count, first case, smallest program per signature) in place of
 //      `findings_by_signature`, and `device`; findings and run.json carry `planted_faults`.
+//   3: run.json has `out_of_memory`, `shrink_seconds`, `unshrunk_findings`, `isolation`, `jobs` and
+//      `memory_limit_mb` (persistent workers); parity reads run.json of version 2 with their old meanings.
 #pragma once
 
 namespace parity::reports {
 
-inline constexpr int kReportSchemaVersion = 2;
+inline constexpr int kReportSchemaVersion = 3;
 
 }  // namespace parity::reports
