@@ -139,6 +139,19 @@ TEST(ImplAutograd, RetainGradAndLeafGradientLayout) {
   EXPECT_EQ(grad(y).to_vector(), (std::vector<double>(6, 1)));
 }
 
+// LibTorch's detach_() resets grad_fn, requires_grad and output_nr only: a tensor that retained its grad becomes a
+// leaf that still says retains_grad (the oracle observes the same; parity compares it).
+TEST(ImplAutograd, DetachInPlaceKeepsRetainsGrad) {
+  Tensor y = mul(leaf({1, 2}), Scalar::of(2));
+  EXPECT_FALSE(autograd::retains_grad(y));
+  retain_grad(y);
+  EXPECT_TRUE(autograd::retains_grad(y));
+  detach_(y);
+  EXPECT_TRUE(autograd::is_leaf(y));
+  EXPECT_FALSE(autograd::requires_grad(y));
+  EXPECT_TRUE(autograd::retains_grad(y));
+}
+
 TEST(ImplAutograd, RetainGradFollowsRegeneratedViewHistoryButNotTheBase) {
   Tensor x = leaf({1, 2, 3, 4});
   Tensor y = mul(x, Scalar::of(2));

@@ -89,9 +89,11 @@ Tensor grad(const Tensor& t) {
   return m ? m->grad : Tensor();
 }
 
+// The flag as retain_grad() set it: detach_() leaves it (LibTorch's resets grad_fn, requires_grad and output_nr
+// only), so a detached tensor that retained its grad is a leaf that still says retains_grad.
 bool retains_grad(const Tensor& t) {
   auto* m = meta(t);
-  return m && !is_leaf(t) && m->retains_grad;
+  return m && m->retains_grad;
 }
 
 bool compute_requires_grad(std::initializer_list<const Tensor*> inputs) {
