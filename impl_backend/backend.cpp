@@ -125,6 +125,7 @@ class ImplSession final : public pg::Session {
     o.requires_grad = autograd::requires_grad(t);
     // Reading grad_fn regenerates a view's history and can raise, as it does in PyTorch.
     o.is_leaf = autograd::is_leaf(t);
+    o.retains_grad = autograd::retains_grad(t);
     try {
       auto fn = autograd::grad_fn(t);
       o.grad_fn = fn ? fn->name() : "";

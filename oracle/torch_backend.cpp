@@ -180,6 +180,7 @@ class TorchSession final : public program::Session {
     o.requires_grad = t.requires_grad();
     // Reading grad_fn regenerates a view's history and raises for views that may not be rebased.
     o.is_leaf = t.is_leaf();
+    o.retains_grad = t.retains_grad();
     try {
       o.grad_fn = t.grad_fn() ? t.grad_fn()->name() : "";
     } catch (const c10::Error& e) {

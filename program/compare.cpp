@@ -177,6 +177,8 @@ class Comparer {
     if (a.requires_grad != b.requires_grad)
       return major(Kind::RequiresGrad, render(a.requires_grad), render(b.requires_grad));
     if (a.is_leaf != b.is_leaf) return major(Kind::IsLeaf, render(a.is_leaf), render(b.is_leaf));
+    if (a.retains_grad != b.retains_grad)
+      return major(Kind::RetainsGrad, render(a.retains_grad), render(b.retains_grad));
     if (a.grad_fn != b.grad_fn)
       return major(Kind::GradFn, a.grad_fn.empty() ? "none" : a.grad_fn, b.grad_fn.empty() ? "none" : b.grad_fn);
     if (a.contiguous != b.contiguous || a.channels_last != b.channels_last ||
@@ -274,6 +276,7 @@ Signature signature(const Program& program, const Divergence& d) {
     case Kind::Version:
     case Kind::RequiresGrad:
     case Kind::IsLeaf:
+    case Kind::RetainsGrad:
     case Kind::Contiguity:
     case Kind::Values:
     case Kind::GradDefined:

@@ -24,6 +24,7 @@ namespace parity::program {
   X(Version, "version")                                                                             \
   X(RequiresGrad, "requires_grad")                                                                  \
   X(IsLeaf, "is_leaf")                                                                              \
+  X(RetainsGrad, "retains_grad")                                                                    \
   X(GradFn, "grad_fn")                                                                              \
   X(Contiguity, "contiguity")                                                                       \
   X(Values, "values")                                                                               \

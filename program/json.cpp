@@ -463,6 +463,7 @@ json obs_to_json(const TensorObs& o) {
           {"device", o.device},
           {"requires_grad", o.requires_grad},
           {"is_leaf", o.is_leaf},
+          {"retains_grad", o.retains_grad},
           {"grad_fn", o.grad_fn},
           {"version", o.version},
           {"alias_of", o.alias_of},
@@ -503,6 +504,7 @@ TensorObs obs_from_json(const json& j, const std::string& where) {
   out.device = o.string("device");
   out.requires_grad = o.boolean("requires_grad");
   out.is_leaf = o.boolean("is_leaf");
+  if (o.has("retains_grad")) out.retains_grad = o.boolean("retains_grad");  // absent in traces of older parity
   out.grad_fn = o.string("grad_fn");
   out.version = o.int64("version");
   out.alias_of = o.int32("alias_of");

@@ -226,7 +226,7 @@ static void show(const char* name, const torch::Tensor& t) {
   // Reading grad_fn regenerates a view's history, which can make it a non-leaf: is_leaf is read first, as
   // parity observes it. For a view made under no_grad whose base was then modified in place, it raises;
   // parity observes that as the value's grad_fn, so it is printed as such and the other values still are.
-  const bool requires_grad = t.requires_grad(), is_leaf = t.is_leaf();
+  const bool requires_grad = t.requires_grad(), is_leaf = t.is_leaf(), retains_grad = t.retains_grad();
   std::string grad_fn = "None", grad_fn_error;
   try {
     if (t.grad_fn()) grad_fn = t.grad_fn()->name();
@@ -236,11 +236,12 @@ static void show(const char* name, const torch::Tensor& t) {
   }
   std::cout << std::boolalpha << name << ": sizes=" << t.sizes() << " strides=" << t.strides()
             << " offset=" << t.storage_offset() << " dtype=" << t.dtype() << " requires_grad=" << requires_grad
-            << " is_leaf=" << is_leaf << " grad_fn=" << grad_fn << " version=" << t._version() << " values=[";
+            << " is_leaf=" << is_leaf << " retains_grad=" << retains_grad << " grad_fn=" << grad_fn
+            << " version=" << t._version() << " values=[";
   for (int64_t i = 0; i < flat.numel(); ++i) std::cout << (i ? ", " : "") << number(flat.data_ptr<double>()[i]);
   std::cout << "]\n";
   if (!grad_fn_error.empty()) std::cout << "  grad_fn raised: " << grad_fn_error << "\n";
-  if (is_leaf || t.retains_grad()) {
+  if (is_leaf || retains_grad) {
     const torch::Tensor& g = t.grad();
     if (g.defined()) {
       auto gflat = g.detach().to(torch::kFloat64).contiguous().flatten();
@@ -266,18 +267,18 @@ def show(name, t):
     # Reading grad_fn regenerates a view's history, which can make it a non-leaf: is_leaf is read first, as
     # parity observes it. For a view made under no_grad whose base was then modified in place, it raises;
     # parity observes that as the value's grad_fn, so it is printed as such and the other values still are.
-    requires_grad, is_leaf = t.requires_grad, t.is_leaf
+    requires_grad, is_leaf, retains_grad = t.requires_grad, t.is_leaf, t.retains_grad
     grad_fn_error = None
     try:
         grad_fn = type(t.grad_fn).__name__ if t.grad_fn is not None else None
     except RuntimeError as e:
         grad_fn, grad_fn_error = "<raised>", e
     print(f"{name}: sizes={list(t.shape)} strides={list(t.stride())} offset={t.storage_offset()} "
-          f"dtype={t.dtype} requires_grad={requires_grad} is_leaf={is_leaf} grad_fn={grad_fn} "
-          f"version={t._version} values={t.detach().flatten().tolist()}")
+          f"dtype={t.dtype} requires_grad={requires_grad} is_leaf={is_leaf} retains_grad={retains_grad} "
+          f"grad_fn={grad_fn} version={t._version} values={t.detach().flatten().tolist()}")
     if grad_fn_error is not None:
         print(f"  grad_fn raised: {grad_fn_error}")
-    if (is_leaf or t.retains_grad) and t.grad is not None:
+    if (is_leaf or retains_grad) and t.grad is not None:
         print(f"  grad: sizes={list(t.grad.shape)} strides={list(t.grad.stride())} "
               f"values={t.grad.detach().flatten().tolist()}")
 

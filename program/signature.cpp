@@ -28,6 +28,7 @@ DetailForm detail_form(DivergenceKind k) {
     case DivergenceKind::Version:
     case DivergenceKind::RequiresGrad:
     case DivergenceKind::IsLeaf:
+    case DivergenceKind::RetainsGrad:
     case DivergenceKind::Contiguity:
     case DivergenceKind::Values:
     case DivergenceKind::GradDefined:

@@ -30,6 +30,7 @@ struct TensorObs {
   std::string device = "cpu";
   bool requires_grad = false;
   bool is_leaf = true;
+  bool retains_grad = false;  // retains_grad(): a non-leaf whose .grad backward fills (retain_grad() was called)
   std::string grad_fn;  // "" when none
   std::int64_t version = 0;
   int alias_of = -1;    // smallest live value id sharing this storage (itself when none earlier)

@@ -269,6 +269,9 @@ std::string render_obs(const TensorObs& o, const std::string& marked, std::optio
   f.add("version", "version " + std::to_string(o.version));
   f.add("requires_grad", std::string("requires_grad=") + (o.requires_grad ? "true" : "false"));
   f.add("is_leaf", o.is_leaf ? "leaf" : "non-leaf");
+  // Rare, so shown only when set or when it is what differs.
+  if (o.retains_grad || marked == "retains_grad")
+    f.add("retains_grad", std::string("retains_grad=") + (o.retains_grad ? "true" : "false"));
   f.add("grad_fn", "grad_fn " + (o.grad_fn.empty() ? std::string("None") : o.grad_fn));
   std::string layout;
   for (auto [on, name] : {std::pair{o.contiguous, "contiguous"}, std::pair{o.channels_last, "channels_last"},

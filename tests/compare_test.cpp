@@ -158,6 +158,7 @@ TEST(Compare, EachMetadataKind) {
       {"version", [](TensorObs& o) { o.version = 1; }},
       {"requires_grad", [](TensorObs& o) { o.requires_grad = true; }},
       {"is_leaf", [](TensorObs& o) { o.is_leaf = false; }},
+      {"retains_grad", [](TensorObs& o) { o.retains_grad = true; }},
       {"grad_fn", [](TensorObs& o) { o.grad_fn = "TransposeBackward0"; }},
       {"contiguity", [](TensorObs& o) { o.channels_last = true; }},
       {"values", [](TensorObs& o) { o.values[3] = 7; }},

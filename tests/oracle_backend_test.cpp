@@ -376,6 +376,24 @@ TEST(OracleBackend, NonLeafGradNeedsRetainGradAndReadingItStaysQuiet) {
   EXPECT_EQ(obs(sb, x).grad->values, std::vector<double>(6, 5.0));
 }
 
+// retains_grad() is observed: set by retain_grad on a non-leaf, and kept by detach_(), which makes the tensor a
+// leaf (LibTorch 1.13 resets grad_fn, requires_grad and output_nr only).
+TEST(OracleBackend, RetainsGradIsObservedAndSurvivesDetachInPlace) {
+  Builder b;
+  int x = b.rand({2, 3}, DType::Float32, true);
+  int y = b.scalar_op(OpId::MulScalar, x, float_scalar(2.0));
+  int rg = b.step(OpId::RetainGrad, {y});
+  int same = b.with_format(OpId::Contiguous, y, MemoryFormat::Contiguous);  // y itself, observed again
+  int d = b.step(OpId::Detach_, {y});
+  Trace tr = b.run();
+  EXPECT_FALSE(result(tr, y).retains_grad);
+  ASSERT_EQ(tr.steps[rg].status, StepObs::Status::Ok) << tr.steps[rg].message;
+  EXPECT_TRUE(result(tr, same).retains_grad);
+  EXPECT_FALSE(result(tr, same).is_leaf);
+  EXPECT_TRUE(result(tr, d).is_leaf);
+  EXPECT_TRUE(result(tr, d).retains_grad);
+}
+
 TEST(OracleBackend, LeafGradFollowsDenseLeafStrides) {
   Builder b;
   int t = b.rand_strided({2, 3}, {1, 2}, 0, DType::Float32, true);             // transposed, dense

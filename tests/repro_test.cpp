@@ -81,7 +81,7 @@ TEST(Repro, CompletePrograms) {
   EXPECT_TRUE(contains(py, "v1 = v0.sum()\n"));
   EXPECT_TRUE(contains(py, "show(\"v1\", v1)"));
   // The helper prints what a trace holds.
-  for (const char* what : {"sizes", "strides", "requires_grad", "is_leaf", "grad_fn", "_version", "grad"}) {
+  for (const char* what : {"sizes", "strides", "requires_grad", "is_leaf", "retains_grad", "grad_fn", "_version", "grad"}) {
     EXPECT_TRUE(contains(cpp, what)) << what;
     EXPECT_TRUE(contains(py, what)) << what;
   }

@@ -95,7 +95,8 @@ class Failure(Exception):
 
 # show()'s line in either language; dtype is a C++ type name ("long int") or torch.<dtype>.
 SHOW = re.compile(r"^(v\d+): (?:(undefined)|sizes=\[(.*?)\] strides=\[(.*?)\] offset=(-?\d+) dtype=(.+?) "
-                  r"requires_grad=(\w+) is_leaf=(\w+) grad_fn=(\S+) version=(\d+) values=\[(.*)\])$")
+                  r"requires_grad=(\w+) is_leaf=(\w+) retains_grad=(\w+) grad_fn=(\S+) version=(\d+) "
+                  r"values=\[(.*)\])$")
 GRAD = re.compile(r"^  grad: sizes=\[(.*?)\] strides=\[(.*?)\] values=\[(.*)\]$")
 CPP_DTYPES = {"float": "float32", "double": "float64", "long int": "int64", "long": "int64", "int64_t": "int64",
               "bool": "bool"}
@@ -131,9 +132,9 @@ def parse_output(text):
                 continue
             shows[last] = {"sizes": ints(m.group(3)), "strides": ints(m.group(4)), "offset": int(m.group(5)),
                            "dtype": dtype_name(m.group(6)), "requires_grad": m.group(7).lower() == "true",
-                           "is_leaf": m.group(8).lower() == "true",
-                           "grad_fn": "" if m.group(9) == "None" else m.group(9), "version": int(m.group(10)),
-                           "values": numbers(m.group(11)), "grad": None}
+                           "is_leaf": m.group(8).lower() == "true", "retains_grad": m.group(9).lower() == "true",
+                           "grad_fn": "" if m.group(10) == "None" else m.group(10), "version": int(m.group(11)),
+                           "values": numbers(m.group(12)), "grad": None}
             continue
         g = GRAD.match(line)
         if g and last and shows.get(last):
@@ -173,7 +174,7 @@ def observation(trace, step, value):
     return found
 
 
-FIELDS = ("sizes", "strides", "offset", "dtype", "requires_grad", "is_leaf", "grad_fn", "version")
+FIELDS = ("sizes", "strides", "offset", "dtype", "requires_grad", "is_leaf", "retains_grad", "grad_fn", "version")
 
 
 def comparable(field, value):
