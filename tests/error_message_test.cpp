@@ -8,6 +8,7 @@
 #include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
+#include "program/op_table.h"
 #include "program/program_builder.h"
 
 namespace parity {
@@ -127,6 +128,21 @@ TEST(ErrorMessage, AModifiedSavedLeafNamesNoNode) {
   const int s = b.unary(OpId::Sum, y);
   b.backward(s);
   expect_same_error(b);
+}
+
+// When both operands of mul (or div) were modified, LibTorch's node unpacks self first, so the error is self's.
+TEST(ErrorMessage, BothSavedOperandsModifiedReportsSelf) {
+  for (OpId op : {OpId::Mul, OpId::Div}) {
+    SCOPED_TRACE(std::string(program::spec(op).name));
+    program::ProgramBuilder b;
+    const int a = b.scalar(OpId::MulScalar, b.rand({3}, program::DType::Float32, true), 2.0);  // MulBackward1
+    const int c = b.scalar(OpId::AddScalar, b.rand({3}, program::DType::Float32, true), 2.0);  // AddBackward1
+    const int y = b.binary(op, a, c);
+    b.scalar(OpId::AddScalar_, a, 1.0, /*grad_enabled=*/false);
+    b.scalar(OpId::AddScalar_, c, 1.0, /*grad_enabled=*/false);
+    b.backward(b.unary(OpId::Sum, y));
+    expect_same_error(b);
+  }
 }
 
 }  // namespace

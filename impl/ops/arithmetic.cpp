@@ -83,12 +83,13 @@ const char* node_name(BinaryOp op, bool scalar) {
 }
 
 // Backward node of a tensor-tensor op. Saves, as derivatives.yaml says, only what a needed gradient uses:
-// saved[0] = other, saved[1] = self (or self's value before an in-place write).
+// saved[0] = self (or self's value before an in-place write), saved[1] = other: LibTorch's MulBackward0 and
+// DivBackward0 unpack self_ first, so when both were modified the version-mismatch error is self's.
 std::shared_ptr<Formula> binary_node(BinaryOp op, const Tensor& self, const Tensor& other, const Tensor& self_value) {
   auto node = make_node(node_name(op, false), {&self, &other}, [op](const Tensor& g, const TensorList& s, const Formula& n) {
     TensorList out(2);
-    const Tensor& other = s[0];
-    const Tensor& self = s[1];
+    const Tensor& self = s[0];
+    const Tensor& other = s[1];
     switch (op) {
       case BinaryOp::Add:
         out = {g, g};
@@ -114,8 +115,8 @@ std::shared_ptr<Formula> binary_node(BinaryOp op, const Tensor& self, const Tens
   // formula only when that input needs grad.
   bool save_other = (op == BinaryOp::Mul && need_self) || op == BinaryOp::Div;
   bool save_self = (op == BinaryOp::Mul || op == BinaryOp::Div) && need_other;
-  node->save(save_other ? other : Tensor());
   node->save(save_self ? self_value : Tensor());
+  node->save(save_other ? other : Tensor());
   return node;
 }
 
