@@ -6,7 +6,6 @@
 //
 // The isolated modes run first: forking workers from a process that already holds LibTorch state (the in-process
 // mode's) is what the engine avoids. Shrinking is off in every mode, so that each measures evaluation alone.
-#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -22,6 +21,7 @@
 #include "engine/campaign.h"
 #include "engine/case_seed.h"
 #include "engine/evaluate.h"
+#include "engine/worker_pool.h"
 
 namespace parity::bench {
 namespace {
@@ -35,12 +35,6 @@ struct Mode {
   double seconds = 0;
   double rate() const { return seconds > 0 ? static_cast<double>(cases) / seconds : 0; }
 };
-
-int usable_cores() {
-  cpu_set_t set;
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return 1;
-}
 
 Mode campaign(const std::string& name, engine::Isolation isolation, int jobs, double seconds, std::uint64_t seed,
               const fs::path& work) {
@@ -89,7 +83,7 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
-  const int cores = usable_cores();
+  const int cores = engine::usable_cores();
   const fs::path work = fs::temp_directory_path() / ("parity-throughput-" + std::to_string(::getpid()));
   std::vector<Mode> modes;
   std::fprintf(stderr, "throughput: %.0f s per mode, seed %llu, %d cores\n", seconds,

@@ -1,6 +1,5 @@
 // `parity fuzz`: parses the campaign's flags and environment (sharding), runs it (engine/campaign.h) and prints
 // its progress, its findings as they come and a summary at the end.
-#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 #include "cli/progress.h"
 #include "cli/render.h"
 #include "engine/campaign.h"
+#include "engine/worker_pool.h"
 #include "program/coverage.h"
 #include "program/json.h"
 #include "reports/build_info.h"
@@ -112,13 +112,6 @@ reports::ShardInfo shard_from_env() {
   return shard;
 }
 
-// The cores this process may run on (its CPU affinity, which container limits and taskset narrow).
-int usable_cores() {
-  cpu_set_t set;
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
-}
-
 struct Options {
   engine::CampaignConfig campaign;  // all but the shard, which the environment gives
   std::optional<std::filesystem::path> known;
@@ -157,7 +150,7 @@ Options parse_options(const std::vector<std::string>& argv) {
     if (jobs && *jobs != 1) throw UsageError("--isolation fork runs one case at a time: --jobs must be 1");
     o.campaign.jobs = 1;
   } else {
-    o.campaign.jobs = jobs ? static_cast<int>(*jobs) : usable_cores();
+    o.campaign.jobs = jobs ? static_cast<int>(*jobs) : engine::usable_cores();
   }
   if (auto m = args.uint64("--memory-mb", 0, std::uint64_t{1} << 30)) o.campaign.memory_limit_bytes = *m << 20;
   if (auto f = args.number("--shrink-share", 0.0, 1.0)) o.campaign.shrink_share = *f;

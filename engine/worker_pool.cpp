@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -148,6 +149,12 @@ std::string request_body(const std::variant<program::Program, GeneratedCase>& wh
 }
 
 }  // namespace
+
+int usable_cores() {
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
+}
 
 WorkerPool::WorkerPool(const WorkerOptions& options)
     : options_(options), slots_(map_shared_progress(std::max(options.workers, 1))) {

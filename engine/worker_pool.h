@@ -27,6 +27,10 @@ struct WorkerOptions {
   EvalOptions eval;  // the time limit of one case, the memory limit of a worker, the stop flag
 };
 
+// The cores this process may run on (its CPU affinity, which container limits and taskset narrow): the default
+// number of workers.
+int usable_cores();
+
 class WorkerPool {
  public:
   using Ticket = std::uint64_t;
