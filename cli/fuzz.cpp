@@ -141,9 +141,9 @@ Options parse_options(const std::vector<std::string>& argv) {
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) o.campaign.timeout = std::chrono::milliseconds(*t);
   if (auto k = args.value("--known")) o.known = *k;
   if (auto m = args.value("--isolation")) {
-    if (*m == "workers") o.campaign.isolation = engine::Isolation::Workers;
-    else if (*m == "fork") o.campaign.isolation = engine::Isolation::Fork;
-    else throw UsageError("--isolation must be workers or fork, not \"" + m->substr(0, 40) + "\"");
+    auto isolation = reports::parse_isolation(*m);
+    if (!isolation) throw UsageError("--isolation must be workers or fork, not \"" + m->substr(0, 40) + "\"");
+    o.campaign.isolation = *isolation;
   }
   const auto jobs = args.uint64("--jobs", 1, 1024);
   if (o.campaign.isolation == engine::Isolation::Fork) {
@@ -282,9 +282,7 @@ int fuzz_command(const std::vector<std::string>& argv) {
   ::sigaction(SIGTERM, &sa, &old_term);
   std::fprintf(stderr, "parity fuzz: seed %llu, shard %d/%d, %s, output %s\n",
                static_cast<unsigned long long>(o.campaign.seed), o.campaign.shard.index, o.campaign.shard.total,
-               o.campaign.isolation == engine::Isolation::Fork
-                   ? "a child forked per case"
-                   : (std::to_string(o.campaign.jobs) + (o.campaign.jobs == 1 ? " worker" : " workers")).c_str(),
+               reports::describe_isolation(o.campaign.isolation, o.campaign.jobs).c_str(),
                o.campaign.out.string().c_str());
   const engine::CampaignResult result = engine::run_campaign(o.campaign, known, &g_stop, &printer);
   ::sigaction(SIGINT, &old_int, nullptr);

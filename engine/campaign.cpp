@@ -117,7 +117,7 @@ class Campaign {
     summary_.shard = c_.shard;
     summary_.max_steps = c_.generator.max_steps;
     summary_.timeout_ms = static_cast<int>(c_.timeout.count());
-    summary_.isolation = c_.isolation == Isolation::Workers ? "workers" : "fork";
+    summary_.isolation = c_.isolation;
     summary_.jobs = c_.isolation == Isolation::Workers ? c_.jobs : 1;
     summary_.memory_limit_mb = c_.memory_limit_bytes >> 20;
     summary_.coverage = reports::Coverage::zeroed();

@@ -27,10 +27,7 @@ inline constexpr double kMaxShrinkSeconds = 60;    // per finding
 // Shrinking may always use this much of a campaign in all, however short the campaign: a first finding is shrunk.
 inline constexpr double kMinShrinkSeconds = 10;
 
-enum class Isolation {
-  Workers,  // persistent worker processes, each running many cases (engine/worker_pool.h)
-  Fork,     // a child forked for every case and every shrinking candidate: the reference the workers must match
-};
+using reports::Isolation;
 
 struct CampaignConfig {
   std::uint64_t seed = 0;

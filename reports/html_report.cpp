@@ -477,8 +477,7 @@ std::string render_summary(const ReportInput& in, const std::vector<Group>& grou
     html += fact("cases", std::to_string(r.cases));
     char rate[128];
     std::snprintf(rate, sizeof rate, "%.1f/s over %.1f s (%s)", r.cases_per_second, r.seconds,
-                  r.isolation == "fork" ? "a child forked per case"
-                                        : (std::to_string(r.jobs) + (r.jobs == 1 ? " worker" : " workers")).c_str());
+                  reports::describe_isolation(r.isolation, r.jobs).c_str());
     html += fact("speed", rate);
     html += fact("groups", std::to_string(groups.size()) + " (" + std::to_string(unexpected_groups) + " unexpected)");
     html += fact("findings", std::to_string(r.unexpected_findings) + " unexpected, " +

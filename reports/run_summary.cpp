@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "program/coverage.h"
+#include "program/internal_assert.h"
 #include "program/json.h"
 #include "reports/error.h"
 #include "reports/json_fields.h"
@@ -12,6 +13,25 @@
 #include "reports/schema_version.h"
 
 namespace parity::reports {
+
+std::string_view to_string(Isolation i) {
+  switch (i) {
+    case Isolation::Workers: return "workers";
+    case Isolation::Fork: return "fork";
+  }
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
+}
+
+std::optional<Isolation> parse_isolation(std::string_view s) {
+  for (Isolation i : {Isolation::Workers, Isolation::Fork})
+    if (to_string(i) == s) return i;
+  return std::nullopt;
+}
+
+std::string describe_isolation(Isolation i, int jobs) {
+  if (i == Isolation::Fork) return "a child forked per case";
+  return std::to_string(jobs) + (jobs == 1 ? " worker" : " workers");
+}
 
 using nlohmann::json;
 using program::JsonError;
@@ -136,7 +156,7 @@ json to_json(const RunSummary& r) {
           {"shard", {{"index", r.shard.index}, {"total", r.shard.total}}},
           {"max_steps", r.max_steps},
           {"timeout_ms", r.timeout_ms},
-          {"isolation", r.isolation},
+          {"isolation", to_string(r.isolation)},
           {"jobs", r.jobs},
           {"memory_limit_mb", r.memory_limit_mb},
           {"interrupted", r.interrupted}};
@@ -181,9 +201,13 @@ RunSummary run_summary_from_json(const json& j) {
   r.shard.total = get<int>(shard, "total");
   r.max_steps = get<int>(j, "max_steps");
   r.timeout_ms = get<int>(j, "timeout_ms");
-  r.isolation = j.contains("isolation") ? get<std::string>(j, "isolation") : "fork";
-  if (r.isolation != "workers" && r.isolation != "fork")
-    throw JsonError("run summary: isolation must be \"workers\" or \"fork\"");
+  if (j.contains("isolation")) {
+    auto isolation = parse_isolation(get<std::string>(j, "isolation"));
+    if (!isolation) throw JsonError("run summary: isolation must be \"workers\" or \"fork\"");
+    r.isolation = *isolation;
+  } else {
+    r.isolation = Isolation::Fork;  // what campaigns did before persistent workers
+  }
   r.jobs = j.contains("jobs") ? get<int>(j, "jobs") : 1;
   r.memory_limit_mb = j.contains("memory_limit_mb") ? u64(j, "memory_limit_mb") : 0;
   r.interrupted = get<bool>(j, "interrupted");

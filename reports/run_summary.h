@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "program/divergence_kind.h"
@@ -20,6 +22,16 @@ struct OpCounts {
   std::uint64_t skipped = 0;    // ... whose input did not exist
   bool operator==(const OpCounts&) const = default;
 };
+
+// How a campaign isolated its cases (run.json "isolation"; `parity fuzz --isolation`).
+enum class Isolation {
+  Workers,  // persistent worker processes, each running many cases (engine/worker_pool.h)
+  Fork,     // a child forked for every case and every shrinking candidate: the reference the workers must match
+};
+std::string_view to_string(Isolation);  // "workers", "fork"
+std::optional<Isolation> parse_isolation(std::string_view);
+// For a person: "2 workers", "1 worker", "a child forked per case".
+std::string describe_isolation(Isolation, int jobs);
 
 struct ShardInfo {
   int index = 0;
@@ -72,7 +84,7 @@ struct RunSummary {
   ShardInfo shard;
   int max_steps = 0;
   int timeout_ms = 0;
-  std::string isolation = "workers";  // how cases were isolated: "workers" (persistent) or "fork" (one per case)
+  Isolation isolation = Isolation::Workers;
   int jobs = 1;                       // cases evaluated side by side (per shard)
   std::uint64_t memory_limit_mb = 0;  // of one evaluating process; 0: none
   bool interrupted = false;  // stopped by SIGINT/SIGTERM before its budget

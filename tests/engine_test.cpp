@@ -240,9 +240,9 @@ TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
   };
   auto [first, first_findings] = campaign("a", Isolation::Workers, 2);
   auto [second, second_findings] = campaign("b", Isolation::Fork, 1);
-  EXPECT_EQ(first.summary.isolation, "workers");
+  EXPECT_EQ(first.summary.isolation, Isolation::Workers);
   EXPECT_EQ(first.summary.jobs, 2);
-  EXPECT_EQ(second.summary.isolation, "fork");
+  EXPECT_EQ(second.summary.isolation, Isolation::Fork);
 
   const auto mul_values = program::Signature::parse("mul:values").value();
   ASSERT_EQ(first.summary.groups.count(mul_values), 1u);
@@ -267,7 +267,7 @@ TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
   // Everything but the wall time and how the cases were run agrees.
   for (auto* s : {&first.summary, &second.summary}) {
     s->seconds = s->cases_per_second = s->shrink_seconds = 0;
-    s->isolation = "";
+    s->isolation = Isolation::Workers;
     s->jobs = 0;
   }
   EXPECT_EQ(first.summary, second.summary);
