@@ -42,6 +42,7 @@ class TracingSession : public program::Session {
   const void* tensor_key(int id) const override { return inner_->tensor_key(id); }
   const void* base_key(int id) const override { return inner_->base_key(id); }
   const void* grad_storage_key(int id) const override { return inner_->grad_storage_key(id); }
+  const void* grad_tensor_key(int id) override { return inner_->grad_tensor_key(id); }
 
  private:
   std::unique_ptr<program::Session> inner_;

@@ -151,6 +151,12 @@ class ImplSession final : public pg::Session {
     Tensor g = autograd::grad(*values_[id]);
     return g.defined() ? g.storage().key() : nullptr;
   }
+  const void* grad_tensor_key(int id) override {
+    Tensor g = autograd::grad(*values_[id]);
+    if (!g.defined()) return nullptr;
+    kept_grads_.emplace(g.impl(), g);
+    return g.impl();
+  }
   const void* base_key(int id) const override {
     const auto* m = autograd::meta(*values_[id]);
     return m && m->base ? m->base->impl() : nullptr;
@@ -259,6 +265,7 @@ class ImplSession final : public pg::Session {
   }
 
   std::vector<std::optional<Tensor>> values_;
+  std::map<const void*, Tensor> kept_grads_;  // every gradient grad_tensor_key named, alive for unique keys
   std::map<std::int64_t, DeepcopyMemo> memos_;  // one per copy.deepcopy call of the program
 };
 

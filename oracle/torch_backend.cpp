@@ -214,6 +214,13 @@ class TorchSession final : public program::Session {
     const torch::Tensor& g = value(id).grad();
     return g.defined() ? g.storage().unsafeGetStorageImpl() : nullptr;
   }
+  const void* grad_tensor_key(int id) override {
+    WarningGuard quiet(silent_warnings());
+    const torch::Tensor& g = value(id).grad();
+    if (!g.defined()) return nullptr;
+    kept_grads_.emplace(g.unsafeGetTensorImpl(), g);
+    return g.unsafeGetTensorImpl();
+  }
   const void* base_key(int id) const override {
     const torch::Tensor& t = value(id);
     return t.is_view() ? t._base().unsafeGetTensorImpl() : nullptr;
@@ -333,6 +340,7 @@ class TorchSession final : public program::Session {
   }
 
   std::vector<std::optional<torch::Tensor>> values_;
+  std::map<const void*, torch::Tensor> kept_grads_;  // every gradient grad_tensor_key named, alive for unique keys
   std::map<std::int64_t, DeepcopyMemo> memos_;  // one per copy.deepcopy call of the program
 };
 

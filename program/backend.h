@@ -31,6 +31,10 @@ class Session {
   virtual const void* base_key(int id) const = 0;
   // Identity of the storage behind value `id`'s .grad (nullptr when it has none).
   virtual const void* grad_storage_key(int id) const = 0;
+  // Identity of value `id`'s .grad tensor itself (nullptr when it has none). The session keeps every gradient
+  // it named alive, so that a later gradient never reuses its address and compares equal only when it is the
+  // same tensor.
+  virtual const void* grad_tensor_key(int id) = 0;
 };
 
 class Backend {

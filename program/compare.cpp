@@ -50,6 +50,16 @@ std::string render_alias(const TensorObs& o) {
   return "shares storage with v" + std::to_string(o.alias_of);
 }
 
+std::string render_identity(const TensorObs& o) {
+  if (o.same_as == o.value) return "its own tensor";
+  return "the same tensor as v" + std::to_string(o.same_as);
+}
+
+std::string render_grad_identity(const GradObs& g) {
+  std::string s = g.same_as < 0 ? "not a program value" : "the same tensor as v" + std::to_string(g.same_as);
+  return s + ", replaced " + std::to_string(g.replaced) + (g.replaced == 1 ? " time" : " times");
+}
+
 std::string render_view(const TensorObs& o) {
   if (!o.is_view) return "not a view";
   if (o.base == kBaseNotAValue) return "a view of a tensor made inside an op";
@@ -174,6 +184,7 @@ class Comparer {
       emit(step, v, Kind::Offset, std::to_string(a.offset), std::to_string(b.offset), Severity::Minor);
     }
     if (a.alias_of != b.alias_of) return major(Kind::Alias, render_alias(a), render_alias(b));
+    if (a.same_as != b.same_as) return major(Kind::Identity, render_identity(a), render_identity(b));
     if (a.is_view != b.is_view || a.base != b.base) return major(Kind::View, render_view(a), render_view(b));
     if (a.version != b.version) return major(Kind::Version, std::to_string(a.version), std::to_string(b.version));
     if (a.requires_grad != b.requires_grad)
@@ -205,6 +216,8 @@ class Comparer {
       auto render_grad_alias = [](int id) { return id < 0 ? std::string("own storage") : "shares storage with v" + std::to_string(id); };
       return major(Kind::GradAlias, render_grad_alias(a->alias_of), render_grad_alias(b->alias_of));
     }
+    if (a->same_as != b->same_as || a->replaced != b->replaced)
+      return major(Kind::GradIdentity, render_grad_identity(*a), render_grad_identity(*b));
     if (a->strides != b->strides) {
       if (!strides_differ_insignificantly(b->sizes, a->strides, b->strides))
         return major(Kind::GradStrides, render(a->strides), render(b->strides));
@@ -274,6 +287,7 @@ Signature signature(const Program& program, const Divergence& d) {
     case Kind::StridesSize1:
     case Kind::Offset:
     case Kind::Alias:
+    case Kind::Identity:
     case Kind::View:
     case Kind::Version:
     case Kind::RequiresGrad:
@@ -285,6 +299,7 @@ Signature signature(const Program& program, const Divergence& d) {
     case Kind::GradSizes:
     case Kind::GradDType:
     case Kind::GradAlias:
+    case Kind::GradIdentity:
     case Kind::GradStrides:
     case Kind::GradStridesSize1:
     case Kind::GradValues:

@@ -20,6 +20,7 @@ namespace parity::program {
   X(StridesSize1, "strides_size1")      /* minor: strides differ only where they cannot matter */  \
   X(Offset, "offset")                   /* minor when the tensor is empty */                        \
   X(Alias, "alias")                                                                                 \
+  X(Identity, "identity")               /* is_same: which program value is this very tensor */      \
   X(View, "view")                                                                                   \
   X(Version, "version")                                                                             \
   X(RequiresGrad, "requires_grad")                                                                  \
@@ -32,6 +33,7 @@ namespace parity::program {
   X(GradSizes, "grad_sizes")                                                                        \
   X(GradDType, "grad_dtype")                                                                        \
   X(GradAlias, "grad_alias")                                                                        \
+  X(GradIdentity, "grad_identity")      /* .grad is a program value, or another tensor than before */ \
   X(GradStrides, "grad_strides")                                                                    \
   X(GradStridesSize1, "grad_strides_size1") /* minor */                                             \
   X(GradValues, "grad_values")                                                                      \

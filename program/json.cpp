@@ -449,7 +449,9 @@ json grad_to_json(const GradObs& g) {
           {"strides", g.strides},
           {"dtype", to_string(g.dtype)},
           {"values", std::move(values)},
-          {"alias_of", g.alias_of}};
+          {"alias_of", g.alias_of},
+          {"same_as", g.same_as},
+          {"replaced", g.replaced}};
 }
 
 json obs_to_json(const TensorObs& o) {
@@ -467,6 +469,7 @@ json obs_to_json(const TensorObs& o) {
           {"grad_fn", o.grad_fn},
           {"version", o.version},
           {"alias_of", o.alias_of},
+          {"same_as", o.same_as},
           {"is_view", o.is_view},
           {"base", o.base},
           {"contiguous", o.contiguous},
@@ -489,7 +492,10 @@ GradObs grad_from_json(const Obj& parent) {
   out.strides = g.ints("strides", kMaxObservedDims);
   out.dtype = parse_dtype_field(g, "dtype");
   out.values = g.numbers("values");
-  if (g.has("alias_of")) out.alias_of = g.int32("alias_of");  // absent in traces of older parity versions
+  // Absent in traces of older parity versions.
+  if (g.has("alias_of")) out.alias_of = g.int32("alias_of");
+  if (g.has("same_as")) out.same_as = g.int32("same_as");
+  if (g.has("replaced")) out.replaced = g.int32("replaced");
   return out;
 }
 
@@ -508,6 +514,7 @@ TensorObs obs_from_json(const json& j, const std::string& where) {
   out.grad_fn = o.string("grad_fn");
   out.version = o.int64("version");
   out.alias_of = o.int32("alias_of");
+  if (o.has("same_as")) out.same_as = o.int32("same_as");  // absent in traces of older parity versions
   // Absent in traces written before view identity was observed.
   if (o.has("is_view")) out.is_view = o.boolean("is_view");
   if (o.has("base")) out.base = o.int32("base");

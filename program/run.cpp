@@ -83,36 +83,54 @@ class Taint {
   bool grads_tainted_ = false;
 };
 
-void observe(Session& session, const Taint& taint, int upto, int id, bool with_grad, StepObs& out) {
+// The smallest live value id (up to `upto`) whose `key_of` is `key`; -1 when none.
+template <typename KeyOf>
+int first_value_with(const Session& session, int upto, const void* key, KeyOf key_of) {
+  for (int j = 0; j <= upto; ++j)
+    if (session.has_value(j) && key_of(j) == key) return j;
+  return -1;
+}
+
+// Per value, the gradient tensor it last had and how often that changed: `.grad` identity across steps.
+class GradHistory {
+ public:
+  explicit GradHistory(std::size_t n) : last_(n, nullptr), replaced_(n, 0) {}
+  int note(int id, const void* key) {
+    if (key && last_[id] && key != last_[id]) ++replaced_[id];
+    if (key) last_[id] = key;
+    return replaced_[id];
+  }
+
+ private:
+  std::vector<const void*> last_;
+  std::vector<int> replaced_;
+};
+
+void observe(Session& session, const Taint& taint, GradHistory& grads, int upto, int id, bool with_grad,
+             StepObs& out) {
   TensorObs obs = session.observe(id, taint.values_defined(id), with_grad);
   obs.value = id;
   obs.values_defined = taint.values_defined(id);
   if (obs.grad && !taint.grads_defined()) obs.grad->values.clear();
-  const void* key = session.storage_key(id);
-  obs.alias_of = id;
-  for (int j = 0; j <= upto; ++j)
-    if (session.has_value(j) && session.storage_key(j) == key) {
-      obs.alias_of = j;
-      break;
-    }
-  // Whether the gradient is a program value's memory (AccumulateGrad stole a gradient the user still holds).
-  if (obs.grad)
-    if (const void* grad_key = session.grad_storage_key(id))
-      for (int j = 0; j <= upto; ++j)
-        if (session.has_value(j) && session.storage_key(j) == grad_key) {
-          obs.grad->alias_of = j;
-          break;
-        }
+  auto storage = [&](int j) { return session.storage_key(j); };
+  auto tensor = [&](int j) { return session.tensor_key(j); };
+  obs.alias_of = first_value_with(session, upto, session.storage_key(id), storage);
+  obs.same_as = first_value_with(session, upto, session.tensor_key(id), tensor);
+  if (obs.grad) {
+    // Whether the gradient is a program value's memory (AccumulateGrad stole a gradient the user still holds),
+    // or a program value itself (a `grad` step read it).
+    if (const void* grad_storage = session.grad_storage_key(id))
+      obs.grad->alias_of = first_value_with(session, upto, grad_storage, storage);
+    const void* grad_tensor = session.grad_tensor_key(id);
+    if (grad_tensor) obs.grad->same_as = first_value_with(session, upto, grad_tensor, tensor);
+    obs.grad->replaced = grads.note(id, grad_tensor);
+  }
   const void* base = session.base_key(id);
   obs.is_view = base != nullptr;
   obs.base = -1;
   if (base) {
-    obs.base = kBaseNotAValue;
-    for (int j = 0; j <= upto; ++j)
-      if (session.has_value(j) && session.tensor_key(j) == base) {
-        obs.base = j;
-        break;
-      }
+    obs.base = first_value_with(session, upto, base, tensor);
+    if (obs.base < 0) obs.base = kBaseNotAValue;
   }
   out.observed.push_back(std::move(obs));
 }
@@ -125,6 +143,7 @@ Trace run(Backend& backend, const Program& program) {
   auto session = backend.start();
   const int n = static_cast<int>(program.steps.size());
   Taint taint(program.steps.size());
+  GradHistory grads(program.steps.size());
   for (int i = 0; i < n; ++i) {
     const Step& step = program.steps[i];
     const OpSpec& op = spec(step.op);
@@ -158,9 +177,9 @@ Trace run(Backend& backend, const Program& program) {
       if (obs.status == StepObs::Status::Ok) taint.update(step, i, *session);
       if (op.flags & kMutates) {
         for (int j = 0; j <= i; ++j)
-          if (session->has_value(j)) observe(*session, taint, i, j, (op.flags & kBackward) != 0, obs);
+          if (session->has_value(j)) observe(*session, taint, grads, i, j, (op.flags & kBackward) != 0, obs);
       } else if (obs.status == StepObs::Status::Ok && session->has_value(i)) {
-        observe(*session, taint, i, i, false, obs);
+        observe(*session, taint, grads, i, i, false, obs);
       }
     } catch (const std::exception& e) {
       // The step made a value the backend cannot even read back (e.g. a negative size): that is its outcome.

@@ -24,6 +24,7 @@ DetailForm detail_form(DivergenceKind k) {
     case DivergenceKind::StridesSize1:
     case DivergenceKind::Offset:
     case DivergenceKind::Alias:
+    case DivergenceKind::Identity:
     case DivergenceKind::View:
     case DivergenceKind::Version:
     case DivergenceKind::RequiresGrad:
@@ -35,6 +36,7 @@ DetailForm detail_form(DivergenceKind k) {
     case DivergenceKind::GradSizes:
     case DivergenceKind::GradDType:
     case DivergenceKind::GradAlias:
+    case DivergenceKind::GradIdentity:
     case DivergenceKind::GradStrides:
     case DivergenceKind::GradStridesSize1:
     case DivergenceKind::GradValues:

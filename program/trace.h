@@ -18,6 +18,10 @@ struct GradObs {
   DType dtype = DType::Float32;
   std::vector<double> values;
   int alias_of = -1;  // smallest live value id whose storage the gradient shares (a stolen user gradient), -1: none
+  int same_as = -1;   // smallest live value id that is this very gradient tensor (a `grad` step's result), -1: none
+  // How many times the value's .grad became another tensor object since the program first saw it defined:
+  // backward accumulates into the same tensor in place, or replaces it (create_graph, a reset, an assignment).
+  int replaced = 0;
   bool operator==(const GradObs&) const = default;
 };
 
@@ -34,6 +38,7 @@ struct TensorObs {
   std::string grad_fn;  // "" when none
   std::int64_t version = 0;
   int alias_of = -1;    // smallest live value id sharing this storage (itself when none earlier)
+  int same_as = -1;     // smallest live value id that is this very tensor object, is_same (itself when none earlier)
   // Autograd view identity (`_is_view()`, `_base`): base is the live value id of the view's base, kBaseNotAValue
   // when the base is a tensor the program never named (made inside an op), -1 when not a view.
   bool is_view = false;

@@ -263,6 +263,9 @@ std::string render_obs(const TensorObs& o, const std::string& marked, std::optio
   f.add("strides", "strides " + render_ints(o.strides));
   f.add("offset", "offset " + std::to_string(o.offset));
   f.add("alias", o.alias_of == o.value ? "own storage" : "shares storage with v" + std::to_string(o.alias_of));
+  // Shown only when it says something: a value that is an earlier one, or what differs.
+  if (o.same_as != o.value || marked == "identity")
+    f.add("identity", o.same_as == o.value ? "its own tensor" : "is v" + std::to_string(o.same_as));
   f.add("view", !o.is_view ? "not a view"
                 : o.base == program::kBaseNotAValue ? "view of an op's temporary"
                                                     : "view of v" + std::to_string(o.base));
@@ -289,6 +292,9 @@ std::string render_obs(const TensorObs& o, const std::string& marked, std::optio
     g.add("grad_dtype", std::string(program::to_string(o.grad->dtype)));
     g.add("grad_strides", "strides " + render_ints(o.grad->strides));
     g.add("grad_alias", o.grad->alias_of < 0 ? "own storage" : "shares storage with v" + std::to_string(o.grad->alias_of));
+    if (o.grad->same_as >= 0 || o.grad->replaced > 0 || marked == "grad_identity")
+      g.add("grad_identity", (o.grad->same_as < 0 ? std::string("") : "is v" + std::to_string(o.grad->same_as) + ", ") +
+                                 "replaced " + std::to_string(o.grad->replaced) + "×");
     g.add("grad_values", "values " + values_text(o.grad->values, marked == "grad_values" ? keep : std::nullopt));
     std::string inner = g.take();
     if (marked == "grad_defined") inner = "<mark class=\"first-diff\" title=\"first difference\">" + inner + "</mark>";

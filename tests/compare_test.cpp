@@ -19,6 +19,7 @@ TensorObs tensor(int id, std::vector<std::int64_t> sizes, std::vector<std::int64
   o.strides = std::move(strides);
   o.dtype = dtype;
   o.alias_of = id;
+  o.same_as = id;
   o.contiguous = true;
   o.non_overlapping_dense = true;
   o.values = std::move(values);
@@ -155,6 +156,7 @@ TEST(Compare, EachMetadataKind) {
       {"strides", [](TensorObs& o) { o.strides = {2, 1}; }},
       {"offset", [](TensorObs& o) { o.offset = 1; }},
       {"alias", [](TensorObs& o) { o.alias_of = 0; }},
+      {"identity", [](TensorObs& o) { o.same_as = 0; }},
       {"version", [](TensorObs& o) { o.version = 1; }},
       {"requires_grad", [](TensorObs& o) { o.requires_grad = true; }},
       {"is_leaf", [](TensorObs& o) { o.is_leaf = false; }},
@@ -307,6 +309,15 @@ TEST(Compare, Gradients) {
   h = g;
   h.strides = {1, 3};
   EXPECT_EQ(to_string(compare(with_grad(h), with_grad(g))->kind), "grad_strides");
+  h = g;
+  h.same_as = 0;
+  EXPECT_EQ(to_string(compare(with_grad(h), with_grad(g))->kind), "grad_identity");
+  h = g;
+  h.replaced = 1;
+  auto replaced = compare(with_grad(h), with_grad(g));
+  ASSERT_TRUE(replaced);
+  EXPECT_EQ(to_string(replaced->kind), "grad_identity");
+  EXPECT_EQ(replaced->impl, "not a program value, replaced 1 time");
   h = g;
   h.values[5] = 2;
   EXPECT_EQ(to_string(compare(with_grad(h), with_grad(g))->kind), "grad_values");

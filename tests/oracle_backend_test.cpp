@@ -394,6 +394,33 @@ TEST(OracleBackend, RetainsGradIsObservedAndSurvivesDetachInPlace) {
   EXPECT_TRUE(result(tr, d).retains_grad);
 }
 
+// Identity: an in-place op and contiguous() of a contiguous tensor return the tensor itself; detach() and a view
+// share storage but are other tensors. Backward accumulates into the same .grad tensor (grad mode is off
+// inside it), so the second backward does not replace it.
+TEST(OracleBackend, IdentityOfValuesAndOfTheirGradient) {
+  Builder b;
+  int x = b.rand({2, 3}, DType::Float32, true);
+  int y = b.scalar_op(OpId::MulScalar, x, float_scalar(2.0));
+  int same = b.with_format(OpId::Contiguous, y, MemoryFormat::Contiguous);
+  int det = b.step(OpId::Detach, {y});
+  int w = b.scalar_op(OpId::MulScalar_, det, float_scalar(3.0));
+  int s1 = b.step(OpId::Sum, {y});
+  int bw1 = b.backward(s1, true);
+  int bw2 = b.backward(s1, true);
+  Trace tr = b.run();
+  EXPECT_EQ(result(tr, same).same_as, y);
+  EXPECT_EQ(result(tr, same).alias_of, y);
+  EXPECT_EQ(result(tr, det).same_as, det);
+  EXPECT_EQ(result(tr, det).alias_of, y);
+  EXPECT_EQ(obs(tr.steps.at(w), w).same_as, det);
+  ASSERT_EQ(tr.steps.at(bw2).status, StepObs::Status::Ok) << tr.steps.at(bw2).message;
+  ASSERT_TRUE(obs(tr.steps.at(bw1), x).grad);
+  EXPECT_EQ(obs(tr.steps.at(bw1), x).grad->replaced, 0);
+  EXPECT_EQ(obs(tr.steps.at(bw2), x).grad->replaced, 0);
+  EXPECT_EQ(obs(tr.steps.at(bw2), x).grad->same_as, -1);
+  EXPECT_EQ(obs(tr.steps.at(bw2), x).grad->values, std::vector<double>(6, 4.0));
+}
+
 TEST(OracleBackend, LeafGradFollowsDenseLeafStrides) {
   Builder b;
   int t = b.rand_strided({2, 3}, {1, 2}, 0, DType::Float32, true);             // transposed, dense
