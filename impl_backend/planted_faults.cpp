@@ -17,6 +17,7 @@ constexpr std::pair<std::string_view, PlantedFault::Kind> kKinds[] = {
     {"values", PlantedFault::Kind::Values},
     {"error", PlantedFault::Kind::Error},
     {"message", PlantedFault::Kind::Message},
+    {"fresh", PlantedFault::Kind::Fresh},
     {"crash", PlantedFault::Kind::Crash},
     {"abort", PlantedFault::Kind::Abort},
     {"hang", PlantedFault::Kind::Hang},
@@ -32,16 +33,20 @@ std::string_view trim(std::string_view s) {
 PlantedFault parse_one(std::string_view item) {
   auto bad = [&](const std::string& why) {
     return std::invalid_argument(std::string(kPlantVariable) + ": \"" + std::string(item).substr(0, 60) + "\" " + why +
-                                 " (expected OP=KIND, comma-separated, KIND one of values, error, message, crash, abort, "
-                                 "hang, oom; OP from `parity list`)");
+                                 " (expected OP=KIND, comma-separated, KIND one of values, error, message, fresh, crash, "
+                                 "abort, hang, oom; OP from `parity list`)");
   };
   const auto eq = item.find('=');
   if (eq == std::string_view::npos) throw bad("has no '='");
   const auto op = program::find_op(trim(item.substr(0, eq)));
   if (!op) throw bad("names no op");
   const std::string_view kind = trim(item.substr(eq + 1));
-  for (const auto& [name, k] : kKinds)
-    if (name == kind) return {*op, k};
+  for (const auto& [name, k] : kKinds) {
+    if (name != kind) continue;
+    if (k == PlantedFault::Kind::Fresh && program::spec(*op).result != program::ResultIs::Operand)
+      throw bad("plants `fresh` on an op that does not return its operand itself");
+    return {*op, k};
+  }
   throw bad("names no fault kind");
 }
 
@@ -61,7 +66,8 @@ bool is_process_fault(PlantedFault::Kind kind) {
     case PlantedFault::Kind::OutOfMemory: return true;
     case PlantedFault::Kind::Values:
     case PlantedFault::Kind::Error:
-    case PlantedFault::Kind::Message: return false;
+    case PlantedFault::Kind::Message:
+    case PlantedFault::Kind::Fresh: return false;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
@@ -83,7 +89,8 @@ void misbehave(const PlantedFault& fault) {
     }
     case PlantedFault::Kind::Values:
     case PlantedFault::Kind::Error:
-    case PlantedFault::Kind::Message: break;
+    case PlantedFault::Kind::Message:
+    case PlantedFault::Kind::Fresh: break;
   }
   PARITY_HARNESS_UNREACHABLE("planted fault " + fault.text() + " returned from misbehaving");
 }

@@ -19,6 +19,9 @@ struct PlantedFault {
              // write lands in the storage it shares with its base, as a buggy view kernel's would
     Error,   // the op raises an `argument` error instead of running
     Message,  // when the op raises, its message has other words (same category): only message comparison sees it
+    Fresh,    // an op that returns operand 0 itself (in-place ops, detach_, requires_grad_) returns another tensor
+              // object over the same memory and version counter, with no autograd state: a wrapper that forgot
+              // to `return self`. Storage aliasing still agrees; tensor identity does not.
     // The process running the op misbehaves instead of running it, as a broken kernel would, for testing that
     // a campaign isolates it: one finding for exactly that case, and the cases after it run normally.
     Crash,        // SIGSEGV
@@ -37,7 +40,8 @@ bool is_process_fault(PlantedFault::Kind);
 // What a process-level fault does; does not return. Internal assert for another kind.
 [[noreturn]] void misbehave(const PlantedFault& fault);
 
-// Parses "mul=values,neg=error" (empty: none). Throws std::invalid_argument naming the item at fault.
+// Parses "mul=values,neg=error" (empty: none). Throws std::invalid_argument naming the item at fault, and for
+// `fresh` on an op whose result is not operand 0.
 std::vector<PlantedFault> parse_planted_faults(std::string_view spec);
 // The faults PARITY_PLANT asks for, parsed once. Throws std::invalid_argument when it is malformed.
 const std::vector<PlantedFault>& planted_faults();

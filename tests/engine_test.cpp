@@ -297,6 +297,22 @@ TEST(EngineCampaign, APlantedRewordingIsFoundAsMessageDivergencesOnly) {
   }
 }
 
+// An in-place op that returns another tensor over the same memory (not `self`) is found at that op; only
+// identity sees it where the operand does not require grad (storage, version and values all agree).
+TEST(EngineCampaign, APlantedFreshResultOfAnInPlaceOpIsFoundByIdentity) {
+  if (!in_process_planted_with("mul_scalar_=fresh")) return;
+  TempDir dir;
+  const CampaignConfig c = two_worker_campaign(dir, 7, 1500);
+  const CampaignResult r = run_campaign(c, reports::KnownDivergences{});
+  std::size_t identity = 0;
+  for (const auto& [sig, group] : r.summary.groups) {
+    if (group.expected) continue;
+    EXPECT_EQ(sig.op, "mul_scalar_") << sig.to_string();
+    if (sig.kind == program::DivergenceKind::Identity) identity += group.count;
+  }
+  EXPECT_GT(identity, 0u);
+}
+
 // Persistent workers give what a child forked per case gives, program by program, in whatever order they finish.
 TEST(EngineWorkers, AgreeWithAChildPerCase) {
   std::vector<program::Program> programs;

@@ -19,6 +19,7 @@ TEST(PlantedFaults, ParsesAListOfOpAndKind) {
   EXPECT_EQ(faults[0].text(), "mul=values");
   EXPECT_EQ(faults[1].text(), "neg=error");
   EXPECT_TRUE(parse_planted_faults("").empty());
+  EXPECT_EQ(parse_planted_faults("mul_=fresh").at(0), (PlantedFault{OpId::Mul_, PlantedFault::Kind::Fresh}));
 }
 
 TEST(PlantedFaults, RefusesWhatItCannotRead) {
@@ -35,6 +36,8 @@ TEST(PlantedFaults, RefusesWhatItCannotRead) {
   EXPECT_NE(message("mul=wrong").find("names no fault kind"), std::string::npos);
   EXPECT_NE(message("mul=wrong").find("PARITY_PLANT"), std::string::npos);
   EXPECT_NE(message("mul=values,mul=error").find("given twice"), std::string::npos);
+  // mul makes a new tensor: there is no `self` it could fail to return.
+  EXPECT_NE(message("mul=fresh").find("does not return its operand itself"), std::string::npos);
 }
 
 }  // namespace
