@@ -1,5 +1,6 @@
 #include "program/backend.h"
 
+
 #include "program/internal_assert.h"
 
 namespace parity::program {
@@ -15,18 +16,25 @@ std::string_view to_string(StepObs::Status s) {
 
 namespace {
 
-// Which values hold uninitialised memory (from empty/empty_like): their contents, and anything computed from
-// them, differ between runs of the same backend, so only their metadata is compared. A full overwrite
-// (copy_, fill_, zero_ of a dense tensor) makes a value defined again.
+// Which values hold uninitialised memory (from empty/empty_like, or written through overlapping memory): their
+// contents, and anything computed from them, differ between runs of the same backend, so only their metadata
+// is compared. A full overwrite (copy_, fill_, zero_ of a dense tensor) makes a value defined again.
+//
+// Gradients are tainted only where an undefined value can reach them: a backward whose gradient argument is
+// undefined taints every gradient it computes; a node whose derivative reads an undefined value (what the op
+// saves, as the op table says) taints the gradients upstream of it. Every other gradient is still compared.
 class Taint {
  public:
-  explicit Taint(std::size_t n) : tainted_(n, false) {}
+  explicit Taint(std::size_t n)
+      : tainted_(n, false), grad_tainted_(n, false), history_(n), reads_(n), read_undefined_copy_(n, false) {}
   bool values_defined(int id) const { return !tainted_[id]; }
-  bool grads_defined() const { return !grads_tainted_; }
+  bool grad_defined(int id) const { return !grad_tainted_[id]; }
 
   // Called after a step succeeded and before anything is observed.
   void update(const Step& step, int index, Session& session) {
     const OpSpec& op = spec(step.op);
+    if (op.flags & kBackward) return backward(step);
+    record_history(step, index, session);
     if (write_is_undefined(step, session)) {
       taint_aliases(step.inputs[0], index, session);
       return;
@@ -46,19 +54,78 @@ class Taint {
       return;
     }
     if (!in_tainted) return;
-    // Gradients depend on values only through arithmetic (a copy or a view passes its gradient through).
-    grads_tainted_ = grads_tainted_ || (op.kind != OpKind::Copy && op.kind != OpKind::View);
     tainted_[index] = true;
     if ((op.flags & kMutates) && !step.inputs.empty()) taint_aliases(step.inputs[0], index, session);
   }
 
  private:
-  // The write reaches every alias of the written value.
+  // Node `index` of the history graph: what its result was computed from, and what its derivative reads.
+  // An in-place write becomes part of the history of every alias of what it writes (a view's write rebases its
+  // base, CopySlices), so those edges over-approximate autograd's graph, which only costs comparisons.
+  void record_history(const Step& step, int index, const Session& session) {
+    const OpSpec& op = spec(step.op);
+    if (op.result != ResultIs::Alias) history_[index] = step.inputs;  // detach and .data cut the graph
+    switch (op.saves) {
+      case Saves::Nothing: break;
+      case Saves::Self:
+        // An in-place form saves a copy of self as it was: what it held then is what backward reads.
+        if (op.is_inplace()) read_undefined_copy_[index] = tainted_[step.inputs.at(0)];
+        else reads_[index] = {step.inputs.at(0)};
+        break;
+      case Saves::Result: reads_[index] = {index}; break;
+      case Saves::Operands: reads_[index] = step.inputs; break;
+    }
+    if ((op.flags & kMutates) && op.is_inplace()) {
+      const void* key = session.storage_key(step.inputs[0]);
+      for (int j = 0; j < index; ++j)
+        if (session.has_value(j) && session.storage_key(j) == key) history_[j].push_back(index);
+    }
+  }
+
+  bool reads_undefined(int node) const {
+    if (read_undefined_copy_[node]) return true;
+    for (int r : reads_[node])
+      if (tainted_[r]) return true;
+    return false;
+  }
+
+  // Every node `from` depends on, itself included.
+  std::vector<bool> upstream(int from) const {
+    std::vector<bool> seen(history_.size(), false);
+    std::vector<int> todo{from};
+    seen[from] = true;
+    while (!todo.empty()) {
+      const int v = todo.back();
+      todo.pop_back();
+      for (int u : history_[v])
+        if (!seen[u]) seen[u] = true, todo.push_back(u);
+    }
+    return seen;
+  }
+
+  void backward(const Step& step) {
+    const int root = step.inputs.at(0);
+    const std::vector<bool> graph = upstream(root);
+    const bool seed_undefined = step.inputs.size() > 1 && tainted_[step.inputs[1]];
+    for (std::size_t v = 0; v < graph.size(); ++v) {
+      if (!graph[v]) continue;
+      if (seed_undefined) grad_tainted_[v] = true;
+      if (!reads_undefined(static_cast<int>(v))) continue;
+      const std::vector<bool> below = upstream(static_cast<int>(v));
+      for (std::size_t u = 0; u < below.size(); ++u)
+        if (below[u]) grad_tainted_[u] = true;
+    }
+  }
+
+  // The write reaches every alias of the written value, and a gradient living in that memory (AccumulateGrad
+  // stole a gradient the program still holds).
   void taint_aliases(int written, int index, const Session& session) {
     const void* key = session.storage_key(written);
-    for (int j = 0; j <= index; ++j)
-      if (session.has_value(j) && session.storage_key(j) == key) tainted_[j] = true;
-    grads_tainted_ = true;  // an overlapping write may feed gradients too
+    for (int j = 0; j <= index; ++j) {
+      if (!session.has_value(j)) continue;
+      if (session.storage_key(j) == key) tainted_[j] = true;
+      if (session.grad_storage_key(j) == key) grad_tainted_[j] = true;
+    }
   }
 
   // PyTorch leaves an in-place result undefined when elements overlap in ways it cannot prove cheaply (it
@@ -80,7 +147,10 @@ class Taint {
   }
 
   std::vector<bool> tainted_;
-  bool grads_tainted_ = false;
+  std::vector<bool> grad_tainted_;
+  std::vector<std::vector<int>> history_;  // node -> the nodes its value was computed from
+  std::vector<std::vector<int>> reads_;    // node -> the values its derivative reads
+  std::vector<bool> read_undefined_copy_;  // node -> it saved a copy of a value while that was undefined
 };
 
 // The smallest live value id (up to `upto`) whose `key_of` is `key`; -1 when none.
@@ -111,7 +181,7 @@ void observe(Session& session, const Taint& taint, GradHistory& grads, int upto,
   TensorObs obs = session.observe(id, taint.values_defined(id), with_grad);
   obs.value = id;
   obs.values_defined = taint.values_defined(id);
-  if (obs.grad && !taint.grads_defined()) obs.grad->values.clear();
+  if (obs.grad && !taint.grad_defined(id)) obs.grad->values.clear();
   auto storage = [&](int j) { return session.storage_key(j); };
   auto tensor = [&](int j) { return session.tensor_key(j); };
   obs.alias_of = first_value_with(session, upto, session.storage_key(id), storage);

@@ -421,6 +421,33 @@ TEST(OracleBackend, IdentityOfValuesAndOfTheirGradient) {
   EXPECT_EQ(obs(tr.steps.at(bw2), x).grad->values, std::vector<double>(6, 4.0));
 }
 
+// Uninitialised memory taints only what it reaches: the gradient of x flows through mul with `empty`'s values
+// (MulBackward0 reads them) and is not compared; the gradient of z, in another graph, still is, before and after.
+TEST(OracleBackend, UndefinedMemoryTaintsOnlyTheGradientsItReaches) {
+  Builder b;
+  int x = b.rand({3}, DType::Float32, true);
+  program::Attrs sizes;
+  sizes.sizes = {3};
+  int e = b.step(OpId::Empty, {}, sizes);
+  int eg = b.requires_grad_(e);
+  int z = b.rand({3}, DType::Float32, true);
+  int p = b.binary(OpId::Mul, x, eg);
+  int s1 = b.step(OpId::Sum, {p});
+  int w = b.scalar_op(OpId::MulScalar, z, float_scalar(2.0));
+  int s2 = b.step(OpId::Sum, {w});
+  int bw2 = b.backward(s2);
+  int bw1 = b.backward(s1);
+  Trace tr = b.run();
+  ASSERT_EQ(tr.steps.at(bw1).status, StepObs::Status::Ok) << tr.steps.at(bw1).message;
+  EXPECT_FALSE(result(tr, e).values_defined);
+  EXPECT_FALSE(result(tr, p).values_defined);
+  EXPECT_TRUE(result(tr, w).values_defined);
+  EXPECT_EQ(obs(tr.steps.at(bw2), z).grad->values, std::vector<double>(3, 2.0));
+  EXPECT_EQ(obs(tr.steps.at(bw1), z).grad->values, std::vector<double>(3, 2.0));
+  ASSERT_TRUE(obs(tr.steps.at(bw1), x).grad);
+  EXPECT_TRUE(obs(tr.steps.at(bw1), x).grad->values.empty());
+}
+
 TEST(OracleBackend, LeafGradFollowsDenseLeafStrides) {
   Builder b;
   int t = b.rand_strided({2, 3}, {1, 2}, 0, DType::Float32, true);             // transposed, dense
