@@ -23,6 +23,7 @@ std::string_view name(program::ResultIs r) {
     case ResultIs::Alias: return "alias";
     case ResultIs::Operand: return "operand 0";
     case ResultIs::OperandIfNoOp: return "operand 0 if no-op";
+    case ResultIs::Grad: return "operand 0's .grad";
     case ResultIs::Nothing: return "nothing";
   }
   PARITY_HARNESS_UNREACHABLE("no case for this ResultIs");

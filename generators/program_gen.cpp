@@ -126,6 +126,7 @@ class Builder {
     if (slot == 0) {
       if (op == OpId::Backward && v.meta->requires_grad && v.meta->numel() == 1) w *= 30;
       if (op == OpId::RetainGrad && !v.leaf) w *= 4;
+      if ((op == OpId::Grad || op == OpId::ResetGrad) && v.has_grad) w *= 20;
       if (is_reduction_or_saver(program::spec(op)) && v.meta->requires_grad) w *= 3;
       if (program::spec(op).kind == OpKind::InPlace && v.view) w *= 2;
       if (program::spec(op).kind == OpKind::View && v.meta->sizes.empty()) w *= 0.3;
@@ -292,8 +293,9 @@ class Builder {
   }
 
   void recipe() {
-    static const double w[] = {4, 3, 3, 1, 1, 2, 2, 1};
+    static const double w[] = {4, 3, 3, 1, 1, 2, 2, 1, 2};
     switch (rng_.weighted(w)) {
+      case 8: recipe_grad_value(); break;
       case 0: recipe_saved(); break;
       case 1: recipe_copy(); break;
       case 2: recipe_view_write(); break;
@@ -561,6 +563,39 @@ class Builder {
         if (s < 0 || emit(OpId::Backward, {s}, [retain](Attrs& a) { a.retain_graph = retain; }) < 0) return;
       }
     }
+  }
+
+  // .grad as a value, as PyTorch's tests use it: read after a backward, written in place (grad.zero_()), assigned
+  // or reset, then another backward accumulates into whatever .grad is by then (in place: the same tensor).
+  void recipe_grad_value() {
+    int x = rg_leaf();
+    if (x < 0) return;
+    int y = emit(rng_.pick({OpId::MulScalar, OpId::Sigmoid, OpId::Clone, OpId::Exp}), {x});
+    if (y < 0) return;
+    const bool nonleaf = rng_.chance(0.3);
+    if (nonleaf) emit(OpId::RetainGrad, {y});
+    const int of = nonleaf ? y : x;
+    int s = reduce(y);
+    if (s < 0) return;
+    if (emit(OpId::Backward, {s}, [](Attrs& a) { a.retain_graph = true; }) < 0) return;
+    int g = emit(OpId::Grad, {of});
+    switch (rng_.below(4)) {
+      case 0:
+        if (g >= 0) emit(rng_.pick({OpId::Zero_, OpId::MulScalar_, OpId::AddScalar_}), {g});
+        break;
+      case 1: emit(OpId::ResetGrad, {of}); break;
+      case 2: {
+        int t = fresh(meta(of).sizes, meta(of).dtype, rng_.chance(0.1));
+        if (t >= 0) emit(OpId::SetGrad, {of, t});
+        break;
+      }
+      default:
+        if (g >= 0) emit(OpId::SetGrad, {of, emit(OpId::Clone, {g})}, {}, true, true);
+        break;
+    }
+    const bool retain = rng_.chance(0.5);
+    emit(OpId::Backward, {s}, [retain](Attrs& a) { a.retain_graph = retain; }, true, true);
+    emit(OpId::Grad, {of});
   }
 
   // mm and matmul over the ranks matmul distinguishes, one side or both requiring grad.

@@ -68,7 +68,9 @@ StepInfo ProgramState::append(const Step& step) {
   if (out) info.raises = raises(step);
   const program::OpSpec& op = program::spec(step.op);
   ValueInfo v;
-  if (!info.expected_ok() || (op.flags & program::kNoValue)) {
+  if (info.expected_ok()) note_grads(step);
+  const bool no_grad_to_read = op.result == ResultIs::Grad && info.expected_ok() && !value(step.inputs[0]).has_grad;
+  if (!info.expected_ok() || (op.flags & program::kNoValue) || no_grad_to_read) {
     values_.push_back(v);
     return info;
   }
@@ -115,6 +117,7 @@ StepInfo ProgramState::append(const Step& step) {
       if (returns_operand(op, step, *in0->meta)) v = *in0;
       else v.storage_numel = meta.numel();
       break;
+    case ResultIs::Grad: v.storage_numel = meta.numel(); break;
     case ResultIs::Nothing:
       PARITY_HARNESS_UNREACHABLE(std::string(op.name) + " returns no value but a value was recorded");
   }
@@ -150,6 +153,22 @@ StepInfo ProgramState::append(const Step& step) {
     }
   }
   return info;
+}
+
+// Which values hold a gradient after a step that succeeds: a backward fills every leaf requiring grad and every
+// retained non-leaf (all of them, not only those its graph reaches: a guess), set_grad and reset_grad say.
+void ProgramState::note_grads(const Step& step) {
+  using program::OpId;
+  if (program::spec(step.op).flags & program::kBackward) {
+    for (auto& v : values_)
+      if (v.meta && v.meta->requires_grad && (v.leaf || v.retains_grad)) v.has_grad = true;
+    return;
+  }
+  if (step.inputs.empty()) return;
+  ValueInfo& x = values_[static_cast<std::size_t>(step.inputs[0])];
+  if (step.op == OpId::RetainGrad) x.retains_grad = true;
+  if (step.op == OpId::SetGrad) x.has_grad = true;
+  if (step.op == OpId::ResetGrad) x.has_grad = false;
 }
 
 std::vector<StepInfo> analyze(const program::Program& p) {

@@ -22,6 +22,9 @@ struct ValueInfo {
   bool overlapping = false;           // elements share memory: in-place arithmetic raises (zero strides) or is
                                       // undefined (other overlap, which LibTorch does not detect): avoided
   std::int64_t storage_numel = 0;     // a lower bound of the element count of the storage behind it
+  bool retains_grad = false;          // retain_grad() was called on it (a non-leaf)
+  bool has_grad = false;              // .grad is (probably) defined: a backward ran since it could receive one,
+                                      // or one was assigned. A guess that only steers: `grad` reads either way
 };
 
 struct StepInfo {
@@ -47,6 +50,7 @@ class ProgramState {
  private:
   std::optional<program::Meta> infer(const program::Step& step, StepInfo& info) const;
   bool raises(const program::Step& step) const;
+  void note_grads(const program::Step& step);
   std::vector<ValueInfo> values_;
 };
 

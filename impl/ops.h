@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <optional>
 #include <vector>
 
@@ -48,6 +49,7 @@ Tensor new_tensor(const Tensor& x);
 struct DeepcopyMemo {
   std::map<const void*, Tensor> storages;  // storage key -> a tensor over the whole copied storage
   std::map<const void*, Tensor> tensors;   // TensorImpl -> its copy (a tensor copied twice is one copy)
+  std::set<const void*> copying;           // TensorImpls whose .grad is being copied: a gradient cycle recurses
 };
 Tensor deepcopy(const Tensor& x, DeepcopyMemo& memo);
 

@@ -259,6 +259,13 @@ class ImplSession final : public pg::Session {
       case OpId::Backward: backward(in(s, 0), a.retain_graph); return std::nullopt;
       case OpId::BackwardGrad: backward(in(s, 0), a.retain_graph, in(s, 1)); return std::nullopt;
       case OpId::RetainGrad: retain_grad(in(s, 0)); return std::nullopt;
+      case OpId::Grad: {
+        Tensor g = autograd::grad(in(s, 0));
+        if (!g.defined()) return std::nullopt;
+        return g;
+      }
+      case OpId::SetGrad: autograd::set_grad(in(s, 0), in(s, 1)); return std::nullopt;
+      case OpId::ResetGrad: autograd::set_grad(in(s, 0), Tensor()); return std::nullopt;
       case OpId::RequiresGrad_: return requires_grad_(in(s, 0), a.requires_grad);
 #define PARITY_UNARY_CASE(op, function) \
   case OpId::op: return function(in(s, 0));

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -333,6 +334,18 @@ class TorchSession final : public program::Session {
         return std::nullopt;
       case OpId::RetainGrad:
         in(0).retain_grad();
+        return std::nullopt;
+      case OpId::Grad: {
+        WarningGuard quiet(silent_warnings());  // .grad of a non-leaf warns
+        torch::Tensor g = in(0).grad();
+        if (!g.defined()) return std::nullopt;
+        return g;
+      }
+      case OpId::SetGrad:
+        in(0).mutable_grad() = in(1);
+        return std::nullopt;
+      case OpId::ResetGrad:
+        in(0).mutable_grad().reset();
         return std::nullopt;
       case OpId::RequiresGrad_: return in(0).requires_grad_(a.requires_grad);
     }

@@ -50,7 +50,10 @@ namespace {
   X(DeepcopySharedStorage, "deepcopy_shared_storage")                       /* one memo, one storage */          \
   X(DeepcopyWithGrad, "deepcopy_with_grad")                                                                     \
   X(DeepcopyNonleafError, "deepcopy_nonleaf_error")                                                             \
-  X(MmOneSideRequiresGrad, "mm_one_side_requires_grad")                     /* mm or matmul */
+  X(MmOneSideRequiresGrad, "mm_one_side_requires_grad")                     /* mm or matmul */                   \
+  X(GradValueWrittenInPlace, "grad_value_written_in_place")   /* a `grad` step's value, e.g. grad.zero_() */     \
+  X(GradAssigned, "grad_assigned")                                                                              \
+  X(GradReset, "grad_reset")
 
 enum class Situation : std::size_t {
 #define PARITY_SITUATION_ENUM(name, str) name,
@@ -202,6 +205,9 @@ class Analysis {
     if ((s.op == OpId::Detach || s.op == OpId::Detach_) && is_view(in0)) add(Situation::DetachOfView);
     if (ok && is_one_of(s, {OpId::Data})) add(Situation::DataOfTensor);
     if (ok && s.op == OpId::RetainGrad) retained_[self(in0)] = true;
+    if (ok && s.op == OpId::SetGrad) add(Situation::GradAssigned);
+    if (ok && s.op == OpId::ResetGrad) add(Situation::GradReset);
+    if (ok && op.is_inplace() && p_.steps[self(in0)].op == OpId::Grad) add(Situation::GradValueWrittenInPlace);
     if (op.reads(Attr::RequiresGrad)) on_requires_grad(s, op, o0);
     if (is_one_of(s, {OpId::Mm, OpId::Matmul}) && ok && s.inputs.size() == 2) {
       const TensorObs* o1 = latest(s.inputs[1]);

@@ -419,6 +419,13 @@ Out retain_grad_rule(Metas m, const Attrs&) {
   if (!m[0].requires_grad) return std::nullopt;
   return Meta{};
 }
+Out grad_rule(Metas m, const Attrs&) { return Meta{m[0].sizes, m[0].dtype, false}; }
+// Well-typed: a gradient of the tensor's own shape and dtype (the C++ API checks neither; backward then may).
+Out set_grad_rule(Metas m, const Attrs&) {
+  if (m[1].sizes != m[0].sizes || m[1].dtype != m[0].dtype) return std::nullopt;
+  return Meta{};
+}
+Out reset_grad_rule(Metas, const Attrs&) { return Meta{}; }
 Out requires_grad__rule(Metas m, const Attrs& a) {
   if (a.requires_grad && !is_floating(m[0].dtype)) return std::nullopt;
   Meta out = m[0];

@@ -42,6 +42,7 @@ enum OpFlag : unsigned {
   kValuesUndefined = 1u << 1,  // contents are uninitialised memory: values are not compared
   kNoValue = 1u << 2,          // returns nothing
   kBackward = 1u << 3,         // runs the engine: gradients of every live value are observed
+  kWritesGrad = 1u << 4,       // assigns or resets operand 0's .grad: gradients of every live value are observed
 };
 
 // What the op's result is, relative to operand 0.
@@ -53,6 +54,7 @@ enum class ResultIs : std::uint8_t {
   Alias,          // shares operand 0's storage without being an autograd view (detach, .data)
   Operand,        // operand 0 itself (in-place ops, detach_, requires_grad_)
   OperandIfNoOp,  // operand 0 itself when nothing needs doing (to, contiguous), else a fresh copy
+  Grad,           // operand 0's .grad tensor itself; no value when it has none
   Nothing,        // no value (backward, retain_grad)
 };
 

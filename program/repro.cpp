@@ -200,6 +200,7 @@ constexpr std::string_view kCppPrelude = R"(// parity repro (LibTorch C++). Buil
 #include <iostream>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 )";

@@ -34,7 +34,20 @@ class Taint {
   void update(const Step& step, int index, Session& session) {
     const OpSpec& op = spec(step.op);
     if (op.flags & kBackward) return backward(step);
+    // .grad as a value: reading it gives what the gradient holds; assigning makes the gradient what was assigned.
+    if (step.op == OpId::SetGrad) {
+      grad_tainted_[step.inputs[0]] = tainted_[step.inputs[1]];
+      return;
+    }
+    if (step.op == OpId::ResetGrad) {
+      grad_tainted_[step.inputs[0]] = false;
+      return;
+    }
     record_history(step, index, session);
+    if (op.result == ResultIs::Grad) {
+      tainted_[index] = grad_tainted_[step.inputs[0]];
+      return;
+    }
     if (write_is_undefined(step, session)) {
       taint_aliases(step.inputs[0], index, session);
       return;
@@ -247,7 +260,7 @@ Trace run(Backend& backend, const Program& program) {
       if (obs.status == StepObs::Status::Ok) taint.update(step, i, *session);
       if (op.flags & kMutates) {
         for (int j = 0; j <= i; ++j)
-          if (session->has_value(j)) observe(*session, taint, grads, i, j, (op.flags & kBackward) != 0, obs);
+          if (session->has_value(j)) observe(*session, taint, grads, i, j, (op.flags & (kBackward | kWritesGrad)) != 0, obs);
       } else if (obs.status == StepObs::Status::Ok && session->has_value(i)) {
         observe(*session, taint, grads, i, i, false, obs);
       }

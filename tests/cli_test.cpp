@@ -362,7 +362,7 @@ TEST_F(Cli, ClaimsReportVerdicts) {
 // A planted campaign gives real findings; the report is built from whatever of the folder can be read.
 TEST_F(Cli, ReportBuildsAPageFromWhatTheCampaignLeft) {
   const fs::path run = dir_ / "planted";
-  Result r = parity("fuzz --cases 60 --seed 5 --out " + run.string(), 600, "PARITY_PLANT=mul=values");
+  Result r = parity("fuzz --cases 300 --seed 5 --out " + run.string(), 600, "PARITY_PLANT=mul=values");
   ASSERT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("PARITY_PLANT is set"), std::string::npos) << r.output;
   nlohmann::json summary = nlohmann::json::parse(std::ifstream(run / "run.json"));

@@ -54,7 +54,7 @@ TEST(Coverage, ExpectedKeysAreCompleteAndDistinct) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{"ops", "layouts", "memory_formats", "error_categories", "situations"}));
   EXPECT_EQ(op_names().size(), op_table().size());
-  EXPECT_EQ(all_situations().size(), 36u);
+  EXPECT_EQ(all_situations().size(), 39u);
   EXPECT_EQ(layout_kinds().size(), 9u);
   EXPECT_EQ(memory_format_names(),
             (std::vector<std::string>{"contiguous_format", "channels_last", "channels_last_3d", "preserve_format"}));
@@ -289,6 +289,29 @@ TEST(Coverage, GradientsAfterBackward) {
   retained.step(OpId::RetainGrad, {ry});
   retained.backward(retained.unary(OpId::Sum, ry));
   EXPECT_TRUE(run_on_libtorch(retained).has("grad_of_retained_nonleaf"));
+}
+
+// .grad as a value: written in place through a `grad` step's value, assigned, reset. A write to a tensor that is
+// not a gradient is none of them.
+TEST(Coverage, GradValues) {
+  Builder b;
+  int x = b.rand({2, 3}, DType::Float32, true);
+  b.backward(b.unary(OpId::Sum, x));
+  int other = b.rand({2, 3}, DType::Float32, false);
+  b.unary(OpId::Zero_, other);
+  Covered plain = run_on_libtorch(b);
+  EXPECT_FALSE(plain.has("grad_value_written_in_place"));
+  EXPECT_FALSE(plain.has("grad_assigned"));
+  int g = b.unary(OpId::Grad, x);
+  b.unary(OpId::Zero_, g);
+  Covered written = run_on_libtorch(b);
+  EXPECT_TRUE(written.has("grad_value_written_in_place"));
+  EXPECT_FALSE(written.has("grad_reset"));
+  b.step(OpId::SetGrad, {x, other});
+  b.unary(OpId::ResetGrad, x);
+  Covered all = run_on_libtorch(b);
+  EXPECT_TRUE(all.has("grad_assigned"));
+  EXPECT_TRUE(all.has("grad_reset"));
 }
 
 TEST(Coverage, LeafGradientLayouts) {

@@ -117,7 +117,8 @@ TEST(OpTraits, SavesNamesWhatWritingBreaksBackward) {
 TEST(OpTraits, ResultIsWhatLibTorchReturns) {
   for (const OpSpec& op : program::op_table()) {
     if (op.arity != 1 || op.kind == program::OpKind::Factory || op.result == ResultIs::Nothing ||
-        op.result == ResultIs::ViewOrCopy || op.result == ResultIs::OperandIfNoOp || op.refuses)
+        op.result == ResultIs::ViewOrCopy || op.result == ResultIs::OperandIfNoOp || op.result == ResultIs::Grad ||
+        op.refuses)
       continue;
     Program p;
     const std::vector<std::int64_t> sizes = op.operand0.max_rank < 3 ? std::vector<std::int64_t>{3, 4}
@@ -142,8 +143,68 @@ TEST(OpTraits, ResultIsWhatLibTorchReturns) {
       case ResultIs::Fresh: EXPECT_FALSE(shares) << op.name << " should return a tensor of its own"; break;
       case ResultIs::ViewOrCopy:
       case ResultIs::OperandIfNoOp:
+      case ResultIs::Grad:  // GradIsTheGradientTensorItself
       case ResultIs::Nothing: break;
     }
+  }
+}
+
+// x.grad = y, y.grad = x (C++ allows it): deepcopy recurses as Python's does, into RecursionError, and raises
+// instead of overflowing the stack. On LibTorch (the deepcopy recipe) and on impl.
+TEST(OpTraits, DeepcopyOfAGradientCycleRaises) {
+  for (program::Backend* b : {&torch_backend(), &impl_backend()}) {
+    Program p;
+    const int x = rand_leaf(p, {2}, false);
+    const int y = rand_leaf(p, {2}, false);
+    add(p, OpId::SetGrad, {x, y});
+    add(p, OpId::SetGrad, {y, x});
+    Attrs memo;
+    memo.memo = 1;
+    const int c = add(p, OpId::Deepcopy, {x}, memo);
+    const Trace tr = program::run(*b, p);
+    EXPECT_EQ(tr.steps[c].status, StepObs::Status::Error) << b->name();
+    EXPECT_EQ(tr.steps[c].category, program::ErrorCategory::Argument) << b->name() << ": " << tr.steps[c].message;
+  }
+}
+
+// `grad` is the .grad tensor itself: a write into it is a write into the gradient, and backward accumulates into
+// it in place. set_grad makes the gradient the very tensor assigned; reset_grad leaves none, and `grad` then
+// gives no value. On LibTorch and on impl.
+TEST(OpTraits, GradIsTheGradientTensorItself) {
+  for (program::Backend* b : {&torch_backend(), &impl_backend()}) {
+    Program p;
+    const int x = rand_leaf(p, {2, 3}, true);
+    const int s = add(p, OpId::Sum, {x});
+    Attrs retain;
+    retain.retain_graph = true;
+    const int none = add(p, OpId::Grad, {x});
+    add(p, OpId::Backward, {s}, retain);
+    const int g = add(p, OpId::Grad, {x});
+    add(p, OpId::Zero_, {g});
+    const int bw = add(p, OpId::Backward, {s}, retain);
+    Attrs ones;
+    ones.sizes = {2, 3};
+    ones.dtype = DType::Float64;
+    const int t = add(p, OpId::Ones, {}, ones);
+    const int set = add(p, OpId::SetGrad, {x, t});
+    const int bw2 = add(p, OpId::Backward, {s}, retain);
+    const int reset = add(p, OpId::ResetGrad, {x});
+    const int after = add(p, OpId::Grad, {x});
+    const Trace tr = program::run(*b, p);
+    for (const StepObs& so : tr.steps) ASSERT_EQ(so.status, StepObs::Status::Ok) << b->name() << ": " << so.message;
+    EXPECT_EQ(find(tr.steps[none], none), nullptr) << b->name() << ": no gradient yet, no value";
+    const auto* gx = find(tr.steps[bw], x);
+    ASSERT_TRUE(gx && gx->grad) << b->name();
+    EXPECT_EQ(gx->grad->same_as, g) << b->name();
+    EXPECT_EQ(gx->grad->replaced, 0) << b->name();
+    EXPECT_EQ(gx->grad->values, std::vector<double>(6, 1.0)) << b->name() << ": zeroed, then one backward";
+    const auto* assigned = find(tr.steps[set], x);
+    ASSERT_TRUE(assigned && assigned->grad) << b->name();
+    EXPECT_EQ(assigned->grad->same_as, t) << b->name();
+    EXPECT_EQ(assigned->grad->replaced, 1) << b->name();
+    EXPECT_EQ(find(tr.steps[bw2], t)->values, std::vector<double>(6, 2.0)) << b->name() << ": accumulated in place";
+    EXPECT_FALSE(find(tr.steps[reset], x)->grad) << b->name();
+    EXPECT_EQ(find(tr.steps[after], after), nullptr) << b->name();
   }
 }
 

@@ -633,6 +633,9 @@ TEST(OracleBackend, EveryOpRuns) {
   int rqv = with(OpId::RequiresGrad_, {ones}, rq);
   int s = with(OpId::Sum, {with(OpId::Add, {w, rqv})});
   with(OpId::Backward, {s});
+  int xg = with(OpId::Grad, {x});
+  with(OpId::SetGrad, {x, with(OpId::Clone, {xg})});
+  with(OpId::ResetGrad, {x});
 
   Trace tr = b.run();
   for (std::size_t i = 0; i < tr.steps.size(); ++i)

@@ -89,6 +89,8 @@ Tensor grad(const Tensor& t) {
   return m ? m->grad : Tensor();
 }
 
+void set_grad(const Tensor& t, const Tensor& grad) { materialize(t).grad = grad; }
+
 // The flag as retain_grad() set it: detach_() leaves it (LibTorch's resets grad_fn, requires_grad and output_nr
 // only), so a detached tensor that retained its grad is a leaf that still says retains_grad.
 bool retains_grad(const Tensor& t) {

@@ -36,6 +36,9 @@ bool is_view(const Tensor&);
 std::shared_ptr<Node> grad_fn(const Tensor&);
 std::uint32_t output_nr(const Tensor&);
 Tensor grad(const Tensor&);
+// t.mutable_grad() = grad: the C++ API checks nothing here (an undefined grad resets it); a gradient of another
+// shape or dtype meets AccumulateGrad's in-place add at the next backward.
+void set_grad(const Tensor& t, const Tensor& grad);
 bool retains_grad(const Tensor&);
 
 // GradMode enabled and any input requiring grad.

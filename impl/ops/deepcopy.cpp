@@ -10,6 +10,10 @@ Tensor deepcopy(const Tensor& x, DeepcopyMemo& memo) {
   PARITY_CHECK(autograd::is_leaf(x), ErrorKind::DeepcopyNonLeaf,
                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment");
   if (auto it = memo.tensors.find(x.impl()); it != memo.tensors.end()) return it->second;
+  // A tensor is remembered only once copied, so a cycle of gradients (x.grad = x is allowed in C++) recurses in
+  // Python until RecursionError.
+  PARITY_CHECK(memo.copying.insert(x.impl()).second, ErrorKind::Argument,
+               "maximum recursion depth exceeded while calling a Python object");
   autograd::NoGradGuard no_grad;
   // The storage is deep-copied whole, once per memo, so tensors that shared a storage share its copy.
   auto copied = memo.storages.find(x.storage().key());
@@ -24,6 +28,7 @@ Tensor deepcopy(const Tensor& x, DeepcopyMemo& memo) {
   out.bump_version();
   autograd::set_requires_grad(out, autograd::requires_grad(x));
   if (Tensor g = autograd::grad(x); g.defined()) autograd::materialize(out).grad = deepcopy(g, memo);
+  memo.copying.erase(x.impl());
   memo.tensors.emplace(x.impl(), out);
   return out;
 }
