@@ -112,6 +112,18 @@ TEST(ImplPointwise, Values) {
   expect_values(sigmoid(values({-3, 0, 2}, ScalarType::Int64)), {0.0474259, 0.5, 0.880797});
 }
 
+// Integral sums wrap around in int64 as ATen's do: two INT64_MIN make 0, and 2^53 + 1 stays exact (a double
+// accumulator gave INT64_MIN and 2^53).
+TEST(ImplPointwise, IntegralSumsWrapAndStayExact) {
+  Tensor lows = full({2}, Scalar::of_int(std::numeric_limits<std::int64_t>::min()), ScalarType::Int64);
+  EXPECT_EQ(sum(lows).to_vector(), (std::vector<double>{0}));
+  Tensor big = full({1}, Scalar::of_int(std::int64_t{1} << 53), ScalarType::Int64);
+  Tensor one = ones({1}, ScalarType::Int64);
+  Tensor s = sum(add(big, one));
+  EXPECT_EQ(s.data<std::int64_t>()[0], (std::int64_t{1} << 53) + 1);
+  EXPECT_EQ(sum(ones({3}, ScalarType::Bool)).to_vector(), (std::vector<double>{3}));
+}
+
 TEST(ImplPointwise, OutputKeepsTheInputsStrideOrder) {
   Tensor xt = transpose(seq({3, 4}), 0, 1);
   EXPECT_EQ(sigmoid(xt).strides(), (Dims{1, 4}));

@@ -357,7 +357,26 @@ void sum_kernel(const Tensor& out, const Tensor& x, const std::vector<bool>& red
   Dims os = out.strides();
   for (std::size_t i = 0; i < reduce.size(); ++i)
     if (reduce[i]) os[i] = 0;
-  std::vector<double> acc(static_cast<std::size_t>(out.layout().storage_extent() - out.offset() + 1), 0.0);
+  const auto slots = static_cast<std::size_t>(out.layout().storage_extent() - out.offset() + 1);
+  if (!is_floating(out.dtype())) {
+    // Integral sums are int64 and wrap around as two's complement, as ATen's do (never through a double, which
+    // would round past 2^53 and saturate where int64 wraps).
+    std::vector<std::uint64_t> acc(slots, 0);
+    dispatch(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* in = x.data<T>();
+      cpu::for_each_offset(x.sizes(), {&os, &x.strides()}, [&](const std::int64_t* off) {
+        acc[off[0]] += static_cast<std::uint64_t>(static_cast<std::int64_t>(in[off[1]]));
+      });
+    });
+    PARITY_INTERNAL_ASSERT(out.dtype() == ScalarType::Int64, "an integral sum is int64");
+    std::int64_t* o = out.data<std::int64_t>();
+    cpu::for_each_offset(out.sizes(), {&out.strides()}, [&](const std::int64_t* off) {
+      o[off[0]] = static_cast<std::int64_t>(acc[off[0]]);
+    });
+    return;
+  }
+  std::vector<double> acc(slots, 0.0);
   dispatch(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* in = x.data<T>();
