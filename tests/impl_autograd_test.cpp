@@ -171,6 +171,32 @@ TEST(ImplAutograd, RetainGradFollowsRegeneratedViewHistoryButNotTheBase) {
   EXPECT_EQ(grad(v).to_vector(), (std::vector<double>{1, 1}));
 }
 
+// The base's hook stays on its original node through a write via a view (CopySlices), and the base's next
+// own write moves it from there to its new node: its .grad is then the gradient reaching that node. Found by the
+// interaction recipe (LibTorch 1.13 gives [1, 1]; impl looked for the hook on CopySlices, left it behind, and
+// gave the slice's zeroed gradient).
+TEST(ImplAutograd, RetainGradHookMovesFromWhereItIsAfterAWriteThroughAView) {
+  Tensor x = leaf({1, 2});
+  Tensor y = add(x, Scalar::of(-1));
+  retain_grad(y);
+  zero_(as_strided(y, {1}, {1}, 0));
+  fill_(y, Scalar::of(2));
+  backward(sum(y));
+  EXPECT_EQ(grad(y).to_vector(), (std::vector<double>{1, 1}));
+
+  // The hook outlives the node it was on: a view's regenerated history takes it even when nothing else holds the
+  // old node any more (after a backward that freed the graph and a write under no_grad).
+  Tensor v = as_strided(leaf({1, 2, 3}), {1}, {1}, 1);
+  retain_grad(v);
+  backward(v);
+  {
+    autograd::NoGradGuard no_grad;
+    fill_(v, Scalar::of(1));
+  }
+  backward(v);
+  EXPECT_EQ(grad(v).to_vector(), (std::vector<double>{2}));
+}
+
 TEST(ImplTensor, ScalarsThatDoNotFitRaise) {
   Tensor i = zeros({2}, ScalarType::Int64);
   EXPECT_EQ(kind_of([&] { fill_(i, Scalar::of(1e30)); }), ErrorKind::Argument);

@@ -7,14 +7,19 @@
 namespace parity::impl::autograd {
 
 namespace {
-void move_retains_grad_hook(const Tensor& t, const std::shared_ptr<Node>& old_fn, const std::shared_ptr<Node>& fn) {
+// update_cpp_hooks_on_new_gradfn: t's grad_fn became `fn`; its retain_grad hook moves there from wherever it is.
+void move_retains_grad_hook(const Tensor& t, const std::shared_ptr<Node>& fn) {
   auto* m = t.impl()->autograd.get();
-  if (!old_fn || !fn || !m || !m->retains_grad) return;
-  auto& hooks = old_fn->retains_grad_hooks();
-  auto it = hooks.find(m->output_nr);
+  if (!fn || !m || !m->retains_grad) return;
+  const std::shared_ptr<Node> holder = m->retain_hook_node;
+  if (!holder) return;
+  auto& hooks = holder->retains_grad_hooks();
+  auto it = hooks.find(m->retain_hook_nr);
   if (it == hooks.end()) return;
   fn->retains_grad_hooks()[0] = it->second;
   hooks.erase(it);
+  m->retain_hook_node = fn;
+  m->retain_hook_nr = 0;
 }
 // handle_view_on_rebase: a view that is not Default may not be written in place with grad mode on, directly
 // (`indirect` false) or through its base or another view of it (raised when its grad_fn is next read). The
@@ -63,9 +68,8 @@ std::shared_ptr<Node> grad_fn(const Tensor& t) {
     if (m->attr_version != current) {
       // The base or another view was modified in place: the view's history now starts at the base.
       if (m->creation_meta != CreationMeta::Default) view_rebase_error(*m, /*indirect=*/true);
-      auto old_fn = m->grad_fn;
       m->grad_fn = make_as_strided_backward(*m->base, t.layout());
-      move_retains_grad_hook(t, old_fn, m->grad_fn);
+      move_retains_grad_hook(t, m->grad_fn);
       m->output_nr = 0;
       m->attr_version = current;
     }
@@ -139,17 +143,16 @@ void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
     // In-place on a view: the base takes the op (through CopySlices); the view regenerates its grad_fn.
     const Tensor& base = *m.base;
     auto copy_slices = std::make_shared<CopySlices>(base, t.layout(), fn);
-    // As in LibTorch, the base's own retain_grad hook stays on its old node.
+    // As in LibTorch, the base's own retain_grad hook stays where it is (set_gradient_edge, no hook update).
     auto& bm = materialize(base);
     bm.grad_fn = copy_slices;
     bm.output_nr = 0;
     grad_fn(t);
     return;
   }
-  auto old_fn = m.grad_fn;
   m.grad_fn = fn;
   m.output_nr = 0;
-  move_retains_grad_hook(t, old_fn, fn);
+  move_retains_grad_hook(t, fn);
 }
 
 void check_inplace(const Tensor& t, bool any_requires_grad) {
@@ -192,7 +195,10 @@ void retain_grad(const Tensor& t) {
   if (is_leaf(t)) return;
   auto& m = materialize(t);
   if (m.retains_grad) return;
-  grad_fn(t)->retains_grad_hooks()[m.output_nr] = t.shared();
+  auto fn = grad_fn(t);
+  fn->retains_grad_hooks()[m.output_nr] = t.shared();
+  m.retain_hook_node = fn;
+  m.retain_hook_nr = m.output_nr;
   m.retains_grad = true;
 }
 

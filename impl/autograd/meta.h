@@ -20,6 +20,12 @@ struct AutogradMeta {
   std::uint32_t output_nr = 0;
   Tensor grad;
   bool retains_grad = false;
+  // Where retain_grad()'s hook is: the node (and its output) it was registered on or last moved to. It is not
+  // always grad_fn: an in-place write through a view gives the base CopySlices without moving the hook (LibTorch
+  // sets the base's gradient edge directly), and the next change of grad_fn moves it from where it still is.
+  // Held strongly, as LibTorch's tensor holds its hooks list: the hook must outlive a node nothing else keeps.
+  std::shared_ptr<Node> retain_hook_node;
+  std::uint32_t retain_hook_nr = 0;
   // Differentiable views: the root base (views of views point at it), how the view was made, and the version
   // at which grad_fn was last valid.
   std::optional<Tensor> base;
