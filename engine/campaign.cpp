@@ -262,6 +262,8 @@ class Campaign {
     add(coverage.layouts, ev.coverage.layouts);
     add(coverage.memory_formats, ev.coverage.memory_formats);
     add(coverage.situations, ev.coverage.situations);
+    add(coverage.situation_pairs, ev.coverage.situation_pairs);
+    add(coverage.backward_through, ev.coverage.backward_through);
     if (ev.outcome == Evaluation::Outcome::Crash) ++summary_.crashes;
     if (ev.outcome == Evaluation::Outcome::Timeout) ++summary_.timeouts;
     if (ev.outcome == Evaluation::Outcome::OutOfMemory) ++summary_.out_of_memory;

@@ -81,6 +81,8 @@ constexpr TagField kTagFields[] = {
     {"layouts", &program::CoverageTags::layouts, program::layout_kinds},
     {"memory_formats", &program::CoverageTags::memory_formats, program::memory_format_names},
     {"situations", &program::CoverageTags::situations, program::all_situations},
+    {"situation_pairs", &program::CoverageTags::situation_pairs, program::situation_pairs},
+    {"backward_through", &program::CoverageTags::backward_through, program::backward_through_ops},
 };
 
 template <class E>
@@ -248,7 +250,10 @@ class CountsReader {
 // The most tags a case can carry in each dimension: a layout kind and "offset" per operand of each step, a
 // format per step, each situation once. More means the result is not what this binary's child wrote.
 std::size_t max_tags(const TagField& f, const std::vector<StepOutcome>& steps) {
-  if (f.tags == &program::CoverageTags::situations) return program::all_situations().size();
+  // Situations, pairs and backward-through are each counted once per case.
+  if (f.tags == &program::CoverageTags::situations || f.tags == &program::CoverageTags::situation_pairs ||
+      f.tags == &program::CoverageTags::backward_through)
+    return f.known().size();
   std::size_t operands = 0;
   for (const auto& s : steps) operands += static_cast<std::size_t>(program::spec(s.op).arity);
   return f.tags == &program::CoverageTags::layouts ? 2 * operands : steps.size();

@@ -1,5 +1,6 @@
 #include "generators/program_gen.h"
 
+#include <array>
 #include <algorithm>
 #include <functional>
 
@@ -8,6 +9,7 @@
 #include "generators/program_state.h"
 #include "generators/rng.h"
 #include "generators/shrink.h"
+#include "program/coverage.h"
 #include "program/json.h"
 
 namespace parity::generators {
@@ -60,6 +62,7 @@ class Builder {
   Builder(Rng& rng, const GenConfig& cfg, int length) : rng_(rng), cfg_(cfg), length_(length) {}
 
   Program build() {
+    draw_swarm();
     while (room()) {
       if (state_.size() > 0 && length_ - state_.size() >= 4 && rng_.chance(0.3)) recipe();
       else random_step();
@@ -69,6 +72,20 @@ class Builder {
 
  private:
   bool room() const { return state_.size() < length_; }
+
+  static constexpr std::size_t kRecipes = 11;
+
+  // Which ops random steps may use and which recipes may run in this program (all, or a swarm's half).
+  void draw_swarm() {
+    const auto& table = program::op_table();
+    op_enabled_.assign(table.size(), true);
+    recipe_enabled_.fill(true);
+    if (!rng_.chance(cfg_.swarm_share)) return;
+    for (const program::OpSpec& op : table)
+      if (op.kind != OpKind::Factory && !(op.flags & program::kBackward) && rng_.chance(0.5))
+        op_enabled_[static_cast<std::size_t>(op.id)] = false;
+    for (bool& on : recipe_enabled_) on = rng_.chance(0.5);
+  }
 
   int append(const Step& s) {
     prog_.steps.push_back(s);
@@ -195,7 +212,7 @@ class Builder {
     std::vector<double> w(table.size());
     for (std::size_t i = 0; i < table.size(); ++i) {
       const program::OpSpec& op = table[i];
-      w[i] = op.weight;
+      w[i] = op_enabled_[i] ? op.weight : 0;
       if (op.arity > 0 && !any_value) w[i] = 0;
       if (op.id == OpId::Backward) w[i] *= rg_scalar ? 3 : (want_valid ? 0 : 0.3);
       if (op.id == OpId::RetainGrad && want_valid && !rg_any) w[i] = 0;
@@ -293,9 +310,15 @@ class Builder {
   }
 
   void recipe() {
-    static const double w[] = {4, 3, 3, 1, 1, 2, 2, 1, 2};
+    static const double weights[kRecipes] = {4, 3, 3, 1, 1, 2, 2, 1, 2, 4, 3};
+    std::vector<double> w(std::begin(weights), std::end(weights));
+    for (std::size_t k = 0; k < kRecipes; ++k)
+      if (!recipe_enabled_[k]) w[k] = 0;
     switch (rng_.weighted(w)) {
+      case -1: random_step(); break;  // a swarm without recipes
       case 8: recipe_grad_value(); break;
+      case 9: recipe_interaction(); break;
+      case 10: recipe_op_backward(); break;
       case 0: recipe_saved(); break;
       case 1: recipe_copy(); break;
       case 2: recipe_view_write(); break;
@@ -565,6 +588,71 @@ class Builder {
     }
   }
 
+  // Two or three things happen to one tensor, in a random order, then a backward goes through it: retain_grad, an
+  // in-place write through a view of it, on it, through its detached alias or through a view made under no_grad,
+  // an op saving it. Each alone is common; on the same tensor they are where bugs hide (a retained gradient after
+  // writes through a view and then the base; a saved tensor written through an alias autograd does not see).
+  void recipe_interaction() {
+    int x = rg_leaf();
+    if (x < 0) return;
+    const int y = rng_.chance(0.85) ? emit(rng_.pick({OpId::MulScalar, OpId::Clone, OpId::AddScalar, OpId::Neg}), {x}) : x;
+    if (y < 0) return;
+    std::vector<int> events = {0, 1, 2, 3, 4, 5};
+    rng_.shuffle(events);
+    events.resize(static_cast<std::size_t>(rng_.range(2, 3)));
+    int last = y;  // what the backward goes through: y, or a result that saved it
+    for (int e : events) {
+      switch (e) {
+        case 0: emit(OpId::RetainGrad, {y}, {}, true, true); break;
+        case 1: write(view_of(y, true, rng_.chance(0.8)), true, true); break;
+        case 2: write(y, true, true); break;
+        case 3: {
+          int alias = emit(rng_.chance(0.5) ? OpId::Detach : OpId::Data, {y});
+          if (alias >= 0) write(rng_.chance(0.3) ? view_of(alias, false) : alias, rng_.chance(0.5), true);
+          break;
+        }
+        case 4: write(view_of(y, false), rng_.chance(0.3), true); break;
+        default: {
+          int saver = rng_.chance(0.5) ? emit(rng_.pick(unary_saving(program::Saves::Self, false)), {y})
+                                       : emit(OpId::Mul, {y, fresh(meta(y).sizes, meta(y).dtype, rng_.chance(0.5))});
+          if (saver >= 0) last = saver;
+          break;
+        }
+      }
+    }
+    if (!state_.live(last)) last = y;
+    int s = reduce(last);
+    if (s >= 0) backward(s, rng_.chance(0.25) ? 2 : 1);
+    if (state_.value(y).retains_grad || state_.value(y).leaf) emit(OpId::Grad, {y}, {}, true, true);
+  }
+
+  // One differentiable op, then a backward through it: every op's derivative gets run, with the operand layouts,
+  // dtypes and attributes the generator draws for it (an in-place form writes a non-leaf copy of the leaf).
+  void recipe_op_backward() {
+    static const std::vector<OpId> ops = [] {
+      std::vector<OpId> out;
+      for (const auto& name : program::backward_through_ops()) out.push_back(*program::find_op(name));
+      return out;
+    }();
+    const OpId op = rng_.pick(ops);
+    const program::OpSpec& spec = program::spec(op);
+    int x = rg_leaf();
+    if (x < 0) return;
+    if (spec.is_inplace() || rng_.chance(0.2)) x = emit(OpId::MulScalar, {x});
+    if (x < 0) return;
+    std::vector<int> inputs = {x};
+    if (spec.arity == 2) {
+      std::vector<std::int64_t> sizes = meta(x).sizes;
+      if (op == OpId::Mm || op == OpId::Matmul) std::reverse(sizes.begin(), sizes.end());
+      inputs.push_back(fresh(sizes, rng_.chance(0.8) ? meta(x).dtype : floating(), rng_.chance(0.6)));
+    }
+    int y = emit(op, inputs);
+    if (y < 0) return;
+    if (!state_.live(y) || !meta(y).requires_grad) return;
+    int s = reduce(y);
+    if (s >= 0) backward(s, 1);
+  }
+
   // .grad as a value, as PyTorch's tests use it: read after a backward, written in place (grad.zero_()), assigned
   // or reset, then another backward accumulates into whatever .grad is by then (in place: the same tensor).
   void recipe_grad_value() {
@@ -650,6 +738,8 @@ class Builder {
   ProgramState state_;
   Program prog_;
   std::vector<bool> rounding_;  // per value: carries_rounding
+  std::vector<bool> op_enabled_;               // per OpId: random steps may use it (swarm testing)
+  std::array<bool, kRecipes> recipe_enabled_{};  // per recipe
 };
 
 int program_length(Rng& rng, int size, const GenConfig& cfg) {

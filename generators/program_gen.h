@@ -12,6 +12,10 @@ namespace parity::generators {
 struct GenConfig {
   int max_steps = 14;
   double invalid_share = 0.08;  // chance that a step is deliberately ill-typed
+  // Swarm testing (Groce et al., 2012): this share of programs draws a random half of the ops and of the recipes
+  // and uses only those, so that combinations the full mix dilutes (two rare ops, one recipe over and over)
+  // get weight. Factories, backward and the steps recipes emit themselves are never left out.
+  double swarm_share = 0.5;
 };
 
 rc::Gen<program::Program> programs(GenConfig = {});
@@ -21,7 +25,7 @@ rc::Shrinkable<program::Program> generate(std::uint64_t seed, int size, const Ge
 
 // The generation code's version: bump it when a change to generators/ (or to an op's shape rule) makes a seed
 // give other programs.
-inline constexpr int kGeneratorCodeVersion = 5;
+inline constexpr int kGeneratorCodeVersion = 6;
 
 // Names the generator in every record; with the seed and max_steps it decides every program. It is
 // kGeneratorCodeVersion * 100000 plus a five-digit fingerprint of what the generator reads from the op table

@@ -69,6 +69,40 @@ constexpr std::size_t kSituationCount = std::size(kSituationNames);
 
 constexpr std::string_view kOffset = "offset";
 
+#define PARITY_TENSOR_EVENTS(X)                                                                                  \
+  X(RetainGrad, "retain_grad")                                                                                  \
+  X(WriteViaView, "write_via_view")             /* in place through an autograd view of it, grad enabled */    \
+  X(WriteOnTensor, "write_on_tensor")           /* in place on a value that is no view, grad enabled */         \
+  X(WriteViaAlias, "write_via_alias")           /* in place through detach() or .data, any grad mode */        \
+  X(WriteViaNogradView, "write_via_nograd_view") /* in place through a view made under no_grad */              \
+  X(Saved, "saved")                             /* an op requiring grad saved it (or its result) */            \
+  X(Backward, "backward")                       /* an ok backward whose graph holds it */
+
+enum class TensorEvent : std::size_t {
+#define PARITY_EVENT_ENUM(name, str) name,
+  PARITY_TENSOR_EVENTS(PARITY_EVENT_ENUM)
+#undef PARITY_EVENT_ENUM
+};
+constexpr std::string_view kTensorEventNames[] = {
+#define PARITY_EVENT_NAME(name, str) str,
+    PARITY_TENSOR_EVENTS(PARITY_EVENT_NAME)
+#undef PARITY_EVENT_NAME
+};
+constexpr std::size_t kTensorEventCount = std::size(kTensorEventNames);
+
+// The index of pair (a, b), a < b, in situation_pairs() order (row by row).
+std::size_t pair_index(std::size_t a, std::size_t b) {
+  std::size_t index = 0;
+  for (std::size_t i = 0; i < a; ++i) index += kTensorEventCount - 1 - i;
+  return index + (b - a - 1);
+}
+
+bool derivative_reachable(const OpSpec& op) {
+  if (op.kind == OpKind::Factory || op.kind == OpKind::Autograd || op.leaf_result || !op.has_value()) return false;
+  if (op.result == ResultIs::Alias || op.id == OpId::Detach_ || op.id == OpId::NewTensor) return false;
+  return true;
+}
+
 bool is_one_of(const Step& s, std::initializer_list<OpId> ops) {
   return std::find(ops.begin(), ops.end(), s.op) != ops.end();
 }
@@ -87,6 +121,7 @@ struct Facts {
   int view_base = -1;         // a view's base, never itself a view (as in PyTorch); -1 when not a view
   bool multi_output = false;  // a view made by unbind/split/chunk, or a view of one
   bool nograd_view = false;   // a view made under no_grad of a tensor requiring grad, or a view of one
+  bool alias = false;         // detach() or .data of another value: shares its storage outside autograd
 };
 
 // One pass over the program and LibTorch's trace. Operands are judged on their latest observation before the
@@ -102,12 +137,19 @@ class Analysis {
         had_grad_(static_cast<std::size_t>(n_), false),
         retained_(static_cast<std::size_t>(n_), false),
         saved_(static_cast<std::size_t>(n_), false),
-        writes_(static_cast<std::size_t>(n_)) {}
+        writes_(static_cast<std::size_t>(n_)),
+        events_(static_cast<std::size_t>(n_), 0),
+        pair_seen_(kTensorEventCount * (kTensorEventCount - 1) / 2, false),
+        through_seen_(op_table().size(), false) {}
 
   CoverageTags run() {
     for (int i = 0; i < n_; ++i) step(i);
     for (std::size_t k = 0; k < kSituationCount; ++k)
       if (seen_[k]) tags_.situations.emplace_back(kSituationNames[k]);
+    for (std::size_t k = 0; k < pair_seen_.size(); ++k)
+      if (pair_seen_[k]) tags_.situation_pairs.push_back(situation_pairs()[k]);
+    for (const OpSpec& op : op_table())
+      if (through_seen_[static_cast<std::size_t>(op.id)]) tags_.backward_through.emplace_back(op.name);
     return std::move(tags_);
   }
 
@@ -123,6 +165,22 @@ class Analysis {
   };
 
   void add(Situation s) { seen_[static_cast<std::size_t>(s)] = true; }
+
+  // The tensor a value is, for tensor events: its storage (alias class), as LibTorch last showed it.
+  int tensor_of(int v) const {
+    const TensorObs* o = v >= 0 ? latest(v) : nullptr;
+    return o && o->alias_of >= 0 && o->alias_of < n_ ? o->alias_of : v;
+  }
+
+  void event(int v, TensorEvent e) {
+    const int t = tensor_of(v);
+    if (t < 0 || t >= n_) return;
+    const auto bit = static_cast<std::size_t>(e);
+    for (std::size_t other = 0; other < kTensorEventCount; ++other)
+      if (other != bit && (events_[t] >> other) & 1u)
+        pair_seen_[pair_index(std::min(other, bit), std::max(other, bit))] = true;
+    events_[t] = static_cast<std::uint8_t>(events_[t] | (1u << bit));
+  }
 
   int self(int v) const { return v >= 0 && facts_[v].self >= 0 ? facts_[v].self : v; }
   bool is_view(int v) const { return v >= 0 && facts_[v].view_base >= 0; }
@@ -149,6 +207,7 @@ class Analysis {
     if (op.flags & kBackward) on_backward(s, so);
     if (ok && !(op.flags & kNoValue)) {
       facts_[i] = facts_of_result(i, s, op, so);
+      on_saved(i, s, op, so);
       if (op.saves == Saves::Result) saved_[family(i)] = true;  // writing it before backward breaks it
       if (op.kind == OpKind::View && is_view(i) && is_view(s.inputs[0])) add(Situation::ViewOfView);
     }
@@ -193,6 +252,9 @@ class Analysis {
         add(Situation::InplaceOnLeafRequiringGrad);
       }
     }
+    if (f.nograd_view) event(target, TensorEvent::WriteViaNogradView);
+    else if (f.alias) event(target, TensorEvent::WriteViaAlias);
+    else if (s.grad_enabled) event(target, is_view(target) ? TensorEvent::WriteViaView : TensorEvent::WriteOnTensor);
     if (!ok) return;  // nothing was written
     writes_[family(target)].push_back({i, self(target)});
     if (const TensorObs* o = latest(target); saved_[family(target)] && o && o->requires_grad)
@@ -204,7 +266,10 @@ class Analysis {
     const TensorObs* o0 = in0 >= 0 ? latest(in0) : nullptr;
     if ((s.op == OpId::Detach || s.op == OpId::Detach_) && is_view(in0)) add(Situation::DetachOfView);
     if (ok && is_one_of(s, {OpId::Data})) add(Situation::DataOfTensor);
-    if (ok && s.op == OpId::RetainGrad) retained_[self(in0)] = true;
+    if (ok && s.op == OpId::RetainGrad) {
+      retained_[self(in0)] = true;
+      event(in0, TensorEvent::RetainGrad);
+    }
     if (ok && s.op == OpId::SetGrad) add(Situation::GradAssigned);
     if (ok && s.op == OpId::ResetGrad) add(Situation::GradReset);
     if (ok && op.is_inplace() && p_.steps[self(in0)].op == OpId::Grad) add(Situation::GradValueWrittenInPlace);
@@ -261,6 +326,37 @@ class Analysis {
     deepcopies_.push_back({memo, self(in0), o->alias_of});
   }
 
+  // An op that joined the graph saved what its derivative reads: that tensor must not change before backward.
+  void on_saved(int i, const Step& s, const OpSpec& op, const StepObs& so) {
+    const TensorObs* result = find_value(so, i);
+    if (!s.grad_enabled || !result || !result->requires_grad) return;
+    switch (op.saves) {
+      case Saves::Nothing: break;
+      case Saves::Self: event(s.inputs[0], TensorEvent::Saved); break;
+      case Saves::Result: event(i, TensorEvent::Saved); break;
+      case Saves::Operands:
+        for (int in : s.inputs) event(in, TensorEvent::Saved);
+        break;
+    }
+  }
+
+  // The values a backward from `root` went through: each tensor in its graph has a backward event, each op whose
+  // result required grad there had its derivative run.
+  void on_backward_through(int root) {
+    const std::vector<bool> graph = ancestors(root);
+    std::vector<bool> tensor_done(static_cast<std::size_t>(n_), false);
+    for (int v = 0; v < n_; ++v) {
+      const TensorObs* o = graph[v] ? latest(v) : nullptr;
+      if (!o || !o->requires_grad) continue;
+      if (const int t = tensor_of(v); t >= 0 && t < n_ && !tensor_done[t]) {
+        tensor_done[t] = true;
+        event(v, TensorEvent::Backward);
+      }
+      const OpSpec& made_by = spec(p_.steps[v].op);
+      if (!o->is_leaf && derivative_reachable(made_by)) through_seen_[static_cast<std::size_t>(made_by.id)] = true;
+    }
+  }
+
   void on_backward(const Step& s, const StepObs& so) {
     if (saved_result_written_) add(Situation::InplaceOnSavedResult);
     if (so.status == StepObs::Status::Error) {
@@ -270,6 +366,7 @@ class Analysis {
     if (so.status != StepObs::Status::Ok) return;
     if (is_one_of(s, {OpId::BackwardGrad})) add(Situation::BackwardWithGradient);
     const int root = s.inputs[0];
+    on_backward_through(root);
     for (int r : retained_roots_)
       if (share_graph(r, root)) add(Situation::RetainGraphThenBackward);
     if (s.attrs.retain_graph) retained_roots_.push_back(root);
@@ -340,9 +437,14 @@ class Analysis {
       f.self = self(in0);
       return f;
     }
+    if (op.result == ResultIs::Alias) {
+      f.alias = true;
+      return f;
+    }
     // reshape copies when no view can express the result: only a result sharing the storage is a view.
     if (op.kind != OpKind::View || (!unobserved && !same_storage)) return f;
     const Facts& b = facts_[in0];
+    f.alias = b.alias;
     f.view_base = family(in0);
     f.multi_output = b.multi_output || op.multi_output;
     f.nograd_view = b.nograd_view || (!s.grad_enabled && operand && operand->requires_grad);
@@ -357,7 +459,10 @@ class Analysis {
   std::vector<bool> had_grad_;  // by value: a gradient was defined at the latest backward observation
   std::vector<bool> retained_;  // by tensor (self id): retain_grad succeeded on it
   std::vector<bool> saved_;     // by family: holds a result saved for backward (exp, sigmoid, ...)
-  std::vector<std::vector<Write>> writes_;  // by family: in-place writes that succeeded
+  std::vector<std::vector<Write>> writes_;
+  std::vector<std::uint8_t> events_;  // per tensor (alias class): the TensorEvents that happened to it
+  std::vector<bool> pair_seen_;       // per situation_pairs() index
+  std::vector<bool> through_seen_;    // per OpId  // by family: in-place writes that succeeded
   std::vector<int> retained_roots_;         // roots of ok backward calls with retain_graph
   std::vector<Deepcopy> deepcopies_;
   bool saved_result_written_ = false;
@@ -434,6 +539,32 @@ const std::vector<std::string>& expected_error_categories() {
   return names;
 }
 
+const std::vector<std::string>& tensor_events() {
+  static const std::vector<std::string> names(std::begin(kTensorEventNames), std::end(kTensorEventNames));
+  return names;
+}
+
+const std::vector<std::string>& situation_pairs() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (std::size_t a = 0; a < kTensorEventCount; ++a)
+      for (std::size_t b = a + 1; b < kTensorEventCount; ++b)
+        out.push_back(std::string(kTensorEventNames[a]) + "+" + std::string(kTensorEventNames[b]));
+    return out;
+  }();
+  return names;
+}
+
+const std::vector<std::string>& backward_through_ops() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const OpSpec& op : op_table())
+      if (derivative_reachable(op)) out.emplace_back(op.name);
+    return out;
+  }();
+  return names;
+}
+
 const std::vector<CoverageDimension>& coverage_dimensions() {
   static const std::vector<CoverageDimension> dims = {
       {"ops", op_names()},
@@ -441,6 +572,8 @@ const std::vector<CoverageDimension>& coverage_dimensions() {
       {"memory_formats", memory_format_names()},
       {"error_categories", expected_error_categories()},
       {"situations", all_situations()},
+      {"situation_pairs", situation_pairs()},
+      {"backward_through", backward_through_ops()},
   };
   return dims;
 }

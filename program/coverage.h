@@ -24,6 +24,12 @@ struct CoverageTags {
   // sets up a check counts when LibTorch ran the step, raising or not (a refused in-place write is the
   // situation); one that is a success (a copy, a backward, reading gradients) only when the step was ok.
   std::vector<std::string> situations;
+  // Two tensor events (tensor_events()) on one tensor, counted when the second happens: where bugs hide that
+  // each event alone does not show. "a+b", a < b, in situation_pairs() order, once per case.
+  std::vector<std::string> situation_pairs;
+  // Each differentiable op (backward_through_ops()) whose result was in the graph of a backward LibTorch ran ok,
+  // once per case: the op's derivative was exercised, not only its forward.
+  std::vector<std::string> backward_through;
   bool operator==(const CoverageTags&) const = default;
 };
 
@@ -38,12 +44,21 @@ std::string_view layout_kind(const TensorObs&);
 
 // The keys a campaign is expected to reach, per dimension, in report order.
 struct CoverageDimension {
-  std::string_view name;  // "ops", "layouts", "memory_formats", "error_categories", "situations"
+  // "ops", "layouts", "memory_formats", "error_categories", "situations", "situation_pairs", "backward_through"
+  std::string_view name;
   std::vector<std::string> keys;
 };
 const std::vector<CoverageDimension>& coverage_dimensions();
 
 const std::vector<std::string>& all_situations();
+// What can happen to one tensor (all its views and aliases, one storage): retain_grad, an in-place write through
+// a view, on the tensor itself, through a detached alias (detach, .data) or through a view made under no_grad;
+// being saved for backward; a backward through it.
+const std::vector<std::string>& tensor_events();
+const std::vector<std::string>& situation_pairs();  // every pair of tensor_events(), "a+b" with a < b
+// Ops whose result can require grad and have a derivative: not factories, autograd steps, detached results
+// (detach, .data, new_tensor, deepcopy, detach_) or results that never require grad.
+const std::vector<std::string>& backward_through_ops();
 const std::vector<std::string>& layout_kinds();
 const std::vector<std::string>& memory_format_names();
 // Every op of the op table.

@@ -108,6 +108,8 @@ RunSummary merge_summaries(const std::vector<RunSummary>& shards) {
     add_counts(out.coverage.memory_formats, s.coverage.memory_formats);
     add_counts(out.coverage.error_categories, s.coverage.error_categories);
     add_counts(out.coverage.situations, s.coverage.situations);
+    add_counts(out.coverage.situation_pairs, s.coverage.situation_pairs);
+    add_counts(out.coverage.backward_through, s.coverage.backward_through);
     out.interrupted = out.interrupted || s.interrupted;
   }
   out.cases_per_second = out.seconds > 0 ? static_cast<double>(out.cases) / out.seconds : 0;

@@ -75,6 +75,8 @@ constexpr std::pair<const char*, Coverage::Counts Coverage::*> kCoverageFields[]
     {"memory_formats", &Coverage::memory_formats},
     {"error_categories", &Coverage::error_categories},
     {"situations", &Coverage::situations},
+    {"situation_pairs", &Coverage::situation_pairs},
+    {"backward_through", &Coverage::backward_through},
 };
 
 Coverage::Counts Coverage::*counts_of(std::string_view dimension) {
@@ -94,7 +96,11 @@ Coverage coverage_from_json(const json& j) {
   Coverage c;
   const json& cov = field(j, "coverage");
   if (!cov.is_object()) throw JsonError("run summary: field \"coverage\" must be an object");
-  for (const auto& [name, counts] : kCoverageFields) c.*counts = map_field<std::uint64_t>(cov, name, "coverage");
+  for (const auto& [name, counts] : kCoverageFields) {
+    // Version 3 measured no pairs and no backward-through: read as nothing reached.
+    if (!cov.contains(name) && (counts == &Coverage::situation_pairs || counts == &Coverage::backward_through)) continue;
+    c.*counts = map_field<std::uint64_t>(cov, name, "coverage");
+  }
   return c;
 }
 

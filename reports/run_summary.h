@@ -46,6 +46,8 @@ struct ShardInfo {
 struct Coverage {
   using Counts = std::map<std::string, std::uint64_t>;
   Counts ops, layouts, memory_formats, error_categories, situations;
+  Counts situation_pairs;   // two events on one tensor (program::situation_pairs())
+  Counts backward_through;  // differentiable ops a backward went through (program::backward_through_ops())
   // Every expected key at 0: a campaign starts from this, so that a key it never reaches shows in run.json.
   static Coverage zeroed();
   bool operator==(const Coverage&) const = default;

@@ -5,10 +5,12 @@
 //      `findings_by_signature`, and `device`; findings and run.json carry `planted_faults`.
 //   3: run.json has `out_of_memory`, `shrink_seconds`, `unshrunk_findings`, `isolation`, `jobs` and
 //      `memory_limit_mb` (persistent workers); parity reads run.json of version 2 with their old meanings.
+//   4: run.json's coverage has `situation_pairs` and `backward_through`; a version 3 run.json reads as one that
+//      reached none of them.
 #pragma once
 
 namespace parity::reports {
 
-inline constexpr int kReportSchemaVersion = 3;
+inline constexpr int kReportSchemaVersion = 4;
 
 }  // namespace parity::reports

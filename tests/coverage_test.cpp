@@ -46,13 +46,14 @@ StepObs::Status status_of(const Covered& r, int step) { return r.oracle.steps[st
 
 TEST(Coverage, ExpectedKeysAreCompleteAndDistinct) {
   const auto& dims = coverage_dimensions();
-  ASSERT_EQ(dims.size(), 5u);
+  ASSERT_EQ(dims.size(), 7u);
   std::vector<std::string> names;
   for (const auto& d : dims) {
     names.emplace_back(d.name);
     EXPECT_EQ(std::set<std::string>(d.keys.begin(), d.keys.end()).size(), d.keys.size()) << d.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"ops", "layouts", "memory_formats", "error_categories", "situations"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"ops", "layouts", "memory_formats", "error_categories", "situations",
+                                             "situation_pairs", "backward_through"}));
   EXPECT_EQ(op_names().size(), op_table().size());
   EXPECT_EQ(all_situations().size(), 39u);
   EXPECT_EQ(layout_kinds().size(), 9u);
