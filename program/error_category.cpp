@@ -95,7 +95,8 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"isn't allowed in a leading, non-existing dimension", ErrorCategory::Shape},
     {"Storage size calculation overflowed", ErrorCategory::Argument},
     {"leaf variable has been moved into the graph interior", ErrorCategory::Argument},
-    {"maximum recursion depth exceeded", ErrorCategory::Argument},  // deepcopy of a gradient cycle (RecursionError)
+    {"maximum recursion depth exceeded", ErrorCategory::Argument},
+    {"Trying to use a saved tensor that has been detached in-place", ErrorCategory::Argument},  // LibTorch 2.x  // deepcopy of a gradient cycle (RecursionError)
     {"cannot be converted to type", ErrorCategory::Argument},
     {"invalid storage offset", ErrorCategory::Argument},
     {"Negative strides are not supported", ErrorCategory::Argument},

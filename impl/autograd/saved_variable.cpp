@@ -36,6 +36,12 @@ Tensor SavedVariable::unpack(const Node& saved_for) const {
   std::shared_ptr<Node> fn = is_inplace_on_view_    ? weak_grad_fn_.lock()
                              : original_.defined() ? autograd::grad_fn(original_)
                                                    : nullptr;
+  // A saved input that was a non-leaf has lost its grad_fn: detach_() cleared it. PyTorch unpacks inputs with no
+  // saved_for node to fall back on; 2.x raises this, 1.13 fails an internal assert there ("No grad_fn for non-leaf
+  // saved tensor", a known divergence).
+  PARITY_CHECK(!(original_.defined() && !is_leaf_ && !fn && !is_inplace_on_view_), ErrorKind::Argument,
+               "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not "
+               "supported, please use out-of-place `.detach()` instead");
   const Node* named = fn ? fn.get() : is_leaf_ ? nullptr : &saved_for;
   std::uint32_t current = data_.version();
   if (current != saved_version_) {
