@@ -636,8 +636,9 @@ class Builder {
     }();
     const OpId op = rng_.pick(ops);
     const program::OpSpec& spec = program::spec(op);
-    int x = rg_leaf();
-    if (x < 0) return;
+    const int leaf = rg_leaf();
+    if (leaf < 0) return;
+    int x = leaf;
     if (spec.is_inplace() || rng_.chance(0.2)) x = emit(OpId::MulScalar, {x});
     if (x < 0) return;
     std::vector<int> inputs = {x};
@@ -650,7 +651,9 @@ class Builder {
     if (y < 0) return;
     if (!state_.live(y) || !meta(y).requires_grad) return;
     int s = reduce(y);
-    if (s >= 0) backward(s, 1);
+    if (s < 0) return;
+    backward(s, 1);
+    emit(OpId::Grad, {leaf});  // the gradient as a value: its version shows the in-place ops its formula ran
   }
 
   // .grad as a value, as PyTorch's tests use it: read after a backward, written in place (grad.zero_()), assigned

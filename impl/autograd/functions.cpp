@@ -114,8 +114,37 @@ void for_each_storage_offset(const Layout& geo, std::int64_t origin, F&& f) {
 }
 }  // namespace
 
+namespace {
+// _maybe_overlapping_memory (FunctionsManual.cpp): a cheap test that may say yes for memory that does not overlap.
+bool maybe_overlapping(const Dims& sizes, const Dims& strides) {
+  std::vector<std::size_t> order(sizes.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return strides[i] < strides[j]; });
+  std::int64_t max_index = 0;
+  for (std::size_t i : order) {
+    if (strides[i] <= max_index) return true;
+    max_index += strides[i] * (sizes[i] - 1);
+  }
+  return false;
+}
+}  // namespace
+
 Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& sizes, const Dims& strides,
                            std::int64_t offset) {
+  // LibTorch 1.13's as_strided_backward, down to the in-place ops it runs on the gradient it returns (each bumps
+  // that tensor's version, which .grad shows). It is a plain function, not an op, so what it calls goes through
+  // the ADInplaceOrView key: at::zeros and new_zeros count their own zero_. An empty geometry gives zeros;
+  // otherwise new_zeros, the scatter (copy_ or index_add_) and, where the input geometry may overlap, div_.
+  auto any_empty = [](const Dims& d) { return std::find(d.begin(), d.end(), 0) != d.end(); };
+  if (any_empty(sizes) || any_empty(input.sizes)) {
+    Tensor z = zeros(input.sizes, grad.dtype());
+    z.bump_version();
+    return z;
+  }
+  Dims in_sizes, in_strides;
+  for (std::size_t i = 0; i < input.sizes.size(); ++i)
+    if (input.sizes[i] != 1) in_sizes.push_back(input.sizes[i]), in_strides.push_back(input.strides[i]);
+  const bool input_may_overlap = maybe_overlapping(in_sizes, in_strides);
   // Scatter-add the output gradient into a zeroed copy of the storage both geometries reach, average where the
   // input geometry uses an element several times, and view the result with the input's geometry.
   const Layout out_geo{sizes, strides, offset};
@@ -132,7 +161,9 @@ Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& 
     for (std::size_t i = 0; i < acc.size(); ++i)
       if (uses[i] > 1) acc[i] /= uses[i];
   }
+  storage.bump_version();  // new_zeros
   copy_(storage, from_values(acc, grad.dtype()));
+  if (input_may_overlap) storage.bump_version();  // storage.div_(count)
   return as_strided(storage, input.sizes, input.strides, input.offset - origin);
 }
 
