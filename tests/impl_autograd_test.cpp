@@ -213,6 +213,22 @@ TEST(ImplAutograd, ASavedInputDetachedInPlaceRefusesBackward) {
   EXPECT_TRUE(grad(x).defined());
 }
 
+// A user gradient that must be summed down to the root's shape is reduced in the caller's grad mode: when it is a
+// no_grad view whose base was written since, reading its grad_fn raises (LibTorch's validate_outputs).
+TEST(ImplAutograd, ARootGradientIsReducedInTheCallersGradMode) {
+  Tensor x = leaf({1, 2});
+  Tensor v;
+  {
+    autograd::NoGradGuard no_grad;
+    v = unsqueeze(x, 0);  // [1, 2]: summed down to x's [2]
+    add_(v, Scalar::of(1));
+  }
+  EXPECT_EQ(kind_of([&] { backward(x, false, v); }), ErrorKind::ViewInPlace);
+  Tensor fresh = from_values({1, 1}, ScalarType::Float32);
+  backward(x, false, unsqueeze(fresh, 0));
+  EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{1, 1}));
+}
+
 TEST(ImplTensor, ScalarsThatDoNotFitRaise) {
   Tensor i = zeros({2}, ScalarType::Int64);
   EXPECT_EQ(kind_of([&] { fill_(i, Scalar::of(1e30)); }), ErrorKind::Argument);

@@ -57,9 +57,12 @@ void run_backward(const Tensor& root, bool retain_graph, const Tensor& gradient)
   }
   Edge root_edge = gradient_edge(root);
   PARITY_CHECK(root_edge.valid(), ErrorKind::NoGradFn, "element 0 of tensors does not require grad and does not have a grad_fn");
-  NoGradGuard no_grad;  // backward formulas are not recorded (no create_graph)
+  // Engine::execute validates the roots' gradients in the caller's grad mode, before any worker turns it off: a
+  // gradient that must be summed down (or cast) to the root's metadata goes through ops that, with grad mode on,
+  // read its grad_fn, which raises for a no_grad or multi-output view whose base was written since.
   InputMetadata root_meta{root.sizes(), root.dtype(), root.device()};
   grad = validate(grad, root_meta, "", 0);
+  NoGradGuard no_grad;  // backward formulas are not recorded (no create_graph)
 
   // Dependencies: how many edges point at each node reachable from the root.
   std::unordered_map<Node*, int> deps;
