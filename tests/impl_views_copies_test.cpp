@@ -489,6 +489,23 @@ TEST(ImplCopies, NewTensorIsADetachedCopy) {
   EXPECT_FALSE(autograd::requires_grad(new_tensor(mul(v, Scalar::of(2)))));
 }
 
+// copy_ returns early only for the tensor itself; another tensor over the same elements is copied through the
+// iterator's checks: a destination whose elements overlap is refused, a same-geometry source is allowed.
+TEST(ImplCopies, CopyOntoTheSameElementsOfAnotherTensor) {
+  Tensor e = expand(range(3, {3, 1}), {3, 4});  // strides [1, 0]
+  copy_(e, e);
+  Tensor again = expand(e, {3, 4});
+  try {
+    copy_(again, e);
+    ADD_FAILURE() << "copy_ into an overlapping destination did not raise";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.kind(), ErrorKind::Overlap);
+  }
+  Tensor x = range(6, {2, 3});
+  copy_(permute(x, {0, 1}), x);
+  EXPECT_EQ(x.to_vector(), (std::vector<double>{0, 1, 2, 3, 4, 5}));
+}
+
 TEST(ImplDeepcopy, KeepsGeometryAndSharingWithinOneMemo) {
   DeepcopyMemo memo;
   Tensor base = arange(12, ScalarType::Float32);
