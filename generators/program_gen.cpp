@@ -123,16 +123,52 @@ class Builder {
     return !(spec.amplifies_rounding && carries_rounding(id));
   }
 
+  // A step that turns last-bit differences of an operand into differences a tolerance cannot absorb, beyond what
+  // the op table's amplifies_rounding says of an op: truncation to an integer dtype (to, copy_ into an integer
+  // tensor); a float64 result of a rounded float32 operand (float32's error judged at float64's tolerance); and
+  // division by a value that may have lost its leading digits to cancellation (1 - tanh(x)^2 near saturation).
+  // Such cases are false alarms, not findings.
+  bool loses_rounding(const Step& s) const {
+    auto rounded = [&](std::size_t k) { return k < s.inputs.size() && state_.live(s.inputs[k]) && carries_rounding(s.inputs[k]); };
+    auto dtype_of = [&](std::size_t k) { return meta(s.inputs[k]).dtype; };
+    // The op table's amplifiers (exp, log, sqrt), for recipes, which do not go through fits().
+    if (program::spec(s.op).amplifies_rounding && rounded(0)) return true;
+    if ((s.op == OpId::Div || s.op == OpId::Div_) && rounded(1)) return true;
+    // A rounded user gradient reaches leaves of any dtype.
+    if (s.op == OpId::BackwardGrad && rounded(1)) return true;
+    if (s.op == OpId::To) return rounded(0) && (!program::is_floating(s.attrs.dtype) || s.attrs.dtype != dtype_of(0));
+    if (s.op == OpId::Copy_)
+      return rounded(1) && state_.live(s.inputs[0]) && dtype_of(0) != dtype_of(1);
+    // Promotion: a rounded float32 operand of an op whose result is float64.
+    for (std::size_t k = 0; k < s.inputs.size(); ++k)
+      if (rounded(k) && dtype_of(k) == DType::Float32)
+        for (std::size_t j = 0; j < s.inputs.size(); ++j)
+          if (state_.live(s.inputs[j]) && dtype_of(j) == DType::Float64) return true;
+    return false;
+  }
+
   // Whether value `id` was computed, at any depth, by an op whose float32 result may differ in its last bits.
   // Kept per value as steps are appended; a write into a value (exp_(v), v.add_(w) with a rounded w) marks the
   // value written too.
   bool carries_rounding(int id) const { return rounding_[static_cast<std::size_t>(id)]; }
 
   void track_rounding(const Step& s) {
+    const program::OpSpec& op = program::spec(s.op);
     bool r = rounds(s.op);
     for (int in : s.inputs) r = r || carries_rounding(in);
     rounding_.push_back(r);
-    if (r && program::spec(s.op).kind == OpKind::InPlace) rounding_[static_cast<std::size_t>(s.inputs.front())] = true;
+    // The memory a value lives in: its own, or (for the operand itself and views) its operand's.
+    const bool shares = !s.inputs.empty() && (op.result == program::ResultIs::Operand || op.kind == OpKind::View);
+    memory_.push_back(shares ? memory_[static_cast<std::size_t>(s.inputs.front())] : state_.size() - 1);
+    // A write marks every value over the written memory: the tensor under its other ids, its views, its base.
+    // An assigned .grad is written by every later backward, through derivative formulas.
+    auto mark = [&](int id) {
+      const int written = memory_[static_cast<std::size_t>(id)];
+      for (std::size_t v = 0; v < memory_.size(); ++v)
+        if (memory_[v] == written) rounding_[v] = true;
+    };
+    if (r && op.kind == OpKind::InPlace) mark(s.inputs.front());
+    if (s.op == OpId::SetGrad) mark(s.inputs[1]);
   }
 
   static bool rounds(OpId op) { return program::spec(op).rounds; }
@@ -191,6 +227,7 @@ class Builder {
       Step s{op, *inputs, valid_attrs(rng_, op, ms, storage), !rng_.chance(0.1)};
       if (!want_valid && (inputs->empty() || rng_.chance(0.6))) spoil_attrs(rng_, op, ms, s.attrs);
       if (!program::within_dims_limit(s)) continue;
+      if (want_valid && loses_rounding(s)) continue;
       StepInfo info = state_.check(s);
       if (want_valid && info.expected_ok()) return s;
       // Well-typed steps that raise for autograd reasons are behaviour to compare too; keep a few.
@@ -245,7 +282,7 @@ class Builder {
     for (int attempt = 0; attempt < 8; ++attempt) {
       Step s{op, inputs, valid_attrs(rng_, op, ms, storage), grad};
       if (tweak) tweak(s.attrs);
-      if (!program::within_dims_limit(s)) continue;
+      if (!program::within_dims_limit(s) || loses_rounding(s)) continue;
       StepInfo info = state_.check(s);
       if (info.expected_ok() || (allow_raise && info.inputs_ok && info.table_ok)) return append(s);
     }
@@ -741,6 +778,7 @@ class Builder {
   ProgramState state_;
   Program prog_;
   std::vector<bool> rounding_;  // per value: carries_rounding
+  std::vector<int> memory_;     // per value: the value whose memory it lives in (rounding marks)
   std::vector<bool> op_enabled_;               // per OpId: random steps may use it (swarm testing)
   std::array<bool, kRecipes> recipe_enabled_{};  // per recipe
 };
