@@ -506,6 +506,22 @@ TEST(ImplCopies, CopyOntoTheSameElementsOfAnotherTensor) {
   EXPECT_EQ(x.to_vector(), (std::vector<double>{0, 1, 2, 3, 4, 5}));
 }
 
+// split/chunk/unbind's backward is cat/stack, whose result takes the memory format the gradients suggest: a
+// channels_last gradient of a channels_last leaf stays channels_last (size-1 dims' strides included) when
+// AccumulateGrad steals it; with an undefined (zero) gradient among them, it is contiguous.
+TEST(ImplViews, MultiOutputBackwardKeepsTheGradientsMemoryFormat) {
+  Tensor x = requires_grad_(fill_(empty_strided({1, 1, 1, 2}, {2, 1, 2, 1}, ScalarType::Float32), Scalar::of(1)), true);
+  Tensor piece = chunk(x, 3, 2).at(0);
+  Tensor g = fill_(empty_strided({1, 1, 1, 2}, {2, 1, 2, 1}, ScalarType::Float32), Scalar::of(2));
+  backward(piece, false, g);
+  EXPECT_EQ(autograd::grad(x).strides(), (Dims{2, 1, 2, 1}));
+
+  Tensor y = requires_grad_(fill_(empty_strided({2, 1, 1, 2}, {2, 1, 2, 1}, ScalarType::Float32), Scalar::of(1)), true);
+  Tensor first = chunk(y, 2, 0).at(0);
+  backward(first, false, fill_(empty_strided({1, 1, 1, 2}, {2, 1, 2, 1}, ScalarType::Float32), Scalar::of(2)));
+  EXPECT_EQ(autograd::grad(y).strides(), (Dims{2, 2, 2, 1}));  // the other chunk's zeros are contiguous
+}
+
 TEST(ImplDeepcopy, KeepsGeometryAndSharingWithinOneMemo) {
   DeepcopyMemo memo;
   Tensor base = arange(12, ScalarType::Float32);

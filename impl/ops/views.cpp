@@ -33,11 +33,12 @@ Tensor make_view_op(const Tensor& x, G&& geometry, const char* name, F&& backwar
 // Written by kernels, not copy_: PyTorch runs these backward functions below the ADInplaceOrView key, so the
 // result is still at version 0, which shows when AccumulateGrad steals it into .grad.
 template <typename Pieces>
-Tensor view_backward(const Dims& in, const TensorList& grads, Pieces&& pieces, bool accumulate = false) {
+Tensor view_backward(const Dims& in, const TensorList& grads, Pieces&& pieces, bool accumulate = false,
+                     MemoryFormat format = MemoryFormat::Contiguous) {
   const Tensor* like = nullptr;
   for (const auto& g : grads)
     if (g.defined() && !like) like = &g;
-  Tensor r = empty(in, like->dtype(), MemoryFormat::Contiguous, like->device());
+  Tensor r = empty(in, like->dtype(), format, like->device());
   ops::fill_kernel(r, 0);
   std::vector<Layout> slots = pieces(r.layout());
   for (std::size_t i = 0; i < grads.size(); ++i) {
@@ -57,15 +58,34 @@ Tensor single_view_backward(const Dims& in, const Tensor& g, Piece&& piece) {
   return view_backward(in, {g}, [&](const Layout& l) { return std::vector<Layout>{piece(l)}; });
 }
 
+// The memory format at::cat gives its result (compute_output_memory_format): the format every input suggests,
+// contiguous as soon as one suggests contiguous or two disagree. An undefined gradient is contiguous zeros; stack
+// (unbind's backward) concatenates its inputs unsqueezed at the stacking dim.
+MemoryFormat cat_memory_format(const TensorList& grads, std::optional<std::int64_t> stacked_dim) {
+  std::optional<MemoryFormat> format;
+  for (const Tensor& g : grads) {
+    MemoryFormat f = MemoryFormat::Contiguous;
+    if (g.defined())
+      f = (stacked_dim ? geometry::unsqueeze(g.layout(), *stacked_dim) : g.layout()).suggest_memory_format();
+    if (f == MemoryFormat::Contiguous || (format && *format != f)) return MemoryFormat::Contiguous;
+    format = f;
+  }
+  return format.value_or(MemoryFormat::Contiguous);
+}
+
 // Views returned together by one op (unbind, split): `pieces` computes every output's geometry from the input's
 // layout (and raises the op's errors). All outputs share one node, output i being its output i, and are views
-// that may not be written in place while grad mode is on (CreationMeta::MultiOutputNode).
+// that may not be written in place while grad mode is on (CreationMeta::MultiOutputNode). Their backward is
+// LibTorch's cat (split) or stack along `stack_dim` (unbind), whose result takes the gradients' memory format.
 template <typename Pieces>
-std::vector<Tensor> make_multi_view(const Tensor& x, const char* name, Pieces pieces) {
+std::vector<Tensor> make_multi_view(const Tensor& x, const char* name, Pieces pieces,
+                                    std::optional<std::int64_t> stack_dim = std::nullopt) {
   std::shared_ptr<autograd::MultiOutputFormula> node;
   if (autograd::compute_requires_grad({&x})) {
-    node = std::make_shared<autograd::MultiOutputFormula>(name, [in = x.sizes(), pieces](const TensorList& grads) {
-      return TensorList{view_backward(in, grads, pieces)};
+    node = std::make_shared<autograd::MultiOutputFormula>(name, [in = x.sizes(), pieces, stack_dim](const TensorList& grads) {
+      std::optional<std::int64_t> stacked;
+      if (stack_dim) stacked = wrap_dim(*stack_dim, static_cast<std::int64_t>(in.size()));
+      return TensorList{view_backward(in, grads, pieces, false, cat_memory_format(grads, stacked))};
     });
     node->set_next_edges(autograd::collect_next_edges({&x}));
   }
@@ -242,7 +262,7 @@ std::vector<Tensor> unbind(const Tensor& x, std::int64_t dim) {
     std::vector<Layout> out;
     for (std::int64_t i = 0; i < l.sizes[d]; ++i) out.push_back(geometry::select(l, d, i));
     return out;
-  });
+  }, dim);
 }
 
 std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
