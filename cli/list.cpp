@@ -24,6 +24,7 @@ std::string_view name(program::ResultIs r) {
     case ResultIs::Operand: return "operand 0";
     case ResultIs::OperandIfNoOp: return "operand 0 if no-op";
     case ResultIs::Grad: return "operand 0's .grad";
+    case ResultIs::UnsafeAlias: return "unsafe alias";
     case ResultIs::Nothing: return "nothing";
   }
   PARITY_HARNESS_UNREACHABLE("no case for this ResultIs");

@@ -192,10 +192,14 @@ Attrs valid_attrs(Rng& rng, OpId op, std::span<const Meta> in, std::int64_t stor
       case Attr::Step: a.step = rng.pick({1, 1, 2, 3}); break;
       case Attr::Index: {
         std::int64_t n = size_at(in, a.dim);
-        if (op == OpId::Split || op == OpId::Chunk) {
+        const bool by_size = op == OpId::Split || op == OpId::UnsafeSplit;
+        const bool by_chunks = op == OpId::Chunk || op == OpId::UnsafeChunk;
+        if (op == OpId::SplitWithSizes) {
+          a.index = rng.range(0, std::max<std::int64_t>(static_cast<std::int64_t>(a.dims.size()), 1) - 1);
+        } else if (by_size || by_chunks) {
           // Which output to keep: one of the pieces LibTorch makes (chunk of an empty dim makes `chunks`).
-          std::int64_t piece = op == OpId::Split ? a.size : (n + a.chunks - 1) / std::max<std::int64_t>(a.chunks, 1);
-          std::int64_t count = n == 0 ? (op == OpId::Chunk ? a.chunks : 1) : (n + piece - 1) / std::max<std::int64_t>(piece, 1);
+          std::int64_t piece = by_size ? a.size : (n + a.chunks - 1) / std::max<std::int64_t>(a.chunks, 1);
+          std::int64_t count = n == 0 ? (by_chunks ? a.chunks : 1) : (n + piece - 1) / std::max<std::int64_t>(piece, 1);
           a.index = rng.range(0, std::max<std::int64_t>(count, 1) - 1);
         } else if (op == OpId::Unbind) {
           a.index = rng.range(0, std::max<std::int64_t>(n, 1) - 1);
@@ -231,12 +235,26 @@ Attrs valid_attrs(Rng& rng, OpId op, std::span<const Meta> in, std::int64_t stor
       case Attr::Max: break;  // drawn with Min
       case Attr::Size: {
         std::int64_t n = size_at(in, a.dim);
-        a.size = op == OpId::Split ? (n == 0 ? rng.range(0, 2) : rng.range(1, n)) : rng.range(0, n);
+        a.size = op == OpId::Split || op == OpId::UnsafeSplit ? (n == 0 ? rng.range(0, 2) : rng.range(1, n))
+                                                              : rng.range(0, n);
         break;
       }
       case Attr::Chunks: a.chunks = rng.range(1, 4); break;
       case Attr::Copy: a.copy = rng.chance(0.6); break;
       case Attr::Memo: a.memo = rng.range(0, 2); break;
+      case Attr::SplitSizes: {
+        // Lengths summing to the dim's size, empty pieces included (1 to 4 of them; the last takes the rest).
+        std::int64_t rest = size_at(in, a.dim);
+        a.dims.clear();
+        const std::int64_t pieces = rng.range(1, 4);
+        for (std::int64_t p = 1; p < pieces; ++p) {
+          const std::int64_t length = rng.range(0, rest);
+          a.dims.push_back(length);
+          rest -= length;
+        }
+        a.dims.push_back(rest);
+        break;
+      }
     }
   }
   return a;
@@ -350,10 +368,15 @@ bool spoil_attrs(Rng& rng, OpId op, std::span<const Meta> in, Attrs& a) {
       break;
     case Attr::Size: {
       std::int64_t n = nd > 0 ? size_at(in, std::clamp<std::int64_t>(a.dim, -nd, nd - 1)) : 0;
-      a.size = rng.chance(0.5) ? -rng.range(1, 2) : (op == OpId::Split && n > 0 ? 0 : n + 1);
+      a.size = rng.chance(0.5) ? -rng.range(1, 2) : ((op == OpId::Split || op == OpId::UnsafeSplit) && n > 0 ? 0 : n + 1);
       break;
     }
     case Attr::Chunks: a.chunks = -rng.range(0, 1); break;
+    case Attr::SplitSizes:
+      // Lengths that do not sum to the size, or a negative one.
+      if (a.dims.empty() || rng.chance(0.5)) a.dims.push_back(1);
+      else a.dims[0] = -1;
+      break;
     case Attr::Keepdim:
     case Attr::RetainGraph:
     case Attr::Seed:

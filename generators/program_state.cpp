@@ -118,6 +118,14 @@ StepInfo ProgramState::append(const Step& step) {
       else v.storage_numel = meta.numel();
       break;
     case ResultIs::Grad: v.storage_numel = meta.numel(); break;
+    case ResultIs::UnsafeAlias:
+      // Operand 0's memory, but a tensor of its own to autograd: no view, no multi-output restriction.
+      v = *in0;
+      v.view = false;
+      v.base = -1;
+      v.nograd_view = false;
+      v.multi_output_view = false;
+      break;
     case ResultIs::Nothing:
       PARITY_HARNESS_UNREACHABLE(std::string(op.name) + " returns no value but a value was recorded");
   }

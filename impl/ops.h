@@ -30,6 +30,7 @@ Tensor arange(std::int64_t end, ScalarType dtype);
 Tensor from_values(const std::vector<double>& values, ScalarType dtype);  // 1-d, contiguous
 Tensor empty_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
 Tensor zeros_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
+Tensor ones_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
 
 // copies and aliases
 Tensor clone(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
@@ -39,7 +40,7 @@ Tensor detach_(const Tensor& x);
 Tensor variable_data(const Tensor& x);  // .data: shares storage, new version counter, no autograd
 Tensor copy_(const Tensor& self, const Tensor& src);
 // x.to(dtype, non_blocking=false, copy): returns x itself unless the dtype differs or copy is set (_to_copy).
-Tensor to(const Tensor& x, ScalarType dtype, bool copy = false);
+Tensor to(const Tensor& x, ScalarType dtype, bool copy = false, MemoryFormat format = MemoryFormat::Preserve);
 // x.new_tensor(x): x.detach().to(x.dtype(), copy=true), never requiring grad.
 Tensor new_tensor(const Tensor& x);
 
@@ -73,6 +74,12 @@ Tensor unfold(const Tensor& x, std::int64_t dim, std::int64_t size, std::int64_t
 std::vector<Tensor> unbind(const Tensor& x, std::int64_t dim);
 std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim);
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim);
+std::vector<Tensor> split_with_sizes(const Tensor& x, const Dims& lengths, std::int64_t dim);
+// The unsafe_ forms: outputs share x's storage but are not autograd views (no base, a version counter each), so
+// in-place writes on them are allowed (and not seen by x's version).
+std::vector<Tensor> unsafe_split(const Tensor& x, std::int64_t split_size, std::int64_t dim);
+std::vector<Tensor> unsafe_split_with_sizes(const Tensor& x, const Dims& lengths, std::int64_t dim);
+std::vector<Tensor> unsafe_chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim);
 
 // Pointwise ops of one tensor and no other argument, and their in-place forms (which return self), as
 // X(OpName, function): the harness adapter (impl_backend/backend.cpp) dispatches the program op OpName to

@@ -252,6 +252,7 @@ class TorchSession final : public program::Session {
       case OpId::Empty: return torch::empty(a.sizes, torch::dtype(to_torch(a.dtype)));
       case OpId::EmptyLike: return torch::empty_like(in(0), torch::TensorOptions(), mf);
       case OpId::ZerosLike: return torch::zeros_like(in(0), torch::TensorOptions(), mf);
+      case OpId::OnesLike: return torch::ones_like(in(0), torch::TensorOptions(), mf);
       // copies
       case OpId::Clone: return in(0).clone(mf);
       case OpId::Contiguous: return in(0).contiguous(mf);
@@ -260,6 +261,7 @@ class TorchSession final : public program::Session {
       case OpId::Copy_: return in(0).copy_(in(1));
       case OpId::Data: return in(0).variable_data();
       case OpId::To: return in(0).to(to_torch(a.dtype), /*non_blocking=*/false, a.copy);
+      case OpId::ToMemoryFormat: return in(0).to(in(0).scalar_type(), /*non_blocking=*/false, a.copy, mf);
       case OpId::NewTensor: return in(0).detach().to(in(0).scalar_type(), /*non_blocking=*/false, /*copy=*/true);
       case OpId::Deepcopy: return parity_deepcopy(in(0), memos_[a.memo]);
       // views
@@ -281,6 +283,9 @@ class TorchSession final : public program::Session {
       case OpId::Unbind: return program::pick_output(in(0).unbind(a.dim), a.index);
       case OpId::Split: return program::pick_output(in(0).split(a.size, a.dim), a.index);
       case OpId::Chunk: return program::pick_output(in(0).chunk(a.chunks, a.dim), a.index);
+      case OpId::SplitWithSizes: return program::pick_output(in(0).split_with_sizes(a.dims, a.dim), a.index);
+      case OpId::UnsafeSplit: return program::pick_output(in(0).unsafe_split(a.size, a.dim), a.index);
+      case OpId::UnsafeChunk: return program::pick_output(in(0).unsafe_chunk(a.chunks, a.dim), a.index);
       // arithmetic
       case OpId::Add: return in(0).add(in(1));
       case OpId::Sub: return in(0).sub(in(1));

@@ -39,6 +39,7 @@ const AttrSpec kAttrs[] = {
   {Attr::Chunks,       "chunks",        T::Count,          nullptr, &Attrs::chunks},
   {Attr::Copy,         "copy",          T::Bool,           nullptr, nullptr, &Attrs::copy},
   {Attr::Memo,         "memo",          T::Memo,           nullptr, &Attrs::memo},
+  {Attr::SplitSizes,   "split_sizes",   T::IntList,        &Attrs::dims},
 };
 // clang-format on
 

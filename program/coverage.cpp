@@ -441,6 +441,7 @@ class Analysis {
       f.alias = true;
       return f;
     }
+    if (op.result == ResultIs::UnsafeAlias) return f;  // its own tensor to autograd, over the operand's memory
     // reshape copies when no view can express the result: only a result sharing the storage is a view.
     if (op.kind != OpKind::View || (!unobserved && !same_storage)) return f;
     const Facts& b = facts_[in0];

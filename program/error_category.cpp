@@ -77,6 +77,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"chunk expects `chunks` to be greater than 0", ErrorCategory::Argument},
     {"split_size can only be 0 if dimension size is 0", ErrorCategory::Argument},
     {"split expects split_size be non-negative", ErrorCategory::Argument},
+    {"split_with_sizes expects split_sizes", ErrorCategory::Argument},
     {"At least one of 'min' or 'max' must not be None", ErrorCategory::Argument},
     {"but must be > 0", ErrorCategory::Argument},                          // unfold step
     {"maximum size for tensor at dimension", ErrorCategory::Shape},        // unfold window past the end

@@ -368,7 +368,24 @@ Out chunk_rule(Metas m, const Attrs& a) {
   const std::int64_t count = n == 0 ? a.chunks : (n + piece - 1) / piece;
   return pick_output(m, a, piece, count);
 }
+Out split_with_sizes_rule(Metas m, const Attrs& a) {
+  auto d = wrap_dim(a.dim, m[0].sizes.size());
+  if (m[0].sizes.empty() || !d || a.index < 0 || a.index >= static_cast<std::int64_t>(a.dims.size())) return std::nullopt;
+  std::int64_t total = 0;
+  for (auto length : a.dims) {
+    if (length < 0) return std::nullopt;
+    total += length;
+  }
+  if (total != m[0].sizes[*d]) return std::nullopt;
+  Meta out = m[0];
+  out.sizes[*d] = a.dims[static_cast<std::size_t>(a.index)];
+  return out;
+}
 Out data_rule(Metas m, const Attrs&) { return Meta{m[0].sizes, m[0].dtype, false}; }
+Out to_memory_format_rule(Metas m, const Attrs& a) {
+  if (!format_fits(a.memory_format, m[0].sizes.size())) return std::nullopt;
+  return m[0];
+}
 Out to_rule(Metas m, const Attrs& a) {
   if (a.dtype == m[0].dtype && !a.copy) return m[0];
   return Meta{m[0].sizes, a.dtype, m[0].requires_grad && is_floating(a.dtype)};

@@ -31,7 +31,8 @@ enum class Attr : std::uint8_t {
   Offset,       // diagonal's offset (Attrs::offset)
   Min, Max,     // clamp bounds, each optional
   Size,         // unfold window, split size
-  Chunks, Copy, Memo
+  Chunks, Copy, Memo,
+  SplitSizes,   // split_with_sizes' lengths (Attrs::dims)
 };
 
 enum class OpKind : std::uint8_t { Factory, Copy, View, Arithmetic, Reduction, InPlace, Autograd };
@@ -55,6 +56,9 @@ enum class ResultIs : std::uint8_t {
   Operand,        // operand 0 itself (in-place ops, detach_, requires_grad_)
   OperandIfNoOp,  // operand 0 itself when nothing needs doing (to, contiguous), else a fresh copy
   Grad,           // operand 0's .grad tensor itself; no value when it has none
+  // Shares operand 0's storage and is in its graph, but is no autograd view and has its own version counter
+  // (unsafe_split, unsafe_chunk): writes through it are allowed, bump neither version nor rebase operand 0.
+  UnsafeAlias,
   Nothing,        // no value (backward, retain_grad)
 };
 

@@ -137,6 +137,7 @@ TEST(OpTraits, ResultIsWhatLibTorchReturns) {
         EXPECT_TRUE(r->is_view && shares) << op.name << " should be a view of its operand";
         break;
       case ResultIs::Alias:
+      case ResultIs::UnsafeAlias:
         EXPECT_TRUE(!r->is_view && shares) << op.name << " should share its operand's storage without being a view";
         break;
       case ResultIs::Operand: EXPECT_TRUE(shares) << op.name << " should return its operand"; break;

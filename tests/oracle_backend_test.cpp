@@ -636,6 +636,17 @@ TEST(OracleBackend, EveryOpRuns) {
   int xg = with(OpId::Grad, {x});
   with(OpId::SetGrad, {x, with(OpId::Clone, {xg})});
   with(OpId::ResetGrad, {x});
+  with(OpId::OnesLike, {x});
+  Attrs tmf;
+  tmf.memory_format = MemoryFormat::Contiguous;
+  int same_x = with(OpId::ToMemoryFormat, {x}, tmf);
+  Attrs sws;
+  sws.dim = 1;
+  sws.dims = {1, 2};
+  sws.index = 1;
+  int sw = with(OpId::SplitWithSizes, {x}, sws);
+  int usp = with(OpId::UnsafeSplit, {x}, mo);
+  with(OpId::UnsafeChunk, {x}, mo);
 
   Trace tr = b.run();
   for (std::size_t i = 0; i < tr.steps.size(); ++i)
@@ -645,6 +656,12 @@ TEST(OracleBackend, EveryOpRuns) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), op.id), seen.end()) << op.name << " not exercised";
 
   EXPECT_EQ(result(tr, e0).sizes, (std::vector<std::int64_t>{0, 3}));
+  EXPECT_EQ(result(tr, same_x).same_as, x);  // already contiguous: to() returns x itself
+  EXPECT_EQ(result(tr, sw).sizes, (std::vector<std::int64_t>{2, 2}));
+  EXPECT_TRUE(result(tr, sw).is_view);
+  EXPECT_FALSE(result(tr, usp).is_view);  // unsafe_split shares x's storage without being a view
+  EXPECT_EQ(result(tr, usp).alias_of, x);
+  EXPECT_EQ(result(tr, usp).grad_fn, "UnsafeSplitBackward0");
   EXPECT_EQ(result(tr, mm).sizes, (std::vector<std::int64_t>{2, 2}));
   EXPECT_EQ(result(tr, mms).sizes, (std::vector<std::int64_t>{}));
   EXPECT_EQ(result(tr, unf).sizes, (std::vector<std::int64_t>{2, 2, 2}));

@@ -40,8 +40,11 @@ Tensor detach_(const Tensor& x) {
 
 Tensor variable_data(const Tensor& x) { return Tensor::over(x.storage(), x.layout(), x.dtype(), VersionCounter()); }
 
-Tensor to(const Tensor& x, ScalarType dtype, bool copy) {
-  if (x.dtype() == dtype && !copy) return x;
+Tensor to(const Tensor& x, ScalarType dtype, bool copy, MemoryFormat format) {
+  // to_will_alias: nothing to change, and the memory format asked for is the one x suggests.
+  if (x.dtype() == dtype && !copy &&
+      (format == MemoryFormat::Preserve || x.layout().suggest_memory_format() == format))
+    return x;
   // _to_copy: differentiable only towards a floating type.
   std::shared_ptr<Formula> node;
   if (autograd::compute_requires_grad({&x}) && is_floating(dtype)) {
@@ -51,7 +54,8 @@ Tensor to(const Tensor& x, ScalarType dtype, bool copy) {
     });
   }
   // preserve_format: x's strides when dense, else dense strides in x's dim order (expanded dims too).
-  Tensor out = Tensor::allocate(x.layout().preserved(), dtype, x.device());
+  Tensor out = format == MemoryFormat::Preserve ? Tensor::allocate(x.layout().preserved(), dtype, x.device())
+                                                : empty(x.sizes(), dtype, format, x.device());
   ops::copy_kernel(out, x);
   if (node) autograd::set_history(out, node);
   return out;

@@ -69,4 +69,10 @@ Tensor zeros_like(const Tensor& x, MemoryFormat format) {
   return t;
 }
 
+Tensor ones_like(const Tensor& x, MemoryFormat format) {
+  Tensor t = empty_like(x, format);
+  ops::fill_kernel(t, 1);
+  return t;
+}
+
 }  // namespace parity::impl

@@ -77,9 +77,11 @@ MemoryFormat cat_memory_format(const TensorList& grads, std::optional<std::int64
 // layout (and raises the op's errors). All outputs share one node, output i being its output i, and are views
 // that may not be written in place while grad mode is on (CreationMeta::MultiOutputNode). Their backward is
 // LibTorch's cat (split) or stack along `stack_dim` (unbind), whose result takes the gradients' memory format.
+// `views` false: unsafe_split and unsafe_chunk, whose outputs share x's storage without being autograd views
+// (LibTorch splits below the ADInplaceOrView key and gives each output a version counter of its own).
 template <typename Pieces>
 std::vector<Tensor> make_multi_view(const Tensor& x, const char* name, Pieces pieces,
-                                    std::optional<std::int64_t> stack_dim = std::nullopt) {
+                                    std::optional<std::int64_t> stack_dim = std::nullopt, bool views = true) {
   std::shared_ptr<autograd::MultiOutputFormula> node;
   if (autograd::compute_requires_grad({&x})) {
     node = std::make_shared<autograd::MultiOutputFormula>(name, [in = x.sizes(), pieces, stack_dim](const TensorList& grads) {
@@ -91,7 +93,8 @@ std::vector<Tensor> make_multi_view(const Tensor& x, const char* name, Pieces pi
   }
   CreationMeta creation = autograd::grad_mode_enabled() ? CreationMeta::MultiOutputNode : CreationMeta::NoGradMode;
   std::vector<Tensor> outs;
-  for (const Layout& l : pieces(x.layout())) outs.push_back(autograd::as_view(x, l, creation));
+  for (const Layout& l : pieces(x.layout()))
+    outs.push_back(views ? autograd::as_view(x, l, creation) : Tensor::over(x.storage(), l, x.dtype(), VersionCounter()));
   if (node)
     for (const auto& v : outs) autograd::set_history(v, node);
   return outs;
@@ -113,13 +116,77 @@ std::vector<Layout> split_pieces(const Layout& l, std::int64_t dim, const Dims& 
   return out;
 }
 
-// split_with_sizes, here only for chunk of an empty dim (every length 0, so its own checks cannot fail).
-std::vector<Tensor> split_with_sizes(const Tensor& x, const Dims& lengths, std::int64_t dim) {
-  return make_multi_view(x, "SplitWithSizesBackward0", [lengths, dim](const Layout& l) {
-    return split_pieces(l, wrap_dim(dim, l.dim()), lengths);
-  });
+// The pieces split_with_sizes makes, with its checks in LibTorch 1.13's order and words.
+auto split_with_sizes_pieces(const Dims& lengths, std::int64_t dim) {
+  return [lengths, dim](const Layout& l) {
+    PARITY_CHECK(l.dim() != 0, ErrorKind::Shape, "split expects at least a 1-dimensional tensor");
+    const std::int64_t d = wrap_dim(dim, l.dim());
+    const std::int64_t n = l.sizes[d];
+    // Pieces are sliced (clamped, never raising) before the sum is checked; the message shows dim as given.
+    std::int64_t total = 0;
+    for (auto length : lengths) {
+      PARITY_CHECK(length >= 0, ErrorKind::Argument,
+                   "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=" +
+                       format_dims(lengths));
+      total += length;
+    }
+    PARITY_CHECK(total == n, ErrorKind::Argument,
+                 "split_with_sizes expects split_sizes to sum exactly to " + std::to_string(n) +
+                     " (input tensor's size at dimension " + std::to_string(dim) + "), but got split_sizes=" +
+                     format_dims(lengths));
+    return split_pieces(l, d, lengths);
+  };
+}
+
+// The pieces split makes (at least one, even when split_size exceeds the size).
+auto split_pieces_of_size(std::int64_t split_size, std::int64_t dim) {
+  return [split_size, dim](const Layout& l) {
+    PARITY_CHECK(l.dim() != 0, ErrorKind::Shape, "split expects at least a 1-dimensional tensor");
+    PARITY_CHECK(split_size >= 0, ErrorKind::Argument,
+                 "split expects split_size be non-negative, but got split_size=" + std::to_string(split_size));
+    std::int64_t d = wrap_dim(dim, l.dim());
+    std::int64_t n = l.sizes[d];
+    PARITY_CHECK(split_size > 0 || n == 0, ErrorKind::Argument,
+                 "split_size can only be 0 if dimension size is 0, but got dimension size of " + std::to_string(n));
+    std::int64_t count = split_size == 0 ? 1 : std::max<std::int64_t>(wrapping_ceil_div(n, split_size), 1);
+    Dims lengths(static_cast<std::size_t>(count), split_size);
+    lengths.back() = n - split_size * (count - 1);
+    return split_pieces(l, d, lengths);
+  };
+}
+
+// chunk and unsafe_chunk: split into ceil(n / chunks)-sized pieces, or `chunks` empty ones of an empty dim.
+template <typename Split, typename SplitWithSizes>
+std::vector<Tensor> chunk_with(const Tensor& x, std::int64_t chunks, std::int64_t dim, Split split_fn,
+                               SplitWithSizes split_with_sizes_fn) {
+  PARITY_CHECK(x.dim() > 0, ErrorKind::Shape, "chunk expects at least a 1-dimensional tensor");
+  PARITY_CHECK(chunks > 0, ErrorKind::Argument,
+               "chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
+  std::int64_t n = x.sizes()[wrap_dim(dim, x.dim())];
+  std::int64_t split_size = wrapping_ceil_div(n, chunks);
+  // split would return one piece of an empty dim; split_with_sizes keeps the number of chunks.
+  if (split_size == 0 && n == 0) return split_with_sizes_fn(x, Dims(static_cast<std::size_t>(chunks), 0), dim);
+  return split_fn(x, split_size, dim);
 }
 }  // namespace
+
+std::vector<Tensor> split_with_sizes(const Tensor& x, const Dims& lengths, std::int64_t dim) {
+  return make_multi_view(x, "SplitWithSizesBackward0", split_with_sizes_pieces(lengths, dim));
+}
+
+std::vector<Tensor> unsafe_split_with_sizes(const Tensor& x, const Dims& lengths, std::int64_t dim) {
+  return make_multi_view(x, "UnsafeSplitWithSizesBackward0", split_with_sizes_pieces(lengths, dim), std::nullopt,
+                         /*views=*/false);
+}
+
+std::vector<Tensor> unsafe_split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
+  return make_multi_view(x, "UnsafeSplitBackward0", split_pieces_of_size(split_size, dim), std::nullopt,
+                         /*views=*/false);
+}
+
+std::vector<Tensor> unsafe_chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim) {
+  return chunk_with(x, chunks, dim, unsafe_split, unsafe_split_with_sizes);
+}
 
 Tensor view(const Tensor& x, const Dims& sizes) {
   Dims in = x.sizes();
@@ -266,31 +333,11 @@ std::vector<Tensor> unbind(const Tensor& x, std::int64_t dim) {
 }
 
 std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
-  return make_multi_view(x, "SplitBackward0", [split_size, dim](const Layout& l) {
-    PARITY_CHECK(l.dim() != 0, ErrorKind::Shape, "split expects at least a 1-dimensional tensor");
-    PARITY_CHECK(split_size >= 0, ErrorKind::Argument,
-                 "split expects split_size be non-negative, but got split_size=" + std::to_string(split_size));
-    std::int64_t d = wrap_dim(dim, l.dim());
-    std::int64_t n = l.sizes[d];
-    PARITY_CHECK(split_size > 0 || n == 0, ErrorKind::Argument,
-                 "split_size can only be 0 if dimension size is 0, but got dimension size of " + std::to_string(n));
-    // At least one piece, even when split_size exceeds the size (then the one piece is the whole dim).
-    std::int64_t count = split_size == 0 ? 1 : std::max<std::int64_t>(wrapping_ceil_div(n, split_size), 1);
-    Dims lengths(static_cast<std::size_t>(count), split_size);
-    lengths.back() = n - split_size * (count - 1);
-    return split_pieces(l, d, lengths);
-  });
+  return make_multi_view(x, "SplitBackward0", split_pieces_of_size(split_size, dim));
 }
 
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim) {
-  PARITY_CHECK(x.dim() > 0, ErrorKind::Shape, "chunk expects at least a 1-dimensional tensor");
-  PARITY_CHECK(chunks > 0, ErrorKind::Argument,
-               "chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
-  std::int64_t n = x.sizes()[wrap_dim(dim, x.dim())];
-  std::int64_t split_size = wrapping_ceil_div(n, chunks);
-  // split would return one piece of an empty dim; split_with_sizes keeps the number of chunks.
-  if (split_size == 0 && n == 0) return split_with_sizes(x, Dims(static_cast<std::size_t>(chunks), 0), dim);
-  return split(x, split_size, dim);
+  return chunk_with(x, chunks, dim, split, split_with_sizes);
 }
 
 }  // namespace parity::impl
