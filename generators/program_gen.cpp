@@ -134,6 +134,7 @@ class Builder {
     // The op table's amplifiers (exp, log, sqrt), for recipes, which do not go through fits().
     if (program::spec(s.op).amplifies_rounding && rounded(0)) return true;
     if ((s.op == OpId::Div || s.op == OpId::Div_) && rounded(1)) return true;
+    if (s.op == OpId::Pow && rounded(0) && s.attrs.scalar.value < 0) return true;  // a reciprocal
     // A rounded user gradient reaches leaves of any dtype.
     if (s.op == OpId::BackwardGrad && rounded(1)) return true;
     if (s.op == OpId::To) return rounded(0) && (!program::is_floating(s.attrs.dtype) || s.attrs.dtype != dtype_of(0));

@@ -35,12 +35,12 @@ class Taint {
     const OpSpec& op = spec(step.op);
     if (op.flags & kBackward) return backward(step);
     // .grad as a value: reading it gives what the gradient holds; assigning makes the gradient what was assigned.
-    if (step.op == OpId::SetGrad) {
-      grad_tainted_[step.inputs[0]] = tainted_[step.inputs[1]];
-      return;
-    }
-    if (step.op == OpId::ResetGrad) {
-      grad_tainted_[step.inputs[0]] = false;
+    // Every id of the tensor (an in-place op's result is its operand under another id) has that .grad.
+    if (step.op == OpId::SetGrad || step.op == OpId::ResetGrad) {
+      const bool undefined = step.op == OpId::SetGrad && tainted_[step.inputs[1]];
+      const void* tensor = session.tensor_key(step.inputs[0]);
+      for (int j = 0; j < index; ++j)
+        if (session.has_value(j) && session.tensor_key(j) == tensor) grad_tainted_[j] = undefined;
       return;
     }
     record_history(step, index, session);
