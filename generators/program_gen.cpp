@@ -158,8 +158,11 @@ class Builder {
     bool r = rounds(s.op);
     for (int in : s.inputs) r = r || carries_rounding(in);
     rounding_.push_back(r);
-    // The memory a value lives in: its own, or (for the operand itself and views) its operand's.
-    const bool shares = !s.inputs.empty() && (op.result == program::ResultIs::Operand || op.kind == OpKind::View);
+    // The memory a value lives in: its own, or its operand's for any result that may share it (the operand
+    // itself, views, detach/.data and unsafe aliases, a reshape or to() that may return a view or the operand).
+    using program::ResultIs;
+    const bool shares = !s.inputs.empty() && op.result != ResultIs::Fresh && op.result != ResultIs::Grad &&
+                        op.result != ResultIs::Nothing;
     memory_.push_back(shares ? memory_[static_cast<std::size_t>(s.inputs.front())] : state_.size() - 1);
     // A write marks every value over the written memory: the tensor under its other ids, its views, its base.
     // An assigned .grad is written by every later backward, through derivative formulas.
