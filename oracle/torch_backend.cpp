@@ -252,6 +252,8 @@ class TorchSession final : public program::Session {
       case OpId::Empty: return torch::empty(a.sizes, torch::dtype(to_torch(a.dtype)));
       case OpId::EmptyLike: return torch::empty_like(in(0), torch::TensorOptions(), mf);
       case OpId::ZerosLike: return torch::zeros_like(in(0), torch::TensorOptions(), mf);
+      case OpId::Eq: return in(0).eq(in(1));
+      case OpId::Ne: return in(0).ne(in(1));
       case OpId::OnesLike: return torch::ones_like(in(0), torch::TensorOptions(), mf);
       // copies
       case OpId::Clone: return in(0).clone(mf);

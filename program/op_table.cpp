@@ -237,6 +237,11 @@ Out binary_rule(OpId op, Metas m) {
   if (op == OpId::Div && !is_floating(t)) t = DType::Float32;
   return Meta{*b, t, m[0].requires_grad || m[1].requires_grad};
 }
+Out compare_rule(Metas m, const Attrs&) {
+  auto b = broadcast(m[0].sizes, m[1].sizes);
+  if (!b) return std::nullopt;
+  return Meta{*b, DType::Bool, false};
+}
 Out add_rule(Metas m, const Attrs&) { return binary_rule(OpId::Add, m); }
 Out sub_rule(Metas m, const Attrs&) { return binary_rule(OpId::Sub, m); }
 Out mul_rule(Metas m, const Attrs&) { return binary_rule(OpId::Mul, m); }

@@ -230,7 +230,7 @@ TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
   auto campaign = [&](const std::string& name, Isolation isolation, int jobs) {
     CampaignConfig c;
     c.seed = 7;
-    c.cases = 40;
+    c.cases = 150;
     c.isolation = isolation;
     c.jobs = jobs;
     c.out = dir.path() / name;
@@ -246,7 +246,7 @@ TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
 
   const auto mul_values = program::Signature::parse("mul:values").value();
   ASSERT_EQ(first.summary.groups.count(mul_values), 1u);
-  EXPECT_EQ(first.summary.cases, 40u);
+  EXPECT_EQ(first.summary.cases, 150u);
   EXPECT_GT(first.summary.unexpected_findings, 0u);
   EXPECT_EQ(first.summary.planted_faults, std::vector<std::string>{"mul=values"});
   ASSERT_FALSE(first_findings.records.empty());

@@ -637,6 +637,8 @@ TEST(OracleBackend, EveryOpRuns) {
   with(OpId::SetGrad, {x, with(OpId::Clone, {xg})});
   with(OpId::ResetGrad, {x});
   with(OpId::OnesLike, {x});
+  int eqv = with(OpId::Eq, {x, full});
+  with(OpId::Ne, {x, full});
   Attrs tmf;
   tmf.memory_format = MemoryFormat::Contiguous;
   int same_x = with(OpId::ToMemoryFormat, {x}, tmf);
@@ -656,7 +658,9 @@ TEST(OracleBackend, EveryOpRuns) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), op.id), seen.end()) << op.name << " not exercised";
 
   EXPECT_EQ(result(tr, e0).sizes, (std::vector<std::int64_t>{0, 3}));
-  EXPECT_EQ(result(tr, same_x).same_as, x);  // already contiguous: to() returns x itself
+  EXPECT_EQ(result(tr, same_x).same_as, x);
+  EXPECT_EQ(result(tr, eqv).dtype, DType::Bool);
+  EXPECT_FALSE(result(tr, eqv).requires_grad);  // already contiguous: to() returns x itself
   EXPECT_EQ(result(tr, sw).sizes, (std::vector<std::int64_t>{2, 2}));
   EXPECT_TRUE(result(tr, sw).is_view);
   EXPECT_FALSE(result(tr, usp).is_view);  // unsafe_split shares x's storage without being a view

@@ -175,6 +175,22 @@ Tensor binary_(BinaryOp op, const Tensor& self, Scalar s) {
 
 }  // namespace
 
+namespace {
+// eq, ne: compared in the operands' common dtype, a bool result that never joins the graph (derivatives.yaml:
+// output_differentiability False), laid out as any elementwise result.
+Tensor compare(ops::CompareOp op, const Tensor& a, const Tensor& b) {
+  Operand oa{a, false}, ob{b, false};
+  Dims shape = broadcast_shapes(a.sizes(), b.sizes());
+  ScalarType t = ops::result_type({&oa, &ob});
+  Tensor ca = converted(a, t), cb = converted(b, t);
+  Tensor out = Tensor::allocate(ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}), ScalarType::Bool);
+  ops::compare_kernel(op, out, ca, cb);
+  return out;
+}
+}  // namespace
+
+Tensor eq(const Tensor& a, const Tensor& b) { return compare(ops::CompareOp::Eq, a, b); }
+Tensor ne(const Tensor& a, const Tensor& b) { return compare(ops::CompareOp::Ne, a, b); }
 Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Add, a, b); }
 Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Sub, a, b); }
 Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Mul, a, b); }

@@ -179,6 +179,25 @@ void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor
   });
 }
 
+void compare_kernel(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  require_cpu({&out, &a, &b});
+  PARITY_INTERNAL_ASSERT(out.dtype() == ScalarType::Bool && a.dtype() == b.dtype(), "compare_kernel's dtypes");
+  Dims sa = broadcast_strides(a, out.sizes()), sb = broadcast_strides(b, out.sizes());
+  bool* o = out.data<bool>();
+  dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = a.data<T>();
+    const T* y = b.data<T>();
+    cpu::for_each_offset(out.sizes(), {&out.strides(), &sa, &sb}, [&](const std::int64_t* off) {
+      const bool equal = x[off[1]] == y[off[2]];
+      switch (op) {
+        case CompareOp::Eq: o[off[0]] = equal; break;
+        case CompareOp::Ne: o[off[0]] = !equal; break;
+      }
+    });
+  });
+}
+
 namespace {
 template <typename T>
 T int_pow(T base, std::int64_t e) {

@@ -32,6 +32,9 @@ Dims broadcast_strides(const Tensor& t, const Dims& shape);
 void copy_kernel(const Tensor& dst, const Tensor& src);
 
 enum class BinaryOp { Add, Sub, Mul, Div };
+enum class CompareOp { Eq, Ne };
+// out (bool) = a op b; a and b of one dtype, broadcast to out's shape. NaN equals nothing, itself included.
+void compare_kernel(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 enum class UnaryOp { Neg, Abs, Sign };
 // out = a op b, all of out's dtype; a and b broadcast to out's shape.
 void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
