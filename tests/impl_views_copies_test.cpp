@@ -520,6 +520,13 @@ TEST(ImplViews, MultiOutputBackwardKeepsTheGradientsMemoryFormat) {
   Tensor first = chunk(y, 2, 0).at(0);
   backward(first, false, fill_(empty_strided({1, 1, 1, 2}, {2, 1, 2, 1}, ScalarType::Float32), Scalar::of(2)));
   EXPECT_EQ(autograd::grad(y).strides(), (Dims{2, 2, 2, 1}));  // the other chunk's zeros are contiguous
+
+  // unbind's stack inside the gradients' rank is a cat along that dim viewed with the new dim: the channels_last
+  // cat [1, 2, 2, 1] viewed as [1, 2, 2, 1, 1] gets view's strides for the size-1 dims (LibTorch 1.13).
+  Tensor z = requires_grad_(fill_(empty_strided({1, 2, 2, 1, 1}, {4, 1, 2, 2, 2}, ScalarType::Float32), Scalar::of(1)), true);
+  Tensor slice0 = unbind(z, 3).at(0);
+  backward(slice0, false, detach(slice0));
+  EXPECT_EQ(autograd::grad(z).strides(), (Dims{2, 1, 2, 2, 2}));
 }
 
 TEST(ImplDeepcopy, KeepsGeometryAndSharingWithinOneMemo) {

@@ -32,13 +32,16 @@ Tensor make_view_op(const Tensor& x, G&& geometry, const char* name, F&& backwar
 // diagonal_backward, the stack and cat of unbind and split), summed where geometries overlap (unfold_backward).
 // Written by kernels, not copy_: PyTorch runs these backward functions below the ADInplaceOrView key, so the
 // result is still at version 0, which shows when AccumulateGrad steals it into .grad.
+// `allocated`: the sizes the result is allocated with, in `format`, and then viewed as `in` (stack's cat along an
+// existing dim); by default `in` itself.
 template <typename Pieces>
 Tensor view_backward(const Dims& in, const TensorList& grads, Pieces&& pieces, bool accumulate = false,
-                     MemoryFormat format = MemoryFormat::Contiguous) {
+                     MemoryFormat format = MemoryFormat::Contiguous, const std::optional<Dims>& allocated = {}) {
   const Tensor* like = nullptr;
   for (const auto& g : grads)
     if (g.defined() && !like) like = &g;
-  Tensor r = empty(in, like->dtype(), format, like->device());
+  Tensor r = empty(allocated ? *allocated : in, like->dtype(), format, like->device());
+  if (allocated) r = autograd::make_alias(r, geometry::view(r.layout(), in));
   ops::fill_kernel(r, 0);
   std::vector<Layout> slots = pieces(r.layout());
   for (std::size_t i = 0; i < grads.size(); ++i) {
@@ -85,9 +88,16 @@ std::vector<Tensor> make_multi_view(const Tensor& x, const char* name, Pieces pi
   std::shared_ptr<autograd::MultiOutputFormula> node;
   if (autograd::compute_requires_grad({&x})) {
     node = std::make_shared<autograd::MultiOutputFormula>(name, [in = x.sizes(), pieces, stack_dim](const TensorList& grads) {
-      std::optional<std::int64_t> stacked;
-      if (stack_dim) stacked = wrap_dim(*stack_dim, static_cast<std::int64_t>(in.size()));
-      return TensorList{view_backward(in, grads, pieces, false, cat_memory_format(grads, stacked))};
+      if (!stack_dim) return TensorList{view_backward(in, grads, pieces, false, cat_memory_format(grads, std::nullopt))};
+      // LibTorch 1.13's stack: inside the gradients' rank, cat along that dim and view the result with the new
+      // dim (view's strides for it, not cat's); at the end, cat of the gradients unsqueezed there.
+      const std::int64_t rank = static_cast<std::int64_t>(in.size());
+      const std::int64_t d = wrap_dim(*stack_dim, rank);
+      if (d == rank - 1) return TensorList{view_backward(in, grads, pieces, false, cat_memory_format(grads, d))};
+      Dims cat_sizes = in;
+      cat_sizes.erase(cat_sizes.begin() + d);
+      cat_sizes[static_cast<std::size_t>(d)] *= in[static_cast<std::size_t>(d)];
+      return TensorList{view_backward(in, grads, pieces, false, cat_memory_format(grads, std::nullopt), cat_sizes)};
     });
     node->set_next_edges(autograd::collect_next_edges({&x}));
   }
