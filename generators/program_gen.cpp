@@ -1,7 +1,7 @@
 #include "generators/program_gen.h"
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <functional>
 
 #include "generators/attr_gen.h"
@@ -131,8 +131,11 @@ class Builder {
   bool loses_rounding(const Step& s) const {
     auto rounded = [&](std::size_t k) { return k < s.inputs.size() && state_.live(s.inputs[k]) && carries_rounding(s.inputs[k]); };
     auto dtype_of = [&](std::size_t k) { return meta(s.inputs[k]).dtype; };
-    // The op table's amplifiers (exp, log, sqrt), for recipes, which do not go through fits().
-    if (program::spec(s.op).amplifies_rounding && rounded(0)) return true;
+    // The op table's amplifiers (exp, log, sqrt, eq), on any operand: recipes do not go through fits(), which
+    // only judges operand 0.
+    if (program::spec(s.op).amplifies_rounding)
+      for (std::size_t k = 0; k < s.inputs.size(); ++k)
+        if (rounded(k)) return true;
     if ((s.op == OpId::Div || s.op == OpId::Div_) && rounded(1)) return true;
     if (s.op == OpId::Pow && rounded(0) && s.attrs.scalar.value < 0) return true;  // a reciprocal
     // A rounded user gradient reaches leaves of any dtype.

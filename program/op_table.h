@@ -135,8 +135,9 @@ struct OpSpec {
   Writes writes = Writes::Computed;  // in-place ops only
   // float32 results may differ from LibTorch's in their last bits (libm vs SLEEF, summation order).
   bool rounds = false;
-  // Turns an absolute error of its operand into a relative error of its result (exp): an operand that
-  // carries rounding makes a false alarm, so the generator does not feed one.
+  // Turns an absolute error of an operand into a relative error of its result (exp), or into a different
+  // result altogether (eq): an operand that carries rounding makes a false alarm, so the generator does not
+  // feed one.
   bool amplifies_rounding = false;
   // The result is a leaf even when it requires grad (factories, deepcopy).
   bool leaf_result = false;
