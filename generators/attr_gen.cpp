@@ -118,7 +118,9 @@ DType random_dtype(Rng& rng, OpId op) {
 }
 
 MemoryFormat random_memory_format(Rng& rng, OpId op, std::int64_t ndim) {
-  std::vector<double> w = {25, ndim == 4 ? 30.0 : 0.0, ndim == 5 ? 30.0 : 0.0, op == OpId::Contiguous ? 0.0 : 35.0};
+  // contiguous() and empty() refuse preserve_format.
+  const bool preserve_ok = op != OpId::Contiguous && op != OpId::EmptyMemoryFormat;
+  std::vector<double> w = {25, ndim == 4 ? 30.0 : 0.0, ndim == 5 ? 30.0 : 0.0, preserve_ok ? 35.0 : 0.0};
   return program::kAllMemoryFormats[std::max(rng.weighted(w), 0)];
 }
 
@@ -215,7 +217,11 @@ Attrs valid_attrs(Rng& rng, OpId op, std::span<const Meta> in, std::int64_t stor
         break;
       }
       case Attr::Scalar: a.scalar = random_scalar(rng, op, in); break;
-      case Attr::MemoryFormat: a.memory_format = random_memory_format(rng, op, nd); break;
+      case Attr::MemoryFormat:
+        // A factory's format is for the sizes it was just given.
+        a.memory_format =
+            random_memory_format(rng, op, spec.arity == 0 ? static_cast<std::int64_t>(a.sizes.size()) : nd);
+        break;
       case Attr::DType: a.dtype = random_dtype(rng, op); break;
       case Attr::RequiresGrad:
         if (op == OpId::RequiresGrad_) a.requires_grad = program::is_floating(in[0].dtype) && rng.chance(0.75);

@@ -200,6 +200,7 @@ class ImplSession final : public pg::Session {
       }
       case OpId::Arange: return arange(a.end, to_impl(a.dtype));
       case OpId::Empty: return empty(a.sizes, to_impl(a.dtype));
+      case OpId::EmptyMemoryFormat: return empty(a.sizes, to_impl(a.dtype), to_impl(a.memory_format));
       case OpId::EmptyLike: return empty_like(in(s, 0), to_impl(a.memory_format));
       case OpId::ZerosLike: return zeros_like(in(s, 0), to_impl(a.memory_format));
       case OpId::Clone: return clone(in(s, 0), to_impl(a.memory_format));

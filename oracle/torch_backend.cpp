@@ -250,6 +250,7 @@ class TorchSession final : public program::Session {
       case OpId::Full: return torch::full(a.sizes, to_torch(a.scalar), opts());
       case OpId::Arange: return torch::arange(a.end, torch::dtype(to_torch(a.dtype)));
       case OpId::Empty: return torch::empty(a.sizes, torch::dtype(to_torch(a.dtype)));
+      case OpId::EmptyMemoryFormat: return torch::empty(a.sizes, torch::dtype(to_torch(a.dtype)).memory_format(mf));
       case OpId::EmptyLike: return torch::empty_like(in(0), torch::TensorOptions(), mf);
       case OpId::ZerosLike: return torch::zeros_like(in(0), torch::TensorOptions(), mf);
       case OpId::Eq: return in(0).eq(in(1));

@@ -90,6 +90,11 @@ Out rand_rule(Metas m, const Attrs& a) {
   if (a.sizes.size() != a.strides.size() || a.offset < 0) return std::nullopt;
   return fresh(m, a);
 }
+Out empty_memory_format_rule(Metas m, const Attrs& a) {
+  // preserve_format has nothing to preserve here: empty refuses it.
+  if (a.memory_format == MemoryFormat::Preserve || !format_fits(a.memory_format, a.sizes.size())) return std::nullopt;
+  return fresh(m, a);
+}
 Out arange_rule(Metas, const Attrs& a) {
   if (a.end < 0) return std::nullopt;
   return Meta{{a.end}, a.dtype, false};

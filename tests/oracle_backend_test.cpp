@@ -637,6 +637,10 @@ TEST(OracleBackend, EveryOpRuns) {
   with(OpId::SetGrad, {x, with(OpId::Clone, {xg})});
   with(OpId::ResetGrad, {x});
   with(OpId::OnesLike, {x});
+  Attrs emf;
+  emf.sizes = {2, 3, 2, 2};
+  emf.memory_format = MemoryFormat::ChannelsLast;
+  int em = with(OpId::EmptyMemoryFormat, {}, emf);
   int eqv = with(OpId::Eq, {x, full});
   with(OpId::Ne, {x, full});
   Attrs tmf;
@@ -659,6 +663,8 @@ TEST(OracleBackend, EveryOpRuns) {
 
   EXPECT_EQ(result(tr, e0).sizes, (std::vector<std::int64_t>{0, 3}));
   EXPECT_EQ(result(tr, same_x).same_as, x);
+  EXPECT_EQ(result(tr, em).strides, (std::vector<std::int64_t>{12, 1, 6, 3}));
+  EXPECT_FALSE(result(tr, em).values_defined);
   EXPECT_EQ(result(tr, eqv).dtype, DType::Bool);
   EXPECT_FALSE(result(tr, eqv).requires_grad);  // already contiguous: to() returns x itself
   EXPECT_EQ(result(tr, sw).sizes, (std::vector<std::int64_t>{2, 2}));
