@@ -206,7 +206,7 @@ class Builder {
           continue;
         }
         if (!fits(op, slot, ids[k])) continue;
-        if (slot == 1) {  // binary ops read no attributes: the tracker can judge the pair as it is
+        if (slot == 1 && spec.arity == 2) {  // binary ops read no attributes: the tracker can judge the pair
           Step probe{op, {inputs[0], ids[k]}, {}, true};
           if (!state_.check(probe).expected_ok()) continue;
         }
@@ -686,7 +686,10 @@ class Builder {
     if (spec.is_inplace() || rng_.chance(0.2)) x = emit(OpId::MulScalar, {x});
     if (x < 0) return;
     std::vector<int> inputs = {x};
-    if (spec.arity == 2) {
+    if (spec.arity == 3) {  // where(condition, x, other)
+      const Meta xm = meta(x);
+      inputs = {fresh(xm.sizes, DType::Bool, false), x, fresh(xm.sizes, xm.dtype, rng_.chance(0.5))};
+    } else if (spec.arity == 2) {
       std::vector<std::int64_t> sizes = meta(x).sizes;
       if (op == OpId::Mm || op == OpId::Matmul) std::reverse(sizes.begin(), sizes.end());
       inputs.push_back(fresh(sizes, rng_.chance(0.8) ? meta(x).dtype : floating(), rng_.chance(0.6)));

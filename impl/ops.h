@@ -97,6 +97,8 @@ Tensor add(const Tensor& a, const Tensor& b);
 Tensor sub(const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);
+// self where condition (bool) holds, else other.
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
 // Elementwise comparisons: a bool tensor that never requires grad.
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);

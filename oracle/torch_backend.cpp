@@ -253,6 +253,7 @@ class TorchSession final : public program::Session {
       case OpId::EmptyMemoryFormat: return torch::empty(a.sizes, torch::dtype(to_torch(a.dtype)).memory_format(mf));
       case OpId::EmptyLike: return torch::empty_like(in(0), torch::TensorOptions(), mf);
       case OpId::ZerosLike: return torch::zeros_like(in(0), torch::TensorOptions(), mf);
+      case OpId::Where: return torch::where(in(0), in(1), in(2));
       case OpId::Eq: return in(0).eq(in(1));
       case OpId::Ne: return in(0).ne(in(1));
       case OpId::OnesLike: return torch::ones_like(in(0), torch::TensorOptions(), mf);

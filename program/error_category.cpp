@@ -53,6 +53,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"required rank 4 tensor to use channels_last format", ErrorCategory::MemoryFormat},
     {"required rank 5 tensor to use channels_last_3d format", ErrorCategory::MemoryFormat},
     {"can't be cast to the desired output type", ErrorCategory::DType},
+    {"where expected condition to be a boolean tensor", ErrorCategory::DType},
     {"on a bool tensor is not supported", ErrorCategory::DType},
     {"with two bool tensors is not supported", ErrorCategory::DType},
     {"with a bool tensor is not supported", ErrorCategory::DType},

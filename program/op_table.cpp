@@ -242,6 +242,14 @@ Out binary_rule(OpId op, Metas m) {
   if (op == OpId::Div && !is_floating(t)) t = DType::Float32;
   return Meta{*b, t, m[0].requires_grad || m[1].requires_grad};
 }
+Out where_rule(Metas m, const Attrs&) {
+  if (m[0].dtype != DType::Bool) return std::nullopt;
+  auto b = broadcast(m[0].sizes, m[1].sizes);
+  if (!b) return std::nullopt;
+  b = broadcast(*b, m[2].sizes);
+  if (!b) return std::nullopt;
+  return Meta{*b, tensor_result_type(m[1], m[2]), m[1].requires_grad || m[2].requires_grad};
+}
 Out compare_rule(Metas m, const Attrs&) {
   auto b = broadcast(m[0].sizes, m[1].sizes);
   if (!b) return std::nullopt;

@@ -642,6 +642,7 @@ TEST(OracleBackend, EveryOpRuns) {
   emf.memory_format = MemoryFormat::ChannelsLast;
   int em = with(OpId::EmptyMemoryFormat, {}, emf);
   int eqv = with(OpId::Eq, {x, full});
+  int wh = with(OpId::Where, {eqv, x, full});
   with(OpId::Ne, {x, full});
   Attrs tmf;
   tmf.memory_format = MemoryFormat::Contiguous;
@@ -666,7 +667,8 @@ TEST(OracleBackend, EveryOpRuns) {
   EXPECT_EQ(result(tr, em).strides, (std::vector<std::int64_t>{12, 1, 6, 3}));
   EXPECT_FALSE(result(tr, em).values_defined);
   EXPECT_EQ(result(tr, eqv).dtype, DType::Bool);
-  EXPECT_FALSE(result(tr, eqv).requires_grad);  // already contiguous: to() returns x itself
+  EXPECT_FALSE(result(tr, eqv).requires_grad);
+  EXPECT_EQ(result(tr, wh).grad_fn, "WhereBackward0");  // already contiguous: to() returns x itself
   EXPECT_EQ(result(tr, sw).sizes, (std::vector<std::int64_t>{2, 2}));
   EXPECT_TRUE(result(tr, sw).is_view);
   EXPECT_FALSE(result(tr, usp).is_view);  // unsafe_split shares x's storage without being a view

@@ -189,6 +189,35 @@ Tensor compare(ops::CompareOp op, const Tensor& a, const Tensor& b) {
 }
 }  // namespace
 
+// where(condition, self, other): WhereBackward0 is made first and saves the condition only; then the values, in
+// self's and other's common dtype (the condition must be bool), laid out from all three as TensorIterator does.
+// Each side's gradient is the output gradient where that side was chosen, 0 elsewhere (the engine sums it down
+// to the side's shape).
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  std::shared_ptr<Formula> node;
+  if (autograd::compute_requires_grad({&self, &other})) {
+    node = make_node("WhereBackward0", {&self, &other}, [](const Tensor& g, const TensorList& s, const Formula& n) {
+      const Tensor zero = zeros({}, g.dtype());
+      TensorList out(2);
+      if (n.should_compute_output(0)) out[0] = where(s[0], g, zero);
+      if (n.should_compute_output(1)) out[1] = where(s[0], zero, g);
+      return out;
+    });
+    node->save(condition);
+  }
+  Operand a{self, false}, b{other, false};
+  const ScalarType t = ops::result_type({&a, &b});
+  PARITY_CHECK(condition.dtype() == ScalarType::Bool, ErrorKind::DType,
+               "where expected condition to be a boolean tensor, but got a tensor with dtype " +
+                   std::string(type_name(condition.dtype())));
+  const Dims shape = broadcast_shapes(broadcast_shapes(condition.sizes(), self.sizes()), other.sizes());
+  Tensor ca = converted(self, t), cb = converted(other, t);
+  Tensor out = Tensor::allocate(ops::elementwise_layout(shape, {&condition.layout(), &ca.layout(), &cb.layout()}), t);
+  ops::where_kernel(out, condition, ca, cb);
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
 Tensor eq(const Tensor& a, const Tensor& b) { return compare(ops::CompareOp::Eq, a, b); }
 Tensor ne(const Tensor& a, const Tensor& b) { return compare(ops::CompareOp::Ne, a, b); }
 Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Add, a, b); }

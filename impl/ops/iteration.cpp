@@ -179,6 +179,23 @@ void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor
   });
 }
 
+void where_kernel(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b) {
+  require_cpu({&out, &condition, &a, &b});
+  PARITY_INTERNAL_ASSERT(condition.dtype() == ScalarType::Bool && a.dtype() == out.dtype() && b.dtype() == out.dtype(),
+                         "where_kernel's dtypes");
+  Dims sc = broadcast_strides(condition, out.sizes()), sa = broadcast_strides(a, out.sizes()),
+       sb = broadcast_strides(b, out.sizes());
+  const bool* c = condition.data<bool>();
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data<T>();
+    const T* x = a.data<T>();
+    const T* y = b.data<T>();
+    cpu::for_each_offset(out.sizes(), {&out.strides(), &sc, &sa, &sb},
+                         [&](const std::int64_t* off) { o[off[0]] = c[off[1]] ? x[off[2]] : y[off[3]]; });
+  });
+}
+
 void compare_kernel(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   require_cpu({&out, &a, &b});
   PARITY_INTERNAL_ASSERT(out.dtype() == ScalarType::Bool && a.dtype() == b.dtype(), "compare_kernel's dtypes");

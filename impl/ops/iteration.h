@@ -33,6 +33,8 @@ void copy_kernel(const Tensor& dst, const Tensor& src);
 
 enum class BinaryOp { Add, Sub, Mul, Div };
 enum class CompareOp { Eq, Ne };
+// out = condition ? a : b elementwise; a, b and out of one dtype, condition bool, all broadcast to out's shape.
+void where_kernel(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b);
 // out (bool) = a op b; a and b of one dtype, broadcast to out's shape. NaN equals nothing, itself included.
 void compare_kernel(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 enum class UnaryOp { Neg, Abs, Sign };
