@@ -460,10 +460,10 @@ class Analysis {
   std::vector<bool> had_grad_;  // by value: a gradient was defined at the latest backward observation
   std::vector<bool> retained_;  // by tensor (self id): retain_grad succeeded on it
   std::vector<bool> saved_;     // by family: holds a result saved for backward (exp, sigmoid, ...)
-  std::vector<std::vector<Write>> writes_;
+  std::vector<std::vector<Write>> writes_;  // by family: in-place writes that succeeded
   std::vector<std::uint8_t> events_;  // per tensor (alias class): the TensorEvents that happened to it
   std::vector<bool> pair_seen_;       // per situation_pairs() index
-  std::vector<bool> through_seen_;    // per OpId  // by family: in-place writes that succeeded
+  std::vector<bool> through_seen_;    // per OpId
   std::vector<int> retained_roots_;         // roots of ok backward calls with retain_graph
   std::vector<Deepcopy> deepcopies_;
   bool saved_result_written_ = false;

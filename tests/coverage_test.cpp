@@ -186,6 +186,38 @@ TEST(Coverage, InplaceOnViews) {
   }
 }
 
+// Situation pairs are two events on one tensor (one storage), in either order, counted when the second happens:
+// retain_grad and a write through a view of the same non-leaf make a pair; the same two events on two tensors
+// do not. A backward through the tensor pairs with both.
+TEST(Coverage, SituationPairsAreEventsOnOneTensor) {
+  EXPECT_EQ(situation_pairs().size(), tensor_events().size() * (tensor_events().size() - 1) / 2);
+  {
+    Builder b;
+    int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, DType::Float32, true), 2);
+    b.step(OpId::RetainGrad, {y});
+    b.scalar(OpId::AddScalar_, b.transpose(y), 2);
+    b.backward(b.unary(OpId::Sum, y));
+    Covered r = run_on_libtorch(b);
+    const auto& pairs = r.tags.situation_pairs;
+    for (const char* pair : {"retain_grad+write_via_view", "retain_grad+backward", "write_via_view+backward"})
+      EXPECT_NE(std::find(pairs.begin(), pairs.end(), pair), pairs.end()) << pair;
+    EXPECT_EQ(std::count(pairs.begin(), pairs.end(), "write_on_tensor+backward"), 0);
+    // mul_scalar made y, which the backward goes through; rand (a factory) has no derivative.
+    const auto& through = r.tags.backward_through;
+    EXPECT_NE(std::find(through.begin(), through.end(), "mul_scalar"), through.end());
+    EXPECT_EQ(std::count(through.begin(), through.end(), "rand"), 0);
+  }
+  {
+    Builder b;
+    int y = b.scalar(OpId::MulScalar, b.rand({2, 3}, DType::Float32, true), 2);
+    int z = b.scalar(OpId::MulScalar, b.rand({2, 3}, DType::Float32, true), 2);
+    b.step(OpId::RetainGrad, {y});
+    b.scalar(OpId::AddScalar_, b.transpose(z), 2);
+    Covered r = run_on_libtorch(b);
+    EXPECT_TRUE(r.tags.situation_pairs.empty());
+  }
+}
+
 TEST(Coverage, AReshapeThatCopiesIsNoView) {
   Builder b;
   int x = b.rand({2, 3}, DType::Float32, true);
