@@ -229,6 +229,21 @@ TEST(ImplAutograd, ARootGradientIsReducedInTheCallersGradMode) {
   EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{1, 1}));
 }
 
+// retain_grad() on a multi-output view whose base changed raises reading grad_fn; as in LibTorch 1.13, whose hooks
+// list already exists by then, a second call marks the tensor without raising (and no node runs its hook).
+TEST(ImplAutograd, ASecondRetainGradAfterARaisingOneOnlyMarksTheTensor) {
+  Tensor x = leaf({1, 2, 3, 4});
+  Tensor v = split(x, 2, 0).at(0);
+  {
+    autograd::NoGradGuard no_grad;
+    add_(v, Scalar::of(1));
+  }
+  EXPECT_EQ(kind_of([&] { retain_grad(v); }), ErrorKind::ViewInPlace);
+  EXPECT_FALSE(autograd::retains_grad(v));
+  retain_grad(v);
+  EXPECT_TRUE(autograd::retains_grad(v));
+}
+
 TEST(ImplTensor, ScalarsThatDoNotFitRaise) {
   Tensor i = zeros({2}, ScalarType::Int64);
   EXPECT_EQ(kind_of([&] { fill_(i, Scalar::of(1e30)); }), ErrorKind::Argument);

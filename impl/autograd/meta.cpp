@@ -195,6 +195,11 @@ void retain_grad(const Tensor& t) {
   if (is_leaf(t)) return;
   auto& m = materialize(t);
   if (m.retains_grad) return;
+  if (m.hooks_list_made) {
+    m.retains_grad = true;
+    return;
+  }
+  m.hooks_list_made = true;
   auto fn = grad_fn(t);
   fn->retains_grad_hooks()[m.output_nr] = t.shared();
   m.retain_hook_node = fn;

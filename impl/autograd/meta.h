@@ -26,6 +26,9 @@ struct AutogradMeta {
   // Held strongly, as LibTorch's tensor holds its hooks list: the hook must outlive a node nothing else keeps.
   std::shared_ptr<Node> retain_hook_node;
   std::uint32_t retain_hook_nr = 0;
+  // LibTorch 1.13's register_hook makes the tensor's hooks list before it reads grad_fn, which can raise (a view
+  // whose base changed); a later retain_grad() finds the list and only marks the tensor (no node gets the hook).
+  bool hooks_list_made = false;
   // Differentiable views: the root base (views of views point at it), how the view was made, and the version
   // at which grad_fn was last valid.
   std::optional<Tensor> base;
