@@ -175,7 +175,7 @@ class Builder {
         if (memory_[v] == written) rounding_[v] = true;
     };
     if (r && op.kind == OpKind::InPlace) mark(s.inputs.front());
-    if (s.op == OpId::SetGrad) mark(s.inputs[1]);
+    if ((op.flags & program::kWritesGrad) && s.inputs.size() > 1) mark(s.inputs[1]);
   }
 
   static bool rounds(OpId op) { return program::spec(op).rounds; }

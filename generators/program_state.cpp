@@ -175,8 +175,8 @@ void ProgramState::note_grads(const Step& step) {
   if (step.inputs.empty()) return;
   ValueInfo& x = values_[static_cast<std::size_t>(step.inputs[0])];
   if (step.op == OpId::RetainGrad) x.retains_grad = true;
-  if (step.op == OpId::SetGrad) x.has_grad = true;
-  if (step.op == OpId::ResetGrad) x.has_grad = false;
+  // A .grad writer assigns its second operand, or resets the gradient when it has none.
+  if (program::spec(step.op).flags & program::kWritesGrad) x.has_grad = step.inputs.size() > 1;
 }
 
 std::vector<StepInfo> analyze(const program::Program& p) {

@@ -36,8 +36,9 @@ class Taint {
     if (op.flags & kBackward) return backward(step);
     // .grad as a value: reading it gives what the gradient holds; assigning makes the gradient what was assigned.
     // Every id of the tensor (an in-place op's result is its operand under another id) has that .grad.
-    if (step.op == OpId::SetGrad || step.op == OpId::ResetGrad) {
-      const bool undefined = step.op == OpId::SetGrad && tainted_[step.inputs[1]];
+    // A .grad writer with a second operand assigns it (set_grad); with none it resets (reset_grad).
+    if (op.flags & kWritesGrad) {
+      const bool undefined = step.inputs.size() > 1 && tainted_[step.inputs[1]];
       const void* tensor = session.tensor_key(step.inputs[0]);
       for (int j = 0; j < index; ++j)
         if (session.has_value(j) && session.tensor_key(j) == tensor) grad_tainted_[j] = undefined;
