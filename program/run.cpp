@@ -1,6 +1,5 @@
 #include "program/backend.h"
 
-
 #include "program/internal_assert.h"
 
 namespace parity::program {
@@ -106,13 +105,13 @@ class Taint {
   // Every node `from` depends on, itself included.
   std::vector<bool> upstream(int from) const {
     std::vector<bool> seen(history_.size(), false);
-    std::vector<int> todo{from};
+    std::vector<int> pending{from};
     seen[from] = true;
-    while (!todo.empty()) {
-      const int v = todo.back();
-      todo.pop_back();
+    while (!pending.empty()) {
+      const int v = pending.back();
+      pending.pop_back();
       for (int u : history_[v])
-        if (!seen[u]) seen[u] = true, todo.push_back(u);
+        if (!seen[u]) seen[u] = true, pending.push_back(u);
     }
     return seen;
   }
