@@ -55,16 +55,14 @@ namespace {
   X(GradAssigned, "grad_assigned")                                                                              \
   X(GradReset, "grad_reset")
 
-enum class Situation : std::size_t {
-#define PARITY_SITUATION_ENUM(name, str) name,
-  PARITY_SITUATIONS(PARITY_SITUATION_ENUM)
-#undef PARITY_SITUATION_ENUM
-};
-constexpr std::string_view kSituationNames[] = {
-#define PARITY_SITUATION_NAME(name, str) str,
-    PARITY_SITUATIONS(PARITY_SITUATION_NAME)
-#undef PARITY_SITUATION_NAME
-};
+// An enum of an X-list and the names its report keys use, in the same order.
+#define PARITY_ENUM_ENTRY(name, str) name,
+#define PARITY_NAME_ENTRY(name, str) str,
+#define PARITY_NAMED_ENUM(Enum, names, LIST)        \
+  enum class Enum : std::size_t { LIST(PARITY_ENUM_ENTRY) }; \
+  constexpr std::string_view names[] = {LIST(PARITY_NAME_ENTRY)};
+
+PARITY_NAMED_ENUM(Situation, kSituationNames, PARITY_SITUATIONS)
 constexpr std::size_t kSituationCount = std::size(kSituationNames);
 
 constexpr std::string_view kOffset = "offset";
@@ -78,16 +76,7 @@ constexpr std::string_view kOffset = "offset";
   X(Saved, "saved")                             /* an op requiring grad saved it (or its result) */            \
   X(Backward, "backward")                       /* an ok backward whose graph holds it */
 
-enum class TensorEvent : std::size_t {
-#define PARITY_EVENT_ENUM(name, str) name,
-  PARITY_TENSOR_EVENTS(PARITY_EVENT_ENUM)
-#undef PARITY_EVENT_ENUM
-};
-constexpr std::string_view kTensorEventNames[] = {
-#define PARITY_EVENT_NAME(name, str) str,
-    PARITY_TENSOR_EVENTS(PARITY_EVENT_NAME)
-#undef PARITY_EVENT_NAME
-};
+PARITY_NAMED_ENUM(TensorEvent, kTensorEventNames, PARITY_TENSOR_EVENTS)
 constexpr std::size_t kTensorEventCount = std::size(kTensorEventNames);
 
 // The index of pair (a, b), a < b, in situation_pairs() order (row by row).
