@@ -3,6 +3,7 @@
 // aliasing or layout behaviour.
 #include "oracle/torch_backend.h"
 
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/util/Flags.h>
 #include <c10/util/Logging.h>
 #include <torch/csrc/autograd/function.h>
@@ -400,6 +401,12 @@ class TorchBackend final : public program::Backend {
 }  // namespace
 
 std::unique_ptr<program::Backend> make_torch_backend() { return std::make_unique<TorchBackend>(); }
+
+std::optional<std::string> registered_schema(const std::string& name, const std::string& overload) {
+  const auto op = c10::Dispatcher::singleton().findSchema({name, overload});
+  if (!op) return std::nullopt;
+  return c10::toString(op->schema());
+}
 
 std::string torch_version() {
 #ifdef TORCH_VERSION

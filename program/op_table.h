@@ -126,6 +126,10 @@ struct OpSpec {
   int weight = 0;               // relative generation weight
   std::string_view cpp;         // repro template: {0},{1} operands; {sizes},{dim},... attributes
   std::string_view py;
+  // The ATen schema the C++ template calls, as LibTorch registers it (program/aten_schema.h): the run loop holds
+  // both backends to its alias and mutation annotations. Empty for steps that are no dispatcher operator
+  // (autograd API calls, .grad access, deepcopy, and composites such as rand's seeded strided tensor).
+  std::string_view schema = {};
   // Shape/dtype rule used by the generator: nullopt when the step is expected to raise. In-place forms leave it
   // empty and take their out-of-place op's rule, checked for a result that can be written back.
   ShapeRule rule = nullptr;

@@ -1,0 +1,113 @@
+// The op table's ATen schemas: the parser, the table's annotations against its own traits and against what
+// LibTorch registers.
+#include <gtest/gtest.h>
+
+#include "oracle/torch_backend.h"
+#include "program/aten_schema.h"
+#include "program/op_table.h"
+
+namespace parity::program {
+namespace {
+
+TEST(AtenSchema, ParsesArgumentsReturnsAndAnnotations) {
+  const AtenSchema s = parse_aten_schema(
+      "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)");
+  EXPECT_EQ(s.name, "aten::add_");
+  EXPECT_EQ(s.overload, "Tensor");
+  ASSERT_EQ(s.arguments.size(), 3u);
+  EXPECT_EQ(s.arguments[0], (SchemaValue{"self", "Tensor", "a", true}));
+  EXPECT_EQ(s.arguments[1], (SchemaValue{"other", "Tensor", "", false}));
+  EXPECT_EQ(s.arguments[2], (SchemaValue{"alpha", "Scalar", "", false}));
+  ASSERT_EQ(s.returns.size(), 1u);
+  EXPECT_EQ(s.returns[0], (SchemaValue{"", "Tensor", "a", true}));
+  EXPECT_EQ(s.tensor_argument(1), &s.arguments[1]);
+  EXPECT_EQ(s.tensor_argument(2), nullptr);
+  EXPECT_EQ(s.return_aliasing(s.arguments[0]), &s.returns[0]);
+  EXPECT_EQ(s.return_aliasing(s.arguments[1]), nullptr);
+}
+
+TEST(AtenSchema, ParsesListsDefaultsWithCommasAndTuples) {
+  const AtenSchema unbind = parse_aten_schema("aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]");
+  EXPECT_EQ(unbind.arguments[0], (SchemaValue{"self", "Tensor", "a", false}));
+  EXPECT_EQ(unbind.returns[0], (SchemaValue{"", "Tensor[]", "a", false}));
+  const AtenSchema sum = parse_aten_schema("aten::f(Tensor self, int[2] dims=[0, 1]) -> (Tensor(a) values, Tensor i)");
+  EXPECT_EQ(sum.overload, "");
+  ASSERT_EQ(sum.arguments.size(), 2u);
+  EXPECT_EQ(sum.arguments[1], (SchemaValue{"dims", "int[2]", "", false}));
+  ASSERT_EQ(sum.returns.size(), 2u);
+  EXPECT_EQ(sum.returns[0], (SchemaValue{"values", "Tensor", "a", false}));
+  EXPECT_EQ(sum.returns[1], (SchemaValue{"i", "Tensor", "", false}));
+  EXPECT_TRUE(parse_aten_schema("aten::retain_grad(Tensor(a!) self) -> ()").returns.empty());
+}
+
+TEST(AtenSchema, RefusesMalformedText) {
+  for (const char* bad : {"add(Tensor self) -> Tensor", "aten::add(Tensor self -> Tensor", "aten::add(Tensor) -> Tensor",
+                          "aten::add(Tensor() self) -> Tensor", "aten::add(Tensor self)", "aten::add(int[ x) -> Tensor"})
+    EXPECT_THROW(parse_aten_schema(bad), std::invalid_argument) << bad;
+}
+
+// The annotations say what the op table's own traits say: operands are the schema's tensors in order, an
+// in-place op writes and returns operand 0, a view aliases it, a fresh result aliases nothing.
+TEST(AtenSchema, TableAnnotationsAgreeWithTheOpTraits) {
+  for (const OpSpec& op : op_table()) {
+    SCOPED_TRACE(std::string(op.name));
+    const AtenSchema* s = aten_schema(op.id);
+    if (!s) {
+      EXPECT_TRUE(op.schema.empty());
+      continue;
+    }
+    std::size_t tensors = 0;
+    for (const auto& a : s->arguments) tensors += a.tensor();
+    EXPECT_EQ(tensors, static_cast<std::size_t>(op.arity));
+    const SchemaValue* self = s->tensor_argument(0);
+    const SchemaValue* ret = self ? s->return_aliasing(*self) : nullptr;
+    switch (op.result) {
+      case ResultIs::Operand:
+        ASSERT_NE(ret, nullptr);
+        EXPECT_TRUE(self->writes && ret->writes);
+        break;
+      case ResultIs::View:
+      case ResultIs::ViewOrCopy:
+      case ResultIs::ExpandedView:
+      case ResultIs::OperandIfNoOp:
+      case ResultIs::Alias:
+        ASSERT_NE(ret, nullptr);
+        EXPECT_FALSE(self->writes || ret->writes);
+        break;
+      case ResultIs::Fresh:
+      case ResultIs::UnsafeAlias:
+        for (const auto& r : s->returns) EXPECT_EQ(r.alias_set, "");
+        break;
+      case ResultIs::Nothing: EXPECT_TRUE(s->returns.empty()); break;
+      case ResultIs::Grad: ADD_FAILURE() << "no aten op gives this result"; break;
+    }
+    for (std::size_t i = 1; i < static_cast<std::size_t>(op.arity); ++i)
+      EXPECT_FALSE(s->tensor_argument(i)->writes) << "only operand 0 is ever written";
+  }
+}
+
+// Each annotation is LibTorch's: the schema it registers under the same name has the same tensors, alias sets
+// and writes (defaults and integer types vary across versions and are not compared).
+TEST(AtenSchema, TableAnnotationsAreLibTorchsRegisteredOnes) {
+  int checked = 0;
+  for (const OpSpec& op : op_table()) {
+    const AtenSchema* ours = aten_schema(op.id);
+    if (!ours) continue;
+    SCOPED_TRACE(std::string(op.schema));
+    const auto text = oracle::registered_schema(ours->name, ours->overload);
+    ASSERT_TRUE(text.has_value()) << "LibTorch " << oracle::torch_version() << " registers no such operator";
+    const AtenSchema theirs = parse_aten_schema(*text);
+    auto annotations = [](const std::vector<SchemaValue>& values) {
+      std::vector<std::tuple<std::string, bool, std::string, bool>> out;
+      for (const auto& v : values) out.emplace_back(v.name, v.tensor(), v.alias_set, v.writes);
+      return out;
+    };
+    EXPECT_EQ(annotations(ours->arguments), annotations(theirs.arguments)) << "LibTorch registers " << *text;
+    EXPECT_EQ(annotations(ours->returns), annotations(theirs.returns)) << "LibTorch registers " << *text;
+    ++checked;
+  }
+  EXPECT_GT(checked, 80);
+}
+
+}  // namespace
+}  // namespace parity::program
