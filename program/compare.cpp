@@ -45,6 +45,10 @@ std::string normalised_message(std::string_view m) {
   return out;
 }
 
+std::string render_violations(const StepObs& s) {
+  return s.schema_violations.empty() ? "conforms to its schema" : join(s.schema_violations, "; ");
+}
+
 std::string render_alias(const TensorObs& o) {
   if (o.alias_of == o.value) return "own storage";
   return "shares storage with v" + std::to_string(o.alias_of);
@@ -164,6 +168,9 @@ class Comparer {
                              [&](const TensorObs& o) { return o.value == b.observed[k].value; });
       tensor(index, *it, b.observed[k]);
     }
+    // Checked against the schema, not against the other side: a violation both backends share is still one.
+    if (!done() && (a.schema_violations != b.schema_violations || !a.schema_violations.empty()))
+      emit(index, -1, Kind::Schema, render_violations(a), render_violations(b));
   }
 
  private:
@@ -303,6 +310,7 @@ Signature signature(const Program& program, const Divergence& d) {
     case Kind::GradStrides:
     case Kind::GradStridesSize1:
     case Kind::GradValues:
+    case Kind::Schema:
     case Kind::Crash:
     case Kind::Timeout:
     case Kind::OutOfMemory: break;

@@ -37,6 +37,7 @@ namespace parity::program {
   X(GradStrides, "grad_strides")                                                                    \
   X(GradStridesSize1, "grad_strides_size1") /* minor */                                             \
   X(GradValues, "grad_values")                                                                      \
+  X(Schema, "schema")                   /* a step wrote or aliased what its ATen schema does not allow */ \
   X(Crash, "crash")                     /* the case's process died */                               \
   X(Timeout, "timeout")                 /* the case's process hung */                               \
   X(OutOfMemory, "out_of_memory")       /* the case's process exceeded the campaign's memory limit */

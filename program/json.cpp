@@ -103,6 +103,15 @@ class Obj {
     return out;
   }
 
+  std::vector<std::string> strings(std::string_view key) const {
+    std::vector<std::string> out;
+    for (const json& e : array(key)) {
+      if (!e.is_string()) fail_field(key, "must hold strings, got " + describe(e));
+      out.push_back(e.get<std::string>());
+    }
+    return out;
+  }
+
   double number(std::string_view key) const { return to_number(at(key), key); }
 
   double to_number(const json& v, std::string_view key) const {
@@ -593,7 +602,8 @@ json to_json(const Trace& t) {
     steps.push_back({{"status", to_string(s.status)},
                      {"category", to_string(s.category)},
                      {"message", s.message},
-                     {"observed", std::move(observed)}});
+                     {"observed", std::move(observed)},
+                     {"schema_violations", s.schema_violations}});
   }
   return {{"backend", t.backend}, {"steps", std::move(steps)}};
 }
@@ -612,6 +622,7 @@ Trace trace_from_json(const json& j) {
     const json& observed = s.array("observed");
     for (std::size_t k = 0; k < observed.size(); ++k)
       obs.observed.push_back(obs_from_json(observed[k], s.where() + " observed " + std::to_string(k)));
+    if (s.has("schema_violations")) obs.schema_violations = s.strings("schema_violations");
     t.steps.push_back(std::move(obs));
   }
   return t;

@@ -1,6 +1,7 @@
 #include "program/backend.h"
 
 #include "program/internal_assert.h"
+#include "program/schema_check.h"
 
 namespace parity::program {
 
@@ -227,6 +228,8 @@ Trace run(Backend& backend, const Program& program) {
   const int n = static_cast<int>(program.steps.size());
   Taint taint(program.steps.size());
   GradHistory grads(program.steps.size());
+  SchemaCheck schema;
+  auto defined = [&](int id) { return taint.values_defined(id); };
   for (int i = 0; i < n; ++i) {
     const Step& step = program.steps[i];
     const OpSpec& op = spec(step.op);
@@ -240,6 +243,7 @@ Trace run(Backend& backend, const Program& program) {
       continue;
     }
     try {
+      schema.before(step, *session, defined);
       session->execute(step, i);
     } catch (const StepError& e) {
       obs.status = StepObs::Status::Error;
@@ -258,6 +262,7 @@ Trace run(Backend& backend, const Program& program) {
     // A step that writes (in place, backward, flags) may change any value; others only make their result.
     try {
       if (obs.status == StepObs::Status::Ok) taint.update(step, i, *session);
+      obs.schema_violations = schema.after(step, i, obs.status == StepObs::Status::Ok, *session, defined);
       if (op.flags & kMutates) {
         for (int j = 0; j <= i; ++j)
           if (session->has_value(j)) observe(*session, taint, grads, i, j, (op.flags & (kBackward | kWritesGrad)) != 0, obs);

@@ -40,6 +40,7 @@ DetailForm detail_form(DivergenceKind k) {
     case DivergenceKind::GradStrides:
     case DivergenceKind::GradStridesSize1:
     case DivergenceKind::GradValues:
+    case DivergenceKind::Schema:
     case DivergenceKind::Crash:
     case DivergenceKind::Timeout:
     case DivergenceKind::OutOfMemory: return DetailForm::None;

@@ -56,6 +56,8 @@ struct StepObs {
   ErrorCategory category = ErrorCategory::Unclassified;
   std::string message;
   std::vector<TensorObs> observed;
+  // How the step broke its op's ATen schema on this backend (program/schema_check.h); empty when it conforms.
+  std::vector<std::string> schema_violations;
   bool operator==(const StepObs&) const = default;
 };
 

@@ -329,6 +329,12 @@ std::string render_cell(const program::Trace* t, std::size_t i, const Divergence
   using Kind = program::DivergenceKind;
   const bool outcome = here && (d.value < 0 || d.kind == Kind::Status || d.kind == Kind::ErrorCategory);
   std::string html = render_status(s, outcome && d.kind != Kind::ObservedSet);
+  for (const std::string& v : s.schema_violations) {
+    const std::string text = esc("schema: " + v);
+    html += here && d.kind == Kind::Schema
+                ? "<div class=\"status error\"><mark class=\"first-diff\" title=\"first difference\">" + text + "</mark></div>"
+                : "<div class=\"status error\">" + text + "</div>";
+  }
   const std::string marked = here && d.value >= 0 ? field_of_kind(d.kind) : "";
   const auto keep = diverging_element(d);
   std::string obs;

@@ -1,0 +1,58 @@
+// Schema conformance, as PyTorch's SchemaCheckMode holds its operators to their registered schemas: a step may
+// write only the operands its op's ATen schema annotates as written (`Tensor(a!)`), its result may share memory
+// only with operands annotated as aliasing a return (`Tensor(a)`), and a return annotated `(a!)` is that very
+// operand. Operands that share memory with a writable or aliasable one inherit its permission, as SchemaInfo
+// does for aliased inputs. The run loop checks every step on both backends; a violation is a finding of its
+// own (DivergenceKind::Schema) even when both backends agree on it.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "program/aten_schema.h"
+#include "program/backend.h"
+
+namespace parity::program {
+
+class SchemaCheck {
+ public:
+  // Before the step runs: what its operands hold. `defined(id)` says whether a value's contents are defined
+  // (uninitialised memory changes from one read to the next, so it is compared by version only).
+  template <typename Defined>
+  void before(const Step& step, Session& session, Defined defined) {
+    schema_ = nullptr;
+    operands_.clear();
+    const AtenSchema* schema = aten_schema(step.op);
+    if (!schema) return;
+    // An operand the op may write needs no snapshot: whatever it holds afterwards is allowed.
+    for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+      const SchemaValue* arg = schema->tensor_argument(i);
+      operands_.push_back(arg && arg->writes ? Operand{} : snapshot(session, step.inputs[i], defined(step.inputs[i])));
+    }
+    schema_ = schema;
+  }
+  // After it ran (or raised: an op that fails must not have written what it may not either). Returns one
+  // sentence per violation; empty when the step conforms or its op has no schema.
+  template <typename Defined>
+  std::vector<std::string> after(const Step& step, int index, bool ok, Session& session, Defined defined) {
+    if (!schema_) return {};
+    std::vector<bool> defined_after;
+    for (int in : step.inputs) defined_after.push_back(defined(in));
+    return check(step, index, ok, session, defined_after);
+  }
+
+ private:
+  struct Operand {
+    std::int64_t version = 0;
+    std::vector<double> values;
+    bool defined = false;
+  };
+  static Operand snapshot(Session& session, int id, bool defined);
+  std::vector<std::string> check(const Step& step, int index, bool ok, Session& session,
+                                 const std::vector<bool>& defined_after) const;
+
+  const AtenSchema* schema_ = nullptr;
+  std::vector<Operand> operands_;
+};
+
+}  // namespace parity::program
