@@ -108,6 +108,7 @@ class ImplSession final : public pg::Session {
       throw pg::StepError(to_program(e.kind()), e.what());
     }
     if (fault && fault->kind == PlantedFault::Kind::Values && values_[index]) plant_wrong_value(*values_[index]);
+    if (fault && fault->kind == PlantedFault::Kind::WritesInput) plant_wrong_value(in(step, 0));
     if (fault && fault->kind == PlantedFault::Kind::Fresh && values_[index]) {
       const Tensor& self = *values_[index];
       values_[index] = Tensor::over(self.storage(), self.layout(), self.dtype(), self.version_counter());

@@ -18,6 +18,7 @@ constexpr std::pair<std::string_view, PlantedFault::Kind> kKinds[] = {
     {"error", PlantedFault::Kind::Error},
     {"message", PlantedFault::Kind::Message},
     {"fresh", PlantedFault::Kind::Fresh},
+    {"writes_input", PlantedFault::Kind::WritesInput},
     {"crash", PlantedFault::Kind::Crash},
     {"abort", PlantedFault::Kind::Abort},
     {"hang", PlantedFault::Kind::Hang},
@@ -33,7 +34,7 @@ std::string_view trim(std::string_view s) {
 PlantedFault parse_one(std::string_view item) {
   auto bad = [&](const std::string& why) {
     return std::invalid_argument(std::string(kPlantVariable) + ": \"" + std::string(item).substr(0, 60) + "\" " + why +
-                                 " (expected OP=KIND, comma-separated, KIND one of values, error, message, fresh, crash, "
+                                 " (expected OP=KIND, comma-separated, KIND one of values, error, message, fresh, writes_input, crash, "
                                  "abort, hang, oom; OP from `parity list`)");
   };
   const auto eq = item.find('=');
@@ -45,6 +46,9 @@ PlantedFault parse_one(std::string_view item) {
     if (name != kind) continue;
     if (k == PlantedFault::Kind::Fresh && program::spec(*op).result != program::ResultIs::Operand)
       throw bad("plants `fresh` on an op that does not return its operand itself");
+    if (k == PlantedFault::Kind::WritesInput &&
+        (program::spec(*op).arity == 0 || (program::spec(*op).flags & program::kMutates)))
+      throw bad("plants `writes_input` on an op that has no operand or may write one anyway");
     return {*op, k};
   }
   throw bad("names no fault kind");
@@ -67,7 +71,8 @@ bool is_process_fault(PlantedFault::Kind kind) {
     case PlantedFault::Kind::Values:
     case PlantedFault::Kind::Error:
     case PlantedFault::Kind::Message:
-    case PlantedFault::Kind::Fresh: return false;
+    case PlantedFault::Kind::Fresh:
+    case PlantedFault::Kind::WritesInput: return false;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
@@ -90,7 +95,8 @@ void misbehave(const PlantedFault& fault) {
     case PlantedFault::Kind::Values:
     case PlantedFault::Kind::Error:
     case PlantedFault::Kind::Message:
-    case PlantedFault::Kind::Fresh: break;
+    case PlantedFault::Kind::Fresh:
+    case PlantedFault::Kind::WritesInput: break;
   }
   PARITY_HARNESS_UNREACHABLE("planted fault " + fault.text() + " returned from misbehaving");
 }

@@ -22,6 +22,8 @@ struct PlantedFault {
     Fresh,    // an op that returns operand 0 itself (in-place ops, detach_, requires_grad_) returns another tensor
               // object over the same memory and version counter, with no autograd state: a wrapper that forgot
               // to `return self`. Storage aliasing still agrees; tensor identity does not.
+    WritesInput,  // an op that writes none of its operands adds 1 to operand 0's first element, bumping no
+                  // version: a kernel that used its input as scratch. Only schema conformance sees it at the step.
     // The process running the op misbehaves instead of running it, as a broken kernel would, for testing that
     // a campaign isolates it: one finding for exactly that case, and the cases after it run normally.
     Crash,        // SIGSEGV
@@ -41,7 +43,7 @@ bool is_process_fault(PlantedFault::Kind);
 [[noreturn]] void misbehave(const PlantedFault& fault);
 
 // Parses "mul=values,neg=error" (empty: none). Throws std::invalid_argument naming the item at fault, and for
-// `fresh` on an op whose result is not operand 0.
+// `fresh` on an op whose result is not operand 0, `writes_input` on an op with no operand or one that mutates.
 std::vector<PlantedFault> parse_planted_faults(std::string_view spec);
 // The faults PARITY_PLANT asks for, parsed once. Throws std::invalid_argument when it is malformed.
 const std::vector<PlantedFault>& planted_faults();

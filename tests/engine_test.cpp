@@ -318,6 +318,16 @@ TEST(EngineCampaign, APlantedFreshResultOfAnInPlaceOpIsFoundByIdentity) {
   EXPECT_GT(unexpected_at(r.summary, "mul_scalar_", program::DivergenceKind::Identity), 0u);
 }
 
+// An op that writes an operand its schema does not annotate as written is found at that op, by the schema
+// check: nothing else observes the operand at that step.
+TEST(EngineCampaign, APlantedWriteOfAnInputIsFoundBySchemaConformance) {
+  if (!in_process_planted_with("exp=writes_input")) return;
+  TempDir dir;
+  const CampaignConfig c = two_worker_campaign(dir, 7, 1500);
+  const CampaignResult r = run_campaign(c, reports::KnownDivergences{});
+  EXPECT_GT(unexpected_at(r.summary, "exp", program::DivergenceKind::Schema), 0u);
+}
+
 // Persistent workers give what a child forked per case gives, program by program, in whatever order they finish.
 TEST(EngineWorkers, AgreeWithAChildPerCase) {
   std::vector<program::Program> programs;

@@ -20,6 +20,7 @@ TEST(PlantedFaults, ParsesAListOfOpAndKind) {
   EXPECT_EQ(faults[1].text(), "neg=error");
   EXPECT_TRUE(parse_planted_faults("").empty());
   EXPECT_EQ(parse_planted_faults("mul_=fresh").at(0), (PlantedFault{OpId::Mul_, PlantedFault::Kind::Fresh}));
+  EXPECT_EQ(parse_planted_faults("exp=writes_input").at(0), (PlantedFault{OpId::Exp, PlantedFault::Kind::WritesInput}));
 }
 
 TEST(PlantedFaults, RefusesWhatItCannotRead) {
@@ -38,6 +39,8 @@ TEST(PlantedFaults, RefusesWhatItCannotRead) {
   EXPECT_NE(message("mul=values,mul=error").find("given twice"), std::string::npos);
   // mul makes a new tensor: there is no `self` it could fail to return.
   EXPECT_NE(message("mul=fresh").find("does not return its operand itself"), std::string::npos);
+  EXPECT_NE(message("exp_=writes_input").find("may write one anyway"), std::string::npos);
+  EXPECT_NE(message("zeros=writes_input").find("has no operand"), std::string::npos);
 }
 
 }  // namespace
