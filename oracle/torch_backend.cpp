@@ -209,6 +209,14 @@ class TorchSession final : public program::Session {
     return o;
   }
 
+  std::int64_t version(int id) const override { return static_cast<std::int64_t>(value(id)._version()); }
+  std::vector<double> values(int id) const override {
+    try {
+      return flat_values(value(id));
+    } catch (const c10::Error& e) {
+      throw std::runtime_error(e.what_without_backtrace());
+    }
+  }
   const void* storage_key(int id) const override { return value(id).storage().unsafeGetStorageImpl(); }
   const void* tensor_key(int id) const override { return value(id).unsafeGetTensorImpl(); }
   const void* grad_storage_key(int id) const override {

@@ -24,8 +24,7 @@ std::string operand_name(const SchemaValue& arg, std::size_t i) {
 }  // namespace
 
 SchemaCheck::Operand SchemaCheck::snapshot(Session& session, int id, bool defined) {
-  const TensorObs obs = session.observe(id, defined, false);
-  return {obs.version, defined ? obs.values : std::vector<double>{}, defined};
+  return {session.version(id), defined ? session.values(id) : std::vector<double>{}, defined};
 }
 
 std::vector<std::string> SchemaCheck::check(const Step& step, int index, bool ok, Session& session,
