@@ -670,6 +670,40 @@ class Builder {
     if (state_.value(y).retains_grad || state_.value(y).leaf) emit(OpId::Grad, {y}, {}, true, true);
   }
 
+  // Operands for `op` with x where it is differentiable (operand 0, or 1 when operand 0 must be of another dtype,
+  // where's condition) and fresh tensors of x's shape elsewhere (transposed for mm's second): each of x's dtype
+  // (now and then another floating one) or bool (a mask, a condition), the first combination the shape rule
+  // accepts. nullopt when none does or a fresh tensor could not be made.
+  std::optional<std::vector<int>> operands_around(OpId op, int x) {
+    const program::OpSpec& spec = program::spec(op);
+    const Meta xm = meta(x);
+    const int x_slot = program::allows(spec.operand0.dtypes, xm.dtype) ? 0 : 1;
+    std::vector<Meta> slots(static_cast<std::size_t>(spec.arity));
+    for (int k = 0; k < spec.arity; ++k) {
+      slots[k] = xm;
+      if (k == 1 && (op == OpId::Mm || op == OpId::Matmul)) std::reverse(slots[k].sizes.begin(), slots[k].sizes.end());
+    }
+    const DType other = rng_.chance(0.8) ? xm.dtype : floating();
+    const int others = spec.arity - 1;
+    for (int combo = 0; combo < (1 << others); ++combo) {
+      int bit = 0;
+      for (int k = 0; k < spec.arity; ++k) {
+        if (k == x_slot) continue;
+        slots[k].dtype = (combo >> bit++) & 1 ? DType::Bool : other;
+        slots[k].requires_grad = false;
+      }
+      if (!spec.infer(slots, Attrs{})) continue;
+      std::vector<int> inputs;
+      for (int k = 0; k < spec.arity; ++k) {
+        const bool mask = slots[k].dtype == DType::Bool;
+        inputs.push_back(k == x_slot ? x : fresh(slots[k].sizes, slots[k].dtype, !mask && rng_.chance(0.6)));
+        if (inputs.back() < 0) return std::nullopt;
+      }
+      return inputs;
+    }
+    return std::nullopt;
+  }
+
   // One differentiable op, then a backward through it: every op's derivative gets run, with the operand layouts,
   // dtypes and attributes the generator draws for it (an in-place form writes a non-leaf copy of the leaf).
   void recipe_op_backward() {
@@ -685,16 +719,9 @@ class Builder {
     int x = leaf;
     if (spec.is_inplace() || rng_.chance(0.2)) x = emit(OpId::MulScalar, {x});
     if (x < 0) return;
-    std::vector<int> inputs = {x};
-    if (spec.arity == 3) {  // where(condition, x, other)
-      const Meta xm = meta(x);
-      inputs = {fresh(xm.sizes, DType::Bool, false), x, fresh(xm.sizes, xm.dtype, rng_.chance(0.5))};
-    } else if (spec.arity == 2) {
-      std::vector<std::int64_t> sizes = meta(x).sizes;
-      if (op == OpId::Mm || op == OpId::Matmul) std::reverse(sizes.begin(), sizes.end());
-      inputs.push_back(fresh(sizes, rng_.chance(0.8) ? meta(x).dtype : floating(), rng_.chance(0.6)));
-    }
-    int y = emit(op, inputs);
+    const std::optional<std::vector<int>> inputs = operands_around(op, x);
+    if (!inputs) return;
+    int y = emit(op, *inputs);
     if (y < 0) return;
     if (!state_.live(y) || !meta(y).requires_grad) return;
     int s = reduce(y);
