@@ -37,6 +37,7 @@ std::string_view name(program::Saves s) {
     case Saves::Self: return "self";
     case Saves::Result: return "result";
     case Saves::Operands: return "operands";
+    case Saves::Others: return "others";
   }
   PARITY_HARNESS_UNREACHABLE("no case for this Saves");
 }
@@ -70,6 +71,7 @@ void print_traits() {
     const char* writes = !op.is_inplace()                                  ? ""
                          : op.writes == program::Writes::Constant ? "constant"
                          : op.writes == program::Writes::Operand1 ? "operand 1"
+                         : op.writes == program::Writes::ConstantWhere ? "constant where operand 1"
                                                                   : "computed";
     std::printf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", std::string(op.name).c_str(),
                 std::string(program::to_string(op.kind)).c_str(), op.arity,

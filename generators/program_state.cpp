@@ -51,7 +51,7 @@ bool ProgramState::raises(const Step& step) const {
       if (v.meta->requires_grad && v.leaf) return true;
       if (v.view && value(v.base).meta && value(v.base).meta->requires_grad && value(v.base).leaf) return true;
     }
-    if (v.overlapping && op.writes != program::Writes::Constant) return true;
+    if (v.overlapping && !program::writes_one_value(op.writes)) return true;
   }
   return op.refuses && op.refuses({v.leaf, v.view, v.storage_numel}, step.attrs);
 }

@@ -99,6 +99,13 @@ Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);
 // self where condition (bool) holds, else other.
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
+// value where mask (bool, broadcast) holds, else self; the out-of-place form's result is contiguous, of self's
+// and mask's broadcast shape.
+Tensor masked_fill(const Tensor& self, const Tensor& mask, Scalar value);
+Tensor masked_fill_(const Tensor& self, const Tensor& mask, Scalar value);
+// self + value * tensor1 * tensor2, in the three tensors' common dtype.
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, Scalar value);
+Tensor addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, Scalar value);
 // Elementwise comparisons: a bool tensor that never requires grad.
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);

@@ -267,6 +267,10 @@ class ImplSession final : public pg::Session {
       case OpId::UnsafeSplit: return pg::pick_output(unsafe_split(in(s, 0), a.size, a.dim), a.index);
       case OpId::UnsafeChunk: return pg::pick_output(unsafe_chunk(in(s, 0), a.chunks, a.dim), a.index);
       case OpId::Where: return where(in(s, 0), in(s, 1), in(s, 2));
+      case OpId::MaskedFill: return masked_fill(in(s, 0), in(s, 1), to_impl(a.scalar));
+      case OpId::MaskedFill_: return masked_fill_(in(s, 0), in(s, 1), to_impl(a.scalar));
+      case OpId::Addcmul: return addcmul(in(s, 0), in(s, 1), in(s, 2), to_impl(a.scalar));
+      case OpId::Addcmul_: return addcmul_(in(s, 0), in(s, 1), in(s, 2), to_impl(a.scalar));
       case OpId::Eq: return eq(in(s, 0), in(s, 1));
       case OpId::Ne: return ne(in(s, 0), in(s, 1));
       case OpId::OnesLike: return ones_like(in(s, 0), to_impl(a.memory_format));

@@ -263,6 +263,10 @@ class TorchSession final : public program::Session {
       case OpId::EmptyLike: return torch::empty_like(in(0), torch::TensorOptions(), mf);
       case OpId::ZerosLike: return torch::zeros_like(in(0), torch::TensorOptions(), mf);
       case OpId::Where: return torch::where(in(0), in(1), in(2));
+      case OpId::MaskedFill: return in(0).masked_fill(in(1), to_torch(a.scalar));
+      case OpId::MaskedFill_: return in(0).masked_fill_(in(1), to_torch(a.scalar));
+      case OpId::Addcmul: return torch::addcmul(in(0), in(1), in(2), to_torch(a.scalar));
+      case OpId::Addcmul_: return in(0).addcmul_(in(1), in(2), to_torch(a.scalar));
       case OpId::Eq: return in(0).eq(in(1));
       case OpId::Ne: return in(0).ne(in(1));
       case OpId::OnesLike: return torch::ones_like(in(0), torch::TensorOptions(), mf);

@@ -326,6 +326,9 @@ class Analysis {
       case Saves::Operands:
         for (int in : s.inputs) event(in, TensorEvent::Saved);
         break;
+      case Saves::Others:
+        for (std::size_t k = 1; k < s.inputs.size(); ++k) event(s.inputs[k], TensorEvent::Saved);
+        break;
     }
   }
 

@@ -54,6 +54,8 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"required rank 5 tensor to use channels_last_3d format", ErrorCategory::MemoryFormat},
     {"can't be cast to the desired output type", ErrorCategory::DType},
     {"where expected condition to be a boolean tensor", ErrorCategory::DType},
+    {"masked_fill_ only supports boolean masks", ErrorCategory::DType},
+    {"Mask tensor can take 0 and 1 values only", ErrorCategory::Argument},
     {"on a bool tensor is not supported", ErrorCategory::DType},
     {"with two bool tensors is not supported", ErrorCategory::DType},
     {"with a bool tensor is not supported", ErrorCategory::DType},

@@ -250,6 +250,28 @@ Out where_rule(Metas m, const Attrs&) {
   if (!b) return std::nullopt;
   return Meta{*b, tensor_result_type(m[1], m[2]), m[1].requires_grad || m[2].requires_grad};
 }
+// masked_fill: a bool mask broadcast with self; self's dtype.
+Out masked_fill_rule(Metas m, const Attrs&) {
+  if (m[1].dtype != DType::Bool) return std::nullopt;
+  auto b = broadcast(m[1].sizes, m[0].sizes);
+  if (!b) return std::nullopt;
+  return Meta{*b, m[0].dtype, m[0].requires_grad};
+}
+// addcmul: the three tensors' common dtype (dimensioned ones outrank zero-dim ones), never bool.
+Out addcmul_rule(Metas m, const Attrs&) {
+  auto b = broadcast(m[0].sizes, m[1].sizes);
+  if (!b) return std::nullopt;
+  b = broadcast(*b, m[2].sizes);
+  if (!b) return std::nullopt;
+  std::optional<DType> dimensioned, zero_dim;
+  for (const Meta& x : m.first(3)) {
+    auto& cls = x.sizes.empty() ? zero_dim : dimensioned;
+    cls = cls ? promote(*cls, x.dtype) : x.dtype;
+  }
+  const DType t = dimensioned ? combine(*dimensioned, zero_dim) : *zero_dim;
+  if (t == DType::Bool) return std::nullopt;
+  return Meta{*b, t, m[0].requires_grad || m[1].requires_grad || m[2].requires_grad};
+}
 Out compare_rule(Metas m, const Attrs&) {
   auto b = broadcast(m[0].sizes, m[1].sizes);
   if (!b) return std::nullopt;

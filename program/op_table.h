@@ -69,6 +69,7 @@ enum class Saves : std::uint8_t {
   Self,      // operand 0 (abs, clamp, pow); in-place forms save a copy of it, so later writes are fine
   Result,    // the op's own result (exp, sigmoid, tanh, relu): writing the result breaks backward
   Operands,  // the tensor operands each other's gradient needs (mul, div, mm, matmul)
+  Others,    // every tensor operand but operand 0 (masked_fill's mask, addcmul's two factors)
 };
 
 // How an in-place op writes operand 0.
@@ -76,7 +77,11 @@ enum class Writes : std::uint8_t {
   Computed,  // from operand 0's own elements (add_, exp_): overlapping memory is an error
   Constant,  // one value into every element (fill_, zero_): overlap is harmless, nothing is read
   Operand1,  // operand 1's elements (copy_): the old contents are gone
+  ConstantWhere,  // one value into the elements operand 1 (a bool mask) selects (masked_fill_): overlap is
+                  // harmless, and the elements not selected keep their contents
 };
+// Whether every written element receives one value, so that elements sharing memory cannot disagree.
+constexpr bool writes_one_value(Writes w) { return w == Writes::Constant || w == Writes::ConstantWhere; }
 
 // A set of dtypes, for what operand 0 may be.
 enum DTypes : unsigned {

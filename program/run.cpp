@@ -88,6 +88,7 @@ class Taint {
         break;
       case Saves::Result: reads_[index] = {index}; break;
       case Saves::Operands: reads_[index] = step.inputs; break;
+      case Saves::Others: reads_[index].assign(step.inputs.begin() + 1, step.inputs.end()); break;
     }
     if ((op.flags & kMutates) && op.is_inplace()) {
       const void* key = session.storage_key(step.inputs[0]);
@@ -149,15 +150,16 @@ class Taint {
     if (spec(step.op).kind != OpKind::InPlace) return false;
     const int out = step.inputs[0];
     const TensorObs dst = session.observe(out, false, false);
-    // fill_ and zero_ write one value everywhere, so overlap cannot change what they leave; a dense
-    // destination has no overlap, and only the others need the exact (enumerating) check.
-    const bool writes_one_value = spec(step.op).writes == Writes::Constant;
-    if (!writes_one_value && !dst.non_overlapping_dense && has_internal_overlap(dst.sizes, dst.strides)) return true;
-    if (step.inputs.size() != 2) return false;
-    const int in = step.inputs[1];
-    if (out == in || session.storage_key(out) != session.storage_key(in)) return false;
-    const TensorObs src = session.observe(in, false, false);
-    return dst.sizes != src.sizes || dst.strides != src.strides || dst.offset != src.offset;
+    // fill_, zero_ and masked_fill_ write one value everywhere they write, so overlap cannot change what they
+    // leave; a dense destination has no overlap, and only the others need the exact (enumerating) check.
+    if (!writes_one_value(spec(step.op).writes) && !dst.non_overlapping_dense && has_internal_overlap(dst.sizes, dst.strides)) return true;
+    for (std::size_t k = 1; k < step.inputs.size(); ++k) {
+      const int in = step.inputs[k];
+      if (out == in || session.storage_key(out) != session.storage_key(in)) continue;
+      const TensorObs src = session.observe(in, false, false);
+      if (dst.sizes != src.sizes || dst.strides != src.strides || dst.offset != src.offset) return true;
+    }
+    return false;
   }
 
   std::vector<bool> tainted_;

@@ -349,6 +349,72 @@ TEST(ImplPointwise, InPlaceOnAViewOfANonLeafGoesThroughCopySlices) {
 // ---------------------------------------------------------------------------------------------------------
 // mm
 
+// masked_fill: the value where the mask holds (converted to self's dtype as fill_ converts it), a contiguous
+// result of the broadcast shape out of place; the gradient zeroes what was filled and sums down to self's
+// shape; the mask is saved and a non-bool mask is refused (LibTorch 2.x's check).
+TEST(ImplPointwise, MaskedFillValuesGradientAndChecks) {
+  const Tensor mask = from_values({1, 0, 1}, ScalarType::Bool);
+  Tensor x = leaf({1, 2, 3});
+  Tensor y = masked_fill(x, view(mask, {3}), Scalar::of(-0.5));
+  EXPECT_EQ(y.to_vector(), (std::vector<double>{-0.5, 2, -0.5}));
+  EXPECT_EQ(grad_fn(y)->name(), "MaskedFillBackward0");
+  Tensor wide = masked_fill(x, expand(view(mask, {1, 3}), {2, 3}), Scalar::of(7));
+  EXPECT_EQ(wide.sizes(), (Dims{2, 3}));
+  EXPECT_EQ(wide.strides(), (Dims{3, 1}));
+  backward(sum(wide));
+  EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{0, 2, 0}));
+  EXPECT_EQ(masked_fill(arange(3, ScalarType::Int64), mask, Scalar::of(2.5)).to_vector(), (std::vector<double>{2, 1, 2}));
+  EXPECT_EQ(masked_fill(bools({3}), mask, Scalar::of(0.5)).to_vector(), (std::vector<double>{1, 1, 1}));
+
+  Tensor z = clone(seq({2, 3}));
+  EXPECT_TRUE(masked_fill_(z, mask, Scalar::of(9)).is_same(z));
+  EXPECT_EQ(z.version(), 1);
+  expect_error([&] { masked_fill_(z, values({1, 0, 1}), Scalar::of(1)); }, ErrorKind::DType,
+               "masked_fill_ only supports boolean masks, but got mask with dtype Float");
+  expect_error([&] { masked_fill_(z, bools({2, 2, 3}), Scalar::of(1)); }, ErrorKind::Shape,
+               "output with shape [2, 3] doesn't match the broadcast shape [2, 2, 3]");
+  expect_error([&] { masked_fill(z, bools({4}), Scalar::of(1)); }, ErrorKind::Shape,
+               "The size of tensor a (4) must match the size of tensor b (3) at non-singleton dimension 1");
+  // An expanded self is written anyway (ATen only warns): every shared slot receives the same value.
+  Tensor e = expand(clone(seq({1})), {3});
+  masked_fill_(e, mask, Scalar::of(4));
+  EXPECT_EQ(e.to_vector(), (std::vector<double>{4, 4, 4}));
+
+  Tensor m = clone(mask);
+  Tensor w = masked_fill(leaf({1, 2, 3}), m, Scalar::of(0));
+  fill_(m, Scalar::of(0));
+  EXPECT_EQ(kind_of([&] { backward(sum(w)); }), ErrorKind::VersionMismatch);
+}
+
+// addcmul: self + value * t1 * t2 in the common dtype (the value converted to it first), each factor's
+// gradient the output gradient times the other factor times the value; in place, LibTorch's check order.
+TEST(ImplPointwise, AddcmulValuesGradientsAndChecks) {
+  Tensor a = leaf({1, 1, 1}), b = leaf({2, 2, 2}), c = leaf({1, 2, 3});
+  Tensor r = addcmul(a, b, c, Scalar::of(3));
+  EXPECT_EQ(r.to_vector(), (std::vector<double>{7, 13, 19}));
+  EXPECT_EQ(grad_fn(r)->name(), "AddcmulBackward0");
+  backward(sum(r));
+  EXPECT_EQ(grad(a).to_vector(), (std::vector<double>{1, 1, 1}));
+  EXPECT_EQ(grad(b).to_vector(), (std::vector<double>{3, 6, 9}));
+  EXPECT_EQ(grad(c).to_vector(), (std::vector<double>{6, 6, 6}));
+  const Tensor i = arange(3, ScalarType::Int64);
+  EXPECT_EQ(addcmul(i, i, i, Scalar::of(2.5)).to_vector(), (std::vector<double>{0, 3, 10}));
+  EXPECT_EQ(addcmul(i, values({1, 1, 1}), values({1, 1, 1}), Scalar::of(1)).dtype(), ScalarType::Float32);
+  expect_error([&] { addcmul(bools({3}), bools({3}), bools({3}), Scalar::of(1)); }, ErrorKind::DType,
+               "\"addcmul_cpu_out\" not implemented for 'Bool'");
+  Tensor t = transpose(clone(seq({2, 3})), 0, 1);
+  EXPECT_EQ(addcmul(t, t, t, Scalar::of(1)).strides(), (Dims{1, 3}));
+
+  Tensor self = clone(i);
+  expect_error([&] { addcmul_(self, values({1, 1, 1}), values({1, 1, 1}), Scalar::of(1)); }, ErrorKind::DType,
+               "result type Float can't be cast to the desired output type Long");
+  expect_error([&] { addcmul_(self, seq({2, 3}), seq({1}), Scalar::of(1)); }, ErrorKind::Shape,
+               "output with shape [3] doesn't match the broadcast shape [2, 3]");
+  EXPECT_TRUE(addcmul_(self, i, i, Scalar::of(1)).is_same(self));
+  EXPECT_EQ(self.to_vector(), (std::vector<double>{0, 2, 6}));
+  EXPECT_EQ(self.version(), 1);
+}
+
 TEST(ImplLinalg, MmValuesLayoutAndDtype) {
   Tensor a = view(values({1, 2, 3, 4, 5, 6}), {2, 3});
   Tensor b = view(values({1, 2, 3, 4, 5, 6}), {3, 2});

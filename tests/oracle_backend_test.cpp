@@ -654,6 +654,13 @@ TEST(OracleBackend, EveryOpRuns) {
   int sw = with(OpId::SplitWithSizes, {x}, sws);
   int usp = with(OpId::UnsafeSplit, {x}, mo);
   with(OpId::UnsafeChunk, {x}, mo);
+  Attrs fillv;
+  fillv.scalar = float_scalar(-2.5);
+  int mf = with(OpId::MaskedFill, {x, eqv}, fillv);
+  int acm = with(OpId::Addcmul, {x, full, c2}, fillv);
+  int c3 = with(OpId::Clone, {c2});
+  int mf_ = with(OpId::MaskedFill_, {c3, eqv}, fillv);
+  with(OpId::Addcmul_, {c3, full, x}, fillv);
 
   Trace tr = b.run();
   for (std::size_t i = 0; i < tr.steps.size(); ++i)
@@ -668,7 +675,10 @@ TEST(OracleBackend, EveryOpRuns) {
   EXPECT_FALSE(result(tr, em).values_defined);
   EXPECT_EQ(result(tr, eqv).dtype, DType::Bool);
   EXPECT_FALSE(result(tr, eqv).requires_grad);
-  EXPECT_EQ(result(tr, wh).grad_fn, "WhereBackward0");  // already contiguous: to() returns x itself
+  EXPECT_EQ(result(tr, wh).grad_fn, "WhereBackward0");
+  EXPECT_EQ(result(tr, mf).grad_fn, "MaskedFillBackward0");
+  EXPECT_EQ(result(tr, acm).grad_fn, "AddcmulBackward0");
+  EXPECT_EQ(result(tr, mf_).same_as, c3);  // already contiguous: to() returns x itself
   EXPECT_EQ(result(tr, sw).sizes, (std::vector<std::int64_t>{2, 2}));
   EXPECT_TRUE(result(tr, sw).is_view);
   EXPECT_FALSE(result(tr, usp).is_view);  // unsafe_split shares x's storage without being a view

@@ -218,6 +218,117 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   return out;
 }
 
+namespace {
+// masked_fill_'s checks in ATen's order (the mask's dtype, its partial overlap with self, broadcasting to self's
+// shape, the value's conversion), then the write. A self whose elements share memory is written anyway: ATen
+// only warns, and every shared slot receives the same value.
+void masked_fill_values(const Tensor& self, const Tensor& mask, double value) {
+  PARITY_CHECK(mask.dtype() == ScalarType::Bool, ErrorKind::DType,
+               "masked_fill_ only supports boolean masks, but got mask with dtype " +
+                   std::string(type_name(mask.dtype())));
+  ops::check_no_partial_overlap(self, {&mask});
+  const Dims shape = broadcast_shapes(self.sizes(), mask.sizes());
+  PARITY_CHECK(shape == self.sizes(), ErrorKind::Shape,
+               "output with shape " + format_dims(self.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
+  ops::check_scalar_fits(value, self.dtype());
+  ops::masked_fill_kernel(self, mask, value);
+}
+
+// MaskedFillBackward0 saves the mask only: the gradient is the output gradient with the filled elements zeroed
+// (summed down to self's shape by the engine when the mask broadcast self).
+std::shared_ptr<Formula> masked_fill_node(const Tensor& self, const Tensor& mask) {
+  auto node = make_node("MaskedFillBackward0", {&self}, [](const Tensor& g, const TensorList& s, const Formula&) {
+    return TensorList{masked_fill(g, s[0], Scalar::of_int(0))};
+  });
+  node->save(mask);
+  return node;
+}
+
+// AddcmulBackward0 saves each factor for the other's gradient, when that gradient is needed.
+std::shared_ptr<Formula> addcmul_node(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
+  auto node = make_node("AddcmulBackward0", {&self, &t1, &t2},
+                        [value](const Tensor& g, const TensorList& s, const Formula& n) {
+                          TensorList out(3);
+                          if (n.should_compute_output(0)) out[0] = g;
+                          if (n.should_compute_output(1)) out[1] = mul(g, mul(s[1], value));
+                          if (n.should_compute_output(2)) out[2] = mul(g, mul(s[0], value));
+                          return out;
+                        });
+  node->save(node->should_compute_output(2) ? t1 : Tensor());
+  node->save(node->should_compute_output(1) ? t2 : Tensor());
+  return node;
+}
+
+// TensorIterator's checks for self + value * t1 * t2 into `out` (self itself when in place): the common dtype,
+// bool refused by the kernel's dispatch, the value converted to it.
+ScalarType addcmul_type(const Tensor& self, const Tensor& t1, const Tensor& t2) {
+  Operand a{self, false}, b{t1, false}, c{t2, false};
+  return ops::result_type({&a, &b, &c});
+}
+void addcmul_values(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, ScalarType t,
+                    double value) {
+  PARITY_CHECK(t != ScalarType::Bool, ErrorKind::DType, ops::not_implemented_message("addcmul_cpu_out", t));
+  ops::check_scalar_fits(value, t);
+  if (out.dtype() == t) {
+    ops::addcmul_kernel(out, converted(self, t), converted(t1, t), converted(t2, t), value);
+  } else {
+    Tensor tmp = Tensor::allocate(Layout::dense(out.sizes()), t);
+    ops::addcmul_kernel(tmp, converted(self, t), converted(t1, t), converted(t2, t), value);
+    ops::copy_kernel(out, tmp);
+  }
+}
+}  // namespace
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, Scalar value) {
+  auto node = autograd::compute_requires_grad({&self}) ? masked_fill_node(self, mask) : nullptr;
+  // ATen expands self and mask to their common shape (mask first) and fills a contiguous clone.
+  const Dims shape = broadcast_shapes(mask.sizes(), self.sizes());
+  Tensor out = Tensor::allocate(Layout::dense(shape), self.dtype(), self.device());
+  ops::copy_kernel(out, self);
+  masked_fill_values(out, mask, value.value);
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
+Tensor masked_fill_(const Tensor& self, const Tensor& mask, Scalar value) {
+  const bool rg = autograd::compute_requires_grad({&self});
+  autograd::check_inplace(self, rg);
+  auto node = rg ? masked_fill_node(self, mask) : nullptr;
+  masked_fill_values(self, mask, value.value);
+  self.bump_version();
+  if (node) autograd::rebase_history(self, node);
+  return self;
+}
+
+Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
+  auto node = autograd::compute_requires_grad({&self, &t1, &t2}) ? addcmul_node(self, t1, t2, value) : nullptr;
+  const Dims shape = broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes()), t2.sizes());
+  const ScalarType t = addcmul_type(self, t1, t2);
+  Tensor cs = converted(self, t), c1 = converted(t1, t), c2 = converted(t2, t);
+  Tensor out = Tensor::allocate(ops::elementwise_layout(shape, {&cs.layout(), &c1.layout(), &c2.layout()}), t);
+  addcmul_values(out, cs, c1, c2, t, value.value);
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
+Tensor addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
+  const bool rg = autograd::compute_requires_grad({&self, &t1, &t2});
+  autograd::check_inplace(self, rg);
+  auto node = rg ? addcmul_node(self, t1, t2, value) : nullptr;
+  ops::check_no_overlap(self, {&t1, &t2});
+  const Dims shape = broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes()), t2.sizes());
+  PARITY_CHECK(shape == self.sizes(), ErrorKind::Shape,
+               "output with shape " + format_dims(self.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
+  const ScalarType t = addcmul_type(self, t1, t2);
+  PARITY_CHECK(can_cast(t, self.dtype()), ErrorKind::DType,
+               "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
+                   std::string(type_name(self.dtype())));
+  addcmul_values(self, self, t1, t2, t, value.value);
+  self.bump_version();
+  if (node) autograd::rebase_history(self, node);
+  return self;
+}
+
 Tensor eq(const Tensor& a, const Tensor& b) { return compare(ops::CompareOp::Eq, a, b); }
 Tensor ne(const Tensor& a, const Tensor& b) { return compare(ops::CompareOp::Ne, a, b); }
 Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Add, a, b); }

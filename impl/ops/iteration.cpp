@@ -375,15 +375,62 @@ void pow_kernel(const Tensor& out, const Tensor& x, double e) {
   });
 }
 
+namespace {
+// A Scalar as an element of type T: nonzero is true for bool, truncation toward zero for integers.
+template <typename T>
+T scalar_as(double value) {
+  if constexpr (std::is_same_v<T, bool>) return value != 0;
+  else return static_cast<T>(value);
+}
+}  // namespace
+
 void fill_kernel(const Tensor& out, double value) {
   require_cpu({&out});
   dispatch(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* o = out.data<T>();
-    T v;
-    if constexpr (std::is_same_v<T, bool>) v = value != 0;
-    else v = static_cast<T>(value);
+    const T v = scalar_as<T>(value);
     cpu::for_each_offset(out.sizes(), {&out.strides()}, [&](const std::int64_t* off) { o[off[0]] = v; });
+  });
+}
+
+void masked_fill_kernel(const Tensor& out, const Tensor& mask, double value) {
+  require_cpu({&out, &mask});
+  PARITY_INTERNAL_ASSERT(mask.dtype() == ScalarType::Bool, "masked_fill_kernel's mask dtype");
+  const Dims sm = broadcast_strides(mask, out.sizes());
+  const bool* m = mask.data<bool>();
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data<T>();
+    const T v = scalar_as<T>(value);
+    cpu::for_each_offset(out.sizes(), {&out.strides(), &sm}, [&](const std::int64_t* off) {
+      if (m[off[1]]) o[off[0]] = v;
+    });
+  });
+}
+
+void addcmul_kernel(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, double value) {
+  require_cpu({&out, &self, &t1, &t2});
+  PARITY_INTERNAL_ASSERT(self.dtype() == out.dtype() && t1.dtype() == out.dtype() && t2.dtype() == out.dtype(),
+                         "addcmul_kernel's dtypes");
+  const Dims ss = broadcast_strides(self, out.sizes()), s1 = broadcast_strides(t1, out.sizes()),
+             s2 = broadcast_strides(t2, out.sizes());
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      PARITY_INTERNAL_ASSERT(false, "addcmul_kernel on bool (the op refuses it)");
+    } else {
+      // Integers compute in unsigned arithmetic: two's-complement wrap-around, as ATen's int64 kernels.
+      using A = typename std::conditional_t<std::is_integral_v<T>, std::make_unsigned<T>, std::type_identity<T>>::type;
+      const A v = static_cast<A>(scalar_as<T>(value));
+      T* o = out.data<T>();
+      const T* a = self.data<T>();
+      const T* b = t1.data<T>();
+      const T* c = t2.data<T>();
+      cpu::for_each_offset(out.sizes(), {&out.strides(), &ss, &s1, &s2}, [&](const std::int64_t* off) {
+        o[off[0]] = static_cast<T>(static_cast<A>(a[off[1]]) + v * static_cast<A>(b[off[2]]) * static_cast<A>(c[off[3]]));
+      });
+    }
   });
 }
 
@@ -454,6 +501,10 @@ void check_no_overlap(const Tensor& out, std::initializer_list<const Tensor*> in
   PARITY_CHECK(!has_internal_overlap(out.layout()), ErrorKind::Overlap,
         "unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
         "Please clone() the tensor before performing the operation.");
+  check_no_partial_overlap(out, inputs);
+}
+
+void check_no_partial_overlap(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
   for (const Tensor* in : inputs)
     PARITY_CHECK(!partial_overlap(out, *in), ErrorKind::Overlap,
           "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "

@@ -35,6 +35,12 @@ enum class BinaryOp { Add, Sub, Mul, Div };
 enum class CompareOp { Eq, Ne };
 // out = condition ? a : b elementwise; a, b and out of one dtype, condition bool, all broadcast to out's shape.
 void where_kernel(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b);
+// out[i] = value where mask (bool, broadcast to out's shape) holds; other elements keep what they hold. The value
+// is converted to out's dtype as fill_ converts it.
+void masked_fill_kernel(const Tensor& out, const Tensor& mask, double value);
+// out = self + value * t1 * t2 in out's dtype (ATen's order of operations), all broadcast to out's shape; the
+// value is converted to out's dtype first. Integers wrap.
+void addcmul_kernel(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, double value);
 // out (bool) = a op b; a and b of one dtype, broadcast to out's shape. NaN equals nothing, itself included.
 void compare_kernel(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 enum class UnaryOp { Neg, Abs, Sign };
@@ -100,5 +106,7 @@ void check_scalar_fits(double value, ScalarType dtype);
 
 // Errors TensorIterator raises for a write into `out` that overlaps itself or an input.
 void check_no_overlap(const Tensor& out, std::initializer_list<const Tensor*> inputs);
+// Only the second of them (at::assert_no_partial_overlap): for kernels that accept a self-overlapping output.
+void check_no_partial_overlap(const Tensor& out, std::initializer_list<const Tensor*> inputs);
 
 }  // namespace parity::impl::ops
