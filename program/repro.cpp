@@ -144,10 +144,11 @@ std::string expression(const Step& step, Lang lang) {
     out += t.substr(i, open - i);
     if (!name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_0123456789") == std::string_view::npos) {
       out += placeholder(name, step, lang);
+      i = close + 1;
     } else {
-      out += t.substr(open, close - open + 1);
+      out += '{';  // the language's own brace; a placeholder may follow inside it (`{ {1} }`)
+      i = open + 1;
     }
-    i = close + 1;
   }
   out += t.substr(i);
   return out;
