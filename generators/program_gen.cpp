@@ -206,8 +206,11 @@ class Builder {
           continue;
         }
         if (!fits(op, slot, ids[k])) continue;
-        if (slot == 1 && spec.arity == 2) {  // binary ops read no attributes: the tracker can judge the pair
-          Step probe{op, {inputs[0], ids[k]}, {}, true};
+        // The last operand completes the step: the tracker judges it with default attributes (binary and
+        // ternary ops read none that decide validity).
+        if (slot > 0 && slot == spec.arity - 1) {
+          Step probe{op, inputs, {}, true};
+          probe.inputs.push_back(ids[k]);
           if (!state_.check(probe).expected_ok()) continue;
         }
         w[k] = operand_weight(op, slot, ids[k]);
@@ -219,6 +222,20 @@ class Builder {
     return inputs;
   }
 
+  // When no live values complete a multi-operand step (an index and values of matching shapes, a mask), its
+  // other operands are made for it around a live operand 0 that fits (operands_around).
+  std::optional<std::vector<int>> operands_for_first(OpId op) {
+    // Room for the operands made and the step itself.
+    if (program::spec(op).arity < 2 || length_ - state_.size() < program::spec(op).arity) return std::nullopt;
+    std::vector<int> ids = live();
+    std::vector<double> w(ids.size(), 0.0);
+    for (std::size_t k = 0; k < ids.size(); ++k)
+      if (fits(op, 0, ids[k])) w[k] = operand_weight(op, 0, ids[k]);
+    const int k = rng_.weighted(w);
+    if (k < 0) return std::nullopt;
+    return operands_around(op, ids[static_cast<std::size_t>(k)]);
+  }
+
   std::vector<Meta> metas(const std::vector<int>& inputs) const {
     std::vector<Meta> out;
     for (int in : inputs) out.push_back(meta(in));
@@ -228,6 +245,7 @@ class Builder {
   std::optional<Step> make_step(OpId op, bool want_valid) {
     for (int attempt = 0; attempt < 10; ++attempt) {
       auto inputs = pick_operands(op, want_valid);
+      if (!inputs && want_valid) inputs = operands_for_first(op);
       if (!inputs) return std::nullopt;
       auto ms = metas(*inputs);
       std::int64_t storage = inputs->empty() ? 0 : state_.value((*inputs)[0]).storage_numel;
@@ -671,32 +689,44 @@ class Builder {
   }
 
   // Operands for `op` with x where it is differentiable (operand 0, or 1 when operand 0 must be of another dtype,
-  // where's condition) and fresh tensors of x's shape elsewhere (transposed for mm's second): each of x's dtype
-  // (now and then another floating one) or bool (a mask, a condition), the first combination the shape rule
-  // accepts. nullopt when none does or a fresh tensor could not be made.
+  // where's condition) and fresh tensors elsewhere: of x's shape (transposed for mm's second) and x's dtype (now
+  // and then another floating one) or bool (a mask, a condition), or arange(x.size(0)) (an index, every entry
+  // in range), the first combination the shape rule accepts. nullopt when none does or a tensor could not be
+  // made.
   std::optional<std::vector<int>> operands_around(OpId op, int x) {
     const program::OpSpec& spec = program::spec(op);
     const Meta xm = meta(x);
     const int x_slot = program::allows(spec.operand0.dtypes, xm.dtype) ? 0 : 1;
-    std::vector<Meta> slots(static_cast<std::size_t>(spec.arity));
-    for (int k = 0; k < spec.arity; ++k) {
-      slots[k] = xm;
-      if (k == 1 && (op == OpId::Mm || op == OpId::Matmul)) std::reverse(slots[k].sizes.begin(), slots[k].sizes.end());
-    }
+    std::vector<Meta> slots(static_cast<std::size_t>(spec.arity), xm);
     const DType other = rng_.chance(0.8) ? xm.dtype : floating();
+    enum Kind { Other, Mask, Index };
     const int others = spec.arity - 1;
-    for (int combo = 0; combo < (1 << others); ++combo) {
-      int bit = 0;
+    int combos = 1;
+    for (int k = 0; k < others; ++k) combos *= 3;
+    std::vector<Kind> kinds(static_cast<std::size_t>(spec.arity), Other);
+    for (int combo = 0; combo < combos; ++combo) {
+      int rest = combo;
+      bool possible = true;
       for (int k = 0; k < spec.arity; ++k) {
         if (k == x_slot) continue;
-        slots[k].dtype = (combo >> bit++) & 1 ? DType::Bool : other;
+        kinds[k] = static_cast<Kind>(rest % 3);
+        rest /= 3;
+        slots[k] = xm;
         slots[k].requires_grad = false;
+        if (k == 1 && (op == OpId::Mm || op == OpId::Matmul)) std::reverse(slots[k].sizes.begin(), slots[k].sizes.end());
+        if (kinds[k] == Other) slots[k].dtype = other;
+        if (kinds[k] == Mask) slots[k].dtype = DType::Bool;
+        if (kinds[k] == Index) {
+          possible = possible && !xm.sizes.empty();
+          slots[k] = Meta{{xm.sizes.empty() ? 0 : xm.sizes[0]}, DType::Int64, false};
+        }
       }
-      if (!spec.infer(slots, Attrs{})) continue;
+      if (!possible || !spec.infer(slots, Attrs{})) continue;
       std::vector<int> inputs;
       for (int k = 0; k < spec.arity; ++k) {
-        const bool mask = slots[k].dtype == DType::Bool;
-        inputs.push_back(k == x_slot ? x : fresh(slots[k].sizes, slots[k].dtype, !mask && rng_.chance(0.6)));
+        if (k == x_slot) inputs.push_back(x);
+        else if (kinds[k] == Index) inputs.push_back(emit(OpId::Arange, {}, [&](Attrs& a) { a.end = slots[k].sizes[0], a.dtype = DType::Int64; }));
+        else inputs.push_back(fresh(slots[k].sizes, slots[k].dtype, kinds[k] == Other && rng_.chance(0.6)));
         if (inputs.back() < 0) return std::nullopt;
       }
       return inputs;
