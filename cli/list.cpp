@@ -38,6 +38,7 @@ std::string_view name(program::Saves s) {
     case Saves::Result: return "result";
     case Saves::Operands: return "operands";
     case Saves::Others: return "others";
+    case Saves::Operand1: return "operand 1";
   }
   PARITY_HARNESS_UNREACHABLE("no case for this Saves");
 }

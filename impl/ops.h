@@ -103,6 +103,10 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
 // and mask's broadcast shape.
 Tensor masked_fill(const Tensor& self, const Tensor& mask, Scalar value);
 Tensor masked_fill_(const Tensor& self, const Tensor& mask, Scalar value);
+// aten::index and aten::index_put_ with one index tensor: int64 (indexing dim 0) or a bool mask (indexing the
+// leading dims it covers).
+Tensor index(const Tensor& self, const Tensor& index);
+Tensor index_put_(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate);
 // self + value * tensor1 * tensor2, in the three tensors' common dtype.
 Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, Scalar value);
 Tensor addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, Scalar value);

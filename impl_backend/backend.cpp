@@ -267,6 +267,8 @@ class ImplSession final : public pg::Session {
       case OpId::UnsafeSplit: return pg::pick_output(unsafe_split(in(s, 0), a.size, a.dim), a.index);
       case OpId::UnsafeChunk: return pg::pick_output(unsafe_chunk(in(s, 0), a.chunks, a.dim), a.index);
       case OpId::Where: return where(in(s, 0), in(s, 1), in(s, 2));
+      case OpId::Index: return index(in(s, 0), in(s, 1));
+      case OpId::IndexPut_: return index_put_(in(s, 0), in(s, 1), in(s, 2), a.accumulate);
       case OpId::MaskedFill: return masked_fill(in(s, 0), in(s, 1), to_impl(a.scalar));
       case OpId::MaskedFill_: return masked_fill_(in(s, 0), in(s, 1), to_impl(a.scalar));
       case OpId::Addcmul: return addcmul(in(s, 0), in(s, 1), in(s, 2), to_impl(a.scalar));

@@ -263,6 +263,8 @@ class TorchSession final : public program::Session {
       case OpId::EmptyLike: return torch::empty_like(in(0), torch::TensorOptions(), mf);
       case OpId::ZerosLike: return torch::zeros_like(in(0), torch::TensorOptions(), mf);
       case OpId::Where: return torch::where(in(0), in(1), in(2));
+      case OpId::Index: return in(0).index(c10::List<c10::optional<at::Tensor>>({in(1)}));
+      case OpId::IndexPut_: return in(0).index_put_(c10::List<c10::optional<at::Tensor>>({in(1)}), in(2), a.accumulate);
       case OpId::MaskedFill: return in(0).masked_fill(in(1), to_torch(a.scalar));
       case OpId::MaskedFill_: return in(0).masked_fill_(in(1), to_torch(a.scalar));
       case OpId::Addcmul: return torch::addcmul(in(0), in(1), in(2), to_torch(a.scalar));

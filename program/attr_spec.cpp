@@ -40,6 +40,7 @@ const AttrSpec kAttrs[] = {
   {Attr::Copy,         "copy",          T::Bool,           nullptr, nullptr, &Attrs::copy},
   {Attr::Memo,         "memo",          T::Memo,           nullptr, &Attrs::memo},
   {Attr::SplitSizes,   "split_sizes",   T::IntList,        &Attrs::dims},
+  {Attr::Accumulate,   "accumulate",    T::Bool,           nullptr, nullptr, &Attrs::accumulate},
 };
 // clang-format on
 

@@ -329,6 +329,7 @@ class Analysis {
       case Saves::Others:
         for (std::size_t k = 1; k < s.inputs.size(); ++k) event(s.inputs[k], TensorEvent::Saved);
         break;
+      case Saves::Operand1: event(s.inputs.at(1), TensorEvent::Saved); break;
     }
   }
 

@@ -272,6 +272,39 @@ Out addcmul_rule(Metas m, const Attrs&) {
   if (t == DType::Bool) return std::nullopt;
   return Meta{*b, t, m[0].requires_grad || m[1].requires_grad || m[2].requires_grad};
 }
+// index with one index tensor on the leading dims: an int64 index replaces dim 0 by its shape. A mask's result
+// has as many rows as the mask has true elements, which the generator cannot know: it refuses to model it.
+Out index_rule(Metas m, const Attrs&) {
+  if (m[1].dtype != DType::Int64 || m[0].sizes.empty()) return std::nullopt;
+  Meta out{m[1].sizes, m[0].dtype, m[0].requires_grad};
+  out.sizes.insert(out.sizes.end(), m[0].sizes.begin() + 1, m[0].sizes.end());
+  return out;
+}
+// index_put: self's shape and dtype; values of self's dtype, expandable to the indexed shape (an int64 index's
+// shape, or for a mask an unknown count, so values must not reach into the mask's dims).
+Out index_put_rule(Metas m, const Attrs&) {
+  const Meta& self = m[0];
+  const Meta& idx = m[1];
+  const Meta& values = m[2];
+  if (values.dtype != self.dtype) return std::nullopt;
+  std::vector<std::int64_t> indexed;
+  std::size_t covered = 1;
+  if (idx.dtype == DType::Int64) {
+    if (self.sizes.empty()) return std::nullopt;
+    indexed = idx.sizes;
+  } else if (idx.dtype == DType::Bool) {
+    covered = idx.sizes.size();
+    if (covered > self.sizes.size() || !std::equal(idx.sizes.begin(), idx.sizes.end(), self.sizes.begin()))
+      return std::nullopt;
+    if (values.sizes.size() > self.sizes.size() - covered && values.numel() != 1) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  indexed.insert(indexed.end(), self.sizes.begin() + static_cast<std::ptrdiff_t>(covered), self.sizes.end());
+  auto b = broadcast(values.sizes, indexed);
+  if (values.numel() != 1 && (!b || *b != indexed)) return std::nullopt;
+  return Meta{self.sizes, self.dtype, self.requires_grad || values.requires_grad};
+}
 Out compare_rule(Metas m, const Attrs&) {
   auto b = broadcast(m[0].sizes, m[1].sizes);
   if (!b) return std::nullopt;

@@ -33,6 +33,7 @@ enum class Attr : std::uint8_t {
   Size,         // unfold window, split size
   Chunks, Copy, Memo,
   SplitSizes,   // split_with_sizes' lengths (Attrs::dims)
+  Accumulate,   // index_put_: add into the indexed elements instead of writing them
 };
 
 enum class OpKind : std::uint8_t { Factory, Copy, View, Arithmetic, Reduction, InPlace, Autograd };
@@ -70,6 +71,7 @@ enum class Saves : std::uint8_t {
   Result,    // the op's own result (exp, sigmoid, tanh, relu): writing the result breaks backward
   Operands,  // the tensor operands each other's gradient needs (mul, div, mm, matmul)
   Others,    // every tensor operand but operand 0 (masked_fill's mask, addcmul's two factors)
+  Operand1,  // operand 1 only (index_put_'s index: not the values, whose shape is all its derivative reads)
 };
 
 // How an in-place op writes operand 0.

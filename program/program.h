@@ -35,6 +35,7 @@ struct Attrs {
   bool requires_grad = false;
   bool keepdim = false;
   bool retain_graph = false;
+  bool accumulate = false;
   std::uint64_t seed = 0;
   bool operator==(const Attrs&) const = default;
 };

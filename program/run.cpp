@@ -89,6 +89,7 @@ class Taint {
       case Saves::Result: reads_[index] = {index}; break;
       case Saves::Operands: reads_[index] = step.inputs; break;
       case Saves::Others: reads_[index].assign(step.inputs.begin() + 1, step.inputs.end()); break;
+      case Saves::Operand1: reads_[index] = {step.inputs.at(1)}; break;
     }
     if ((op.flags & kMutates) && op.is_inplace()) {
       const void* key = session.storage_key(step.inputs[0]);

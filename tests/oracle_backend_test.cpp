@@ -661,6 +661,14 @@ TEST(OracleBackend, EveryOpRuns) {
   int c3 = with(OpId::Clone, {c2});
   int mf_ = with(OpId::MaskedFill_, {c3, eqv}, fillv);
   with(OpId::Addcmul_, {c3, full, x}, fillv);
+  Attrs two;
+  two.end = 2;
+  two.dtype = DType::Int64;
+  int ix = with(OpId::Arange, {}, two);
+  int gathered = with(OpId::Index, {x, ix});
+  Attrs acc;
+  acc.accumulate = true;
+  int put = with(OpId::IndexPut_, {c3, ix, x}, acc);
 
   Trace tr = b.run();
   for (std::size_t i = 0; i < tr.steps.size(); ++i)
@@ -678,7 +686,10 @@ TEST(OracleBackend, EveryOpRuns) {
   EXPECT_EQ(result(tr, wh).grad_fn, "WhereBackward0");
   EXPECT_EQ(result(tr, mf).grad_fn, "MaskedFillBackward0");
   EXPECT_EQ(result(tr, acm).grad_fn, "AddcmulBackward0");
-  EXPECT_EQ(result(tr, mf_).same_as, c3);  // already contiguous: to() returns x itself
+  EXPECT_EQ(result(tr, mf_).same_as, c3);
+  EXPECT_EQ(result(tr, gathered).grad_fn, "IndexBackward0");
+  EXPECT_EQ(result(tr, gathered).values, result(tr, x).values);  // rows 0 and 1 of a 2-row x
+  EXPECT_EQ(result(tr, put).grad_fn, "IndexPutBackward0");  // already contiguous: to() returns x itself
   EXPECT_EQ(result(tr, sw).sizes, (std::vector<std::int64_t>{2, 2}));
   EXPECT_TRUE(result(tr, sw).is_view);
   EXPECT_FALSE(result(tr, usp).is_view);  // unsafe_split shares x's storage without being a view

@@ -218,11 +218,7 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   return out;
 }
 
-namespace {
-// masked_fill_'s checks in ATen's order (the mask's dtype, its partial overlap with self, broadcasting to self's
-// shape, the value's conversion), then the write. A self whose elements share memory is written anyway: ATen
-// only warns, and every shared slot receives the same value.
-void masked_fill_values(const Tensor& self, const Tensor& mask, double value) {
+void ops::masked_fill_checked(const Tensor& self, const Tensor& mask, double value) {
   PARITY_CHECK(mask.dtype() == ScalarType::Bool, ErrorKind::DType,
                "masked_fill_ only supports boolean masks, but got mask with dtype " +
                    std::string(type_name(mask.dtype())));
@@ -233,6 +229,8 @@ void masked_fill_values(const Tensor& self, const Tensor& mask, double value) {
   ops::check_scalar_fits(value, self.dtype());
   ops::masked_fill_kernel(self, mask, value);
 }
+
+namespace {
 
 // MaskedFillBackward0 saves the mask only: the gradient is the output gradient with the filled elements zeroed
 // (summed down to self's shape by the engine when the mask broadcast self).
@@ -285,7 +283,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, Scalar value) {
   const Dims shape = broadcast_shapes(mask.sizes(), self.sizes());
   Tensor out = Tensor::allocate(Layout::dense(shape), self.dtype(), self.device());
   ops::copy_kernel(out, self);
-  masked_fill_values(out, mask, value.value);
+  ops::masked_fill_checked(out, mask, value.value);
   if (node) autograd::set_history(out, node);
   return out;
 }
@@ -294,7 +292,7 @@ Tensor masked_fill_(const Tensor& self, const Tensor& mask, Scalar value) {
   const bool rg = autograd::compute_requires_grad({&self});
   autograd::check_inplace(self, rg);
   auto node = rg ? masked_fill_node(self, mask) : nullptr;
-  masked_fill_values(self, mask, value.value);
+  ops::masked_fill_checked(self, mask, value.value);
   self.bump_version();
   if (node) autograd::rebase_history(self, node);
   return self;

@@ -38,6 +38,11 @@ void where_kernel(const Tensor& out, const Tensor& condition, const Tensor& a, c
 // out[i] = value where mask (bool, broadcast to out's shape) holds; other elements keep what they hold. The value
 // is converted to out's dtype as fill_ converts it.
 void masked_fill_kernel(const Tensor& out, const Tensor& mask, double value);
+// masked_fill_ below autograd: ATen's checks in its order (the mask's dtype, its partial overlap with self,
+// broadcasting to self's shape, the value's conversion), then the write. A self whose elements share memory is
+// written anyway: ATen only warns, and every shared slot receives the same value. (index_put_ of one value
+// through a mask dispatches here too.)
+void masked_fill_checked(const Tensor& self, const Tensor& mask, double value);
 // out = self + value * t1 * t2 in out's dtype (ATen's order of operations), all broadcast to out's shape; the
 // value is converted to out's dtype first. Integers wrap.
 void addcmul_kernel(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, double value);

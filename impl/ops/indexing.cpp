@@ -1,0 +1,304 @@
+// Advanced indexing as ATen's TensorAdvancedIndexing does it for one index tensor on the leading dims:
+// aten::index (x[idx], x[mask]) and aten::index_put_ (x[idx] = v, with or without accumulate). A bool mask becomes
+// one int64 index per dim it covers (nonzero); self is restrided so that the indexed dims become the index's
+// shape with stride 0; the index is reshaped to broadcast against it; TensorIterator lays out the result from all
+// of them and the kernel walks the result adding index * stride per indexed dim.
+#include <algorithm>
+#include <limits>
+
+#include "impl/autograd/meta.h"
+#include "impl/error.h"
+#include "impl/ops.h"
+#include "impl/ops/iteration.h"
+#include "impl/ops/node_builder.h"
+
+namespace parity::impl {
+
+using autograd::Formula;
+using autograd::TensorList;
+using ops::make_node;
+
+namespace {
+
+// What make_info computes: the restrided self and the index tensors reshaped to broadcast against it.
+struct AdvancedIndex {
+  Tensor src;                  // self restrided: the indexed dims replaced by the index shape, stride 0
+  std::vector<Tensor> indices;  // int64, one per indexed dim, reshaped to src's rank
+  Dims indexed_sizes, indexed_strides;
+};
+
+bool is_mask(const Tensor& t) { return t.dtype() == ScalarType::Bool; }
+
+// The index list has one entry (a mask counts once here).
+void check_index_count(const Tensor& self) {
+  PARITY_CHECK(self.dim() >= 1, ErrorKind::IndexRange,
+               "too many indices for tensor of dimension " + std::to_string(self.dim()) + " (got 1)");
+}
+
+// ATen's TORCH_CHECK_INDEX: raised as IndexError, which LibTorch's messages classify by their words.
+void check_index_types(const Tensor& index) {
+  PARITY_CHECK(index.dtype() == ScalarType::Int64 || is_mask(index), ErrorKind::DType,
+               "tensors used as indices must be long, byte or bool tensors");
+}
+
+// A mask's nonzero positions as int64 (count, mask.dim()) in row-major order; column j indexes dim j.
+Tensor nonzero(const Tensor& mask) {
+  const Tensor m = contiguous(mask);
+  const bool* p = m.data<bool>();
+  std::vector<std::int64_t> hits;
+  const Dims& sizes = m.sizes();
+  std::vector<std::int64_t> pos(sizes.size(), 0);
+  for (std::int64_t i = 0; i < m.numel(); ++i) {
+    if (p[i]) hits.insert(hits.end(), pos.begin(), pos.end());
+    for (std::size_t d = sizes.size(); d-- > 0;) {
+      if (++pos[d] < sizes[d]) break;
+      pos[d] = 0;
+    }
+  }
+  const auto k = static_cast<std::int64_t>(sizes.size());
+  Tensor out = Tensor::allocate(Layout::dense({k ? static_cast<std::int64_t>(hits.size()) / k : 0, k}), ScalarType::Int64);
+  std::copy(hits.begin(), hits.end(), out.data<std::int64_t>());
+  return out;
+}
+
+// A mask must match the dims it covers; reading a size past self's dims raises as self.size(d) does.
+void check_mask_shape(const Tensor& self, const Tensor& mask) {
+  for (std::int64_t j = 0; j < mask.dim(); ++j) {
+    PARITY_CHECK(j < self.dim(), ErrorKind::IndexRange,
+                 "Dimension out of range (expected to be in range of [" + std::to_string(-self.dim()) + ", " +
+                     std::to_string(self.dim() - 1) + "], but got " + std::to_string(j) + ")");
+    PARITY_CHECK(mask.sizes()[j] == self.sizes()[j], ErrorKind::Shape,
+                 "The shape of the mask " + format_dims(mask.sizes()) + " at index " + std::to_string(j) +
+                     " does not match the shape of the indexed tensor " + format_dims(self.sizes()) + " at index " +
+                     std::to_string(j));
+  }
+}
+
+// expandTensors: a mask must match the dims it covers and becomes one column of its nonzero per dim.
+std::vector<Tensor> expand_index(const Tensor& self, const Tensor& index) {
+  if (!is_mask(index)) return {index};
+  check_mask_shape(self, index);
+  const Tensor nz = nonzero(index);
+  std::vector<Tensor> out;
+  for (std::int64_t j = 0; j < index.dim(); ++j) out.push_back(select(nz, 1, j));
+  return out;
+}
+
+AdvancedIndex make_info(const Tensor& self, const Tensor& index) {
+  check_index_count(self);
+  check_index_types(index);
+  const std::vector<Tensor> indices = expand_index(self, index);
+  const auto k = static_cast<std::int64_t>(indices.size());
+  AdvancedIndex info;
+  Dims replacement = indices.empty() ? Dims{} : indices.front().sizes();
+  for (std::int64_t j = 0; j < k; ++j) {
+    info.indexed_sizes.push_back(self.sizes()[j]);
+    info.indexed_strides.push_back(self.strides()[j]);
+  }
+  PARITY_CHECK(std::find(info.indexed_sizes.begin(), info.indexed_sizes.end(), 0) == info.indexed_sizes.end() ||
+                   std::find(replacement.begin(), replacement.end(), 0) != replacement.end(),
+               ErrorKind::IndexRange, "index is out of bounds for dimension with size 0");
+  Dims shape = replacement, strides(replacement.size(), 0);
+  shape.insert(shape.end(), self.sizes().begin() + k, self.sizes().end());
+  strides.insert(strides.end(), self.strides().begin() + k, self.strides().end());
+  info.src = Tensor::over(self.storage(), Layout{shape, strides, self.offset()}, self.dtype(), self.version_counter());
+  const std::int64_t after = self.dim() - k;
+  for (const Tensor& i : indices) {
+    Dims s = i.sizes();
+    s.insert(s.end(), static_cast<std::size_t>(after), 1);
+    info.indices.push_back(reshape(i, s));
+  }
+  return info;
+}
+
+// TensorIterator's walk over src's shape: fastest the dim where `order_of`'s strides are smallest (the layout it
+// gives the output from all operands). The first out-of-range index it meets is the one the error names, and an
+// index_put_ that raises has written the elements before it.
+std::vector<std::size_t> iteration_order(const Layout& order_of) {
+  std::vector<std::size_t> dims(order_of.sizes.size());
+  for (std::size_t d = 0; d < dims.size(); ++d) dims[d] = dims.size() - 1 - d;
+  // Size-1 dims do not move the walk: last, so that the order of the others is a strict one.
+  auto key = [&](std::size_t d) {
+    return order_of.sizes[d] == 1 ? std::numeric_limits<std::int64_t>::max() : order_of.strides[d];
+  };
+  std::stable_sort(dims.begin(), dims.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  return dims;
+}
+
+// Walks src's shape in `order` (fastest dim first): for each element, where it lands in self's storage (relative
+// to self's element 0) once every indexed dim's index is added, after checking the index against the dim's size,
+// and the element's offset in each of `extra` (strides over src's shape). A mask gives as many index operands as
+// it has dims, more than cpu::for_each_offset walks, so this is a plain odometer.
+template <typename Visit>
+void for_each_indexed(const AdvancedIndex& info, const std::vector<std::size_t>& order, const std::vector<Dims>& extra,
+                      Visit visit) {
+  const Dims& shape = info.src.sizes();
+  for (auto n : shape)
+    if (n == 0) return;
+  std::vector<Dims> st = {info.src.strides()};
+  std::vector<const std::int64_t*> idx;
+  for (const Tensor& i : info.indices) {
+    st.push_back(ops::broadcast_strides(i, shape));
+    idx.push_back(i.data<std::int64_t>());
+  }
+  st.insert(st.end(), extra.begin(), extra.end());
+  const std::size_t k = info.indices.size();
+  std::vector<std::int64_t> pos(shape.size(), 0), off(st.size(), 0);
+  for (;;) {
+    std::int64_t at = off[0];
+    for (std::size_t j = 0; j < k; ++j) {
+      std::int64_t v = idx[j][off[1 + j]];
+      const std::int64_t size = info.indexed_sizes[j];
+      PARITY_CHECK(v >= -size && v < size, ErrorKind::IndexRange,
+                   "index " + std::to_string(v) + " is out of bounds for dimension " + std::to_string(j) +
+                       " with size " + std::to_string(size));
+      if (v < 0) v += size;
+      at += v * info.indexed_strides[j];
+    }
+    visit(at, off.data() + 1 + k);
+    std::size_t step = 0;
+    for (; step < order.size(); ++step) {
+      const std::size_t d = order[step];
+      for (std::size_t o = 0; o < st.size(); ++o) off[o] += st[o][d];
+      if (++pos[d] < shape[d]) break;
+      for (std::size_t o = 0; o < st.size(); ++o) off[o] -= st[o][d] * shape[d];
+      pos[d] = 0;
+    }
+    if (step == order.size()) return;
+  }
+}
+
+Tensor index_values(const Tensor& self, const Tensor& index) {
+  ops::require_cpu({&self, &index});
+  const AdvancedIndex info = make_info(self, index);
+  std::vector<const Layout*> inputs = {&info.src.layout()};
+  for (const Tensor& i : info.indices) inputs.push_back(&i.layout());
+  Tensor out = Tensor::allocate(ops::elementwise_layout(info.src.sizes(), inputs), self.dtype(), self.device());
+  dispatch(self.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = self.data<T>();
+    T* o = out.data<T>();
+    for_each_indexed(info, iteration_order(out.layout()), {out.strides()},
+                     [&](std::int64_t at, const std::int64_t* rest) { o[rest[0]] = in[at]; });
+  });
+  return out;
+}
+
+// Whether a and b share memory in a way assert_no_overlap refuses: the same tensor, or dense tensors of one
+// storage whose byte ranges meet (a layout it cannot judge is let through, as ATen's TOO_HARD).
+bool overlaps(const Tensor& a, const Tensor& b) {
+  if (a.is_same(b)) return true;
+  if (a.numel() == 0 || b.numel() == 0) return false;
+  if (!a.is_non_overlapping_and_dense() || !b.is_non_overlapping_and_dense()) return false;
+  if (a.storage().key() != b.storage().key()) return false;
+  const auto ea = static_cast<std::int64_t>(element_size(a.dtype())), eb = static_cast<std::int64_t>(element_size(b.dtype()));
+  const std::int64_t ab = a.offset() * ea, ae = ab + a.numel() * ea, bb = b.offset() * eb, be = bb + b.numel() * eb;
+  return ab < be && bb < ae;
+}
+
+void check_no_overlap(const Tensor& self, const Tensor& other) {
+  PARITY_CHECK(!overlaps(self, other), ErrorKind::Overlap,
+               "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+               "memory location. Please clone() the tensor before performing the operation.");
+}
+
+bool is_expandable_to(const Dims& from, const Dims& to) {
+  if (from.size() > to.size()) return false;
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    const std::int64_t f = from[from.size() - 1 - i], t = to[to.size() - 1 - i];
+    if (f != t && f != 1) return false;
+  }
+  return true;
+}
+
+// _index_put_impl_ below autograd: ATen's checks in its order, then the write. An index out of range raises
+// from inside the loop, after the elements before it were written, as ATen's serial kernel does.
+void index_put_values(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate) {
+  ops::require_cpu({&self, &index, &values});
+  check_index_count(self);
+  // One mask and one value: ATen fills through masked_fill_, which converts the value and skips the dtype
+  // check below.
+  if (!accumulate && is_mask(index) && values.numel() == 1) {
+    check_mask_shape(self, index);
+    Tensor mask = index;
+    for (std::int64_t d = index.dim(); d < self.dim(); ++d) mask = unsqueeze(mask, -1);
+    ops::masked_fill_checked(self, mask, values.to_vector().front());
+    return;
+  }
+  check_no_overlap(self, values);
+  check_no_overlap(self, index);
+  const AdvancedIndex info = make_info(self, index);
+  PARITY_CHECK(is_expandable_to(values.sizes(), info.src.sizes()), ErrorKind::Shape,
+               "shape mismatch: value tensor of shape " + format_dims(values.sizes()) +
+                   " cannot be broadcast to indexing result of shape " + format_dims(info.src.sizes()));
+  PARITY_CHECK(values.dtype() == self.dtype(), ErrorKind::DType,
+               "Index put requires the source and destination dtypes match, got " + std::string(type_name(self.dtype())) +
+                   " for the destination and " + std::string(type_name(values.dtype())) + " for the source.");
+  std::vector<const Layout*> operands = {&info.src.layout(), &values.layout()};
+  for (const Tensor& i : info.indices) operands.push_back(&i.layout());
+  const auto order = iteration_order(ops::elementwise_layout(info.src.sizes(), operands));
+  dispatch(self.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* out = self.data<T>();
+    const T* in = values.data<T>();
+    for_each_indexed(info, order, {ops::broadcast_strides(values, info.src.sizes())},
+                     [&](std::int64_t at, const std::int64_t* rest) {
+                       if constexpr (std::is_same_v<T, bool>) out[at] = accumulate ? (out[at] || in[rest[0]]) : in[rest[0]];
+                       else out[at] = accumulate ? static_cast<T>(out[at] + in[rest[0]]) : in[rest[0]];
+                     });
+  });
+}
+
+}  // namespace
+
+// IndexBackward0 saves the index (its version is checked at backward) and self's sizes: the gradient is the
+// output gradient accumulated into zeros of self's shape at the indexed positions.
+Tensor index(const Tensor& self, const Tensor& index) {
+  std::shared_ptr<Formula> node;
+  if (autograd::compute_requires_grad({&self})) {
+    node = make_node("IndexBackward0", {&self}, [sizes = self.sizes()](const Tensor& g, const TensorList& s, const Formula&) {
+      // zeros.index_put_(indices, grad, accumulate=True) goes through the dispatcher: the gradient is at version 1.
+      Tensor z = zeros(sizes, g.dtype());
+      index_put_values(z, s[0], g, true);
+      z.bump_version();
+      return TensorList{z};
+    });
+    node->save(index);
+  }
+  Tensor out = index_values(self, index);
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
+// IndexPutBackward0 saves the index and values' shape and dtype (not values itself: writing it later is fine).
+Tensor index_put_(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate) {
+  const bool rg = autograd::compute_requires_grad({&self, &values});
+  autograd::check_inplace(self, rg);
+  std::shared_ptr<Formula> node;
+  if (rg) {
+    node = make_node("IndexPutBackward0", {&self, &values},
+                     [accumulate, vsizes = values.sizes(), vtype = values.dtype()](const Tensor& g, const TensorList& s,
+                                                                                   const Formula& n) {
+                       TensorList out(2);
+                       if (n.should_compute_output(0)) {
+                         if (accumulate) {
+                           out[0] = g;
+                         } else {
+                           // grad.index_put(...): a clone written in place through the dispatcher (version 1).
+                           out[0] = clone(g);
+                           index_put_values(out[0], s[0], zeros(vsizes, vtype), false);
+                           out[0].bump_version();
+                         }
+                       }
+                       if (n.should_compute_output(1)) out[1] = index_values(g, s[0]);
+                       return out;
+                     });
+    node->save(index);
+  }
+  index_put_values(self, index, values, accumulate);
+  self.bump_version();
+  if (node) autograd::rebase_history(self, node);
+  return self;
+}
+
+}  // namespace parity::impl
