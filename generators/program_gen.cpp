@@ -697,6 +697,9 @@ class Builder {
   // made.
   std::optional<std::vector<int>> operands_around(OpId op, int x) {
     const program::OpSpec& spec = program::spec(op);
+    // Nothing to make: the step's attributes, drawn by emit, decide the rest (the rule cannot be judged here
+    // without them).
+    if (spec.arity == 1) return std::vector<int>{x};
     const Meta xm = meta(x);
     const int x_slot = program::allows(spec.operand0.dtypes, xm.dtype) ? 0 : 1;
     std::vector<Meta> slots(static_cast<std::size_t>(spec.arity), xm);
