@@ -410,6 +410,14 @@ TEST(ImplPointwise, AddcmulValuesGradientsAndChecks) {
                "result type Float can't be cast to the desired output type Long");
   expect_error([&] { addcmul_(self, seq({2, 3}), seq({1}), Scalar::of(1)); }, ErrorKind::Shape,
                "output with shape [3] doesn't match the broadcast shape [2, 3]");
+  // Both factors written: the version error names tensor2, which AddcmulBackward0 unpacks first.
+  Tensor f1 = mul(leaf({1, 1}), Scalar::of(1)), f2 = mul(leaf({1, 1}), Scalar::of(1));
+  Tensor prod = addcmul(leaf({0, 0}), f1, f2, Scalar::of(1));
+  exp_(f1);
+  mul_(f2, Scalar::of(1));
+  auto [k, m] = error_of([&] { backward(sum(prod)); });
+  EXPECT_EQ(k, ErrorKind::VersionMismatch);
+  EXPECT_NE(m.find("output 0 of MulBackward1"), std::string::npos) << m;
   EXPECT_TRUE(addcmul_(self, i, i, Scalar::of(1)).is_same(self));
   EXPECT_EQ(self.to_vector(), (std::vector<double>{0, 2, 6}));
   EXPECT_EQ(self.version(), 1);

@@ -242,18 +242,19 @@ std::shared_ptr<Formula> masked_fill_node(const Tensor& self, const Tensor& mask
   return node;
 }
 
-// AddcmulBackward0 saves each factor for the other's gradient, when that gradient is needed.
+// AddcmulBackward0 saves each factor for the other's gradient, when that gradient is needed: tensor2 first, as
+// the generated node declares (and unpacks) it, so that a version error names tensor2 when both were written.
 std::shared_ptr<Formula> addcmul_node(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
   auto node = make_node("AddcmulBackward0", {&self, &t1, &t2},
                         [value](const Tensor& g, const TensorList& s, const Formula& n) {
                           TensorList out(3);
                           if (n.should_compute_output(0)) out[0] = g;
-                          if (n.should_compute_output(1)) out[1] = mul(g, mul(s[1], value));
-                          if (n.should_compute_output(2)) out[2] = mul(g, mul(s[0], value));
+                          if (n.should_compute_output(1)) out[1] = mul(g, mul(s[0], value));
+                          if (n.should_compute_output(2)) out[2] = mul(g, mul(s[1], value));
                           return out;
                         });
-  node->save(node->should_compute_output(2) ? t1 : Tensor());
   node->save(node->should_compute_output(1) ? t2 : Tensor());
+  node->save(node->should_compute_output(2) ? t1 : Tensor());
   return node;
 }
 
