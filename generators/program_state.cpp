@@ -168,6 +168,7 @@ StepInfo ProgramState::append(const Step& step) {
 void ProgramState::note_grads(const Step& step) {
   using program::OpId;
   if (program::spec(step.op).flags & program::kBackward) {
+    if (program::spec(step.op).has_value()) return;  // autograd.grad returns its gradient, accumulating none
     for (auto& v : values_)
       if (v.meta && v.meta->requires_grad && (v.leaf || v.retains_grad)) v.has_grad = true;
     return;

@@ -143,6 +143,8 @@ Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scala
 
 // autograd
 void backward(const Tensor& root, bool retain_graph = false, const Tensor& gradient = Tensor());
+// torch::autograd::grad({output}, {input}, {}, retain_graph)[0]: the gradient as a value, no .grad written.
+Tensor autograd_grad(const Tensor& output, const Tensor& input, bool retain_graph);
 void retain_grad(const Tensor& x);
 Tensor requires_grad_(const Tensor& x, bool value = true);
 

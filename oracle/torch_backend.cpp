@@ -6,6 +6,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/util/Flags.h>
 #include <c10/util/Logging.h>
+#include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/types.h>
 #include <torch/utils.h>
@@ -353,6 +354,7 @@ class TorchSession final : public program::Session {
       case OpId::Backward:
         in(0).backward(torch::Tensor(), a.retain_graph);
         return std::nullopt;
+      case OpId::AutogradGrad: return torch::autograd::grad({in(0)}, {in(1)}, {}, a.retain_graph)[0];
       case OpId::BackwardGrad:
         in(0).backward(in(1), a.retain_graph);
         return std::nullopt;

@@ -56,6 +56,8 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"where expected condition to be a boolean tensor", ErrorCategory::DType},
     {"masked_fill_ only supports boolean masks", ErrorCategory::DType},
     {"tensors used as indices must be long, byte or bool tensors", ErrorCategory::DType},
+    {"One of the differentiated Tensors does not require grad", ErrorCategory::NoGradFn},
+    {"appears to not have been used in the graph", ErrorCategory::Argument},
     {"Index put requires the source and destination dtypes match", ErrorCategory::DType},
     {"does not match the shape of the indexed tensor", ErrorCategory::Shape},
     {"cannot be broadcast to indexing result of shape", ErrorCategory::Shape},

@@ -501,6 +501,11 @@ Out sum_dims_rule(Metas m, const Attrs& a) { return reduce_rule(false, m, a, tru
 Out mean_rule(Metas m, const Attrs& a) { return reduce_rule(true, m, a, false); }
 Out mean_dims_rule(Metas m, const Attrs& a) { return reduce_rule(true, m, a, true); }
 Out same_rule(Metas m, const Attrs&) { return m[0]; }
+// autograd.grad of a one-element output: a gradient of the input's shape and dtype, outside any graph.
+Out autograd_grad_rule(Metas m, const Attrs&) {
+  if (!m[0].requires_grad || m[0].numel() != 1 || !m[1].requires_grad) return std::nullopt;
+  return Meta{m[1].sizes, m[1].dtype, false};
+}
 Out backward_rule(Metas m, const Attrs&) {
   if (!m[0].requires_grad || m[0].numel() != 1) return std::nullopt;
   return Meta{};

@@ -33,7 +33,12 @@ class Taint {
   // Called after a step succeeded and before anything is observed.
   void update(const Step& step, int index, Session& session) {
     const OpSpec& op = spec(step.op);
-    if (op.flags & kBackward) return backward(step);
+    if (op.flags & kBackward) {
+      backward(step);
+      // autograd.grad's result is the gradient that reached its operand 1.
+      if (op.has_value()) tainted_[index] = grad_tainted_[step.inputs.at(1)];
+      return;
+    }
     // .grad as a value: reading it gives what the gradient holds; assigning makes the gradient what was assigned.
     // Every id of the tensor (an in-place op's result is its operand under another id) has that .grad.
     // A .grad writer with a second operand assigns it (set_grad); with none it resets (reset_grad).
@@ -122,7 +127,9 @@ class Taint {
   void backward(const Step& step) {
     const int root = step.inputs.at(0);
     const std::vector<bool> graph = upstream(root);
-    const bool seed_undefined = step.inputs.size() > 1 && tainted_[step.inputs[1]];
+    // backward(gradient) seeds the root with its operand 1; autograd.grad's operand 1 is what it differentiates.
+    const bool seeded = !spec(step.op).has_value() && step.inputs.size() > 1;
+    const bool seed_undefined = seeded && tainted_[step.inputs[1]];
     for (std::size_t v = 0; v < graph.size(); ++v) {
       if (!graph[v]) continue;
       if (seed_undefined) grad_tainted_[v] = true;

@@ -254,3 +254,56 @@ TEST(ImplTensor, ScalarsThatDoNotFitRaise) {
 
 }  // namespace
 }  // namespace parity::impl
+
+namespace parity::impl {
+namespace {
+
+// autograd.grad returns the gradient reaching its input and writes no .grad; only the nodes on a path to the
+// input run, so a saved tensor elsewhere in the graph may have been written; an unreachable or non-differentiable
+// input raises LibTorch's errors.
+TEST(AutogradGrad, ReturnsTheGradientRunningOnlyWhatLeadsToTheInput) {
+  Tensor a = leaf({1, 2}), b = leaf({3, 4});
+  Tensor y = sum(add(mul(a, Scalar::of(2)), exp(b)));
+  Tensor e = exp(b);
+  Tensor z = sum(add(mul(a, Scalar::of(2)), e));
+  mul_(e, Scalar::of(1));  // ExpBackward0's saved result: only a path through it would unpack it
+  Tensor g = autograd_grad(z, a, false);
+  EXPECT_EQ(g.to_vector(), (std::vector<double>{2, 2}));
+  EXPECT_FALSE(grad(a).defined());
+  EXPECT_FALSE(grad(b).defined());
+  EXPECT_EQ(autograd_grad(y, y, false).to_vector(), (std::vector<double>{1}));  // nothing runs
+  Tensor q = sum(mul(a, a));
+  EXPECT_EQ(autograd_grad(q, a, false).to_vector(), (std::vector<double>{2, 4}));
+  EXPECT_EQ(kind_of([&] { autograd_grad(q, a, false); }), ErrorKind::GraphFreed);  // the first call freed its path
+  Tensor unused = leaf({5});
+  Tensor w = sum(mul(a, Scalar::of(3)));
+  EXPECT_EQ(kind_of([&] { autograd_grad(w, unused, true); }), ErrorKind::Argument);
+  EXPECT_EQ(kind_of([&] { autograd_grad(w, from_values({1}, ScalarType::Float32), true); }), ErrorKind::NoGradFn);
+}
+
+// LibTorch 1.13 delivers a CopySlices node's gradients past the base's edge even where no captured edge lies
+// beyond: a leaf there accumulates, another node only fills a retained .grad.
+TEST(AutogradGrad, CopySlicesDeliversToItsLeavesAsLibTorch113Does) {
+  Tensor a = leaf({1, 1, 1, 1});
+  Tensor b = mul(a, Scalar::of(1));
+  Tensor w = leaf({1, 1});
+  Tensor v = slice(b, 0, 0, 2, 1);
+  add_(v, w);
+  Tensor g = autograd_grad(sum(b), a, false);
+  EXPECT_EQ(g.to_vector(), (std::vector<double>{1, 1, 1, 1}));
+  EXPECT_FALSE(grad(a).defined());
+  EXPECT_EQ(grad(w).to_vector(), (std::vector<double>{1, 1}));
+
+  Tensor cl = leaf({1, 1, 1, 1});
+  Tensor c = mul(cl, Scalar::of(1));
+  Tensor u = leaf({1, 1});
+  Tensor y = mul(u, Scalar::of(2));
+  retain_grad(y);
+  add_(slice(c, 0, 0, 2, 1), y);
+  autograd_grad(sum(c), cl, false);
+  EXPECT_TRUE(grad(y).defined());
+  EXPECT_FALSE(grad(u).defined());
+}
+
+}  // namespace
+}  // namespace parity::impl

@@ -669,6 +669,10 @@ TEST(OracleBackend, EveryOpRuns) {
   Attrs acc;
   acc.accumulate = true;
   int put = with(OpId::IndexPut_, {c3, ix, x}, acc);
+  int xsum = with(OpId::Sum, {x});
+  Attrs keep;
+  keep.retain_graph = true;
+  int dx = with(OpId::AutogradGrad, {xsum, x}, keep);
 
   Trace tr = b.run();
   for (std::size_t i = 0; i < tr.steps.size(); ++i)
@@ -689,7 +693,9 @@ TEST(OracleBackend, EveryOpRuns) {
   EXPECT_EQ(result(tr, mf_).same_as, c3);
   EXPECT_EQ(result(tr, gathered).grad_fn, "IndexBackward0");
   EXPECT_EQ(result(tr, gathered).values, result(tr, x).values);  // rows 0 and 1 of a 2-row x
-  EXPECT_EQ(result(tr, put).grad_fn, "IndexPutBackward0");  // already contiguous: to() returns x itself
+  EXPECT_EQ(result(tr, put).grad_fn, "IndexPutBackward0");
+  EXPECT_EQ(result(tr, dx).values, (std::vector<double>(6, 1.0)));
+  EXPECT_FALSE(result(tr, dx).requires_grad);  // already contiguous: to() returns x itself
   EXPECT_EQ(result(tr, sw).sizes, (std::vector<std::int64_t>{2, 2}));
   EXPECT_TRUE(result(tr, sw).is_view);
   EXPECT_FALSE(result(tr, usp).is_view);  // unsafe_split shares x's storage without being a view

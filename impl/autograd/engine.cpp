@@ -1,9 +1,11 @@
 #include "impl/autograd/engine.h"
 
+#include <functional>
 #include <map>
 #include <queue>
 #include <unordered_map>
 
+#include "impl/autograd/functions.h"
 #include "impl/autograd/grad_mode.h"
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
@@ -47,9 +49,16 @@ struct ByPriority {
   }
 };
 
-}  // namespace
+// The gradient arriving at one input of a node (torch's exec_info capture).
+struct Capture {
+  Edge edge;
+  Tensor grad;
+};
 
-void run_backward(const Tensor& root, bool retain_graph, const Tensor& gradient) {
+// The engine behind backward and grad. With no captures every node reachable from the root runs and leaves
+// accumulate; with captures, a node runs only when a path leads from it to a captured edge (exec_info's
+// `needed`), and a captured edge's node only hands over what reaches it.
+void execute(const Tensor& root, bool retain_graph, const Tensor& gradient, std::vector<Capture>& captures) {
   Tensor grad = gradient;
   if (!grad.defined() && requires_grad(root)) {
     PARITY_CHECK(root.numel() == 1, ErrorKind::NonScalarBackward, "grad can be implicitly created only for scalar outputs");
@@ -81,6 +90,32 @@ void run_backward(const Tensor& root, bool retain_graph, const Tensor& gradient)
     }
   }
 
+  // needed(n): a path leads from n to a captured node. Every node is needed when nothing is captured.
+  std::unordered_map<Node*, bool> needed;
+  auto captured_at = [&](Node* n) {
+    for (const auto& c : captures)
+      if (c.edge.fn.get() == n) return true;
+    return false;
+  };
+  std::function<bool(Node*)> compute_needed = [&](Node* n) -> bool {
+    if (auto it = needed.find(n); it != needed.end()) return it->second;
+    needed[n] = false;  // no cycles in a graph; a placeholder while the children are visited
+    bool any = false;
+    for (const auto& e : n->next_edges())
+      if (e.valid()) any = (captured_at(e.fn.get()) || compute_needed(e.fn.get())) || any;
+    return needed[n] = any;
+  };
+  const bool capturing = !captures.empty();
+  // LibTorch 1.13 delivers a CopySlices node's gradients to the nodes at its edges past the base's even when no
+  // captured edge lies beyond them: an AccumulateGrad there accumulates (autograd.grad writes that leaf's
+  // .grad), another node runs its retain_grad hook but nothing else. Observed, not documented; see
+  // tests/impl_autograd_test.cpp (AutogradGrad*).
+  std::unordered_map<Node*, bool> delivered;
+  auto should_run = [&](Node* n) {
+    return !capturing || compute_needed(n) || (delivered[n] && dynamic_cast<AccumulateGrad*>(n));
+  };
+  auto should_visit = [&](Node* n) { return !capturing || captured_at(n) || compute_needed(n) || delivered[n]; };
+
   std::unordered_map<Node*, TensorList> buffers;
   std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, ByPriority> ready;
   buffers[root_edge.fn.get()].resize(root_edge.fn->num_inputs());
@@ -95,6 +130,9 @@ void run_backward(const Tensor& root, bool retain_graph, const Tensor& gradient)
     ready.pop();
     TensorList inputs = std::move(buffers[fn.get()]);
     buffers.erase(fn.get());
+    for (auto& c : captures)
+      if (c.edge.fn == fn && c.edge.input_nr < inputs.size()) c.grad = inputs[c.edge.input_nr];
+    if (!should_run(fn.get()) && !delivered[fn.get()]) continue;
     // retain_grad(): the non-leaf's .grad is a contiguous copy of the gradient reaching its node.
     for (auto& [nr, weak] : fn->retains_grad_hooks()) {
       auto impl = weak.lock();
@@ -103,6 +141,7 @@ void run_backward(const Tensor& root, bool retain_graph, const Tensor& gradient)
       auto& m = materialize(var);
       m.grad = m.grad.defined() ? add(m.grad, inputs[nr]) : clone(inputs[nr], MemoryFormat::Contiguous);
     }
+    if (!should_run(fn.get())) continue;
     TensorList outputs = fn->apply(std::move(inputs));
     if (!retain_graph) fn->release_variables();
     const auto& edges = fn->next_edges();
@@ -112,12 +151,49 @@ void run_backward(const Tensor& root, bool retain_graph, const Tensor& gradient)
       Tensor out = i < outputs.size() ? outputs[i] : Tensor();
       if (out.defined() && e.input_nr < e.fn->input_metadata().size())
         out = validate(std::move(out), e.fn->input_metadata()[e.input_nr], fn->name(), i);
+      const bool ready_now = --deps[e.fn.get()] == 0;
+      if (capturing && i > 0 && out.defined() && dynamic_cast<CopySlices*>(fn.get())) delivered[e.fn.get()] = true;
+      if (!should_visit(e.fn.get())) continue;
       auto& buf = buffers[e.fn.get()];
       if (buf.size() < e.fn->num_inputs()) buf.resize(e.fn->num_inputs());
       accumulate(buf[e.input_nr], std::move(out));
-      if (--deps[e.fn.get()] == 0) ready.push(e.fn);
+      if (ready_now) ready.push(e.fn);
     }
   }
+}
+
+}  // namespace
+
+void run_backward(const Tensor& root, bool retain_graph, const Tensor& gradient) {
+  std::vector<Capture> none;
+  execute(root, retain_graph, gradient, none);
+}
+
+Tensor run_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool allow_unused) {
+  // _make_grads, then run_backward's checks of the output and the input, in torch/csrc/autograd/autograd.cpp's
+  // order; the engine checks the root's edge again.
+  Tensor gradient;
+  if (requires_grad(output)) {
+    PARITY_CHECK(output.numel() == 1, ErrorKind::NonScalarBackward, "grad can be implicitly created only for scalar outputs");
+    gradient = ones(output.sizes(), output.dtype());
+  }
+  // The output's edge, not requires_grad(): a no_grad view of a tensor requiring grad requires grad and has none.
+  const Edge root = gradient_edge(output);  // held: a leaf output's accumulator lives as long as the call
+  PARITY_CHECK(root.valid(), ErrorKind::NoGradFn,
+               "element 0 of tensors does not require grad and does not have a grad_fn");
+  PARITY_CHECK(requires_grad(input), ErrorKind::NoGradFn, "One of the differentiated Tensors does not require grad");
+  // The root's edge was made first (a leaf output got its accumulator), then the input's is looked up: a leaf's
+  // accumulator is not made, so a leaf no op used (and that is not the output) is unreachable.
+  Edge edge;
+  if (auto fn = grad_fn(input)) edge = Edge{fn, output_nr(input)};
+  else if (auto* m = meta(input)) edge = Edge{m->grad_accumulator.lock(), 0};
+  // An unreachable input (torch puts an Identity placeholder in its place) needs no node: nothing runs.
+  std::vector<Capture> captures{{edge, Tensor()}};
+  if (edge.valid()) execute(output, retain_graph, gradient, captures);
+  PARITY_CHECK(allow_unused || captures.front().grad.defined(), ErrorKind::Argument,
+               "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if "
+               "this is the desired behavior.");
+  return captures.front().grad;
 }
 
 }  // namespace parity::impl::autograd

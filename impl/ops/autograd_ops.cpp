@@ -9,6 +9,10 @@ void backward(const Tensor& root, bool retain_graph, const Tensor& gradient) {
   autograd::run_backward(root, retain_graph, gradient);
 }
 
+Tensor autograd_grad(const Tensor& output, const Tensor& input, bool retain_graph) {
+  return autograd::run_grad(output, input, retain_graph, /*allow_unused=*/false);
+}
+
 void retain_grad(const Tensor& x) { autograd::retain_grad(x); }
 
 Tensor requires_grad_(const Tensor& x, bool value) {
