@@ -495,6 +495,14 @@ TEST(ImplIndexing, IndexPutWritesAccumulatesAndChecks) {
   backward(sum(mul(y, values({1, 2, 3}))));
   EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{0, 2, 0}));
   EXPECT_EQ(grad(v).to_vector(), (std::vector<double>{1, 3}));
+
+  // One value through a [1, 1] mask: the values' gradient (grad.index(mask), shape [1]) does not fit [1, 1]. The
+  // engine refuses it before freeing the node, so a second backward raises the same error, not graph_freed.
+  Tensor s = zeros({1, 1}, ScalarType::Float32);
+  index_put_(s, full({1, 1}, Scalar::of(1), ScalarType::Bool), requires_grad_(zeros({1, 1}, ScalarType::Float32), true), false);
+  const std::string refused = "Function IndexPutBackward0 returned an invalid gradient at index 1 - got [1] but expected shape compatible with [1, 1]";
+  expect_error([&] { backward(sum(s)); }, ErrorKind::Shape, refused);
+  expect_error([&] { backward(sum(s)); }, ErrorKind::Shape, refused);
 }
 
 TEST(ImplLinalg, MmValuesLayoutAndDtype) {

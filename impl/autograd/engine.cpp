@@ -1,5 +1,6 @@
 #include "impl/autograd/engine.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <queue>
@@ -143,14 +144,20 @@ void execute(const Tensor& root, bool retain_graph, const Tensor& gradient, std:
     }
     if (!should_run(fn.get())) continue;
     TensorList outputs = fn->apply(std::move(inputs));
-    if (!retain_graph) fn->release_variables();
     const auto& edges = fn->next_edges();
+    // call_function validates every output before the engine frees the node's saved tensors: a node whose
+    // gradient is refused keeps them, and a second backward raises the same error, not graph_freed.
+    outputs.resize(std::max(outputs.size(), edges.size()));
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+      const Edge& e = edges[i];
+      if (e.valid() && outputs[i].defined() && e.input_nr < e.fn->input_metadata().size())
+        outputs[i] = validate(std::move(outputs[i]), e.fn->input_metadata()[e.input_nr], fn->name(), i);
+    }
+    if (!retain_graph) fn->release_variables();
     for (std::size_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i];
       if (!e.valid()) continue;
-      Tensor out = i < outputs.size() ? outputs[i] : Tensor();
-      if (out.defined() && e.input_nr < e.fn->input_metadata().size())
-        out = validate(std::move(out), e.fn->input_metadata()[e.input_nr], fn->name(), i);
+      Tensor out = std::move(outputs[i]);
       const bool ready_now = --deps[e.fn.get()] == 0;
       if (capturing && i > 0 && out.defined() && dynamic_cast<CopySlices*>(fn.get())) delivered[e.fn.get()] = true;
       if (!should_visit(e.fn.get())) continue;
