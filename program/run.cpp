@@ -30,6 +30,14 @@ class Taint {
   bool values_defined(int id) const { return !tainted_[id]; }
   bool grad_defined(int id) const { return !grad_tainted_[id]; }
 
+  // Called after a step raised. An in-place op may raise from inside its write loop, after writing part of its
+  // destination (index_put_ meeting an out-of-range index): when that write was undefined (overlapping memory),
+  // so is whatever part of it happened.
+  void update_after_raise(const Step& step, int index, Session& session) {
+    if (session.has_value(step.inputs.at(0)) && write_is_undefined(step, session))
+      taint_aliases(step.inputs[0], index, session);
+  }
+
   // Called after a step succeeded and before anything is observed.
   void update(const Step& step, int index, Session& session) {
     const OpSpec& op = spec(step.op);
@@ -272,6 +280,7 @@ Trace run(Backend& backend, const Program& program) {
     // A step that writes (in place, backward, flags) may change any value; others only make their result.
     try {
       if (obs.status == StepObs::Status::Ok) taint.update(step, i, *session);
+      else if (obs.status == StepObs::Status::Error && op.is_inplace()) taint.update_after_raise(step, i, *session);
       obs.schema_violations = schema.after(step, i, obs.status == StepObs::Status::Ok, *session, defined);
       if (op.flags & kMutates) {
         for (int j = 0; j <= i; ++j)
