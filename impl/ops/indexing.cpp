@@ -184,20 +184,10 @@ Tensor index_values(const Tensor& self, const Tensor& index) {
   return out;
 }
 
-// Whether a and b share memory in a way assert_no_overlap refuses: the same tensor, or dense tensors of one
-// storage whose byte ranges meet (a layout it cannot judge is let through, as ATen's TOO_HARD).
-bool overlaps(const Tensor& a, const Tensor& b) {
-  if (a.is_same(b)) return true;
-  if (a.numel() == 0 || b.numel() == 0) return false;
-  if (!a.is_non_overlapping_and_dense() || !b.is_non_overlapping_and_dense()) return false;
-  if (a.storage().key() != b.storage().key()) return false;
-  const auto ea = static_cast<std::int64_t>(element_size(a.dtype())), eb = static_cast<std::int64_t>(element_size(b.dtype()));
-  const std::int64_t ab = a.offset() * ea, ae = ab + a.numel() * ea, bb = b.offset() * eb, be = bb + b.numel() * eb;
-  return ab < be && bb < ae;
-}
-
+// at::assert_no_overlap: partial and full overlap both refused.
 void check_no_overlap(const Tensor& self, const Tensor& other) {
-  PARITY_CHECK(!overlaps(self, other), ErrorKind::Overlap,
+  const ops::Overlap lap = ops::overlap_status(self, other);
+  PARITY_CHECK(lap != ops::Overlap::Partial && lap != ops::Overlap::Full, ErrorKind::Overlap,
                "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
                "memory location. Please clone() the tensor before performing the operation.");
 }

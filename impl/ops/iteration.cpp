@@ -483,19 +483,21 @@ bool has_internal_overlap(const Layout& l) {
     if (l.strides[i] == 0 && l.sizes[i] > 1) return true;
   return false;
 }
+}  // namespace
 
-bool partial_overlap(const Tensor& a, const Tensor& b) {
-  if (a.is_same(b) || a.numel() == 0 || b.numel() == 0) return false;
-  if (!a.is_non_overlapping_and_dense() || !b.is_non_overlapping_and_dense()) return false;
-  if (a.storage().key() != b.storage().key()) return false;
+// ATen's get_overlap_status: the same tensor overlaps fully; dense tensors of one storage by their byte ranges.
+Overlap overlap_status(const Tensor& a, const Tensor& b) {
+  if (a.is_same(b)) return Overlap::Full;
+  if (a.numel() == 0 || b.numel() == 0) return Overlap::No;
+  if (!a.is_non_overlapping_and_dense() || !b.is_non_overlapping_and_dense()) return Overlap::TooHard;
+  if (a.storage().key() != b.storage().key()) return Overlap::No;
   auto ab = a.offset() * static_cast<std::int64_t>(element_size(a.dtype()));
   auto ae = ab + a.numel() * static_cast<std::int64_t>(element_size(a.dtype()));
   auto bb = b.offset() * static_cast<std::int64_t>(element_size(b.dtype()));
   auto be = bb + b.numel() * static_cast<std::int64_t>(element_size(b.dtype()));
-  if (ab == bb && ae == be) return a.strides() != b.strides();
-  return ab < be && bb < ae;
+  if (ab == bb && ae == be) return a.strides() == b.strides() ? Overlap::Full : Overlap::Partial;
+  return ab < be && bb < ae ? Overlap::Partial : Overlap::No;
 }
-}  // namespace
 
 void check_no_overlap(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
   PARITY_CHECK(!has_internal_overlap(out.layout()), ErrorKind::Overlap,
@@ -506,7 +508,7 @@ void check_no_overlap(const Tensor& out, std::initializer_list<const Tensor*> in
 
 void check_no_partial_overlap(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
   for (const Tensor* in : inputs)
-    PARITY_CHECK(!partial_overlap(out, *in), ErrorKind::Overlap,
+    PARITY_CHECK(overlap_status(out, *in) != Overlap::Partial, ErrorKind::Overlap,
           "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
           "memory location. Please clone() the tensor before performing the operation.");
 }

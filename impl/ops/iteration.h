@@ -109,6 +109,10 @@ std::string not_implemented_message(const char* kernel, ScalarType t);
 // c10's checked conversion of a scalar argument to an element type (Scalar::to<T>).
 void check_scalar_fits(double value, ScalarType dtype);
 
+// How two tensors share memory, as ATen's get_overlap_status judges it (TooHard: a layout it does not judge).
+enum class Overlap { No, Partial, Full, TooHard };
+Overlap overlap_status(const Tensor& a, const Tensor& b);
+
 // Errors TensorIterator raises for a write into `out` that overlaps itself or an input.
 void check_no_overlap(const Tensor& out, std::initializer_list<const Tensor*> inputs);
 // Only the second of them (at::assert_no_partial_overlap): for kernels that accept a self-overlapping output.
