@@ -30,13 +30,14 @@ SchemaCheck::Operand SchemaCheck::snapshot(Session& session, int id, bool define
 std::vector<std::string> SchemaCheck::check(const Step& step, int index, bool ok, Session& session,
                                             const std::vector<bool>& defined_after) const {
   const OpSpec& op = spec(step.op);
-  const std::string name = schema_->name + (schema_->overload.empty() ? "" : "." + schema_->overload);
+  // Only a violation names the operator: the check runs on every step.
+  auto qualified = [&] { return schema_->name + (schema_->overload.empty() ? "" : "." + schema_->overload); };
   std::vector<std::string> violations;
   std::vector<const void*> writable, aliasable;
   std::vector<const SchemaValue*> args;
   for (std::size_t i = 0; i < step.inputs.size(); ++i) {
     const SchemaValue* arg = schema_->tensor_argument(i);
-    PARITY_HARNESS_ASSERT(arg, "op `" + std::string(op.name) + "` has more operands than " + name + " has tensors");
+    PARITY_HARNESS_ASSERT(arg, "op `" + std::string(op.name) + "` has more operands than " + qualified() + " has tensors");
     args.push_back(arg);
     const void* storage = session.storage_key(step.inputs[i]);
     if (arg->writes) writable.push_back(storage);
@@ -55,7 +56,7 @@ std::vector<std::string> SchemaCheck::check(const Step& step, int index, bool ok
     else if (now.defined && !same_values(now.values, operands_[i].values))
       how = "its values changed";
     if (!how.empty())
-      violations.push_back("wrote " + operand_name(*args[i], i) + ", which " + name +
+      violations.push_back("wrote " + operand_name(*args[i], i) + ", which " + qualified() +
                            " does not annotate as written (Tensor(a!)): " + how);
   }
   if (!ok || !op.has_value() || !session.has_value(index)) return violations;
@@ -65,7 +66,7 @@ std::vector<std::string> SchemaCheck::check(const Step& step, int index, bool ok
   if (op.result != ResultIs::UnsafeAlias && !among(aliasable, result)) {
     for (std::size_t i = 0; i < step.inputs.size(); ++i)
       if (session.storage_key(step.inputs[i]) == result) {
-        violations.push_back("its result shares storage with " + operand_name(*args[i], i) + ", which " + name +
+        violations.push_back("its result shares storage with " + operand_name(*args[i], i) + ", which " + qualified() +
                              " does not annotate as aliasing a return (Tensor(a))");
         break;
       }
@@ -73,7 +74,7 @@ std::vector<std::string> SchemaCheck::check(const Step& step, int index, bool ok
   for (std::size_t i = 0; i < step.inputs.size(); ++i) {
     const SchemaValue* ret = schema_->return_aliasing(*args[i]);
     if (ret && ret->writes && session.tensor_key(index) != session.tensor_key(step.inputs[i]))
-      violations.push_back("returned another tensor than " + operand_name(*args[i], i) + ", which " + name +
+      violations.push_back("returned another tensor than " + operand_name(*args[i], i) + ", which " + qualified() +
                            " returns itself (Tensor(a!))");
   }
   return violations;
