@@ -1,6 +1,7 @@
 #include "program/op_table.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <numeric>
 #include <stdexcept>
 #include <unordered_set>
@@ -62,10 +63,14 @@ DType scalar_dtype(Scalar::Kind k) {
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
-DType tensor_result_type(const Meta& a, const Meta& b) {
-  bool a0 = a.sizes.empty(), b0 = b.sizes.empty();
-  if (a0 == b0) return promote(a.dtype, b.dtype);
-  return a0 ? combine(b.dtype, a.dtype) : combine(a.dtype, b.dtype);
+// The tensors' common dtype: dimensioned ones promote together, zero-dim ones together, then combine.
+DType tensor_result_type(std::initializer_list<const Meta*> tensors) {
+  std::optional<DType> dimensioned, zero_dim;
+  for (const Meta* t : tensors) {
+    auto& cls = t->sizes.empty() ? zero_dim : dimensioned;
+    cls = cls ? promote(*cls, t->dtype) : t->dtype;
+  }
+  return dimensioned ? combine(*dimensioned, zero_dim) : *zero_dim;
 }
 
 bool can_cast(DType from, DType to) {
@@ -237,7 +242,7 @@ Out as_strided_rule(Metas m, const Attrs& a) {
 Out binary_rule(OpId op, Metas m) {
   auto b = broadcast(m[0].sizes, m[1].sizes);
   if (!b) return std::nullopt;
-  DType t = tensor_result_type(m[0], m[1]);
+  DType t = tensor_result_type({&m[0], &m[1]});
   if (op == OpId::Sub && (m[0].dtype == DType::Bool || m[1].dtype == DType::Bool)) return std::nullopt;
   if (op == OpId::Div && !is_floating(t)) t = DType::Float32;
   return Meta{*b, t, m[0].requires_grad || m[1].requires_grad};
@@ -248,7 +253,7 @@ Out where_rule(Metas m, const Attrs&) {
   if (!b) return std::nullopt;
   b = broadcast(*b, m[2].sizes);
   if (!b) return std::nullopt;
-  return Meta{*b, tensor_result_type(m[1], m[2]), m[1].requires_grad || m[2].requires_grad};
+  return Meta{*b, tensor_result_type({&m[1], &m[2]}), m[1].requires_grad || m[2].requires_grad};
 }
 // masked_fill: a bool mask broadcast with self; self's dtype.
 Out masked_fill_rule(Metas m, const Attrs&) {
@@ -263,12 +268,7 @@ Out addcmul_rule(Metas m, const Attrs&) {
   if (!b) return std::nullopt;
   b = broadcast(*b, m[2].sizes);
   if (!b) return std::nullopt;
-  std::optional<DType> dimensioned, zero_dim;
-  for (const Meta& x : m.first(3)) {
-    auto& cls = x.sizes.empty() ? zero_dim : dimensioned;
-    cls = cls ? promote(*cls, x.dtype) : x.dtype;
-  }
-  const DType t = dimensioned ? combine(*dimensioned, zero_dim) : *zero_dim;
+  const DType t = tensor_result_type({&m[0], &m[1], &m[2]});
   if (t == DType::Bool) return std::nullopt;
   return Meta{*b, t, m[0].requires_grad || m[1].requires_grad || m[2].requires_grad};
 }
