@@ -388,7 +388,7 @@ def check_encodings(finding_v, run_v, findings, runs):
                     fail(f"{name}/findings.jsonl:{i}: {key} {v!r} is not in the u64 encoding")
 
     real_nonfinite = sum(nonfinite_count(f) for f in findings["planted"])
-    f = findings["planted"][0]
+    f = next((g for g in findings["planted"] if first_observation(g)), findings["planted"][0])
     obs = first_observation(f)
     if obs is None:
         fail("no planted finding has an observed tensor with values to put nan/inf into")
@@ -452,7 +452,9 @@ def main(argv):
             if runs["merged"]["shard"] != {"index": 0, "total": 1} or not findings["merged"]:
                 fail(f"the merged run is not whole: shard {runs['merged']['shard']}, "
                      f"{len(findings['merged'])} findings")
-            mutations = check_finding_mutations(finding_v, findings["planted"][0])
+            # The first finding with an observed value: mutations reach into the traces too.
+            with_values = [f for f in findings["planted"] if first_observation(f)]
+            mutations = check_finding_mutations(finding_v, (with_values or findings["planted"])[0])
             mutations += check_run_mutations(run_v, runs["planted"])
             real_nonfinite = check_encodings(finding_v, run_v, findings, runs)
 
