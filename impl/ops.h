@@ -143,8 +143,11 @@ Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scala
 
 // autograd
 void backward(const Tensor& root, bool retain_graph = false, const Tensor& gradient = Tensor());
-// torch::autograd::grad({output}, {input}, {}, retain_graph)[0]: the gradient as a value, no .grad written.
-Tensor autograd_grad(const Tensor& output, const Tensor& input, bool retain_graph);
+// torch::autograd::backward(roots, {}, retain_graph): one backward from several one-element roots.
+void backward(const std::vector<Tensor>& roots, bool retain_graph = false);
+// torch::autograd::grad({output}, {input}, {}, retain_graph, false, allow_unused)[0]: the gradient as a value, no
+// .grad written; undefined for an input the graph does not reach when allow_unused.
+Tensor autograd_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool allow_unused = false);
 void retain_grad(const Tensor& x);
 Tensor requires_grad_(const Tensor& x, bool value = true);
 

@@ -281,6 +281,49 @@ TEST(AutogradGrad, ReturnsTheGradientRunningOnlyWhatLeadsToTheInput) {
   EXPECT_EQ(kind_of([&] { autograd_grad(w, from_values({1}, ScalarType::Float32), true); }), ErrorKind::NoGradFn);
 }
 
+TEST(AutogradGrad, AllowUnusedGivesNoGradientForAnInputTheGraphDoesNotReach) {
+  Tensor a = leaf({1, 2}), unused = leaf({5});
+  mul(unused, Scalar::of(2));  // has an accumulator now, on no path from w
+  Tensor w = sum(mul(a, Scalar::of(3)));
+  EXPECT_FALSE(autograd_grad(w, unused, true, /*allow_unused=*/true).defined());
+  EXPECT_EQ(kind_of([&] { autograd_grad(w, unused, true, false); }), ErrorKind::Argument);
+  EXPECT_EQ(autograd_grad(w, a, false, true).to_vector(), (std::vector<double>{3, 3}));
+  // Not requiring grad is refused whatever allow_unused says.
+  EXPECT_EQ(kind_of([&] { autograd_grad(w, from_values({1}, ScalarType::Float32), true, true); }), ErrorKind::NoGradFn);
+}
+
+// Several roots run as one graph task: a node both reach runs once, after both delivered, with their sum.
+TEST(BackwardRoots, ANodeBothRootsReachRunsOnceWithTheSum) {
+  Tensor a = leaf({1, 2});
+  Tensor y = mul(a, a);  // MulBackward0 saves a: a second run would raise graph_freed
+  Tensor s1 = sum(y), s2 = sum(mul(y, Scalar::of(3)));
+  backward(std::vector<Tensor>{s1, s2}, false);
+  EXPECT_EQ(grad(a).to_vector(), (std::vector<double>{8, 16}));  // (1 + 3) * 2a
+  Tensor b = leaf({2});
+  Tensor t = mul(b, Scalar::of(5));
+  backward(std::vector<Tensor>{t, t}, false);  // one root twice: its gradients add up
+  EXPECT_EQ(grad(b).to_vector(), (std::vector<double>{10}));
+  Tensor c = leaf({1});
+  backward(std::vector<Tensor>{c, sum(mul(c, Scalar::of(2)))}, false);  // a leaf root accumulates with the rest
+  EXPECT_EQ(grad(c).to_vector(), (std::vector<double>{3}));
+}
+
+TEST(BackwardRoots, EveryImplicitGradientIsMadeBeforeAnyRootIsChecked) {
+  Tensor a = leaf({1, 2});
+  Tensor plain = from_values({1}, ScalarType::Float32);
+  // Root 1 cannot have an implicit gradient: that error comes first, although root 0 has no grad_fn.
+  EXPECT_EQ(kind_of([&] { backward(std::vector<Tensor>{plain, mul(a, Scalar::of(2))}, false); }),
+            ErrorKind::NonScalarBackward);
+  try {
+    backward(std::vector<Tensor>{sum(a), plain}, false);
+    ADD_FAILURE() << "a root without grad_fn must raise";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::NoGradFn);
+    EXPECT_EQ(std::string(e.what()).rfind("element 1 of tensors does not require grad", 0), 0u) << e.what();
+  }
+  EXPECT_FALSE(grad(a).defined());  // nothing ran
+}
+
 // LibTorch 1.13 delivers a CopySlices node's gradients past the base's edge even where no captured edge lies
 // beyond: a leaf there accumulates, another node only fills a retained .grad.
 TEST(AutogradGrad, CopySlicesDeliversToItsLeavesAsLibTorch113Does) {

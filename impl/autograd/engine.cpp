@@ -56,23 +56,41 @@ struct Capture {
   Tensor grad;
 };
 
-// The engine behind backward and grad. With no captures every node reachable from the root runs and leaves
-// accumulate; with captures, a node runs only when a path leads from it to a captured edge (exec_info's
-// `needed`), and a captured edge's node only hands over what reaches it.
-void execute(const Tensor& root, bool retain_graph, const Tensor& gradient, std::vector<Capture>& captures) {
-  Tensor grad = gradient;
-  if (!grad.defined() && requires_grad(root)) {
-    PARITY_CHECK(root.numel() == 1, ErrorKind::NonScalarBackward, "grad can be implicitly created only for scalar outputs");
-    grad = ones(root.sizes(), root.dtype());
+// _make_grads then run_backward's root checks (torch/csrc/autograd/autograd.cpp), in that order: every implicit
+// gradient is made (a root requiring grad must have one element) before any root's edge is looked up.
+std::vector<Edge> root_edges(const std::vector<Tensor>& roots, TensorList& grads) {
+  grads.resize(roots.size());
+  for (std::size_t i = 0; i < roots.size(); ++i) {
+    if (grads[i].defined() || !requires_grad(roots[i])) continue;
+    PARITY_CHECK(roots[i].numel() == 1, ErrorKind::NonScalarBackward, "grad can be implicitly created only for scalar outputs");
+    grads[i] = ones(roots[i].sizes(), roots[i].dtype());
   }
-  Edge root_edge = gradient_edge(root);
-  PARITY_CHECK(root_edge.valid(), ErrorKind::NoGradFn, "element 0 of tensors does not require grad and does not have a grad_fn");
+  std::vector<Edge> edges;
+  for (std::size_t i = 0; i < roots.size(); ++i) {
+    edges.push_back(gradient_edge(roots[i]));
+    PARITY_CHECK(edges.back().valid(), ErrorKind::NoGradFn,
+                 "element " + std::to_string(i) + " of tensors does not require grad and does not have a grad_fn");
+  }
+  return edges;
+}
+
+// The engine behind backward and grad. With no captures every node reachable from the roots runs and leaves
+// accumulate; with captures, a node runs only when a path leads from it to a captured edge (exec_info's
+// `needed`), and a captured edge's node only hands over what reaches it. `grads` are the roots' gradients, one
+// per root, as root_edges made them; the caller keeps them alive for the whole backward (PyTorch holds them by
+// reference), so a leaf root never steals its gradient.
+void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool retain_graph, std::vector<Capture>& captures) {
   // Engine::execute validates the roots' gradients in the caller's grad mode, before any worker turns it off: a
   // gradient that must be summed down (or cast) to the root's metadata goes through ops that, with grad mode on,
   // read its grad_fn, which raises for a no_grad or multi-output view whose base was written since.
-  InputMetadata root_meta{root.sizes(), root.dtype(), root.device()};
-  grad = validate(grad, root_meta, "", 0);
+  TensorList grads = root_grads;
+  for (std::size_t i = 0; i < roots.size(); ++i) {
+    PARITY_INTERNAL_ASSERT(roots[i].input_nr < roots[i].fn->input_metadata().size(), "a root's node has no metadata for it");
+    grads[i] = validate(grads[i], roots[i].fn->input_metadata()[roots[i].input_nr], "", i);
+  }
   NoGradGuard no_grad;  // backward formulas are not recorded (no create_graph)
+  // One root is the graph's root itself; several hang from a GraphRoot that hands out their gradients.
+  const Edge root_edge = roots.size() == 1 ? roots.front() : Edge{std::make_shared<GraphRoot>(roots, grads), 0};
 
   // Dependencies: how many edges point at each node reachable from the root.
   std::unordered_map<Node*, int> deps;
@@ -119,11 +137,9 @@ void execute(const Tensor& root, bool retain_graph, const Tensor& gradient, std:
 
   std::unordered_map<Node*, TensorList> buffers;
   std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, ByPriority> ready;
-  buffers[root_edge.fn.get()].resize(root_edge.fn->num_inputs());
-  // The caller's gradient list keeps the root gradient alive for the whole backward (PyTorch passes it by
-  // reference): a leaf root never steals it.
-  Tensor root_grad = grad;
-  accumulate(buffers[root_edge.fn.get()][root_edge.input_nr], std::move(grad));
+  buffers[root_edge.fn.get()].resize(std::max<std::size_t>(root_edge.fn->num_inputs(), 1));
+  // A copy: the validated gradients stay referenced by `grads` (PyTorch validates the caller's list in place).
+  if (roots.size() == 1) accumulate(buffers[root_edge.fn.get()][root_edge.input_nr], Tensor(grads.front()));
   ready.push(root_edge.fn);
 
   while (!ready.empty()) {
@@ -171,32 +187,24 @@ void execute(const Tensor& root, bool retain_graph, const Tensor& gradient, std:
 
 }  // namespace
 
-void run_backward(const Tensor& root, bool retain_graph, const Tensor& gradient) {
+void run_backward(const std::vector<Tensor>& roots, TensorList gradients, bool retain_graph) {
+  const std::vector<Edge> edges = root_edges(roots, gradients);
   std::vector<Capture> none;
-  execute(root, retain_graph, gradient, none);
+  execute(edges, gradients, retain_graph, none);
 }
 
 Tensor run_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool allow_unused) {
-  // _make_grads, then run_backward's checks of the output and the input, in torch/csrc/autograd/autograd.cpp's
-  // order; the engine checks the root's edge again.
-  Tensor gradient;
-  if (requires_grad(output)) {
-    PARITY_CHECK(output.numel() == 1, ErrorKind::NonScalarBackward, "grad can be implicitly created only for scalar outputs");
-    gradient = ones(output.sizes(), output.dtype());
-  }
-  // The output's edge, not requires_grad(): a no_grad view of a tensor requiring grad requires grad and has none.
-  const Edge root = gradient_edge(output);  // held: a leaf output's accumulator lives as long as the call
-  PARITY_CHECK(root.valid(), ErrorKind::NoGradFn,
-               "element 0 of tensors does not require grad and does not have a grad_fn");
+  // run_backward's checks of the output, then of the input; the output's edge is made first (a leaf output gets
+  // its accumulator), so a leaf input no op used (and that is not the output) has none and is unreachable.
+  TensorList gradients;
+  const std::vector<Edge> roots = root_edges({output}, gradients);
   PARITY_CHECK(requires_grad(input), ErrorKind::NoGradFn, "One of the differentiated Tensors does not require grad");
-  // The root's edge was made first (a leaf output got its accumulator), then the input's is looked up: a leaf's
-  // accumulator is not made, so a leaf no op used (and that is not the output) is unreachable.
   Edge edge;
   if (auto fn = grad_fn(input)) edge = Edge{fn, output_nr(input)};
   else if (auto* m = meta(input)) edge = Edge{m->grad_accumulator.lock(), 0};
   // An unreachable input (torch puts an Identity placeholder in its place) needs no node: nothing runs.
   std::vector<Capture> captures{{edge, Tensor()}};
-  if (edge.valid()) execute(output, retain_graph, gradient, captures);
+  if (edge.valid()) execute(roots, gradients, retain_graph, captures);
   PARITY_CHECK(allow_unused || captures.front().grad.defined(), ErrorKind::Argument,
                "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if "
                "this is the desired behavior.");

@@ -1,12 +1,15 @@
 // The backward engine: runs the graph from a root in PyTorch's order and accumulates into leaves.
 #pragma once
+#include <vector>
+
+#include "impl/autograd/node.h"
 #include "impl/tensor.h"
 
 namespace parity::impl::autograd {
 
-// The engine run behind impl::backward (tensor.backward()): the same arguments in the same order, without
-// defaults. gradient may be undefined for a one-element root.
-void run_backward(const Tensor& root, bool retain_graph, const Tensor& gradient);
+// torch::autograd::backward(roots, gradients, retain_graph), behind impl::backward: an undefined (or missing)
+// gradient is made implicitly for a one-element root.
+void run_backward(const std::vector<Tensor>& roots, TensorList gradients, bool retain_graph);
 
 // torch::autograd::grad({output}, {input}, {}, retain_graph): the gradient reaching `input` from `output`,
 // returned instead of accumulated into any .grad. Only the nodes on a path to the input run (their saved

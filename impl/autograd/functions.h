@@ -43,6 +43,18 @@ class MultiOutputFormula final : public Node {
   Fn fn_;
 };
 
+// The dummy root of a backward with several roots (torch::autograd::GraphRoot): it hands each root's gradient
+// to that root's edge, so the engine counts dependencies and accumulates as for any other node.
+class GraphRoot final : public Node {
+ public:
+  GraphRoot(std::vector<Edge> roots, TensorList grads) : grads_(std::move(grads)) { set_next_edges(std::move(roots)); }
+  std::string name() const override { return "GraphRoot"; }
+  TensorList apply(TensorList&&) override { return grads_; }
+
+ private:
+  TensorList grads_;
+};
+
 // Accumulates a leaf's gradient into .grad, following PyTorch's gradient layout contract.
 class AccumulateGrad final : public Node {
  public:

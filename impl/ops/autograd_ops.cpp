@@ -6,11 +6,13 @@
 namespace parity::impl {
 
 void backward(const Tensor& root, bool retain_graph, const Tensor& gradient) {
-  autograd::run_backward(root, retain_graph, gradient);
+  autograd::run_backward({root}, {gradient}, retain_graph);
 }
 
-Tensor autograd_grad(const Tensor& output, const Tensor& input, bool retain_graph) {
-  return autograd::run_grad(output, input, retain_graph, /*allow_unused=*/false);
+void backward(const std::vector<Tensor>& roots, bool retain_graph) { autograd::run_backward(roots, {}, retain_graph); }
+
+Tensor autograd_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool allow_unused) {
+  return autograd::run_grad(output, input, retain_graph, allow_unused);
 }
 
 void retain_grad(const Tensor& x) { autograd::retain_grad(x); }
