@@ -366,11 +366,23 @@ class Builder {
     return emit(floating_y && rng_.chance(0.4) ? OpId::Mean : OpId::Sum, {y});
   }
 
+  // A backward from s, `times` times over a graph retained in between. Now and then it is one backward from two
+  // roots: s twice, or s and another reduction of what s reduced (the roots share a graph, so a node both reach
+  // runs once with the sum of what arrives).
   void backward(int s, int times) {
     for (int t = 0; t < times; ++t) {
       bool retain = t + 1 < times ? rng_.chance(0.7) : rng_.chance(0.3);
-      if (emit(OpId::Backward, {s}, [retain](Attrs& a) { a.retain_graph = retain; }) < 0) return;
+      auto keep = [retain](Attrs& a) { a.retain_graph = retain; };
+      int other = rng_.chance(0.12) ? second_root(s) : -1;
+      if ((other >= 0 ? emit(OpId::BackwardRoots, {s, other}, keep) : emit(OpId::Backward, {s}, keep)) < 0) return;
     }
+  }
+
+  int second_root(int s) {
+    const auto& made = prog_.steps[static_cast<std::size_t>(s)];
+    if (rng_.chance(0.3) || made.inputs.empty()) return s;
+    int z = emit(rng_.pick({OpId::MulScalar, OpId::Exp, OpId::Neg}), {made.inputs[0]});
+    return z < 0 ? -1 : reduce(z);
   }
 
   void recipe() {

@@ -39,6 +39,11 @@ const Simplify kSimplifications[] = {
       return true;
     },
     [](Step& s) {
+      if (!reads(s, Attr::AllowUnused) || !s.attrs.allow_unused) return false;
+      s.attrs.allow_unused = false;
+      return true;
+    },
+    [](Step& s) {
       if (!reads(s, Attr::Keepdim) || !s.attrs.keepdim) return false;
       s.attrs.keepdim = false;
       return true;

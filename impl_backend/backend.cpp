@@ -263,7 +263,12 @@ class ImplSession final : public pg::Session {
       case OpId::Backward: backward(in(s, 0), a.retain_graph); return std::nullopt;
       case OpId::BackwardGrad: backward(in(s, 0), a.retain_graph, in(s, 1)); return std::nullopt;
       case OpId::RetainGrad: retain_grad(in(s, 0)); return std::nullopt;
-      case OpId::AutogradGrad: return autograd_grad(in(s, 0), in(s, 1), a.retain_graph);
+      case OpId::AutogradGrad: {
+        Tensor g = autograd_grad(in(s, 0), in(s, 1), a.retain_graph, a.allow_unused);
+        if (!g.defined()) return std::nullopt;
+        return g;
+      }
+      case OpId::BackwardRoots: backward({in(s, 0), in(s, 1)}, a.retain_graph); return std::nullopt;
       case OpId::SplitWithSizes: return pg::pick_output(split_with_sizes(in(s, 0), a.dims, a.dim), a.index);
       case OpId::UnsafeSplit: return pg::pick_output(unsafe_split(in(s, 0), a.size, a.dim), a.index);
       case OpId::UnsafeChunk: return pg::pick_output(unsafe_chunk(in(s, 0), a.chunks, a.dim), a.index);

@@ -354,7 +354,14 @@ class TorchSession final : public program::Session {
       case OpId::Backward:
         in(0).backward(torch::Tensor(), a.retain_graph);
         return std::nullopt;
-      case OpId::AutogradGrad: return torch::autograd::grad({in(0)}, {in(1)}, {}, a.retain_graph)[0];
+      case OpId::AutogradGrad: {
+        torch::Tensor g = torch::autograd::grad({in(0)}, {in(1)}, {}, a.retain_graph, false, a.allow_unused)[0];
+        if (!g.defined()) return std::nullopt;
+        return g;
+      }
+      case OpId::BackwardRoots:
+        torch::autograd::backward({in(0), in(1)}, {}, a.retain_graph);
+        return std::nullopt;
       case OpId::BackwardGrad:
         in(0).backward(in(1), a.retain_graph);
         return std::nullopt;

@@ -41,6 +41,7 @@ const AttrSpec kAttrs[] = {
   {Attr::Memo,         "memo",          T::Memo,           nullptr, &Attrs::memo},
   {Attr::SplitSizes,   "split_sizes",   T::IntList,        &Attrs::dims},
   {Attr::Accumulate,   "accumulate",    T::Bool,           nullptr, nullptr, &Attrs::accumulate},
+  {Attr::AllowUnused,  "allow_unused",  T::Bool,           nullptr, nullptr, &Attrs::allow_unused},
 };
 // clang-format on
 

@@ -33,6 +33,8 @@ namespace {
   X(InplaceOnSavedResult, "inplace_on_saved_result")                        /* then a backward */                \
   X(VersionError, "version_error")                                          /* a backward raised it */           \
   X(BackwardWithGradient, "backward_with_gradient")                                                             \
+  X(BackwardSeveralRoots, "backward_several_roots")                         /* sharing a graph */                \
+  X(GradOfUnusedInput, "grad_of_unused_input")                              /* allow_unused: no gradient */      \
   X(SecondBackwardAccumulates, "second_backward_accumulates")                                                   \
   X(RetainGraphThenBackward, "retain_graph_then_backward")                  /* over the same graph */            \
   X(GraphFreedError, "graph_freed_error")                                                                       \
@@ -193,7 +195,7 @@ class Analysis {
     if (ok) count_layouts_and_formats(s, op);
     if (writes_in_place(op)) on_inplace(i, s, ok);
     on_operands(s, op, ok, so);
-    if (op.flags & kBackward) on_backward(s, so);
+    if (op.flags & kBackward) on_backward(i, s, so);
     if (ok && !(op.flags & kNoValue)) {
       facts_[i] = facts_of_result(i, s, op, so);
       on_saved(i, s, op, so);
@@ -350,7 +352,7 @@ class Analysis {
     }
   }
 
-  void on_backward(const Step& s, const StepObs& so) {
+  void on_backward(int i, const Step& s, const StepObs& so) {
     if (saved_result_written_) add(Situation::InplaceOnSavedResult);
     if (so.status == StepObs::Status::Error) {
       if (so.category == ErrorCategory::VersionMismatch) add(Situation::VersionError);
@@ -358,11 +360,16 @@ class Analysis {
     }
     if (so.status != StepObs::Status::Ok) return;
     if (is_one_of(s, {OpId::BackwardGrad})) add(Situation::BackwardWithGradient);
-    const int root = s.inputs[0];
-    on_backward_through(root);
-    for (int r : retained_roots_)
-      if (share_graph(r, root)) add(Situation::RetainGraphThenBackward);
-    if (s.attrs.retain_graph) retained_roots_.push_back(root);
+    const OpSpec& op = spec(s.op);
+    if (op.roots > 1 && share_graph(s.inputs[0], s.inputs[1])) add(Situation::BackwardSeveralRoots);
+    if (op.has_value() && s.attrs.allow_unused && !find_value(so, i)) add(Situation::GradOfUnusedInput);
+    for (int k = 0; k < op.roots; ++k) {
+      const int root = s.inputs[static_cast<std::size_t>(k)];
+      on_backward_through(root);
+      for (int r : retained_roots_)
+        if (share_graph(r, root)) add(Situation::RetainGraphThenBackward);
+      if (s.attrs.retain_graph) retained_roots_.push_back(root);
+    }
   }
 
   // Two roots share a graph when some value both were computed from is a node of it (not a leaf).

@@ -510,6 +510,11 @@ Out backward_rule(Metas m, const Attrs&) {
   if (!m[0].requires_grad || m[0].numel() != 1) return std::nullopt;
   return Meta{};
 }
+Out backward_roots_rule(Metas m, const Attrs&) {
+  for (const Meta& root : m)
+    if (!root.requires_grad || root.numel() != 1) return std::nullopt;
+  return Meta{};
+}
 Out retain_grad_rule(Metas m, const Attrs&) {
   if (!m[0].requires_grad) return std::nullopt;
   return Meta{};

@@ -34,6 +34,7 @@ enum class Attr : std::uint8_t {
   Chunks, Copy, Memo,
   SplitSizes,   // split_with_sizes' lengths (Attrs::dims)
   Accumulate,   // index_put_: add into the indexed elements instead of writing them
+  AllowUnused,  // autograd_grad: an input the graph does not reach gets no gradient instead of an error
 };
 
 enum class OpKind : std::uint8_t { Factory, Copy, View, Arithmetic, Reduction, InPlace, Autograd };
@@ -153,6 +154,9 @@ struct OpSpec {
   // The result is a leaf even when it requires grad (factories, deepcopy).
   bool leaf_result = false;
   bool multi_output = false;  // keeps output `index` of several views (unbind, split, chunk)
+  // kBackward ops: how many leading operands are roots the engine starts from (the operand after them, if any,
+  // is backward's gradient or autograd.grad's input).
+  int roots = 1;
   Operand0 operand0 = {};
   // Run-time refusals the shape rule cannot see (they depend on autograd state or the storage): true when the
   // well-typed step raises.

@@ -36,6 +36,7 @@ struct Attrs {
   bool keepdim = false;
   bool retain_graph = false;
   bool accumulate = false;
+  bool allow_unused = false;
   std::uint64_t seed = 0;
   bool operator==(const Attrs&) const = default;
 };

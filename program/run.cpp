@@ -133,10 +133,14 @@ class Taint {
   }
 
   void backward(const Step& step) {
-    const int root = step.inputs.at(0);
-    const std::vector<bool> graph = upstream(root);
-    // backward(gradient) seeds the root with its operand 1; autograd.grad's operand 1 is what it differentiates.
-    const bool seeded = !spec(step.op).has_value() && step.inputs.size() > 1;
+    const OpSpec& op = spec(step.op);
+    std::vector<bool> graph = upstream(step.inputs.at(0));
+    for (int r = 1; r < op.roots; ++r) {
+      const std::vector<bool> more = upstream(step.inputs.at(static_cast<std::size_t>(r)));
+      for (std::size_t v = 0; v < graph.size(); ++v) graph[v] = graph[v] || more[v];
+    }
+    // backward(gradient) seeds the root with the operand after it; autograd.grad's is what it differentiates.
+    const bool seeded = !op.has_value() && step.inputs.size() > static_cast<std::size_t>(op.roots);
     const bool seed_undefined = seeded && tainted_[step.inputs[1]];
     for (std::size_t v = 0; v < graph.size(); ++v) {
       if (!graph[v]) continue;

@@ -55,7 +55,7 @@ TEST(Coverage, ExpectedKeysAreCompleteAndDistinct) {
   EXPECT_EQ(names, (std::vector<std::string>{"ops", "layouts", "memory_formats", "error_categories", "situations",
                                              "situation_pairs", "backward_through"}));
   EXPECT_EQ(op_names().size(), op_table().size());
-  EXPECT_EQ(all_situations().size(), 39u);
+  EXPECT_EQ(all_situations().size(), 41u);
   EXPECT_EQ(layout_kinds().size(), 9u);
   EXPECT_EQ(memory_format_names(),
             (std::vector<std::string>{"contiguous_format", "channels_last", "channels_last_3d", "preserve_format"}));

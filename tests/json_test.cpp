@@ -41,6 +41,7 @@ Attrs attrs_for(const OpSpec& op) {
       case Attr::Chunks: a.chunks = 2; break;
       case Attr::Copy: a.copy = true; break;
       case Attr::Accumulate: a.accumulate = true; break;
+      case Attr::AllowUnused: a.allow_unused = true; break;
       case Attr::Memo: a.memo = 7; break;
       case Attr::SplitSizes: a.dims = {2, 0, 1}; break;
     }

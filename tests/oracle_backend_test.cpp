@@ -697,6 +697,8 @@ TEST(OracleBackend, EveryOpRuns) {
   Attrs keep;
   keep.retain_graph = true;
   int dx = with(OpId::AutogradGrad, {xsum, x}, keep);
+  int xmean = with(OpId::Mean, {x});
+  with(OpId::BackwardRoots, {xsum, xmean}, keep);
 
   Trace tr = b.run();
   for (std::size_t i = 0; i < tr.steps.size(); ++i)
