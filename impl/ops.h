@@ -149,6 +149,7 @@ void backward(const std::vector<Tensor>& roots, bool retain_graph = false);
 // .grad written; undefined for an input the graph does not reach when allow_unused.
 Tensor autograd_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool allow_unused = false);
 void retain_grad(const Tensor& x);
+void set_data(const Tensor& x, const Tensor& new_data);
 Tensor requires_grad_(const Tensor& x, bool value = true);
 
 }  // namespace parity::impl

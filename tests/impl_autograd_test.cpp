@@ -324,6 +324,57 @@ TEST(BackwardRoots, EveryImplicitGradientIsMadeBeforeAnyRootIsChecked) {
   EXPECT_FALSE(grad(a).defined());  // nothing ran
 }
 
+// set_data swaps what a tensor holds under its autograd state: LibTorch 1.13's results for each case.
+TEST(SetData, TheTensorKeepsItsIdentityAutogradStateAndVersionCounter) {
+  Tensor x = leaf({1, 1, 1});
+  Tensor y = mul(x, Scalar::of(2));
+  Tensor n = zeros({4}, ScalarType::Float32);
+  add_(n, Scalar::of(1));
+  set_data(x, n);
+  EXPECT_EQ(x.sizes(), (Dims{4}));
+  EXPECT_EQ(x.storage().key(), n.storage().key());
+  EXPECT_EQ(x.version(), 0u);  // its own counter, not n's
+  add_(n, Scalar::of(1));
+  EXPECT_EQ(x.version(), 0u);
+  EXPECT_EQ(x.to_vector(), (std::vector<double>{2, 2, 2, 2}));
+  EXPECT_TRUE(autograd::is_leaf(x));
+  EXPECT_TRUE(autograd::requires_grad(x));
+  // The accumulator y's graph holds still has x's old shape: the gradient it receives fits it, and is stolen.
+  backward(sum(y));
+  EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{2, 2, 2}));
+}
+
+TEST(SetData, AnAccumulatorOfAnotherDtypeIsForgottenButStillRunsForTheOldGraph) {
+  Tensor a = leaf({1, 1});
+  Tensor b = mul(a, Scalar::of(2));
+  set_data(a, ones({2}, ScalarType::Float64));
+  backward(sum(b));  // the old accumulator
+  EXPECT_EQ(grad(a).dtype(), ScalarType::Float32);
+  backward(sum(mul(a, Scalar::of(3))));  // a new one, of Float64, adds into the Float32 .grad
+  EXPECT_EQ(grad(a).dtype(), ScalarType::Float32);
+  EXPECT_EQ(grad(a).to_vector(), (std::vector<double>{5, 5}));
+}
+
+TEST(SetData, RefusesIntegersForATensorRequiringGradAndKeepsANonLeafsGradFn) {
+  Tensor d = leaf({1, 1});
+  EXPECT_EQ(kind_of([&] { set_data(d, ones({2}, ScalarType::Int64)); }), ErrorKind::DType);
+  EXPECT_EQ(d.dtype(), ScalarType::Float32);
+  Tensor plain = ones({2}, ScalarType::Float32);
+  set_data(plain, ones({5}, ScalarType::Int64));  // nothing requires grad: any dtype
+  EXPECT_EQ(plain.dtype(), ScalarType::Int64);
+  Tensor e = leaf({1, 1});
+  Tensor f = mul(e, Scalar::of(2));
+  set_data(f, zeros({3}, ScalarType::Float32));
+  EXPECT_EQ(grad_fn(f)->name(), "MulBackward1");
+  EXPECT_EQ(kind_of([&] { backward(sum(f)); }), ErrorKind::Shape);  // [3] into MulBackward1's [2]
+  // A leaf given other dims: its old accumulator's gradient cannot be laid out like it.
+  Tensor h = leaf({1, 1, 1});
+  Tensor hh = mul(h, Scalar::of(2));
+  set_data(h, zeros({2, 2}, ScalarType::Float32));
+  EXPECT_EQ(kind_of([&] { backward(sum(hh)); }), ErrorKind::Shape);
+  EXPECT_FALSE(grad(h).defined());
+}
+
 // LibTorch 1.13 delivers a CopySlices node's gradients past the base's edge even where no captured edge lies
 // beyond: a leaf there accumulates, another node only fills a retained .grad.
 TEST(AutogradGrad, CopySlicesDeliversToItsLeavesAsLibTorch113Does) {

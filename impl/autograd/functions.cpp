@@ -36,9 +36,12 @@ AccumulateGrad::AccumulateGrad(const Tensor& leaf) : Node(UINT64_MAX), leaf_(lea
 }
 
 namespace {
-// The gradient layout contract (torch/csrc/autograd/utils/grad_layout_contract.h).
+// The gradient layout contract (torch/csrc/autograd/utils/grad_layout_contract.h). It compares the strides of
+// grad's dims; a leaf whose set_data gave it fewer dims than its old gradient has (LibTorch reads past the
+// variable's strides there) does not obey it.
 bool obeys_layout_contract(const Tensor& grad, const Tensor& var) {
   if (var.is_non_overlapping_and_dense()) {
+    if (grad.dim() > var.dim()) return false;
     for (std::size_t i = 0; i < grad.sizes().size(); ++i) {
       if (grad.sizes()[i] != 1) {
         if (grad.strides()[i] != var.strides()[i]) return false;

@@ -118,6 +118,19 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   return acc;
 }
 
+void set_data(const Tensor& t, const Tensor& new_data) {
+  PARITY_CHECK(!requires_grad(t) || is_floating(new_data.dtype()), ErrorKind::DType,
+               "data set to a tensor that requires gradients must be floating point or complex dtype");
+  if (auto* m = meta(t))
+    if (auto acc = m->grad_accumulator.lock())
+      if (new_data.dtype() != t.dtype() || !(acc->input_metadata().at(0).device == new_data.device()))
+        m->grad_accumulator.reset();
+  TensorImpl& impl = *t.impl();
+  impl.storage = new_data.storage();
+  impl.layout = new_data.layout();
+  impl.dtype = new_data.dtype();
+}
+
 Edge gradient_edge(const Tensor& t) {
   if (auto fn = grad_fn(t)) return Edge{fn, output_nr(t)};
   return Edge{grad_accumulator(t), 0};

@@ -69,6 +69,10 @@ Tensor as_view(const Tensor& t, const Layout& layout, CreationMeta creation = Cr
 // A tensor sharing storage and version counter that autograd does not see as a view (detach()).
 Tensor make_alias(const Tensor& t, const Layout& layout);
 
+// t.set_data(new_data) (VariableHooks::set_data): t keeps its identity, autograd state (grad_fn, .grad, view
+// base) and version counter, and takes new_data's storage, layout and dtype. An accumulator made for another
+// dtype or device is forgotten (the next one is made afresh); one of the same type is kept, with its old shape.
+void set_data(const Tensor& t, const Tensor& new_data);
 void set_requires_grad(const Tensor& t, bool value);
 void retain_grad(const Tensor& t);
 void detach_inplace(const Tensor& t);

@@ -17,6 +17,8 @@ Tensor autograd_grad(const Tensor& output, const Tensor& input, bool retain_grap
 
 void retain_grad(const Tensor& x) { autograd::retain_grad(x); }
 
+void set_data(const Tensor& x, const Tensor& new_data) { autograd::set_data(x, new_data); }
+
 Tensor requires_grad_(const Tensor& x, bool value) {
   PARITY_CHECK(autograd::is_leaf(x) || value, ErrorKind::RequiresGradFlag,
         "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
