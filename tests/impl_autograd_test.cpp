@@ -375,6 +375,29 @@ TEST(SetData, RefusesIntegersForATensorRequiringGradAndKeepsANonLeafsGradFn) {
   EXPECT_FALSE(grad(h).defined());
 }
 
+// A saved input is the tensor itself: after set_data the derivative reads the new data, and a version mismatch
+// prints the new sizes.
+TEST(SetData, ASavedInputIsReadAsItIsWhenUnpacked) {
+  Tensor x = leaf({1, 1, 1});
+  Tensor y = pow(x, Scalar::of(2.0));  // PowBackward0 saves x
+  {
+    autograd::NoGradGuard no_grad;
+    add_(x, Scalar::of(0));
+  }
+  set_data(x, sum(from_values({1, 2}, ScalarType::Float32)));
+  try {
+    backward(sum(y));
+    ADD_FAILURE() << "x was modified in place";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[CPUFloatType []] is at version 1"), std::string::npos) << e.what();
+  }
+  Tensor a = leaf({1, 2});
+  Tensor b = mul(a, a);
+  set_data(a, from_values({3, 4}, ScalarType::Float32));
+  backward(sum(b));
+  EXPECT_EQ(grad(a).to_vector(), (std::vector<double>{6, 8}));  // 2a with a's new values
+}
+
 // LibTorch 1.13 delivers a CopySlices node's gradients past the base's edge even where no captured edge lies
 // beyond: a leaf there accumulates, another node only fills a retained .grad.
 TEST(AutogradGrad, CopySlicesDeliversToItsLeavesAsLibTorch113Does) {

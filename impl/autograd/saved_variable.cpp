@@ -17,12 +17,15 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   saved_ = true;
   saved_version_ = t.version();
   is_leaf_ = autograd::is_leaf(t);
-  data_ = Tensor::over(t.storage(), t.layout(), t.dtype(), t.version_counter());
   if (!is_output || is_leaf_) {
+    // The tensor itself: what it holds when unpacked (after a set_data, its new data) is what the derivative
+    // reads, and what the version-mismatch message prints.
+    data_ = t;
     original_ = t;
     return;
   }
   // An output: holding the tensor would tie it to its own grad_fn, so only its data and output number are kept.
+  data_ = Tensor::over(t.storage(), t.layout(), t.dtype(), t.version_counter());
   output_nr_ = autograd::output_nr(t);
   is_inplace_on_view_ = autograd::is_view(t);
   if (is_inplace_on_view_) weak_grad_fn_ = autograd::grad_fn(t);

@@ -24,7 +24,7 @@ class SavedVariable {
   bool defined() const { return saved_; }
 
  private:
-  Tensor data_;  // shares storage, layout and version counter with the saved tensor
+  Tensor data_;  // the original tensor, or (an output) a tensor sharing its storage, layout and version counter
   // The tensor itself, for an input or a leaf (PyTorch's saved_original_: no reference cycle is possible); its
   // grad_fn is read when unpacking, so the message names the node it has then, as PyTorch's does.
   Tensor original_;
