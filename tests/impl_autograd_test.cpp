@@ -398,6 +398,16 @@ TEST(SetData, ASavedInputIsReadAsItIsWhenUnpacked) {
   EXPECT_EQ(grad(a).to_vector(), (std::vector<double>{6, 8}));  // 2a with a's new values
 }
 
+// A gradient cloned into a leaf's layout takes the leaf's dtype, which set_data may have changed.
+TEST(SetData, AClonedGradientTakesTheLeafsCurrentDtype) {
+  Tensor x = requires_grad_(zeros({2, 2}, ScalarType::Float32), true);
+  Tensor y = sigmoid(x);
+  set_data(x, t(view(from_values({1, 2, 3, 4}, ScalarType::Float64), {2, 2})));  // not the gradient's layout
+  backward(sum(y));
+  EXPECT_EQ(grad(x).dtype(), ScalarType::Float64);
+  EXPECT_EQ(grad(x).strides(), (Dims{1, 2}));
+}
+
 // LibTorch 1.13 delivers a CopySlices node's gradients past the base's edge even where no captured edge lies
 // beyond: a leaf there accumulates, another node only fills a retained .grad.
 TEST(AutogradGrad, CopySlicesDeliversToItsLeavesAsLibTorch113Does) {

@@ -55,7 +55,9 @@ bool obeys_layout_contract(const Tensor& grad, const Tensor& var) {
 }
 
 Tensor clone_obey_contract(const Tensor& grad, const Tensor& var) {
-  if (var.is_non_overlapping_and_dense()) return copy_(empty_strided(var.sizes(), var.strides(), grad.dtype()), grad);
+  // new_empty_strided with the variable's options: its dtype too, which set_data may have changed since the
+  // accumulator (and the gradient's dtype) were fixed.
+  if (var.is_non_overlapping_and_dense()) return copy_(empty_strided(var.sizes(), var.strides(), var.dtype()), grad);
   return clone(grad, MemoryFormat::Contiguous);
 }
 }  // namespace
