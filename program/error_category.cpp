@@ -79,6 +79,8 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"must be a matrix", ErrorCategory::Shape},
     {"need to be at least 1D", ErrorCategory::Shape},
     {"size mismatch", ErrorCategory::Shape},                               // mv
+    {"vector + matrix @ vector expected", ErrorCategory::Shape},           // mv's operands
+    {"Expected 1-D argument", ErrorCategory::Shape},                       // outer (mv's derivative)
     {"inconsistent tensor size", ErrorCategory::Shape},                    // dot
     {"to have the same number of elements", ErrorCategory::Shape},
     {"batch1 and batch2", ErrorCategory::Shape},

@@ -398,6 +398,31 @@ TEST(SetData, ASavedInputIsReadAsItIsWhenUnpacked) {
   EXPECT_EQ(grad(a).to_vector(), (std::vector<double>{6, 8}));  // 2a with a's new values
 }
 
+// MvBackward0 reads its saved operands as they are: set_data can make them something mv and outer refuse.
+TEST(SetData, MvBackwardChecksItsSavedOperandsAsATenDoes) {
+  auto message_of = [](const Tensor& m0, const Tensor& v0, bool change_mat, const Tensor& data) {
+    Tensor m = m0, v = v0;
+    Tensor y = matmul(m, v);
+    set_data(change_mat ? m : v, data);
+    try {
+      backward(sum(y));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("ok");
+  };
+  Tensor ones2 = ones({2}, ScalarType::Float32);
+  auto rg = [](Tensor t) { return requires_grad_(t, true); };
+  EXPECT_EQ(message_of(ones({2, 2}, ScalarType::Float32), rg(ones({2}, ScalarType::Float32)), true, ones2),
+            "vector + matrix @ vector expected, got 1, 1, 1");
+  EXPECT_EQ(message_of(ones({2, 2}, ScalarType::Float32), rg(ones({2}, ScalarType::Float32)), true, ones({}, ScalarType::Float32)),
+            "Dimension specified as 0 but tensor has no dimensions");
+  EXPECT_EQ(message_of(ones({2, 2}, ScalarType::Float32), rg(ones({2}, ScalarType::Float32)), true, ones({2, 2, 2}, ScalarType::Float32)),
+            "t() expects a tensor with <= 2 dimensions, but self is 3D");
+  EXPECT_EQ(message_of(rg(ones({2, 2}, ScalarType::Float32)), ones2, false, ones({2, 1}, ScalarType::Float32)),
+            "outer: Expected 1-D argument vec2, but got 2-D");
+}
+
 // A gradient cloned into a leaf's layout takes the leaf's dtype, which set_data may have changed.
 TEST(SetData, AClonedGradientTakesTheLeafsCurrentDtype) {
   Tensor x = requires_grad_(zeros({2, 2}, ScalarType::Float32), true);

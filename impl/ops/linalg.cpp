@@ -100,10 +100,20 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
   auto node = autograd::compute_requires_grad({&mat, &vec})
                   ? product_node(
                         "MvBackward0", Unpack::OtherFirst, mat, vec,
-                        // grad.ger(vec), which 1.13 computes as grad.reshape({n, 1}) * vec.
-                        [](const Tensor& g, const Tensor& v) { return mul(reshape(g, {g.numel(), 1}), v); },
-                        [](const Tensor& g, const Tensor& m) { return mv(transpose(m, 0, 1), g); })
+                        // grad.ger(vec), which 1.13 computes as outer: grad.reshape({n, 1}) * vec, after checking
+                        // both are vectors (the saved vec may no longer be one: set_data).
+                        [](const Tensor& g, const Tensor& v) {
+                          PARITY_CHECK(v.dim() == 1, ErrorKind::Shape,
+                                       "outer: Expected 1-D argument vec2, but got " + std::to_string(v.dim()) + "-D");
+                          return mul(reshape(g, {g.numel(), 1}), v);
+                        },
+                        [](const Tensor& g, const Tensor& m) { return mv(t(m), g); })
                   : nullptr;
+  // at::mv sizes its result by mat.size(0), then addmv_ checks the operands (only a backward formula can pass
+  // others than matmul's: a saved operand that set_data changed).
+  PARITY_CHECK(mat.dim() > 0, ErrorKind::IndexRange, "Dimension specified as 0 but tensor has no dimensions");
+  PARITY_CHECK(mat.dim() == 2 && vec.dim() == 1, ErrorKind::Shape,
+               "vector + matrix @ vector expected, got 1, " + std::to_string(mat.dim()) + ", " + std::to_string(vec.dim()));
   const std::int64_t rows = mat.sizes()[0], inner = mat.sizes()[1];
   PARITY_CHECK(inner == vec.sizes()[0], ErrorKind::Shape,
                "size mismatch, got " + std::to_string(rows) + ", " + std::to_string(rows) + "x" +
