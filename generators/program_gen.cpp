@@ -89,8 +89,8 @@ class Builder {
 
   int append(const Step& s) {
     prog_.steps.push_back(s);
-    state_.append(s);
-    track_rounding(s);
+    const bool ok = state_.append(s).expected_ok();
+    track_rounding(s, ok);
     return state_.size() - 1;
   }
 
@@ -158,7 +158,7 @@ class Builder {
   // value written too.
   bool carries_rounding(int id) const { return rounding_[static_cast<std::size_t>(id)]; }
 
-  void track_rounding(const Step& s) {
+  void track_rounding(const Step& s, bool expected_ok) {
     const program::OpSpec& op = program::spec(s.op);
     bool r = rounds(s.op);
     for (int in : s.inputs) r = r || carries_rounding(in);
@@ -178,6 +178,12 @@ class Builder {
     };
     if (r && op.kind == OpKind::InPlace) mark(s.inputs.front());
     if ((op.flags & program::kWritesGrad) && s.inputs.size() > 1) mark(s.inputs[1]);
+    // set_data: operand 0 now lives in operand 1's memory, with its values.
+    if (s.op == OpId::SetData && expected_ok) {
+      const auto x = static_cast<std::size_t>(s.inputs[0]), data = static_cast<std::size_t>(s.inputs[1]);
+      memory_[x] = memory_[data];
+      rounding_[x] = rounding_[data];
+    }
   }
 
   static bool rounds(OpId op) { return program::spec(op).rounds; }
@@ -838,7 +844,21 @@ class Builder {
     if (x < 0) return;
     int y = emit(rng_.pick({OpId::MulScalar, OpId::Sigmoid, OpId::Clone}), {x});
     if (y < 0) return;
-    switch (rng_.below(4)) {
+    switch (rng_.below(5)) {
+      case 4: {
+        // x.data = t (or y's) after x joined y's graph: that graph's accumulator keeps x's old shape and dtype,
+        // an op after it makes a new one when the dtype changed.
+        std::vector<std::int64_t> shape = meta(x).sizes;
+        if (rng_.chance(0.2)) shape.insert(shape.begin(), 1);
+        int t = fresh(shape, rng_.chance(0.7) ? meta(x).dtype : floating(), false);
+        if (t >= 0) emit(OpId::SetData, {rng_.chance(0.8) ? x : y, t}, {}, true, true);
+        if (rng_.chance(0.5)) {
+          int z = emit(OpId::MulScalar, {x});
+          int s2 = z < 0 ? -1 : reduce(z);
+          if (s2 >= 0) backward(s2, 1);
+        }
+        break;
+      }
       case 0: emit(OpId::RequiresGrad_, {y}, [](Attrs& a) { a.requires_grad = true; }, true, true); break;
       case 1: emit(OpId::RequiresGrad_, {y}, [](Attrs& a) { a.requires_grad = false; }, true, true); break;
       case 2: {

@@ -69,6 +69,7 @@ StepInfo ProgramState::append(const Step& step) {
   const program::OpSpec& op = program::spec(step.op);
   ValueInfo v;
   if (info.expected_ok()) note_grads(step);
+  if (info.expected_ok() && step.op == program::OpId::SetData) take_data(step);
   const bool no_grad_to_read = op.result == ResultIs::Grad && info.expected_ok() && !value(step.inputs[0]).has_grad;
   if (!info.expected_ok() || (op.flags & program::kNoValue) || no_grad_to_read) {
     values_.push_back(v);
@@ -178,6 +179,16 @@ void ProgramState::note_grads(const Step& step) {
   if (step.op == OpId::RetainGrad) x.retains_grad = true;
   // A .grad writer assigns its second operand, or resets the gradient when it has none.
   if (program::spec(step.op).flags & program::kWritesGrad) x.has_grad = step.inputs.size() > 1;
+}
+
+// set_data: operand 0 takes operand 1's storage, shape and dtype; its autograd state (flag, leaf, view) stays.
+void ProgramState::take_data(const Step& step) {
+  ValueInfo& x = values_[static_cast<std::size_t>(step.inputs[0])];
+  const ValueInfo& data = value(step.inputs[1]);
+  x.meta->sizes = data.meta->sizes;
+  x.meta->dtype = data.meta->dtype;
+  x.storage_numel = data.storage_numel;
+  x.overlapping = data.overlapping;
 }
 
 std::vector<StepInfo> analyze(const program::Program& p) {

@@ -51,6 +51,7 @@ class ProgramState {
   std::optional<program::Meta> infer(const program::Step& step, StepInfo& info) const;
   bool raises(const program::Step& step) const;
   void note_grads(const program::Step& step);
+  void take_data(const program::Step& step);
   std::vector<ValueInfo> values_;
 };
 

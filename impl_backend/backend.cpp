@@ -290,6 +290,7 @@ class ImplSession final : public pg::Session {
       }
       case OpId::SetGrad: autograd::set_grad(in(s, 0), in(s, 1)); return std::nullopt;
       case OpId::ResetGrad: autograd::set_grad(in(s, 0), Tensor()); return std::nullopt;
+      case OpId::SetData: set_data(in(s, 0), in(s, 1)); return std::nullopt;
       case OpId::RequiresGrad_: return requires_grad_(in(s, 0), a.requires_grad);
 #define PARITY_UNARY_CASE(op, function) \
   case OpId::op: return function(in(s, 0));

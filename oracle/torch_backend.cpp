@@ -380,6 +380,9 @@ class TorchSession final : public program::Session {
       case OpId::ResetGrad:
         in(0).mutable_grad().reset();
         return std::nullopt;
+      case OpId::SetData:
+        in(0).set_data(in(1));
+        return std::nullopt;
       case OpId::RequiresGrad_: return in(0).requires_grad_(a.requires_grad);
     }
     PARITY_HARNESS_UNREACHABLE("op missing from the LibTorch backend: " + std::string(program::spec(s.op).name));

@@ -526,6 +526,13 @@ Out set_grad_rule(Metas m, const Attrs&) {
   return Meta{};
 }
 Out reset_grad_rule(Metas, const Attrs&) { return Meta{}; }
+// Well-typed: data that a tensor requiring grad may hold (floating), with at least its dims. Fewer dims than a
+// gradient its old accumulator may still receive makes LibTorch 1.13 read past the tensor's strides
+// (obeys_layout_contract): undefined, so never generated as valid.
+Out set_data_rule(Metas m, const Attrs&) {
+  if (m[0].requires_grad && (!is_floating(m[1].dtype) || m[1].sizes.size() < m[0].sizes.size())) return std::nullopt;
+  return Meta{};
+}
 Out requires_grad__rule(Metas m, const Attrs& a) {
   if (a.requires_grad && !is_floating(m[0].dtype)) return std::nullopt;
   Meta out = m[0];

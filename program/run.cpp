@@ -57,6 +57,13 @@ class Taint {
         if (session.has_value(j) && session.tensor_key(j) == tensor) grad_tainted_[j] = undefined;
       return;
     }
+    // set_data: the tensor, under every id it has, now holds its operand 1's values, defined or not.
+    if (step.op == OpId::SetData) {
+      const void* tensor = session.tensor_key(step.inputs[0]);
+      for (int j = 0; j < index; ++j)
+        if (session.has_value(j) && session.tensor_key(j) == tensor) tainted_[j] = tainted_[step.inputs[1]];
+      return;
+    }
     record_history(step, index, session);
     if (op.result == ResultIs::Grad) {
       tainted_[index] = grad_tainted_[step.inputs[0]];

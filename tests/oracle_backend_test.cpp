@@ -699,6 +699,10 @@ TEST(OracleBackend, EveryOpRuns) {
   int dx = with(OpId::AutogradGrad, {xsum, x}, keep);
   int xmean = with(OpId::Mean, {x});
   with(OpId::BackwardRoots, {xsum, xmean}, keep);
+  Attrs four;
+  four.sizes = {4};
+  int holder = with(OpId::Zeros, {}, four);
+  with(OpId::SetData, {holder, ar});
 
   Trace tr = b.run();
   for (std::size_t i = 0; i < tr.steps.size(); ++i)
@@ -721,6 +725,9 @@ TEST(OracleBackend, EveryOpRuns) {
   EXPECT_EQ(result(tr, gathered).values, result(tr, x).values);  // rows 0 and 1 of a 2-row x
   EXPECT_EQ(result(tr, put).grad_fn, "IndexPutBackward0");
   EXPECT_EQ(result(tr, dx).values, (std::vector<double>(6, 1.0)));
+  EXPECT_EQ(obs(tr.steps.back(), holder).sizes, (std::vector<std::int64_t>{6}));  // set_data: arange's data
+  EXPECT_EQ(obs(tr.steps.back(), holder).dtype, DType::Int64);
+  EXPECT_EQ(obs(tr.steps.back(), holder).alias_of, ar);
   EXPECT_FALSE(result(tr, dx).requires_grad);  // already contiguous: to() returns x itself
   EXPECT_EQ(result(tr, sw).sizes, (std::vector<std::int64_t>{2, 2}));
   EXPECT_TRUE(result(tr, sw).is_view);
