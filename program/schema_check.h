@@ -17,7 +17,8 @@ namespace parity::program {
 class SchemaCheck {
  public:
   // Before the step runs: what its operands hold. `defined(id)` says whether a value's contents are defined
-  // (uninitialised memory changes from one read to the next, so it is compared by version only).
+  // (uninitialised memory changes from one read to the next, so it is compared by version only; defined
+  // contents are compared by value only).
   template <typename Defined>
   void before(const Step& step, Session& session, Defined defined) {
     schema_ = nullptr;
