@@ -112,8 +112,8 @@ Scalar random_scalar(Rng& rng, OpId op, std::span<const Meta> in) {
 }
 
 DType random_dtype(Rng& rng, OpId op) {
-  static const double w[] = {55, 20, 15, 10};  // Float32, Float64, Int64, Bool
-  static const double w_arange[] = {55, 20, 25, 0};
+  static const double w[] = {55, 20, 15, 10, 8};  // Float32, Float64, Int64, Bool, Int32
+  static const double w_arange[] = {55, 20, 25, 0, 10};
   return program::kAllDTypes[std::max(rng.weighted(op == OpId::Arange ? w_arange : w), 0)];
 }
 

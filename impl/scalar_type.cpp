@@ -7,6 +7,7 @@ namespace parity::impl {
 std::size_t element_size(ScalarType t) {
   switch (t) {
     case ScalarType::Bool: return 1;
+    case ScalarType::Int32: return 4;
     case ScalarType::Int64: return 8;
     case ScalarType::Float32: return 4;
     case ScalarType::Float64: return 8;
@@ -17,6 +18,7 @@ std::size_t element_size(ScalarType t) {
 std::string_view type_name(ScalarType t) {
   switch (t) {
     case ScalarType::Bool: return "Bool";
+    case ScalarType::Int32: return "Int";
     case ScalarType::Int64: return "Long";
     case ScalarType::Float32: return "Float";
     case ScalarType::Float64: return "Double";

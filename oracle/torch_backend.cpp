@@ -64,6 +64,7 @@ c10::ScalarType to_torch(DType d) {
     case DType::Float32: return torch::kFloat32;
     case DType::Float64: return torch::kFloat64;
     case DType::Int64: return torch::kInt64;
+    case DType::Int32: return torch::kInt32;
     case DType::Bool: return torch::kBool;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this DType");
@@ -74,6 +75,7 @@ DType from_torch(c10::ScalarType t) {
     case torch::kFloat32: return DType::Float32;
     case torch::kFloat64: return DType::Float64;
     case torch::kInt64: return DType::Int64;
+    case torch::kInt32: return DType::Int32;
     case torch::kBool: return DType::Bool;
     default: break;
   }

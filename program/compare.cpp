@@ -247,6 +247,7 @@ Tolerance tolerance(DType d) {
     case DType::Float32: return {1.3e-6, 1e-5};
     case DType::Float64: return {1e-7, 1e-7};
     case DType::Int64:
+    case DType::Int32:
     case DType::Bool: return {0.0, 0.0};
   }
   return {0.0, 0.0};

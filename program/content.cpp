@@ -11,6 +11,7 @@ std::vector<double> seeded_content(std::uint64_t seed, std::int64_t count, DType
     std::uint64_t r = splitmix64(seed * 0x100000001b3ULL + static_cast<std::uint64_t>(i));
     switch (dtype) {
       case DType::Bool: out.push_back(static_cast<double>(r & 1)); break;
+      case DType::Int32:
       case DType::Int64: out.push_back(static_cast<double>(static_cast<std::int64_t>(r % 13) - 6)); break;
       default: out.push_back(static_cast<double>(static_cast<std::int64_t>(r % 25) - 12) / 4.0); break;
     }

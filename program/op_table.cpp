@@ -19,9 +19,10 @@ using Out = std::optional<Meta>;
 int rank(DType d) {
   switch (d) {
     case DType::Bool: return 0;
-    case DType::Int64: return 1;
-    case DType::Float32: return 2;
-    case DType::Float64: return 3;
+    case DType::Int32: return 1;
+    case DType::Int64: return 2;
+    case DType::Float32: return 3;
+    case DType::Float64: return 4;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }

@@ -62,6 +62,7 @@ std::string dtype_literal(DType d, Lang lang) {
     case DType::Float32: cpp = "torch::kFloat32", py = "torch.float32"; break;
     case DType::Float64: cpp = "torch::kFloat64", py = "torch.float64"; break;
     case DType::Int64: cpp = "torch::kInt64", py = "torch.int64"; break;
+    case DType::Int32: cpp = "torch::kInt32", py = "torch.int32"; break;
     case DType::Bool: cpp = "torch::kBool", py = "torch.bool"; break;
   }
   return std::string(lang == Lang::Cpp ? cpp : py);

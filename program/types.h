@@ -8,10 +8,10 @@
 
 namespace parity::program {
 
-enum class DType : std::uint8_t { Float32, Float64, Int64, Bool };
+enum class DType : std::uint8_t { Float32, Float64, Int64, Bool, Int32 };
 enum class MemoryFormat : std::uint8_t { Contiguous, ChannelsLast, ChannelsLast3d, Preserve };
 
-inline constexpr DType kAllDTypes[] = {DType::Float32, DType::Float64, DType::Int64, DType::Bool};
+inline constexpr DType kAllDTypes[] = {DType::Float32, DType::Float64, DType::Int64, DType::Bool, DType::Int32};
 inline constexpr MemoryFormat kAllMemoryFormats[] = {MemoryFormat::Contiguous, MemoryFormat::ChannelsLast,
                                                      MemoryFormat::ChannelsLast3d, MemoryFormat::Preserve};
 

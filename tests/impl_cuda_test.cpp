@@ -34,7 +34,7 @@ TEST(ImplCuda, StridedCopyTransposes) {
 
 TEST(ImplCuda, StridedCopyOfEveryDtypeRoundTrips) {
   PARITY_REQUIRE_CUDA_DEVICE();
-  for (ScalarType t : {ScalarType::Bool, ScalarType::Int64, ScalarType::Float32, ScalarType::Float64}) {
+  for (ScalarType t : {ScalarType::Bool, ScalarType::Int32, ScalarType::Int64, ScalarType::Float32, ScalarType::Float64}) {
     Tensor host = from_values({1, 0, 1, 1}, t);
     Tensor dev = cuda::to_device(host);
     Tensor out = empty({4}, t, MemoryFormat::Contiguous, Device{DeviceType::CUDA, 0});

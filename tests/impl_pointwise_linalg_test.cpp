@@ -98,6 +98,40 @@ TEST(ImplPointwise, ResultDtypesAndDtypeErrors) {
   EXPECT_EQ(r.to_vector(), (std::vector<double>{0, 0, 2}));
 }
 
+// int32 follows c10's lattice (bool < int32 < int64 < float) and its own names in messages: LibTorch 1.13's
+// results for each call.
+TEST(ImplPointwise, Int32PromotesAndNamesItselfAsLibTorchDoes) {
+  const ScalarType I = ScalarType::Int32;
+  Tensor i = values({-3, 0, 2}, I);
+  Tensor l = values({1, 2, 3}, ScalarType::Int64);
+  EXPECT_EQ(add(i, l).dtype(), ScalarType::Int64);
+  EXPECT_EQ(mul(i, Scalar::of_int(2)).dtype(), I);
+  EXPECT_EQ(add(i, Scalar::of(2.5)).dtype(), ScalarType::Float32);
+  EXPECT_EQ(add(i, values({5}, ScalarType::Int64)).dtype(), ScalarType::Int64);  // dimensioned
+  EXPECT_EQ(add(i, sum(l)).dtype(), I);  // a zero-dim int64 of the same category does not promote
+  EXPECT_EQ(sum(i).dtype(), ScalarType::Int64);
+  EXPECT_EQ(div(i, l).dtype(), ScalarType::Float32);
+  EXPECT_EQ(exp(i).dtype(), ScalarType::Float32);
+  EXPECT_EQ(relu(i).dtype(), I);
+  EXPECT_EQ(abs(i).dtype(), I);
+  EXPECT_EQ(mm(view(i, {3, 1}), view(i, {1, 3})).dtype(), I);
+  EXPECT_EQ(clamp(i, Scalar::of(0.5), Scalar::of(1.5)).dtype(), ScalarType::Float32);
+  EXPECT_EQ(masked_fill(i, values({1, 0, 1}, ScalarType::Bool), Scalar::of(2.5)).dtype(), I);
+  EXPECT_EQ(where(values({1, 0, 1}, ScalarType::Bool), i, l).dtype(), ScalarType::Int64);
+  EXPECT_EQ(arange(5, I).dtype(), I);
+  EXPECT_EQ(copy_(clone(i), values({2.7, 2.7, 2.7}, ScalarType::Float64)).to_vector(), (std::vector<double>{2, 2, 2}));
+  EXPECT_EQ(error_of([&] { mean(i); }).second,
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Int");
+  EXPECT_EQ(error_of([&] { fill_(clone(i), Scalar::of_int(3000000000)); }).second,
+            "value cannot be converted to type int without overflow");
+  EXPECT_EQ(error_of([&] { sigmoid_(clone(i)); }).second, "result type Float can't be cast to the desired output type Int");
+  EXPECT_EQ(error_of([&] { index(l, i); }).second, "tensors used as indices must be long, byte or bool tensors");
+  EXPECT_EQ(error_of([&] { index_put_(clone(i), l, l, false); }).second,
+            "Index put requires the source and destination dtypes match, got Int for the destination and Long for the "
+            "source.");
+  EXPECT_EQ(kind_of([&] { requires_grad_(clone(i), true); }), ErrorKind::DType);
+}
+
 TEST(ImplPointwise, Values) {
   Tensor x = values({-2, -0.5, 0, 0.5, 1, 2, kNaN});
   expect_values(sigmoid(x), {0.119203, 0.377541, 0.5, 0.622459, 0.731059, 0.880797, kNaN});

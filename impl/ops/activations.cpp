@@ -46,6 +46,7 @@ struct Activation {
 std::string_view type_meta_name(ScalarType t) {
   switch (t) {
     case ScalarType::Bool: return "bool";
+    case ScalarType::Int32: return "int";
     case ScalarType::Int64: return "long int";
     case ScalarType::Float32: return "float";
     case ScalarType::Float64: return "double";

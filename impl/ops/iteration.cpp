@@ -117,15 +117,29 @@ std::string not_implemented_message(const char* kernel, ScalarType t) {
   return "\"" + std::string(kernel) + "\" not implemented for '" + std::string(type_name(t)) + "'";
 }
 
+// c10::checked_convert, named as Scalar::to<T> names the type.
 void check_scalar_fits(double value, ScalarType dtype) {
+  auto integral_fits = [&](double lo, double hi) { return std::isfinite(value) && value >= lo && value < hi; };
+  const char* name = nullptr;
   bool fits = true;
-  if (dtype == ScalarType::Int64)
-    fits = std::isfinite(value) && value >= -9223372036854775808.0 && value < 9223372036854775808.0;
-  else if (dtype == ScalarType::Float32)
-    fits = std::isinf(value) || std::isnan(value) || std::abs(value) <= std::numeric_limits<float>::max();
+  switch (dtype) {
+    case ScalarType::Bool:
+    case ScalarType::Float64: return;
+    case ScalarType::Int32:
+      name = "int";
+      fits = integral_fits(-2147483648.0, 2147483648.0);
+      break;
+    case ScalarType::Int64:
+      name = "int64_t";
+      fits = integral_fits(-9223372036854775808.0, 9223372036854775808.0);
+      break;
+    case ScalarType::Float32:
+      name = "float";
+      fits = std::isinf(value) || std::isnan(value) || std::abs(value) <= std::numeric_limits<float>::max();
+      break;
+  }
   PARITY_CHECK(fits, ErrorKind::Argument,
-        "value cannot be converted to type " + std::string(dtype == ScalarType::Int64 ? "int64_t" : "float") +
-            " without overflow");
+               "value cannot be converted to type " + std::string(name) + " without overflow");
 }
 
 Dims broadcast_strides(const Tensor& t, const Dims& shape) {
