@@ -145,11 +145,15 @@ class Builder {
     if (s.op == OpId::To) return rounded(0) && (!program::is_floating(s.attrs.dtype) || s.attrs.dtype != dtype_of(0));
     if (s.op == OpId::Copy_)
       return rounded(1) && state_.live(s.inputs[0]) && dtype_of(0) != dtype_of(1);
-    // Promotion: a rounded float32 operand of an op whose result is float64.
-    for (std::size_t k = 0; k < s.inputs.size(); ++k)
-      if (rounded(k) && dtype_of(k) == DType::Float32)
-        for (std::size_t j = 0; j < s.inputs.size(); ++j)
-          if (state_.live(s.inputs[j]) && dtype_of(j) == DType::Float64) return true;
+    // Promotion: a rounded floating operand of an op computing in another floating dtype (float32 with float64,
+    // float16 with bfloat16): its last-bit error is then judged at the other dtype's tolerance.
+    for (std::size_t k = 0; k < s.inputs.size(); ++k) {
+      if (!rounded(k) || !program::is_floating(dtype_of(k))) continue;
+      for (std::size_t j = 0; j < s.inputs.size(); ++j)
+        if (state_.live(s.inputs[j]) && program::is_floating(dtype_of(j)) &&
+            program::promote(dtype_of(k), dtype_of(j)) != dtype_of(k))
+          return true;
+    }
     return false;
   }
 
@@ -322,7 +326,11 @@ class Builder {
     return -1;
   }
 
-  DType floating() { return rng_.chance(0.75) ? DType::Float32 : DType::Float64; }
+  DType floating() {
+    static const DType kinds[] = {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16};
+    static const double weights[] = {65, 20, 15, 0};  // no bfloat16 yet (random_dtype says why)
+    return kinds[std::max(rng_.weighted(weights), 0)];
+  }
 
   // A fresh leaf with these sizes and some layout.
   int fresh(const std::vector<std::int64_t>& sizes, DType dtype, bool rg) {

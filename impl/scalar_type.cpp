@@ -9,6 +9,8 @@ std::size_t element_size(ScalarType t) {
     case ScalarType::Bool: return 1;
     case ScalarType::Int32: return 4;
     case ScalarType::Int64: return 8;
+    case ScalarType::Float16:
+    case ScalarType::BFloat16: return 2;
     case ScalarType::Float32: return 4;
     case ScalarType::Float64: return 8;
   }
@@ -20,6 +22,8 @@ std::string_view type_name(ScalarType t) {
     case ScalarType::Bool: return "Bool";
     case ScalarType::Int32: return "Int";
     case ScalarType::Int64: return "Long";
+    case ScalarType::Float16: return "Half";
+    case ScalarType::BFloat16: return "BFloat16";
     case ScalarType::Float32: return "Float";
     case ScalarType::Float64: return "Double";
   }
@@ -27,6 +31,8 @@ std::string_view type_name(ScalarType t) {
 }
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
+  if ((a == ScalarType::Float16 && b == ScalarType::BFloat16) || (a == ScalarType::BFloat16 && b == ScalarType::Float16))
+    return ScalarType::Float32;
   return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
 }
 

@@ -4,17 +4,23 @@
 #include <cstdint>
 #include <string_view>
 
+#include "impl/reduced_float.h"
+
 namespace parity::impl {
 
-enum class ScalarType : std::uint8_t { Bool, Int32, Int64, Float32, Float64 };
+enum class ScalarType : std::uint8_t { Bool, Int32, Int64, Float16, BFloat16, Float32, Float64 };
 
 std::size_t element_size(ScalarType);
-std::string_view type_name(ScalarType);  // PyTorch's spelling in messages: "Float", "Double", "Long", "Int", "Bool"
-inline bool is_floating(ScalarType t) { return t == ScalarType::Float32 || t == ScalarType::Float64; }
+// PyTorch's spelling in messages: "Float", "Double", "Half", "BFloat16", "Long", "Int", "Bool".
+std::string_view type_name(ScalarType);
+inline bool is_floating(ScalarType t) {
+  return t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::Float16 || t == ScalarType::BFloat16;
+}
 inline bool is_integral(ScalarType t, bool include_bool) {
   return t == ScalarType::Int64 || t == ScalarType::Int32 || (include_bool && t == ScalarType::Bool);
 }
-// Lattice bool < int32 < int64 < float32 < float64 (the subset of c10::promoteTypes parity covers).
+// c10::promoteTypes on the types parity covers: bool < int32 < int64 < float16, bfloat16 < float32 < float64, and
+// float16 with bfloat16 is float32.
 ScalarType promote_types(ScalarType, ScalarType);
 // c10::canCast: no floating -> integral, no non-bool -> bool.
 bool can_cast(ScalarType from, ScalarType to);
@@ -27,6 +33,8 @@ decltype(auto) dispatch(ScalarType t, F&& f) {
     case ScalarType::Bool: return f(bool{});
     case ScalarType::Int32: return f(std::int32_t{});
     case ScalarType::Int64: return f(std::int64_t{});
+    case ScalarType::Float16: return f(Half{});
+    case ScalarType::BFloat16: return f(BFloat16{});
     case ScalarType::Float32: return f(float{});
     case ScalarType::Float64: break;
   }

@@ -25,6 +25,8 @@ ScalarType to_impl(pg::DType d) {
     case pg::DType::Float64: return ScalarType::Float64;
     case pg::DType::Int64: return ScalarType::Int64;
     case pg::DType::Int32: return ScalarType::Int32;
+    case pg::DType::Float16: return ScalarType::Float16;
+    case pg::DType::BFloat16: return ScalarType::BFloat16;
     case pg::DType::Bool: return ScalarType::Bool;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
@@ -36,6 +38,8 @@ pg::DType to_program(ScalarType t) {
     case ScalarType::Float64: return pg::DType::Float64;
     case ScalarType::Int64: return pg::DType::Int64;
     case ScalarType::Int32: return pg::DType::Int32;
+    case ScalarType::Float16: return pg::DType::Float16;
+    case ScalarType::BFloat16: return pg::DType::BFloat16;
     case ScalarType::Bool: return pg::DType::Bool;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");

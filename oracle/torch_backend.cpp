@@ -65,6 +65,8 @@ c10::ScalarType to_torch(DType d) {
     case DType::Float64: return torch::kFloat64;
     case DType::Int64: return torch::kInt64;
     case DType::Int32: return torch::kInt32;
+    case DType::Float16: return torch::kFloat16;
+    case DType::BFloat16: return torch::kBFloat16;
     case DType::Bool: return torch::kBool;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this DType");
@@ -76,6 +78,8 @@ DType from_torch(c10::ScalarType t) {
     case torch::kFloat64: return DType::Float64;
     case torch::kInt64: return DType::Int64;
     case torch::kInt32: return DType::Int32;
+    case torch::kFloat16: return DType::Float16;
+    case torch::kBFloat16: return DType::BFloat16;
     case torch::kBool: return DType::Bool;
     default: break;
   }

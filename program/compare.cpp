@@ -246,6 +246,9 @@ Tolerance tolerance(DType d) {
   switch (d) {
     case DType::Float32: return {1.3e-6, 1e-5};
     case DType::Float64: return {1e-7, 1e-7};
+    // PyTorch's own test tolerances for the 16-bit types (torch.testing): a few units in the last place.
+    case DType::Float16: return {1e-3, 1e-5};
+    case DType::BFloat16: return {1.6e-2, 1e-5};
     case DType::Int64:
     case DType::Int32:
     case DType::Bool: return {0.0, 0.0};

@@ -71,6 +71,9 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"could not infer output dtype", ErrorCategory::DType},
     {"not implemented for 'Bool'", ErrorCategory::DType},
     {"not implemented for 'Long'", ErrorCategory::DType},
+    {"not implemented for 'Int'", ErrorCategory::DType},
+    {"not implemented for 'Half'", ErrorCategory::DType},
+    {"not implemented for 'BFloat16'", ErrorCategory::DType},
     {"Boolean inputs not supported", ErrorCategory::DType},               // relu
     {"expected scalar type", ErrorCategory::DType},                        // mm/matmul operands of two dtypes
     {"to have same dtype", ErrorCategory::DType},                          // dot

@@ -21,8 +21,10 @@ int rank(DType d) {
     case DType::Bool: return 0;
     case DType::Int32: return 1;
     case DType::Int64: return 2;
-    case DType::Float32: return 3;
-    case DType::Float64: return 4;
+    case DType::Float16:
+    case DType::BFloat16: return 3;
+    case DType::Float32: return 4;
+    case DType::Float64: return 5;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
@@ -612,7 +614,11 @@ std::int64_t Meta::numel() const {
   return n;
 }
 
-DType promote(DType a, DType b) { return rank(a) >= rank(b) ? a : b; }
+// float16 and bfloat16 share a rank: neither holds the other, and c10 promotes them together to float32.
+DType promote(DType a, DType b) {
+  if (a != b && rank(a) == rank(b)) return DType::Float32;
+  return rank(a) >= rank(b) ? a : b;
+}
 
 std::optional<Meta> OpSpec::infer(std::span<const Meta> in, const Attrs& a) const {
   if (!inplace_of) return rule(in, a);

@@ -63,6 +63,8 @@ std::string dtype_literal(DType d, Lang lang) {
     case DType::Float64: cpp = "torch::kFloat64", py = "torch.float64"; break;
     case DType::Int64: cpp = "torch::kInt64", py = "torch.int64"; break;
     case DType::Int32: cpp = "torch::kInt32", py = "torch.int32"; break;
+    case DType::Float16: cpp = "torch::kFloat16", py = "torch.float16"; break;
+    case DType::BFloat16: cpp = "torch::kBFloat16", py = "torch.bfloat16"; break;
     case DType::Bool: cpp = "torch::kBool", py = "torch.bool"; break;
   }
   return std::string(lang == Lang::Cpp ? cpp : py);

@@ -13,6 +13,8 @@ std::string_view to_string(DType d) {
     case DType::Float64: return "float64";
     case DType::Int64: return "int64";
     case DType::Int32: return "int32";
+    case DType::Float16: return "float16";
+    case DType::BFloat16: return "bfloat16";
     case DType::Bool: return "bool";
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");

@@ -8,10 +8,11 @@
 
 namespace parity::program {
 
-enum class DType : std::uint8_t { Float32, Float64, Int64, Bool, Int32 };
+enum class DType : std::uint8_t { Float32, Float64, Int64, Bool, Int32, Float16, BFloat16 };
 enum class MemoryFormat : std::uint8_t { Contiguous, ChannelsLast, ChannelsLast3d, Preserve };
 
-inline constexpr DType kAllDTypes[] = {DType::Float32, DType::Float64, DType::Int64, DType::Bool, DType::Int32};
+inline constexpr DType kAllDTypes[] = {DType::Float32, DType::Float64, DType::Int64,   DType::Bool,
+                                       DType::Int32,   DType::Float16, DType::BFloat16};
 inline constexpr MemoryFormat kAllMemoryFormats[] = {MemoryFormat::Contiguous, MemoryFormat::ChannelsLast,
                                                      MemoryFormat::ChannelsLast3d, MemoryFormat::Preserve};
 
@@ -19,7 +20,9 @@ std::string_view to_string(DType);
 std::string_view to_string(MemoryFormat);
 std::optional<DType> parse_dtype(std::string_view);
 std::optional<MemoryFormat> parse_memory_format(std::string_view);
-inline bool is_floating(DType d) { return d == DType::Float32 || d == DType::Float64; }
+inline bool is_floating(DType d) {
+  return d == DType::Float32 || d == DType::Float64 || d == DType::Float16 || d == DType::BFloat16;
+}
 
 // A scalar operand as a user writes it: its kind decides type promotion (a Python int vs float literal).
 struct Scalar {

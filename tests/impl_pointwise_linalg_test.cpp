@@ -21,6 +21,7 @@ using autograd::grad;
 using autograd::grad_fn;
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
 
 Tensor values(const std::vector<double>& v, ScalarType t = ScalarType::Float32) { return from_values(v, t); }
 Tensor leaf(const std::vector<double>& v) { return requires_grad_(values(v), true); }
@@ -130,6 +131,41 @@ TEST(ImplPointwise, Int32PromotesAndNamesItselfAsLibTorchDoes) {
             "Index put requires the source and destination dtypes match, got Int for the destination and Long for the "
             "source.");
   EXPECT_EQ(kind_of([&] { requires_grad_(clone(i), true); }), ErrorKind::DType);
+}
+
+// The 16-bit floats round to nearest-even as c10's do, promote as c10's lattice says, and LibTorch 1.13's CPU
+// kernels that leave out Half raise for it (LibTorch's results and messages for each call).
+TEST(ImplPointwise, SixteenBitFloatsRoundPromoteAndRaiseAsLibTorchDoes) {
+  EXPECT_EQ(static_cast<float>(Half(1.0f + 0x1.0p-11f)), 1.0f);              // a tie goes to the even neighbour
+  EXPECT_EQ(static_cast<float>(Half(1.0f + 0x1.8p-11f)), 1.0f + 0x1.0p-10f);  // above the tie: up
+  EXPECT_TRUE(std::isinf(static_cast<float>(Half(65520.0f))));
+  EXPECT_EQ(static_cast<float>(Half(0x1.0p-24f)), 0x1.0p-24f);  // the smallest subnormal
+  EXPECT_EQ(static_cast<float>(BFloat16(1.0f + 0x1.0p-8f)), 1.0f);
+  EXPECT_EQ(static_cast<float>(BFloat16(1.0f + 0x1.8p-8f)), 1.0f + 0x1.0p-7f);
+  const ScalarType H = ScalarType::Float16, B = ScalarType::BFloat16;
+  Tensor h = values({-1.5, 0.25, 2}, H), b = values({-1.5, 0.25, 2}, B);
+  EXPECT_EQ(add(h, b).dtype(), ScalarType::Float32);
+  EXPECT_EQ(add(h, values({1, 1, 1})).dtype(), ScalarType::Float32);
+  EXPECT_EQ(mul(h, Scalar::of(2.5)).dtype(), H);
+  EXPECT_EQ(add(b, Scalar::of_int(1)).dtype(), B);
+  EXPECT_EQ(exp(b).dtype(), B);
+  EXPECT_EQ(error_of([&] { exp(h); }).second, "\"exp_vml_cpu\" not implemented for 'Half'");
+  EXPECT_EQ(error_of([&] { sigmoid(h); }).second, "\"sigmoid_cpu\" not implemented for 'Half'");
+  EXPECT_EQ(error_of([&] { relu(h); }).second, "\"clamp_min_cpu\" not implemented for 'Half'");
+  EXPECT_EQ(error_of([&] { clamp(h, Scalar::of(0), Scalar::of(1)); }).second, "\"clamp_scalar_cpu\" not implemented for 'Half'");
+  EXPECT_EQ(error_of([&] { mm(view(h, {3, 1}), view(h, {1, 3})); }).second, "\"addmm_impl_cpu_\" not implemented for 'Half'");
+  EXPECT_EQ(error_of([&] { addcmul(h, h, h, Scalar::of(1)); }).second, "\"addcmul_cpu_out\" not implemented for 'Half'");
+  EXPECT_EQ(error_of([&] { fill_(clone(h), Scalar::of(1e5)); }).second, "value cannot be converted to type at::Half without overflow");
+  EXPECT_EQ(abs(h).dtype(), H);
+  // sum accumulates in float: 1 + 3 * 2^-11 is 1.001953125 in Half, where a Half accumulator stays at 1.
+  const double e = 1.0 / 2048;
+  EXPECT_EQ(sum(values({1, e, e, e}, H)).to_vector(), (std::vector<double>{1.001953125}));
+  // bmm accumulates in the element type: bfloat16's ties to even keep 1 + 3 * 2^-8 at 1.
+  const double f = 1.0 / 256;
+  EXPECT_EQ(matmul(view(values({1, f, f, f}, B), {1, 1, 4}), view(ones({4}, B), {1, 4, 1})).to_vector(),
+            (std::vector<double>{1}));
+  EXPECT_EQ(pow(values({-0.0}, H), Scalar::of(-0.5)).to_vector(), (std::vector<double>{kInf}));
+  EXPECT_EQ(pow(values({-0.0}), Scalar::of(-0.5)).to_vector(), (std::vector<double>{-kInf}));
 }
 
 TEST(ImplPointwise, Values) {

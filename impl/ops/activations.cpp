@@ -48,6 +48,8 @@ std::string_view type_meta_name(ScalarType t) {
     case ScalarType::Bool: return "bool";
     case ScalarType::Int32: return "int";
     case ScalarType::Int64: return "long int";
+    case ScalarType::Float16: return "c10::Half";
+    case ScalarType::BFloat16: return "c10::BFloat16";
     case ScalarType::Float32: return "float";
     case ScalarType::Float64: return "double";
   }
@@ -94,20 +96,26 @@ Tensor result_backward(ops::ResultBackward op, const Tensor& g, const Tensor& r)
 }
 
 // A unary op computed in floating point by the scalar function Fn, with the derivative `d` of what it saves.
+// `kernel` is the name ATen's CPU kernel dispatches under, which leaves out Half.
 template <typename Fn>
-Activation float_unary(const char* node_name, Saves saves, std::function<Tensor(const Tensor&, const Tensor&)> d) {
-  return {node_name, saves, CastCheck::Iterator, floating_result, ops::map_unary<Fn>, std::move(d)};
+Activation float_unary(const char* node_name, const char* kernel, Saves saves,
+                       std::function<Tensor(const Tensor&, const Tensor&)> d) {
+  auto run = [kernel](const Tensor& out, const Tensor& x) {
+    ops::check_dispatch(kernel, out.dtype(), {ScalarType::Float16});
+    ops::map_unary<Fn>(out, x);
+  };
+  return {node_name, saves, CastCheck::Iterator, floating_result, run, std::move(d)};
 }
 
 const Activation& sigmoid_op() {
-  static const Activation op = float_unary<SigmoidFn>("SigmoidBackward0", Saves::Result, [](const Tensor& g, const Tensor& r) {
+  static const Activation op = float_unary<SigmoidFn>("SigmoidBackward0", "sigmoid_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) {
     return result_backward(ops::ResultBackward::Sigmoid, g, r);
   });
   return op;
 }
 
 const Activation& tanh_op() {
-  static const Activation op = float_unary<TanhFn>("TanhBackward0", Saves::Result, [](const Tensor& g, const Tensor& r) {
+  static const Activation op = float_unary<TanhFn>("TanhBackward0", "tanh_vml_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) {
     return result_backward(ops::ResultBackward::Tanh, g, r);
   });
   return op;
@@ -115,20 +123,20 @@ const Activation& tanh_op() {
 
 const Activation& exp_op() {
   static const Activation op =
-      float_unary<ExpFn>("ExpBackward0", Saves::Result, [](const Tensor& g, const Tensor& r) { return mul(g, r); });
+      float_unary<ExpFn>("ExpBackward0", "exp_vml_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) { return mul(g, r); });
   return op;
 }
 
 // derivatives.yaml: log's gradient is grad.div(self), so log saves its input (log_ a clone of it).
 const Activation& log_op() {
   static const Activation op =
-      float_unary<LogFn>("LogBackward0", Saves::Self, [](const Tensor& g, const Tensor& self) { return div(g, self); });
+      float_unary<LogFn>("LogBackward0", "log_vml_cpu", Saves::Self, [](const Tensor& g, const Tensor& self) { return div(g, self); });
   return op;
 }
 
 // derivatives.yaml: sqrt's gradient is grad / (2 * result), so sqrt saves its result.
 const Activation& sqrt_op() {
-  static const Activation op = float_unary<SqrtFn>("SqrtBackward0", Saves::Result, [](const Tensor& g, const Tensor& r) {
+  static const Activation op = float_unary<SqrtFn>("SqrtBackward0", "sqrt_vml_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) {
     return div(g, mul(r, Scalar::of_int(2)));
   });
   return op;
@@ -143,7 +151,10 @@ const Activation& relu_op() {
         PARITY_CHECK(x.dtype() != ScalarType::Bool, ErrorKind::DType, "Boolean inputs not supported for relu");
         return x.dtype();
       },
-      [](const Tensor& out, const Tensor& x) { ops::clamp_kernel(out, x, 0.0, std::nullopt); },
+      [](const Tensor& out, const Tensor& x) {
+        ops::check_dispatch("clamp_min_cpu", out.dtype(), {ScalarType::Float16});
+        ops::clamp_kernel(out, x, 0.0, std::nullopt);
+      },
       [](const Tensor& g, const Tensor& r) {
         // threshold_backward's TensorIterator takes the result before the gradient.
         Tensor out = Tensor::allocate(ops::elementwise_layout(g.sizes(), {&r.layout(), &g.layout()}), g.dtype());
@@ -158,8 +169,7 @@ const Activation& abs_op() {
   static const Activation op{
       "AbsBackward0", Saves::Self, CastCheck::Iterator, [](const Tensor& x) { return x.dtype(); },
       [](const Tensor& out, const Tensor& x) {
-        PARITY_CHECK(x.dtype() != ScalarType::Bool, ErrorKind::DType,
-                     ops::not_implemented_message("abs_cpu", x.dtype()));
+        ops::check_dispatch("abs_cpu", x.dtype(), {ScalarType::Bool});
         ops::unary_kernel(UnaryOp::Abs, out, x);
       },
       [](const Tensor& g, const Tensor& self) { return mul(g, unary_values(UnaryOp::Sign, self)); }};
@@ -188,7 +198,7 @@ Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
       return;
     }
     const char* name = lo && hi ? "clamp_scalar_cpu" : lo ? "clamp_min_cpu" : "clamp_max_scalar_cpu";
-    PARITY_CHECK(out.dtype() != ScalarType::Bool, ErrorKind::DType, ops::not_implemented_message(name, out.dtype()));
+    ops::check_dispatch(name, out.dtype(), {ScalarType::Bool, ScalarType::Float16});
     if (lo) ops::check_scalar_fits(*lo, out.dtype());
     if (hi) ops::check_scalar_fits(*hi, out.dtype());
     ops::clamp_kernel(out, x, lo, hi);

@@ -266,7 +266,7 @@ ScalarType addcmul_type(const Tensor& self, const Tensor& t1, const Tensor& t2) 
 }
 void addcmul_values(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, ScalarType t,
                     double value) {
-  PARITY_CHECK(t != ScalarType::Bool, ErrorKind::DType, ops::not_implemented_message("addcmul_cpu_out", t));
+  ops::check_dispatch("addcmul_cpu_out", t, {ScalarType::Bool, ScalarType::Float16});
   ops::check_scalar_fits(value, t);
   if (out.dtype() == t) {
     ops::addcmul_kernel(out, converted(self, t), converted(t1, t), converted(t2, t), value);
@@ -383,7 +383,7 @@ Tensor pow(const Tensor& x, Scalar e) {
   } else if (e.value == 1) {
     ops::copy_kernel(out, base);
   } else {
-    PARITY_CHECK(t != ScalarType::Bool, ErrorKind::DType, ops::not_implemented_message("pow", t));
+    ops::check_dispatch("pow", t, {ScalarType::Bool});
     ops::pow_kernel(out, base, e.value);
   }
   if (node) autograd::set_history(out, node);

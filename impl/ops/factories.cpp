@@ -42,7 +42,7 @@ Tensor ones(const Dims& sizes, ScalarType dtype, bool requires_grad) {
 
 Tensor arange(std::int64_t end, ScalarType dtype) {
   // LibTorch checks the arguments inside its dtype dispatch, which has no bool case.
-  PARITY_CHECK(dtype != ScalarType::Bool, ErrorKind::DType, ops::not_implemented_message("arange_cpu", dtype));
+  ops::check_dispatch("arange_cpu", dtype, {ScalarType::Bool});
   PARITY_CHECK(end >= 0, ErrorKind::Argument, "upper bound and larger bound inconsistent with step sign");
   std::vector<double> v(static_cast<std::size_t>(end));
   for (std::int64_t i = 0; i < end; ++i) v[static_cast<std::size_t>(i)] = static_cast<double>(i);

@@ -103,8 +103,10 @@ void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b);
 // Sum over `reduce` dims (mask), output laid out as `out` (keepdim shape).
 void sum_kernel(const Tensor& out_keepdim, const Tensor& x, const std::vector<bool>& reduce);
 
-// The error ATen's dtype dispatch raises when `kernel` has no loop for t: "\"kernel\" not implemented for 'Bool'".
-std::string not_implemented_message(const char* kernel, ScalarType t);
+// An ATen CPU kernel whose dispatch macro leaves out the types in `missing` raises for them, as the macro does:
+// "\"kernel\" not implemented for 'Half'" (LibTorch 1.13's CPU kernels leave out Half in the vml unary ops,
+// sigmoid, clamp, the products and addcmul; Bool in most arithmetic).
+void check_dispatch(const char* kernel, ScalarType t, std::initializer_list<ScalarType> missing);
 
 // c10's checked conversion of a scalar argument to an element type (Scalar::to<T>).
 void check_scalar_fits(double value, ScalarType dtype);

@@ -40,7 +40,7 @@ void product_values(const Tensor& out, const Tensor& a, const Tensor& b, std::in
     ops::fill_kernel(out, 0);
     return;
   }
-  PARITY_CHECK(dispatched != ScalarType::Bool, ErrorKind::DType, ops::not_implemented_message(kernel, dispatched));
+  ops::check_dispatch(kernel, dispatched, {ScalarType::Bool, ScalarType::Float16});
   PARITY_CHECK(other == dispatched, ErrorKind::DType,
                "expected scalar type " + std::string(type_name(dispatched)) + " but found " +
                    std::string(type_name(other)));
@@ -89,7 +89,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
                "inconsistent tensor size, expected tensor [" + std::to_string(n) + "] and src [" + std::to_string(m) +
                    "] to have the same number of elements, but got " + std::to_string(n) + " and " +
                    std::to_string(m) + " elements respectively");
-  PARITY_CHECK(a.dtype() != ScalarType::Bool, ErrorKind::DType, ops::not_implemented_message("dot", a.dtype()));
+  ops::check_dispatch("dot", a.dtype(), {ScalarType::Bool, ScalarType::Float16});
   Tensor out = Tensor::allocate(Layout{}, a.dtype());
   ops::matmul_kernel(reinterpret(out, {1, 1}, {1, 1}), reinterpret(a, {1, n}, {0, a.strides()[0]}),
                      reinterpret(b, {n, 1}, {b.strides()[0], 0}));
