@@ -42,7 +42,7 @@ class Taint {
   void update(const Step& step, int index, Session& session) {
     const OpSpec& op = spec(step.op);
     if (op.flags & kBackward) {
-      backward(step);
+      backward(step, index, session);
       // autograd.grad's result is the gradient that reached its operand 1.
       if (op.has_value()) tainted_[index] = grad_tainted_[step.inputs.at(1)];
       return;
@@ -139,7 +139,7 @@ class Taint {
     return seen;
   }
 
-  void backward(const Step& step) {
+  void backward(const Step& step, int index, Session& session) {
     const OpSpec& op = spec(step.op);
     std::vector<bool> graph = upstream(step.inputs.at(0));
     for (int r = 1; r < op.roots; ++r) {
@@ -152,6 +152,17 @@ class Taint {
     for (std::size_t v = 0; v < graph.size(); ++v) {
       if (!graph[v]) continue;
       if (seed_undefined) grad_tainted_[v] = true;
+      // AccumulateGrad adds into an existing .grad in place: when that gradient's elements share memory (an
+      // assigned overlapping tensor), the sum depends on the order of the writes, which PyTorch leaves undefined.
+      if (static_cast<int>(v) <= index && session.has_value(static_cast<int>(v))) {
+        const TensorObs o = session.observe(static_cast<int>(v), false, true);
+        if (o.grad && has_internal_overlap(o.grad->sizes, o.grad->strides)) {
+          grad_tainted_[v] = true;
+          const void* key = session.grad_storage_key(static_cast<int>(v));
+          for (int j = 0; j <= index; ++j)  // the tensor assigned as that .grad, and its aliases
+            if (session.has_value(j) && session.storage_key(j) == key) tainted_[j] = true;
+        }
+      }
       if (!reads_undefined(static_cast<int>(v))) continue;
       const std::vector<bool> below = upstream(static_cast<int>(v));
       for (std::size_t u = 0; u < below.size(); ++u)

@@ -448,6 +448,28 @@ TEST(OracleBackend, UndefinedMemoryTaintsOnlyTheGradientsItReaches) {
   EXPECT_TRUE(obs(tr.steps.at(bw1), x).grad->values.empty());
 }
 
+// AccumulateGrad adds into an assigned .grad in place: into a gradient whose elements share memory the sum
+// depends on the order of the writes (undefined), so that gradient is not compared; a dense one still is.
+TEST(OracleBackend, AccumulatingIntoAnOverlappingGradIsUndefined) {
+  Builder b;
+  int x = b.rand({2, 3}, DType::Float32, true);
+  int z = b.rand({2, 3}, DType::Float32, true);
+  int overlapping = b.rand_strided({2, 3}, {1, 1}, 0, DType::Float32, false);
+  int dense = b.rand({2, 3}, DType::Float32, false);
+  b.step(OpId::SetGrad, {x, overlapping});
+  b.step(OpId::SetGrad, {z, dense});
+  int s = b.step(OpId::Sum, {b.binary(OpId::Add, x, z)});
+  int bw = b.backward(s);
+  Trace tr = b.run();
+  ASSERT_EQ(tr.steps.at(bw).status, StepObs::Status::Ok) << tr.steps.at(bw).message;
+  ASSERT_TRUE(obs(tr.steps.at(bw), x).grad);
+  EXPECT_TRUE(obs(tr.steps.at(bw), x).grad->values.empty());
+  EXPECT_FALSE(obs(tr.steps.at(bw), overlapping).values_defined);  // it is that gradient
+  ASSERT_TRUE(obs(tr.steps.at(bw), z).grad);
+  EXPECT_EQ(obs(tr.steps.at(bw), z).grad->values.size(), 6u);
+  EXPECT_TRUE(obs(tr.steps.at(bw), dense).values_defined);
+}
+
 // index_put_ raises from inside its loop after writing part of self; when self is also the index (through a
 // view of another layout, which LibTorch cannot detect), what it wrote is undefined and is not compared. A
 // fresh self with a separate index keeps its partial write compared.
