@@ -182,11 +182,15 @@ class Builder {
     };
     if (r && op.kind == OpKind::InPlace) mark(s.inputs.front());
     if ((op.flags & program::kWritesGrad) && s.inputs.size() > 1) mark(s.inputs[1]);
-    // set_data: operand 0 now lives in operand 1's memory, with its values.
+    // set_data: operand 0, under every id of the tensor, now lives in operand 1's memory, with its values.
     if (s.op == OpId::SetData && expected_ok) {
-      const auto x = static_cast<std::size_t>(s.inputs[0]), data = static_cast<std::size_t>(s.inputs[1]);
-      memory_[x] = memory_[data];
-      rounding_[x] = rounding_[data];
+      const int tensor = state_.value(s.inputs[0]).tensor;
+      const auto data = static_cast<std::size_t>(s.inputs[1]);
+      for (int v = 0; v + 1 < state_.size(); ++v)
+        if (state_.value(v).tensor == tensor) {
+          memory_[static_cast<std::size_t>(v)] = memory_[data];
+          rounding_[static_cast<std::size_t>(v)] = rounding_[data];
+        }
     }
   }
 

@@ -130,6 +130,10 @@ StepInfo ProgramState::append(const Step& step) {
     case ResultIs::Nothing:
       PARITY_HARNESS_UNREACHABLE(std::string(op.name) + " returns no value but a value was recorded");
   }
+  // Which tensor object it is: operand 0 itself for the ops that return it, else a new one.
+  const bool returns_self = op.result == ResultIs::Operand ||
+                            (op.result == ResultIs::OperandIfNoOp && returns_operand(op, step, *in0->meta));
+  v.tensor = returns_self ? in0->tensor : static_cast<int>(values_.size());
   if (op.overlaps) {
     const bool own = op.overlaps(in0 ? *in0->meta : Meta{}, meta, step.attrs);
     // A layout given in full (rand, as_strided) overlaps or not by itself; other views keep their base's overlap.
@@ -181,14 +185,18 @@ void ProgramState::note_grads(const Step& step) {
   if (program::spec(step.op).flags & program::kWritesGrad) x.has_grad = step.inputs.size() > 1;
 }
 
-// set_data: operand 0 takes operand 1's storage, shape and dtype; its autograd state (flag, leaf, view) stays.
+// set_data: operand 0 takes operand 1's storage, shape and dtype, under every id the tensor has (an in-place
+// op's result is its operand); its autograd state (flag, leaf, view) stays.
 void ProgramState::take_data(const Step& step) {
-  ValueInfo& x = values_[static_cast<std::size_t>(step.inputs[0])];
-  const ValueInfo& data = value(step.inputs[1]);
-  x.meta->sizes = data.meta->sizes;
-  x.meta->dtype = data.meta->dtype;
-  x.storage_numel = data.storage_numel;
-  x.overlapping = data.overlapping;
+  const int tensor = value(step.inputs[0]).tensor;
+  const ValueInfo data = value(step.inputs[1]);
+  for (ValueInfo& x : values_) {
+    if (!x.meta || x.tensor != tensor) continue;
+    x.meta->sizes = data.meta->sizes;
+    x.meta->dtype = data.meta->dtype;
+    x.storage_numel = data.storage_numel;
+    x.overlapping = data.overlapping;
+  }
 }
 
 std::vector<StepInfo> analyze(const program::Program& p) {

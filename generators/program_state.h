@@ -25,6 +25,7 @@ struct ValueInfo {
   bool retains_grad = false;          // retain_grad() was called on it (a non-leaf)
   bool has_grad = false;              // .grad is (probably) defined: a backward ran since it could receive one,
                                       // or one was assigned. A guess that only steers: `grad` reads either way
+  int tensor = -1;                    // the first value id that is this tensor object (in-place results share it)
 };
 
 struct StepInfo {
