@@ -3,6 +3,7 @@
 // result is a view, an alias or its operand itself), the run loop's observation rules, coverage, the JSON codec
 // and schema, and the C++/Python repro printers all read the entry; no other file lists ops by kind.
 #pragma once
+#include <iterator>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -87,10 +88,11 @@ enum class Writes : std::uint8_t {
 constexpr bool writes_one_value(Writes w) { return w == Writes::Constant || w == Writes::ConstantWhere; }
 
 // A set of dtypes, for what operand 0 may be.
+constexpr unsigned dtype_bit(DType d) { return 1u << static_cast<unsigned>(d); }
 enum DTypes : unsigned {
-  kAnyDType = 0xF,
-  kFloating = (1u << static_cast<unsigned>(DType::Float32)) | (1u << static_cast<unsigned>(DType::Float64)),
-  kNotBool = kAnyDType & ~(1u << static_cast<unsigned>(DType::Bool)),
+  kAnyDType = (1u << std::size(kAllDTypes)) - 1,
+  kFloating = dtype_bit(DType::Float32) | dtype_bit(DType::Float64) | dtype_bit(DType::Float16) | dtype_bit(DType::BFloat16),
+  kNotBool = kAnyDType & ~dtype_bit(DType::Bool),
 };
 constexpr bool allows(unsigned dtypes, DType d) { return (dtypes >> static_cast<unsigned>(d)) & 1u; }
 
