@@ -112,11 +112,8 @@ Scalar random_scalar(Rng& rng, OpId op, std::span<const Meta> in) {
 }
 
 DType random_dtype(Rng& rng, OpId op) {
-  // Float32, Float64, Int64, Bool, Int32, Float16, BFloat16. No bfloat16 yet: LibTorch 1.13's bfloat16 products
-  // round at every step in orders that depend on the operands' transposition (gemm variants), which impl's
-  // matmul kernel does not follow, so sums that cancel differ by more than any tolerance.
-  static const double w[] = {55, 20, 15, 10, 8, 8, 0};
-  static const double w_arange[] = {55, 20, 25, 0, 10, 5, 0};
+  static const double w[] = {55, 20, 15, 10, 8, 8, 8};  // Float32, Float64, Int64, Bool, Int32, Float16, BFloat16
+  static const double w_arange[] = {55, 20, 25, 0, 10, 5, 5};
   return program::kAllDTypes[std::max(rng.weighted(op == OpId::Arange ? w_arange : w), 0)];
 }
 

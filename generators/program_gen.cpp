@@ -319,6 +319,8 @@ class Builder {
     for (int in : inputs)
       if (!state_.live(in)) return -1;
     auto ms = metas(inputs);
+    // The op table's operand-0 dtypes bind recipes too (no bfloat16 product, whatever dtype a recipe drew).
+    if (!ms.empty() && !program::allows(program::spec(op).operand0.dtypes, ms[0].dtype) && !allow_raise) return -1;
     std::int64_t storage = inputs.empty() ? 0 : state_.value(inputs[0]).storage_numel;
     for (int attempt = 0; attempt < 8; ++attempt) {
       Step s{op, inputs, valid_attrs(rng_, op, ms, storage), grad};
@@ -332,7 +334,7 @@ class Builder {
 
   DType floating() {
     static const DType kinds[] = {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16};
-    static const double weights[] = {65, 20, 15, 0};  // no bfloat16 yet (random_dtype says why)
+    static const double weights[] = {60, 20, 10, 10};
     return kinds[std::max(rng_.weighted(weights), 0)];
   }
 
@@ -755,6 +757,8 @@ class Builder {
           possible = possible && !xm.sizes.empty();
           slots[k] = Meta{{xm.sizes.empty() ? 0 : xm.sizes[0]}, DType::Int64, false};
         }
+        // A fresh operand 0 must be of a dtype the op takes there (no bfloat16 product).
+        if (k == 0 && !program::allows(spec.operand0.dtypes, slots[k].dtype)) possible = false;
       }
       if (!possible || !spec.infer(slots, Attrs{})) continue;
       std::vector<int> inputs;
@@ -830,7 +834,8 @@ class Builder {
 
   // mm and matmul over the ranks matmul distinguishes, one side or both requiring grad.
   void recipe_matmul() {
-    const DType d = floating();
+    DType d = floating();
+    while (!program::allows(program::spec(OpId::Matmul).operand0.dtypes, d)) d = floating();
     const std::int64_t n = rng_.range(0, 3), k = rng_.range(1, 3), p = rng_.range(1, 3), b = rng_.range(1, 2);
     static const std::vector<std::vector<int>> ranks = {{2, 2}, {1, 1}, {2, 1}, {1, 2}, {3, 2}, {3, 1}, {1, 3}, {2, 3}, {3, 3}};
     const auto& r = rng_.pick(ranks);

@@ -170,7 +170,7 @@ inline int add_leaf(ProgramBuilder& b, const generators::LayoutSpec& l, DType dt
 inline rc::Gen<DType> floating_dtypes() { return rc::gen::element(DType::Float32, DType::Float64); }
 inline rc::Gen<DType> any_dtype() {
   return rc::gen::weightedElement<DType>({{5, DType::Float32}, {2, DType::Float64}, {2, DType::Int64}, {1, DType::Bool}, {1, DType::Int32},
-                                                   {1, DType::Float16}});
+                                                   {1, DType::Float16}, {1, DType::BFloat16}});
 }
 inline rc::Gen<std::uint64_t> seeds() { return rc::gen::inRange<std::uint64_t>(0, 1u << 30); }
 

@@ -370,7 +370,7 @@ void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
           // The accumulator is of the element type, each product and sum stored in it: for bfloat16 that rounds
           // at every step, as LibTorch 1.13's small bmm does. Its mm goes through gemm variants that round
           // elsewhere (per operand transposition), which impl does not model yet: the generator makes no
-          // bfloat16 (generators/attr_gen.cpp).
+          // bfloat16 products (program/op_table.h, kProductTypes).
           T acc = T(0);
           for (std::int64_t k = 0; k < inner; ++k) {
             if constexpr (std::is_same_v<T, bool>) acc = acc || (row[k * as[2]] && col[k * bs[1]]);
