@@ -299,7 +299,7 @@ def check_finding_mutations(v, f):
             backend="libtorch" if obs[0] == "impl_trace" else "impl"),
         "trace step status unknown": lambda r: get(r, obs[:3]).update(status="maybe"),
         "trace step category unknown": lambda r: get(r, obs[:3]).update(category="bogus"),
-        "dtype float16": lambda r: get(r, obs).update(dtype="float16"),
+        "dtype complex64": lambda r: get(r, obs).update(dtype="complex64"),
         "seed -1": lambda r: r.update(seed=-1),
         "seed 1.5": lambda r: r.update(seed=1.5),
         "seed '12abc'": lambda r: r.update(seed="12abc"),
