@@ -38,7 +38,6 @@ class TracingSession : public program::Session {
   program::TensorObs observe(int id, bool with_values, bool with_grad) override {
     return inner_->observe(id, with_values, with_grad);
   }
-  std::int64_t version(int id) const override { return inner_->version(id); }
   std::vector<double> values(int id) const override { return inner_->values(id); }
   const void* storage_key(int id) const override { return inner_->storage_key(id); }
   const void* tensor_key(int id) const override { return inner_->tensor_key(id); }

@@ -156,7 +156,6 @@ class ImplSession final : public pg::Session {
     return o;
   }
 
-  std::int64_t version(int id) const override { return values_[id]->version(); }
   std::vector<double> values(int id) const override { return values_[id]->to_vector(); }
   const void* storage_key(int id) const override { return values_[id]->storage().key(); }
   const void* tensor_key(int id) const override { return values_[id]->impl(); }

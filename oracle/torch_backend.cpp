@@ -216,7 +216,6 @@ class TorchSession final : public program::Session {
     return o;
   }
 
-  std::int64_t version(int id) const override { return static_cast<std::int64_t>(value(id)._version()); }
   std::vector<double> values(int id) const override {
     try {
       return flat_values(value(id));

@@ -24,9 +24,8 @@ class Session {
   virtual void execute(const Step& step, int index) = 0;
   virtual bool has_value(int id) const = 0;
   virtual TensorObs observe(int id, bool with_values, bool with_grad) = 0;
-  // What schema conformance compares around a step: the version counter and the values in logical order.
-  // Unlike observe, neither reads autograd state (reading a view's grad_fn may regenerate it).
-  virtual std::int64_t version(int id) const = 0;
+  // What schema conformance compares around a step: the values in logical order. Unlike observe, it reads no
+  // autograd state (reading a view's grad_fn may regenerate it).
   virtual std::vector<double> values(int id) const = 0;
   // Identity of the storage behind value `id`, for alias classes.
   virtual const void* storage_key(int id) const = 0;

@@ -17,8 +17,7 @@ namespace parity::program {
 class SchemaCheck {
  public:
   // Before the step runs: what its operands hold. `defined(id)` says whether a value's contents are defined
-  // (uninitialised memory changes from one read to the next, so it is compared by version only; defined
-  // contents are compared by value only).
+  // (uninitialised memory changes from one read to the next: such an operand is not judged).
   template <typename Defined>
   void before(const Step& step, Session& session, Defined defined) {
     schema_ = nullptr;
@@ -44,7 +43,6 @@ class SchemaCheck {
 
  private:
   struct Operand {
-    std::int64_t version = 0;
     std::vector<double> values;
     bool defined = false;
   };
