@@ -394,13 +394,15 @@ void pow_kernel(const Tensor& out, const Tensor& x, double e) {
         // +inf there, where the others' 1 / sqrt(-0) is -inf.
         return static_cast<T>(std::pow(static_cast<float>(v), static_cast<float>(T(e))));
       } else {
-        // The special exponents PyTorch's pow kernel computes without std::pow.
-        if (e == 2) return v * v;
-        if (e == 3) return v * v * v;
-        if (e == 0.5) return std::sqrt(v);
-        if (e == -0.5) return T(1) / std::sqrt(v);
-        if (e == -1) return T(1) / v;
-        if (e == -2) return T(1) / (v * v);
+        // The special exponents PyTorch's pow kernel computes without std::pow (pow_tensor_scalar_optimized_kernel:
+        // products in the element type, so each rounds in bfloat16; -2 divides a double 1 by the product).
+        auto mul = [](T a, T b) { return static_cast<T>(a * b); };
+        if (e == 2) return mul(v, v);
+        if (e == 3) return mul(mul(v, v), v);
+        if (e == 0.5) return static_cast<T>(std::sqrt(v));
+        if (e == -0.5) return static_cast<T>(T(1) / std::sqrt(v));
+        if (e == -1) return static_cast<T>(T(1) / v);
+        if (e == -2) return static_cast<T>(1.0 / static_cast<double>(mul(v, v)));
         return static_cast<T>(std::pow(v, static_cast<T>(e)));
       }
     };
