@@ -261,6 +261,7 @@ class Campaign {
     };
     add(coverage.layouts, ev.coverage.layouts);
     add(coverage.memory_formats, ev.coverage.memory_formats);
+    add(coverage.dtypes, ev.coverage.dtypes);
     add(coverage.situations, ev.coverage.situations);
     add(coverage.situation_pairs, ev.coverage.situation_pairs);
     add(coverage.backward_through, ev.coverage.backward_through);

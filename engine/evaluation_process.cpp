@@ -81,6 +81,7 @@ struct TagField {
 constexpr TagField kTagFields[] = {
     {"layouts", &program::CoverageTags::layouts, program::layout_kinds},
     {"memory_formats", &program::CoverageTags::memory_formats, program::memory_format_names},
+    {"dtypes", &program::CoverageTags::dtypes, program::dtype_names},
     {"situations", &program::CoverageTags::situations, program::all_situations},
     {"situation_pairs", &program::CoverageTags::situation_pairs, program::situation_pairs},
     {"backward_through", &program::CoverageTags::backward_through, program::backward_through_ops},

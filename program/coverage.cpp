@@ -197,6 +197,7 @@ class Analysis {
     on_operands(s, op, ok, so);
     if (op.flags & kBackward) on_backward(i, s, so);
     if (ok && !(op.flags & kNoValue)) {
+      if (const TensorObs* r = find_value(so, i)) tags_.dtypes.emplace_back(to_string(r->dtype));
       facts_[i] = facts_of_result(i, s, op, so);
       on_saved(i, s, op, so);
       if (op.saves == Saves::Result) saved_[family(i)] = true;  // writing it before backward breaks it
@@ -566,11 +567,21 @@ const std::vector<std::string>& backward_through_ops() {
   return names;
 }
 
+const std::vector<std::string>& dtype_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (DType d : kAllDTypes) out.emplace_back(to_string(d));
+    return out;
+  }();
+  return names;
+}
+
 const std::vector<CoverageDimension>& coverage_dimensions() {
   static const std::vector<CoverageDimension> dims = {
       {"ops", op_names()},
       {"layouts", layout_kinds()},
       {"memory_formats", memory_format_names()},
+      {"dtypes", dtype_names()},
       {"error_categories", expected_error_categories()},
       {"situations", all_situations()},
       {"situation_pairs", situation_pairs()},

@@ -20,6 +20,8 @@ struct CoverageTags {
   std::vector<std::string> layouts;
   // One entry per step LibTorch executed ok whose op reads Attr::MemoryFormat: the requested format.
   std::vector<std::string> memory_formats;
+  // One entry per step LibTorch executed ok with a result: the result's dtype.
+  std::vector<std::string> dtypes;
   // Each situation (all_situations()) the case exercised, once, in all_situations() order. A situation that
   // sets up a check counts when LibTorch ran the step, raising or not (a refused in-place write is the
   // situation); one that is a success (a copy, a backward, reading gradients) only when the step was ok.
@@ -44,7 +46,8 @@ std::string_view layout_kind(const TensorObs&);
 
 // The keys a campaign is expected to reach, per dimension, in report order.
 struct CoverageDimension {
-  // "ops", "layouts", "memory_formats", "error_categories", "situations", "situation_pairs", "backward_through"
+  // "ops", "layouts", "memory_formats", "dtypes", "error_categories", "situations", "situation_pairs",
+  // "backward_through"
   std::string_view name;
   std::vector<std::string> keys;
 };
@@ -61,6 +64,7 @@ const std::vector<std::string>& situation_pairs();  // every pair of tensor_even
 const std::vector<std::string>& backward_through_ops();
 const std::vector<std::string>& layout_kinds();
 const std::vector<std::string>& memory_format_names();
+const std::vector<std::string>& dtype_names();  // every DType, kAllDTypes order
 // Every op of the op table.
 const std::vector<std::string>& op_names();
 // Every error category a correct program can make LibTorch raise: crash, timeout, internal_assert and

@@ -106,6 +106,7 @@ RunSummary merge_summaries(const std::vector<RunSummary>& shards) {
     add_counts(out.coverage.ops, s.coverage.ops);
     add_counts(out.coverage.layouts, s.coverage.layouts);
     add_counts(out.coverage.memory_formats, s.coverage.memory_formats);
+    add_counts(out.coverage.dtypes, s.coverage.dtypes);
     add_counts(out.coverage.error_categories, s.coverage.error_categories);
     add_counts(out.coverage.situations, s.coverage.situations);
     add_counts(out.coverage.situation_pairs, s.coverage.situation_pairs);

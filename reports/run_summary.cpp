@@ -73,6 +73,7 @@ constexpr std::pair<const char*, Coverage::Counts Coverage::*> kCoverageFields[]
     {"ops", &Coverage::ops},
     {"layouts", &Coverage::layouts},
     {"memory_formats", &Coverage::memory_formats},
+    {"dtypes", &Coverage::dtypes},
     {"error_categories", &Coverage::error_categories},
     {"situations", &Coverage::situations},
     {"situation_pairs", &Coverage::situation_pairs},

@@ -40,12 +40,12 @@ struct ShardInfo {
 };
 
 // How often the campaign exercised what it is meant to test, judged on LibTorch alone (program/coverage.h):
-// ops executed ok, layout kinds of operands of ok steps, memory formats requested by ok steps, error categories
-// LibTorch raised (whatever impl did: a disagreement is a finding, the category was still reached), and
-// autograd situations (counted once per case).
+// ops executed ok, layout kinds of operands of ok steps, memory formats requested by ok steps, the dtypes of ok
+// steps' results, error categories LibTorch raised (whatever impl did: a disagreement is a finding, the category
+// was still reached), and autograd situations (counted once per case).
 struct Coverage {
   using Counts = std::map<std::string, std::uint64_t>;
-  Counts ops, layouts, memory_formats, error_categories, situations;
+  Counts ops, layouts, memory_formats, dtypes, error_categories, situations;
   Counts situation_pairs;   // two events on one tensor (program::situation_pairs())
   Counts backward_through;  // differentiable ops a backward went through (program::backward_through_ops())
   // Every expected key at 0: a campaign starts from this, so that a key it never reaches shows in run.json.

@@ -46,13 +46,13 @@ StepObs::Status status_of(const Covered& r, int step) { return r.oracle.steps[st
 
 TEST(Coverage, ExpectedKeysAreCompleteAndDistinct) {
   const auto& dims = coverage_dimensions();
-  ASSERT_EQ(dims.size(), 7u);
+  ASSERT_EQ(dims.size(), 8u);
   std::vector<std::string> names;
   for (const auto& d : dims) {
     names.emplace_back(d.name);
     EXPECT_EQ(std::set<std::string>(d.keys.begin(), d.keys.end()).size(), d.keys.size()) << d.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"ops", "layouts", "memory_formats", "error_categories", "situations",
+  EXPECT_EQ(names, (std::vector<std::string>{"ops", "layouts", "memory_formats", "dtypes", "error_categories", "situations",
                                              "situation_pairs", "backward_through"}));
   EXPECT_EQ(op_names().size(), op_table().size());
   EXPECT_EQ(all_situations().size(), 41u);
@@ -134,6 +134,18 @@ TEST(Coverage, MemoryFormatsOfOkSteps) {
   EXPECT_EQ(status_of(r, refused), StepObs::Status::Error);
   EXPECT_EQ(r.tags.memory_formats,
             (std::vector<std::string>{"channels_last", "channels_last_3d", "contiguous_format", "preserve_format"}));
+}
+
+TEST(Coverage, DtypesOfOkStepsResults) {
+  Builder b;
+  int i = b.rand({2}, DType::Int32);
+  int h = b.rand({2}, DType::Float16);
+  b.binary(OpId::Add, i, h);             // float16
+  int refused = b.unary(OpId::Exp, h);   // LibTorch 1.13 has no Half exp on CPU: raises, not counted
+  b.unary(OpId::Neg, i);                 // int32
+  Covered r = run_on_libtorch(b);
+  EXPECT_EQ(status_of(r, refused), StepObs::Status::Error);
+  EXPECT_EQ(r.tags.dtypes, (std::vector<std::string>{"int32", "float16", "float16", "int32"}));
 }
 
 TEST(Coverage, PlainArithmeticHasNoSituation) {

@@ -140,7 +140,8 @@ TEST(ReportsRunSummary, RoundTrips) {
   EXPECT_EQ(j["shard"]["total"], 4);
   EXPECT_EQ(run_summary_from_json(json::parse(j.dump())), r);
   for (const char* dim :
-       {"ops", "layouts", "memory_formats", "error_categories", "situations", "situation_pairs", "backward_through"})
+       {"ops", "layouts", "memory_formats", "dtypes", "error_categories", "situations", "situation_pairs",
+        "backward_through"})
     EXPECT_TRUE(j["coverage"][dim].is_object()) << dim;
   EXPECT_EQ(j["coverage"]["situations"]["version_error"], 3);
   EXPECT_EQ(j["coverage"]["situations"]["data_of_tensor"], 0);
