@@ -381,9 +381,14 @@ class Builder {
     return w >= 0 ? w : emit(OpId::Fill_, {x}, {}, grad, allow_raise);
   }
 
+  // A one-element result of y for a backward: its sum or mean, after a conversion to float32 for a dtype the
+  // reductions are not generated on (kReducibleTypes).
   int reduce(int y) {
-    bool floating_y = state_.live(y) && program::is_floating(meta(y).dtype);
-    return emit(floating_y && rng_.chance(0.4) ? OpId::Mean : OpId::Sum, {y});
+    if (!state_.live(y)) return -1;
+    if (!program::allows(program::spec(OpId::Sum).operand0.dtypes, meta(y).dtype))
+      y = emit(OpId::To, {y}, [](Attrs& a) { a.dtype = DType::Float32, a.copy = false; });
+    if (y < 0) return -1;
+    return emit(program::is_floating(meta(y).dtype) && rng_.chance(0.4) ? OpId::Mean : OpId::Sum, {y});
   }
 
   // A backward from s, `times` times over a graph retained in between. Now and then it is one backward from two
@@ -675,7 +680,10 @@ class Builder {
       if (rng_.chance(0.6)) {
         std::vector<std::int64_t> shape = meta(y).sizes;
         if (rng_.chance(0.25)) shape.insert(shape.begin(), rng_.range(1, 2));  // summed down to y's shape
-        int g = fresh(shape, rng_.chance(0.8) ? meta(y).dtype : floating(), rng_.chance(0.2));
+        // A gradient summed down to y's shape is reduced in its own dtype: not a 16-bit one (kReducibleTypes).
+        DType gd = rng_.chance(0.8) ? meta(y).dtype : floating();
+        if (shape != meta(y).sizes && !program::allows(program::kReducibleTypes, gd)) gd = DType::Float32;
+        int g = fresh(shape, gd, rng_.chance(0.2));
         if (g < 0 || emit(OpId::BackwardGrad, {y, g}, [retain](Attrs& a) { a.retain_graph = retain; }) < 0) return;
       } else {
         int s = reduce(y);
