@@ -270,6 +270,7 @@ class Builder {
       if (!program::within_dims_limit(s)) continue;
       if (want_valid && loses_rounding(s)) continue;
       StepInfo info = state_.check(s);
+      if (info.undefined) continue;
       if (want_valid && info.expected_ok()) return s;
       // Well-typed steps that raise for autograd reasons are behaviour to compare too; keep a few.
       if (want_valid && info.inputs_ok && info.table_ok && rng_.chance(0.15)) return s;
@@ -327,6 +328,7 @@ class Builder {
       if (tweak) tweak(s.attrs);
       if (!program::within_dims_limit(s) || loses_rounding(s)) continue;
       StepInfo info = state_.check(s);
+      if (info.undefined) continue;
       if (info.expected_ok() || (allow_raise && info.inputs_ok && info.table_ok)) return append(s);
     }
     return -1;

@@ -34,6 +34,7 @@ std::optional<Meta> ProgramState::infer(const Step& step, StepInfo& info) const 
     metas.push_back(*value(in).meta);
   }
   if (!info.inputs_ok) return std::nullopt;
+  info.undefined = op.undefined && op.undefined(metas, step.attrs);
   auto out = op.infer(metas, step.attrs);
   info.table_ok = out.has_value();
   return out;

@@ -32,6 +32,7 @@ struct StepInfo {
   bool inputs_ok = false;  // right number of inputs, each an earlier value that exists
   bool table_ok = false;   // the op table's rule accepts operands and attributes
   bool raises = false;     // well-typed but known to raise at run time (autograd rules the table does not hold)
+  bool undefined = false;  // LibTorch's behaviour is undefined for these operands (OpSpec::undefined): never made
   bool expected_ok() const { return inputs_ok && table_ok && !raises; }
   // A deliberately ill-typed step: its inputs exist but the table's rule rejects it.
   bool ill_typed() const { return inputs_ok && !table_ok; }

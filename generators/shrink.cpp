@@ -118,8 +118,12 @@ std::int64_t complexity(const Program& p) {
 
 std::vector<Program> shrink_candidates(const Program& p) {
   std::vector<Program> out;
+  // No candidate may hold a step whose LibTorch behaviour is undefined (removing a step can make one).
   auto add = [&](Program c) {
-    if (c != p && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(std::move(c));
+    if (c == p || std::find(out.begin(), out.end(), c) != out.end()) return;
+    const auto infos = analyze(c);
+    if (std::any_of(infos.begin(), infos.end(), [](const StepInfo& s) { return s.undefined; })) return;
+    out.push_back(std::move(c));
   };
   const int n = static_cast<int>(p.steps.size());
   if (n >= 4) {

@@ -529,13 +529,21 @@ Out set_grad_rule(Metas m, const Attrs&) {
   return Meta{};
 }
 Out reset_grad_rule(Metas, const Attrs&) { return Meta{}; }
-// Well-typed: data that a tensor requiring grad may hold (floating), with at least its dims. Fewer dims than a
-// gradient its old accumulator may still receive makes LibTorch 1.13 read past the tensor's strides
-// (obeys_layout_contract): undefined, so never generated as valid.
+// One value requiring grad written through a bool mask into a non-floating tensor: LibTorch 1.13 goes through
+// masked_fill_ without its dtype check and gives that tensor a grad_fn, which no tensor of its dtype may have;
+// the next op to give it history fails LibTorch's own INTERNAL ASSERT (isDifferentiableType). Its state is
+// broken from there on, so such a step is never made (2.x raises a dtype error at the write).
+bool index_put_undefined(Metas m, const Attrs&) {
+  return m[1].dtype == DType::Bool && m[2].numel() == 1 && m[2].requires_grad && !is_floating(m[0].dtype);
+}
+// Well-typed: data that a tensor requiring grad may hold (floating).
 Out set_data_rule(Metas m, const Attrs&) {
-  if (m[0].requires_grad && (!is_floating(m[1].dtype) || m[1].sizes.size() < m[0].sizes.size())) return std::nullopt;
+  if (m[0].requires_grad && !is_floating(m[1].dtype)) return std::nullopt;
   return Meta{};
 }
+// Fewer dims for a tensor requiring grad: a gradient its old accumulator still receives has more dims than the
+// tensor, and LibTorch 1.13's obeys_layout_contract reads past the tensor's strides.
+bool set_data_undefined(Metas m, const Attrs&) { return m[0].requires_grad && m[1].sizes.size() < m[0].sizes.size(); }
 Out requires_grad__rule(Metas m, const Attrs& a) {
   if (a.requires_grad && !is_floating(m[0].dtype)) return std::nullopt;
   Meta out = m[0];

@@ -172,6 +172,10 @@ struct OpSpec {
   bool (*refuses)(const OperandState&, const Attrs&) = nullptr;
   // Whether the result's elements share memory with each other, given operand 0's and the result's shapes.
   bool (*overlaps)(const Meta& in, const Meta& out, const Attrs&) = nullptr;
+  // Operands for which LibTorch's behaviour is undefined (it reads out of bounds, or breaks its own autograd
+  // invariants so that what follows depends on the bug): such a step is never generated, valid or not, and the
+  // shrinker makes none.
+  bool (*undefined)(std::span<const Meta> in, const Attrs&) = nullptr;
   // For ResultIs::OperandIfNoOp: whether the attributes ask for nothing to be done (null: unknown from Meta).
   bool (*is_noop)(const Meta& in, const Attrs&) = nullptr;
 
