@@ -477,6 +477,14 @@ std::vector<std::string> names_of(std::initializer_list<std::string_view> names)
   return {names.begin(), names.end()};
 }
 
+// The report names of every value of a vocabulary enum, in its kAll... order.
+template <typename E, std::size_t N>
+std::vector<std::string> names_of(const E (&all)[N]) {
+  std::vector<std::string> out;
+  for (E e : all) out.emplace_back(to_string(e));
+  return out;
+}
+
 }  // namespace
 
 CoverageTags coverage_tags(const Program& program, const Trace& oracle) { return Analysis(program, oracle).run(); }
@@ -506,11 +514,7 @@ const std::vector<std::string>& layout_kinds() {
 }
 
 const std::vector<std::string>& memory_format_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (MemoryFormat m : kAllMemoryFormats) out.emplace_back(to_string(m));
-    return out;
-  }();
+  static const std::vector<std::string> names = names_of(kAllMemoryFormats);
   return names;
 }
 
@@ -568,11 +572,7 @@ const std::vector<std::string>& backward_through_ops() {
 }
 
 const std::vector<std::string>& dtype_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (DType d : kAllDTypes) out.emplace_back(to_string(d));
-    return out;
-  }();
+  static const std::vector<std::string> names = names_of(kAllDTypes);
   return names;
 }
 
