@@ -423,6 +423,19 @@ TEST(SetData, MvBackwardChecksItsSavedOperandsAsATenDoes) {
             "outer: Expected 1-D argument vec2, but got 2-D");
 }
 
+// ClampBackward1 reads its saved self as it is now: of another dtype after set_data, compared with the bound.
+TEST(SetData, ClampBackwardReadsASavedSelfOfAnotherDtype) {
+  Tensor x = leaf({-3, 0.5});
+  Tensor y = clamp(x, std::nullopt, Scalar::of(-1.0));
+  set_data(x, from_values({-2, -0.5}, ScalarType::BFloat16));
+  backward(y, false, from_values({1, 1}, ScalarType::Float32));
+  EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{1, 0}));
+  Tensor a = leaf({-3, 0.5});
+  Tensor b = clamp(a, std::nullopt, Scalar::of(-1.0));
+  set_data(a, from_values({-2, -0.5, 1}, ScalarType::Float32));
+  EXPECT_EQ(kind_of([&] { backward(b, false, from_values({1, 1}, ScalarType::Float32)); }), ErrorKind::Shape);
+}
+
 // A gradient cloned into a leaf's layout takes the leaf's dtype, which set_data may have changed.
 TEST(SetData, AClonedGradientTakesTheLeafsCurrentDtype) {
   Tensor x = requires_grad_(zeros({2, 2}, ScalarType::Float32), true);

@@ -206,10 +206,15 @@ Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
   // clamp_backward: the gradient passes where min <= self <= max, bounds included. LibTorch computes it as
   // where(self >= min [& self <= max], grad, zero): the mask comes from comparisons with a 0-dim tensor and
   // `where` iterates (mask, grad, zero), so neither takes TensorIterator's same-shape fast path.
-  auto derivative = [lo, hi](const Tensor& g, const Tensor& self) {
+  // The saved self is read as it is when unpacked: set_data may have given it another dtype (compared here in the
+  // gradient's, which holds every bound parity draws exactly) or another shape, broadcast with the gradient as
+  // `where` broadcasts (raising where it cannot; a larger result is then refused by the engine).
+  auto derivative = [lo, hi](const Tensor& g, const Tensor& saved) {
+    const Tensor self = saved.dtype() == g.dtype() ? saved : to(saved, g.dtype());
+    const Dims shape = broadcast_shapes(self.sizes(), g.sizes());
     const Layout zero = Layout::dense({});
     const Layout mask = ops::elementwise_layout(self.sizes(), {&self.layout(), &zero});
-    Tensor out = Tensor::allocate(ops::elementwise_layout(g.sizes(), {&mask, &g.layout(), &zero}), g.dtype());
+    Tensor out = Tensor::allocate(ops::elementwise_layout(shape, {&mask, &g.layout(), &zero}), g.dtype());
     ops::clamp_backward_kernel(out, g, self, lo, hi);
     return out;
   };

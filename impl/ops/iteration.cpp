@@ -274,6 +274,9 @@ struct SignFn {
 template <typename F>
 void map_pairs(const Tensor& out, const Tensor& a, const Tensor& b, F&& make_f) {
   require_cpu({&out, &a, &b});
+  PARITY_INTERNAL_ASSERT(a.dtype() == out.dtype() && b.dtype() == out.dtype(), "map_pairs reads its operands as out's dtype");
+  PARITY_INTERNAL_ASSERT(broadcast_shapes(broadcast_shapes(a.sizes(), b.sizes()), out.sizes()) == out.sizes(),
+                         "map_pairs' operands must broadcast to out's shape");
   Dims sa = broadcast_strides(a, out.sizes()), sb = broadcast_strides(b, out.sizes());
   dispatch(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
