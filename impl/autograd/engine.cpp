@@ -76,9 +76,9 @@ std::vector<Edge> root_edges(const std::vector<Tensor>& roots, TensorList& grads
 
 // The engine behind backward and grad. With no captures every node reachable from the roots runs and leaves
 // accumulate; with captures, a node runs only when a path leads from it to a captured edge (exec_info's
-// `needed`), and a captured edge's node only hands over what reaches it. `grads` are the roots' gradients, one
-// per root, as root_edges made them; the caller keeps them alive for the whole backward (PyTorch holds them by
-// reference), so a leaf root never steals its gradient.
+// `needed`), and a captured edge's node only hands over what reaches it. `root_grads` are the roots' gradients,
+// one per root, as root_edges made them; their validated forms stay referenced in `grads` for the whole backward
+// (PyTorch validates the caller's list in place and holds it by reference), so a leaf root never steals one.
 void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool retain_graph, std::vector<Capture>& captures) {
   // Engine::execute validates the roots' gradients in the caller's grad mode, before any worker turns it off: a
   // gradient that must be summed down (or cast) to the root's metadata goes through ops that, with grad mode on,
