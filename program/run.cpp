@@ -152,22 +152,33 @@ class Taint {
     for (std::size_t v = 0; v < graph.size(); ++v) {
       if (!graph[v]) continue;
       if (seed_undefined) grad_tainted_[v] = true;
-      // AccumulateGrad adds into an existing .grad in place: when that gradient's elements share memory (an
-      // assigned overlapping tensor), the sum depends on the order of the writes, which PyTorch leaves undefined.
-      if (static_cast<int>(v) <= index && session.has_value(static_cast<int>(v))) {
-        const TensorObs o = session.observe(static_cast<int>(v), false, true);
-        if (o.grad && has_internal_overlap(o.grad->sizes, o.grad->strides)) {
-          grad_tainted_[v] = true;
-          const void* key = session.grad_storage_key(static_cast<int>(v));
-          for (int j = 0; j <= index; ++j)  // the tensor assigned as that .grad, and its aliases
-            if (session.has_value(j) && session.storage_key(j) == key) tainted_[j] = true;
-        }
+      if (grad_overlaps(static_cast<int>(v), index, session)) {
+        grad_tainted_[v] = true;
+        const void* key = session.grad_storage_key(static_cast<int>(v));
+        for (int j = 0; j <= index; ++j)  // the tensor assigned as that .grad, and its aliases
+          if (session.has_value(j) && session.storage_key(j) == key) tainted_[j] = true;
       }
       if (!reads_undefined(static_cast<int>(v))) continue;
       const std::vector<bool> below = upstream(static_cast<int>(v));
       for (std::size_t u = 0; u < below.size(); ++u)
         if (below[u]) grad_tainted_[u] = true;
     }
+  }
+
+  // AccumulateGrad adds into an existing .grad in place: when that gradient's elements share memory, the sum
+  // depends on the order of the writes, which PyTorch leaves undefined. The engine makes only dense gradients, so
+  // only an assigned one can overlap, and an assigned gradient is a program value: its layout is that value's
+  // (read without the gradient's values, which observing `v` would copy).
+  static bool grad_overlaps(int v, int index, Session& session) {
+    if (v > index || !session.has_value(v)) return false;
+    const void* grad = session.grad_tensor_key(v);
+    if (!grad) return false;
+    for (int j = 0; j <= index; ++j)
+      if (session.has_value(j) && session.tensor_key(j) == grad) {
+        const TensorObs g = session.observe(j, false, false);
+        return !g.non_overlapping_dense && has_internal_overlap(g.sizes, g.strides);
+      }
+    return false;
   }
 
   // The write reaches every alias of the written value, and a gradient living in that memory (AccumulateGrad
