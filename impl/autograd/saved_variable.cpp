@@ -21,7 +21,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
     // The tensor itself: what it holds when unpacked (after a set_data, its new data) is what the derivative
     // reads, and what the version-mismatch message prints.
     data_ = t;
-    original_ = t;
+    saved_original_ = true;
     return;
   }
   // An output: holding the tensor would tie it to its own grad_fn, so only its data and output number are kept.
@@ -37,12 +37,12 @@ Tensor SavedVariable::unpack(const Node& saved_for) const {
   // The node the message names: an original's grad_fn now (reading it regenerates a view's, as in PyTorch), an
   // in-place-on-view result's grad_fn from when it was saved if it still exists, else the unpacking node.
   std::shared_ptr<Node> fn = is_inplace_on_view_    ? weak_grad_fn_.lock()
-                             : original_.defined() ? autograd::grad_fn(original_)
+                             : saved_original_ ? autograd::grad_fn(data_)
                                                    : nullptr;
   // A saved input that was a non-leaf has lost its grad_fn: detach_() cleared it. PyTorch unpacks inputs with no
   // saved_for node to fall back on; 2.x raises this, 1.13 fails an internal assert there ("No grad_fn for non-leaf
   // saved tensor", a known divergence).
-  PARITY_CHECK(!(original_.defined() && !is_leaf_ && !fn && !is_inplace_on_view_), ErrorKind::Argument,
+  PARITY_CHECK(!(saved_original_ && !is_leaf_ && !fn && !is_inplace_on_view_), ErrorKind::Argument,
                "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not "
                "supported, please use out-of-place `.detach()` instead");
   const Node* named = fn ? fn.get() : is_leaf_ ? nullptr : &saved_for;

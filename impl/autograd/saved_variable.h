@@ -17,17 +17,14 @@ class SavedVariable {
   // The saved data (no autograd state); raises VersionMismatch or GraphFreed. `saved_for` is the node unpacking
   // it, which the version-mismatch message names when PyTorch has no other node to name.
   Tensor unpack(const Node& saved_for) const;
-  void release() {
-    data_ = Tensor();
-    original_ = Tensor();
-  }
+  void release() { data_ = Tensor(); }
   bool defined() const { return saved_; }
 
  private:
   Tensor data_;  // the original tensor, or (an output) a tensor sharing its storage, layout and version counter
-  // The tensor itself, for an input or a leaf (PyTorch's saved_original_: no reference cycle is possible); its
-  // grad_fn is read when unpacking, so the message names the node it has then, as PyTorch's does.
-  Tensor original_;
+  // data_ is the tensor itself, for an input or a leaf (PyTorch's saved_original_: no reference cycle is
+  // possible); its grad_fn is read when unpacking, so the message names the node it has then, as PyTorch's does.
+  bool saved_original_ = false;
   bool saved_ = false;
   bool is_leaf_ = false;
   bool is_inplace_on_view_ = false;  // an in-place op's result that is a view: its grad_fn is kept weakly
