@@ -80,8 +80,4 @@ using BFloat16 = ReducedFloat<detail::bfloat16_from_float, detail::bfloat16_to_f
 template <typename T>
 inline constexpr bool is_floating_v = std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
-// at::opmath_type: what ATen computes an op on T in (float for the 16-bit types), rounding once when storing.
-template <typename T>
-using opmath_t = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
-
 }  // namespace parity::impl
