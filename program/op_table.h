@@ -154,6 +154,10 @@ struct OpSpec {
   ResultIs result = ResultIs::Fresh;
   Saves saves = Saves::Nothing;
   Writes writes = Writes::Computed;  // in-place ops only
+  // In-place ops that read operands at positions other than the element they write (index_put_ reads its index
+  // and values where the index points): memory shared with the destination makes the write order-dependent
+  // even in the destination's own layout.
+  bool gathers = false;
   // float32 results may differ from LibTorch's in their last bits (libm vs SLEEF, summation order).
   bool rounds = false;
   // Turns an absolute error of an operand into a relative error of its result (exp), or into a different

@@ -203,12 +203,11 @@ class Taint {
     // leave; a dense destination has no overlap, and only the others need the exact (enumerating) check.
     if (!writes_one_value(spec(step.op).writes) && !dst.non_overlapping_dense && has_internal_overlap(dst.sizes, dst.strides)) return true;
     // Pointwise ops read each operand at the element they write, so an operand laid out as the destination is
-    // safe; index_put_ reads its index and values where the index points, so any shared memory is not.
-    const bool reads_where_written = step.op != OpId::IndexPut_;
+    // safe; one that gathers (OpSpec::gathers) makes any shared memory order-dependent.
     for (std::size_t k = 1; k < step.inputs.size(); ++k) {
       const int in = step.inputs[k];
       if (out == in || session.storage_key(out) != session.storage_key(in)) continue;
-      if (!reads_where_written) return true;
+      if (spec(step.op).gathers) return true;
       const TensorObs src = session.observe(in, false, false);
       if (dst.sizes != src.sizes || dst.strides != src.strides || dst.offset != src.offset) return true;
     }
