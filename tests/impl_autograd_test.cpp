@@ -470,5 +470,18 @@ TEST(AutogradGrad, CopySlicesDeliversToItsLeavesAsLibTorch113Does) {
   EXPECT_FALSE(grad(u).defined());
 }
 
+// PyTorch's generated nodes compute only the outputs the running graph task needs (task_should_compute_output):
+// autograd.grad towards x never computes, nor validates, the gradient of values that index_put_ wrote nothing
+// with (a mask of no element: [0] against values' [1, 1]), which a plain backward refuses.
+TEST(AutogradGrad, ComputesNoGradientItsGraphTaskDoesNotNeed) {
+  Tensor x = leaf({2});
+  Tensor xn = mul(view(x, {1, 1}), Scalar::of(-1.0));
+  Tensor mask = zeros({1, 1}, ScalarType::Bool);
+  Tensor values = view(leaf({5}), {1, 1});
+  index_put_(xn, mask, values, false);
+  EXPECT_EQ(autograd_grad(xn, x, /*retain_graph=*/true).to_vector(), (std::vector<double>{-1}));
+  EXPECT_EQ(kind_of([&] { backward(xn); }), ErrorKind::Shape);
+}
+
 }  // namespace
 }  // namespace parity::impl

@@ -125,15 +125,24 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
     return needed[n] = any;
   };
   const bool capturing = !captures.empty();
-  // LibTorch 1.13 delivers a CopySlices node's gradients to the nodes at its edges past the base's even when no
-  // captured edge lies beyond them: an AccumulateGrad there accumulates (autograd.grad writes that leaf's
-  // .grad), another node runs its retain_grad hook but nothing else. Observed, not documented; see
+  // CopySlices marks its op's next nodes needed before it runs the op (LibTorch 1.13's workaround for exec_info
+  // not looking inside CopySlices), so the op computes the gradients of the tensors it read and delivers them
+  // even when no captured edge lies beyond: an AccumulateGrad there accumulates (autograd.grad writes that leaf's
+  // .grad), another node runs, computing nothing its own children are not needed for. See
   // tests/impl_autograd_test.cpp (AutogradGrad*).
-  std::unordered_map<Node*, bool> delivered;
-  auto should_run = [&](Node* n) {
-    return !capturing || compute_needed(n) || (delivered[n] && dynamic_cast<AccumulateGrad*>(n));
-  };
-  auto should_visit = [&](Node* n) { return !capturing || captured_at(n) || compute_needed(n) || delivered[n]; };
+  struct TaskExecInfo final : ExecInfo {
+    std::function<bool(Node*)> needed;
+    std::unordered_map<Node*, bool> marked;
+    bool should_execute(Node* n) const override {
+      auto it = marked.find(n);
+      return (it != marked.end() && it->second) || needed(n);
+    }
+    void mark_needed(Node* n) override { marked[n] = true; }
+  } exec_info;
+  exec_info.needed = [&](Node* n) { return captured_at(n) || compute_needed(n); };
+  ExecInfoGuard installed(capturing ? &exec_info : nullptr);
+  auto should_run = [&](Node* n) { return !capturing || compute_needed(n) || exec_info.marked[n]; };
+  auto should_visit = [&](Node* n) { return !capturing || exec_info.should_execute(n); };
 
   std::unordered_map<Node*, TensorList> buffers;
   std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, ByPriority> ready;
@@ -149,7 +158,8 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
     buffers.erase(fn.get());
     for (auto& c : captures)
       if (c.edge.fn == fn && c.edge.input_nr < inputs.size()) c.grad = inputs[c.edge.input_nr];
-    if (!should_run(fn.get()) && !delivered[fn.get()]) continue;
+    // A captured node nobody needs only hands its gradient over (evaluate_function returns before any hook).
+    if (!should_run(fn.get())) continue;
     // retain_grad(): the non-leaf's .grad is a contiguous copy of the gradient reaching its node.
     for (auto& [nr, weak] : fn->retains_grad_hooks()) {
       auto impl = weak.lock();
@@ -158,7 +168,6 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
       auto& m = materialize(var);
       m.grad = m.grad.defined() ? add(m.grad, inputs[nr]) : clone(inputs[nr], MemoryFormat::Contiguous);
     }
-    if (!should_run(fn.get())) continue;
     TensorList outputs = fn->apply(std::move(inputs));
     const auto& edges = fn->next_edges();
     // call_function validates every output before the engine frees the node's saved tensors: a node whose
@@ -175,7 +184,6 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
       if (!e.valid()) continue;
       Tensor out = std::move(outputs[i]);
       const bool ready_now = --deps[e.fn.get()] == 0;
-      if (capturing && i > 0 && out.defined() && dynamic_cast<CopySlices*>(fn.get())) delivered[e.fn.get()] = true;
       if (!should_visit(e.fn.get())) continue;
       auto& buf = buffers[e.fn.get()];
       if (buf.size() < e.fn->num_inputs()) buf.resize(e.fn->num_inputs());

@@ -97,6 +97,9 @@ TensorList CopySlices::apply(TensorList&& grads) {
   Tensor result = copy_(empty_strided(base_.sizes, base_.strides, grad.dtype()), grad);
   Tensor grad_slice = as_strided(result, view_.sizes, view_.strides,
                                  result.offset() + view_.offset - base_.offset);
+  if (ExecInfo* info = current_exec_info())
+    for (const Edge& e : fn_->next_edges())
+      if (e.valid()) info->mark_needed(e.fn.get());
   TensorList res = fn_->apply({clone(grad_slice, MemoryFormat::Contiguous)});
   TensorList out(next_edges().size());
   for (std::size_t i = 0; i < res.size() && i < out.size(); ++i) {

@@ -7,7 +7,17 @@ namespace parity::impl::autograd {
 namespace {
 // PyTorch numbers nodes per thread in creation order; the engine runs the highest number first.
 thread_local std::uint64_t g_next_sequence_nr = 0;
+thread_local ExecInfo* g_exec_info = nullptr;
 }  // namespace
+
+ExecInfo* current_exec_info() { return g_exec_info; }
+ExecInfoGuard::ExecInfoGuard(ExecInfo* info) : previous_(g_exec_info) { g_exec_info = info; }
+ExecInfoGuard::~ExecInfoGuard() { g_exec_info = previous_; }
+
+bool Node::task_should_compute_output(std::size_t i) const {
+  if (!should_compute_output(i)) return false;
+  return g_exec_info == nullptr || g_exec_info->should_execute(next_edges_[i].fn.get());
+}
 
 Node::Node() : sequence_nr_(g_next_sequence_nr++) {}
 

@@ -46,6 +46,10 @@ class Node {
   void set_next_edges(std::vector<Edge> e) { next_edges_ = std::move(e); }
   void add_next_edge(Edge e) { next_edges_.push_back(std::move(e)); }
   bool should_compute_output(std::size_t i) const { return i < next_edges_.size() && next_edges_[i].valid(); }
+  // What PyTorch's generated nodes ask while a backward runs: also false when the running graph task does not
+  // need the node at that edge (autograd.grad runs only the nodes on a path to its inputs), so an output nobody
+  // needs is neither computed nor validated.
+  bool task_should_compute_output(std::size_t i) const;
   std::uint32_t add_input_metadata(const Tensor& t);
   const std::vector<InputMetadata>& input_metadata() const { return input_metadata_; }
   std::size_t num_inputs() const { return input_metadata_.size(); }
@@ -58,6 +62,29 @@ class Node {
   std::vector<Edge> next_edges_;
   std::vector<InputMetadata> input_metadata_;
   std::map<std::uint32_t, std::weak_ptr<TensorImpl>> retains_grad_;
+};
+
+// The running graph task's exec_info, for a backward that only runs what leads to captured inputs
+// (autograd.grad); a backward without one needs every node. The engine installs it on its thread.
+class ExecInfo {
+ public:
+  virtual ~ExecInfo() = default;
+  virtual bool should_execute(Node* n) const = 0;
+  // add_node_to_current_graph_task_exec_info: CopySlices marks its op's next nodes needed before running it.
+  virtual void mark_needed(Node* n) = 0;
+};
+// The one installed on this thread, or null.
+ExecInfo* current_exec_info();
+
+class ExecInfoGuard {
+ public:
+  explicit ExecInfoGuard(ExecInfo* info);
+  ~ExecInfoGuard();
+  ExecInfoGuard(const ExecInfoGuard&) = delete;
+  ExecInfoGuard& operator=(const ExecInfoGuard&) = delete;
+
+ private:
+  ExecInfo* previous_;
 };
 
 }  // namespace parity::impl::autograd

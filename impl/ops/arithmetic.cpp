@@ -95,19 +95,19 @@ std::shared_ptr<Formula> binary_node(BinaryOp op, const Tensor& self, const Tens
         out = {g, g};
         break;
       case BinaryOp::Sub:
-        out = {g, n.should_compute_output(1) ? neg(g) : Tensor()};
+        out = {g, n.task_should_compute_output(1) ? neg(g) : Tensor()};
         break;
       case BinaryOp::Mul:
-        if (n.should_compute_output(0)) out[0] = mul(g, other);
-        if (n.should_compute_output(1)) out[1] = mul(g, self);
+        if (n.task_should_compute_output(0)) out[0] = mul(g, other);
+        if (n.task_should_compute_output(1)) out[1] = mul(g, self);
         break;
       case BinaryOp::Div:
-        if (n.should_compute_output(0)) out[0] = div(g, other);
-        if (n.should_compute_output(1)) out[1] = mul(neg(g), div(div(self, other), other));
+        if (n.task_should_compute_output(0)) out[0] = div(g, other);
+        if (n.task_should_compute_output(1)) out[1] = mul(neg(g), div(div(self, other), other));
         break;
     }
-    if (!n.should_compute_output(0)) out[0] = Tensor();
-    if (!n.should_compute_output(1)) out[1] = Tensor();
+    if (!n.task_should_compute_output(0)) out[0] = Tensor();
+    if (!n.task_should_compute_output(1)) out[1] = Tensor();
     return out;
   });
   bool need_self = node->should_compute_output(0), need_other = node->should_compute_output(1);
@@ -199,8 +199,8 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
     node = make_node("WhereBackward0", {&self, &other}, [](const Tensor& g, const TensorList& s, const Formula& n) {
       const Tensor zero = zeros({}, g.dtype());
       TensorList out(2);
-      if (n.should_compute_output(0)) out[0] = where(s[0], g, zero);
-      if (n.should_compute_output(1)) out[1] = where(s[0], zero, g);
+      if (n.task_should_compute_output(0)) out[0] = where(s[0], g, zero);
+      if (n.task_should_compute_output(1)) out[1] = where(s[0], zero, g);
       return out;
     });
     node->save(condition);
@@ -248,9 +248,9 @@ std::shared_ptr<Formula> addcmul_node(const Tensor& self, const Tensor& t1, cons
   auto node = make_node("AddcmulBackward0", {&self, &t1, &t2},
                         [value](const Tensor& g, const TensorList& s, const Formula& n) {
                           TensorList out(3);
-                          if (n.should_compute_output(0)) out[0] = g;
-                          if (n.should_compute_output(1)) out[1] = mul(g, mul(s[0], value));
-                          if (n.should_compute_output(2)) out[2] = mul(g, mul(s[1], value));
+                          if (n.task_should_compute_output(0)) out[0] = g;
+                          if (n.task_should_compute_output(1)) out[1] = mul(g, mul(s[0], value));
+                          if (n.task_should_compute_output(2)) out[2] = mul(g, mul(s[1], value));
                           return out;
                         });
   node->save(node->should_compute_output(1) ? t2 : Tensor());

@@ -270,7 +270,7 @@ Tensor index_put_(const Tensor& self, const Tensor& index, const Tensor& values,
                      [accumulate, vsizes = values.sizes(), vtype = values.dtype()](const Tensor& g, const TensorList& s,
                                                                                    const Formula& n) {
                        TensorList out(2);
-                       if (n.should_compute_output(0)) {
+                       if (n.task_should_compute_output(0)) {
                          if (accumulate) {
                            out[0] = g;
                          } else {
@@ -280,7 +280,7 @@ Tensor index_put_(const Tensor& self, const Tensor& index, const Tensor& values,
                            out[0].bump_version();
                          }
                        }
-                       if (n.should_compute_output(1)) out[1] = index_values(g, s[0]);
+                       if (n.task_should_compute_output(1)) out[1] = index_values(g, s[0]);
                        return out;
                      });
     node->save(index);

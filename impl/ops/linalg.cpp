@@ -60,8 +60,8 @@ std::shared_ptr<Formula> product_node(const char* name, Unpack order, const Tens
   const std::size_t a_slot = order == Unpack::SelfFirst ? 0 : 1, b_slot = 1 - a_slot;
   auto node = make_node(name, {&a, &b}, [=](const Tensor& g, const TensorList& s, const Formula& n) {
     TensorList out(2);
-    if (n.should_compute_output(0)) out[0] = da(g, s[b_slot]);
-    if (n.should_compute_output(1)) out[1] = db(g, s[a_slot]);
+    if (n.task_should_compute_output(0)) out[0] = da(g, s[b_slot]);
+    if (n.task_should_compute_output(1)) out[1] = db(g, s[a_slot]);
     return out;
   });
   const Tensor saved_a = node->should_compute_output(1) ? a : Tensor();
