@@ -142,12 +142,14 @@ Tensor fill_(const Tensor& self, Scalar value);
 Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max);
 
 // autograd
-void backward(const Tensor& root, bool retain_graph = false, const Tensor& gradient = Tensor());
-// torch::autograd::backward(roots, {}, retain_graph): one backward from several one-element roots.
-void backward(const std::vector<Tensor>& roots, bool retain_graph = false);
-// torch::autograd::grad({output}, {input}, {}, retain_graph, false, allow_unused)[0]: the gradient as a value, no
-// .grad written; undefined for an input the graph does not reach when allow_unused.
-Tensor autograd_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool allow_unused = false);
+// create_graph everywhere: the backward itself is recorded (double backward), as PyTorch's create_graph.
+void backward(const Tensor& root, bool retain_graph = false, const Tensor& gradient = Tensor(), bool create_graph = false);
+// torch::autograd::backward(roots, {}, retain_graph, create_graph): one backward from several one-element roots.
+void backward(const std::vector<Tensor>& roots, bool retain_graph = false, bool create_graph = false);
+// torch::autograd::grad({output}, {input}, {}, retain_graph, create_graph, allow_unused)[0]: the gradient as a
+// value, no .grad written; undefined for an input the graph does not reach when allow_unused.
+Tensor autograd_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool allow_unused = false,
+                     bool create_graph = false);
 void retain_grad(const Tensor& x);
 void set_data(const Tensor& x, const Tensor& new_data);
 Tensor requires_grad_(const Tensor& x, bool value = true);

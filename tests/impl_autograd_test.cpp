@@ -483,5 +483,40 @@ TEST(AutogradGrad, ComputesNoGradientItsGraphTaskDoesNotNeed) {
   EXPECT_EQ(kind_of([&] { backward(xn); }), ErrorKind::Shape);
 }
 
+// AccumulateGrad under create_graph (accumulateGrad with grad mode on): the first gradient is copied into a new
+// .grad (CopyBackwards, never stolen), later ones summed out of place (a new tensor, AddBackward0), so the old
+// .grad keeps its value; without create_graph the sum is in place again, into the same tensor.
+TEST(CreateGraph, LeafGradIsCopiedThenSummedOutOfPlace) {
+  Tensor x = leaf({1, 2});
+  Tensor s = sum(mul(x, x));
+  backward(s, /*retain_graph=*/true, Tensor(), /*create_graph=*/true);
+  const Tensor first = grad(x);
+  EXPECT_EQ(grad_fn(first)->name(), "torch::autograd::CopyBackwards");
+  EXPECT_EQ(first.to_vector(), (std::vector<double>{2, 4}));
+  backward(s, true, Tensor(), true);
+  const Tensor second = grad(x);
+  EXPECT_FALSE(second.is_same(first));
+  EXPECT_EQ(grad_fn(second)->name(), "AddBackward0");
+  EXPECT_EQ(second.to_vector(), (std::vector<double>{4, 8}));
+  EXPECT_EQ(first.to_vector(), (std::vector<double>{2, 4}));
+  backward(s, false);
+  EXPECT_TRUE(grad(x).is_same(second));
+  EXPECT_EQ(second.to_vector(), (std::vector<double>{6, 12}));
+}
+
+// A saved output comes back with its node as grad_fn: exp's derivative grad * result, recorded, has an edge to
+// ExpBackward0 itself, so the second backward runs it again (d/dx e^x e^x... through the saved result), and
+// reaches a freed node when the first backward did not retain the graph.
+TEST(CreateGraph, ASavedOutputIsUnpackedWithItsNodeAsHistory) {
+  Tensor x = leaf({0.5});
+  Tensor g = autograd_grad(sum(exp(x)), x, /*retain_graph=*/true, false, /*create_graph=*/true);
+  EXPECT_EQ(grad_fn(g)->name(), "MulBackward0");
+  backward(g, /*retain_graph=*/true);
+  EXPECT_NEAR(grad(x).to_vector()[0], std::exp(0.5), 1e-6);
+  Tensor y = leaf({0.5});
+  Tensor h = autograd_grad(sum(exp(y)), y, /*retain_graph=*/false, false, /*create_graph=*/true);
+  EXPECT_EQ(kind_of([&] { backward(h); }), ErrorKind::GraphFreed);
+}
+
 }  // namespace
 }  // namespace parity::impl

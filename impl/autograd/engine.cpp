@@ -79,7 +79,8 @@ std::vector<Edge> root_edges(const std::vector<Tensor>& roots, TensorList& grads
 // `needed`), and a captured edge's node only hands over what reaches it. `root_grads` are the roots' gradients,
 // one per root, as root_edges made them; their validated forms stay referenced in `grads` for the whole backward
 // (PyTorch validates the caller's list in place and holds it by reference), so a leaf root never steals one.
-void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool retain_graph, std::vector<Capture>& captures) {
+void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool retain_graph, bool create_graph,
+             std::vector<Capture>& captures) {
   // Engine::execute validates the roots' gradients in the caller's grad mode, before any worker turns it off: a
   // gradient that must be summed down (or cast) to the root's metadata goes through ops that, with grad mode on,
   // read its grad_fn, which raises for a no_grad or multi-output view whose base was written since.
@@ -88,7 +89,8 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
     PARITY_INTERNAL_ASSERT(roots[i].input_nr < roots[i].fn->input_metadata().size(), "a root's node has no metadata for it");
     grads[i] = validate(grads[i], roots[i].fn->input_metadata()[roots[i].input_nr], "", i);
   }
-  NoGradGuard no_grad;  // backward formulas are not recorded (no create_graph)
+  // The graph task's grad mode is create_graph: with it, every formula, sum and cast below records history.
+  GradModeGuard grad_mode(create_graph);
   // One root is the graph's root itself; several hang from a GraphRoot that hands out their gradients.
   const Edge root_edge = roots.size() == 1 ? roots.front() : Edge{std::make_shared<GraphRoot>(roots, grads), 0};
 
@@ -195,13 +197,13 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
 
 }  // namespace
 
-void run_backward(const std::vector<Tensor>& roots, TensorList gradients, bool retain_graph) {
+void run_backward(const std::vector<Tensor>& roots, TensorList gradients, bool retain_graph, bool create_graph) {
   const std::vector<Edge> edges = root_edges(roots, gradients);
   std::vector<Capture> none;
-  execute(edges, gradients, retain_graph, none);
+  execute(edges, gradients, retain_graph, create_graph, none);
 }
 
-Tensor run_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool allow_unused) {
+Tensor run_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool create_graph, bool allow_unused) {
   // run_backward's checks of the output, then of the input; the output's edge is made first (a leaf output gets
   // its accumulator), so a leaf input no op used (and that is not the output) has none and is unreachable.
   TensorList gradients;
@@ -212,7 +214,7 @@ Tensor run_grad(const Tensor& output, const Tensor& input, bool retain_graph, bo
   else if (auto* m = meta(input)) edge = Edge{m->grad_accumulator.lock(), 0};
   // An unreachable input (torch puts an Identity placeholder in its place) needs no node: nothing runs.
   std::vector<Capture> captures{{edge, Tensor()}};
-  if (edge.valid()) execute(roots, gradients, retain_graph, captures);
+  if (edge.valid()) execute(roots, gradients, retain_graph, create_graph, captures);
   PARITY_CHECK(allow_unused || captures.front().grad.defined(), ErrorKind::Argument,
                "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if "
                "this is the desired behavior.");

@@ -71,14 +71,20 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   if (!requires_grad(var)) return {};
   Tensor new_grad = std::move(grads[0]);
   auto& m = materialize(var);
+  // AccumulateGrad::accumulateGrad. Under create_graph (grad mode on) nothing is stolen or written in place: the
+  // copy and the sum record history, so .grad has a grad_fn (CopyBackwards, AddBackward0) and a later backward
+  // through it reaches the first one's graph.
+  const bool recording = grad_mode_enabled();
   if (!m.grad.defined()) {
     // Steal the incoming gradient when nothing else refers to it and it already has the leaf's layout.
-    if (new_grad.use_count() <= 1 && obeys_layout_contract(new_grad, var))
+    if (!recording && new_grad.use_count() <= 1 && obeys_layout_contract(new_grad, var))
       m.grad = detach(new_grad);
     else
       m.grad = clone_obey_contract(new_grad, var);
-  } else {
+  } else if (!recording) {
     add_(m.grad, new_grad);
+  } else {
+    m.grad = add(m.grad, new_grad);
   }
   return {};
 }

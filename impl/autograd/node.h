@@ -28,7 +28,8 @@ struct InputMetadata {
 
 using TensorList = std::vector<Tensor>;
 
-class Node {
+// Shared from this: a saved output unpacked by its own node gets that node as grad_fn (SavedVariable::unpack).
+class Node : public std::enable_shared_from_this<Node> {
  public:
   Node();
   explicit Node(std::uint64_t sequence_nr) : sequence_nr_(sequence_nr) {}

@@ -56,7 +56,15 @@ Tensor SavedVariable::unpack(const Node& saved_for) const {
            "with torch.autograd.set_detect_anomaly(True).";
     fail(ErrorKind::VersionMismatch, msg);
   }
-  return data_;
+  if (saved_original_) return data_;
+  // An output comes back as a new tensor whose history is the node that made it (the unpacking node, or an
+  // in-place-on-view result's grad_fn when it still exists): under create_graph a formula using it records an
+  // edge back into the first graph, as PyTorch's make_variable(data, Edge(grad_fn, output_nr)) does.
+  Tensor var = Tensor::over(data_.storage(), data_.layout(), data_.dtype(), data_.version_counter());
+  auto& m = materialize(var);
+  m.grad_fn = fn ? fn : std::const_pointer_cast<Node>(saved_for.shared_from_this());
+  m.output_nr = output_nr_;
+  return var;
 }
 
 }  // namespace parity::impl::autograd

@@ -14,8 +14,9 @@ class SavedVariable {
   SavedVariable() = default;
   // is_output: the tensor is an output of the node saving it (its grad_fn is that node).
   SavedVariable(const Tensor& t, bool is_output);
-  // The saved data (no autograd state); raises VersionMismatch or GraphFreed. `saved_for` is the node unpacking
-  // it, which the version-mismatch message names when PyTorch has no other node to name.
+  // The saved tensor: an input or leaf itself; an output as a new tensor over its data whose grad_fn is the node
+  // that made it. Raises VersionMismatch or GraphFreed. `saved_for` is the node unpacking it, which the
+  // version-mismatch message names when PyTorch has no other node to name, and an output's grad_fn.
   Tensor unpack(const Node& saved_for) const;
   void release() { data_ = Tensor(); }
   bool defined() const { return saved_; }

@@ -5,14 +5,16 @@
 
 namespace parity::impl {
 
-void backward(const Tensor& root, bool retain_graph, const Tensor& gradient) {
-  autograd::run_backward({root}, {gradient}, retain_graph);
+void backward(const Tensor& root, bool retain_graph, const Tensor& gradient, bool create_graph) {
+  autograd::run_backward({root}, {gradient}, retain_graph, create_graph);
 }
 
-void backward(const std::vector<Tensor>& roots, bool retain_graph) { autograd::run_backward(roots, {}, retain_graph); }
+void backward(const std::vector<Tensor>& roots, bool retain_graph, bool create_graph) {
+  autograd::run_backward(roots, {}, retain_graph, create_graph);
+}
 
-Tensor autograd_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool allow_unused) {
-  return autograd::run_grad(output, input, retain_graph, allow_unused);
+Tensor autograd_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool allow_unused, bool create_graph) {
+  return autograd::run_grad(output, input, retain_graph, create_graph, allow_unused);
 }
 
 void retain_grad(const Tensor& x) { autograd::retain_grad(x); }
