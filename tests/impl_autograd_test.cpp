@@ -1,6 +1,7 @@
 // Unit tests of impl's tensors and autograd against PyTorch's documented semantics.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 
 #include "impl/autograd/grad_mode.h"
@@ -481,6 +482,44 @@ TEST(AutogradGrad, ComputesNoGradientItsGraphTaskDoesNotNeed) {
   index_put_(xn, mask, values, false);
   EXPECT_EQ(autograd_grad(xn, x, /*retain_graph=*/true).to_vector(), (std::vector<double>{-1}));
   EXPECT_EQ(kind_of([&] { backward(xn); }), ErrorKind::Shape);
+}
+
+// create_graph: the formulas run with grad mode on. sigmoid's derivative is the op sigmoid_backward, whose own
+// node (SigmoidBackwardBackward0) gives the second derivative s(1-s)(1-2s).
+TEST(CreateGraph, SigmoidsDerivativeIsRecordedAndDifferentiable) {
+  const std::vector<double> xs{0.5, -1.0};
+  Tensor x = leaf(xs);
+  Tensor g = autograd_grad(sum(sigmoid(x)), x, /*retain_graph=*/true, /*allow_unused=*/false, /*create_graph=*/true);
+  ASSERT_TRUE(autograd::requires_grad(g));
+  EXPECT_EQ(grad_fn(g)->name(), "SigmoidBackwardBackward0");
+  backward(sum(g));
+  const std::vector<double> second = grad(x).to_vector();
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const double s = 1 / (1 + std::exp(-xs[i]));
+    EXPECT_NEAR(g.to_vector()[i], s * (1 - s), 1e-6);
+    EXPECT_NEAR(second[i], s * (1 - s) * (1 - 2 * s), 1e-6);
+  }
+}
+
+// PyTorch's codegen guards no saved tensor of a *_backward op: ThresholdBackwardBackward0 saves relu's result
+// even though only that result's gradient is needed. The first backward through .grad frees it (and then fails
+// at the freed ReluBackward0); autograd.grad towards relu's result, which runs ThresholdBackwardBackward0 but not
+// ReluBackward0, fails unpacking it.
+TEST(CreateGraph, ABackwardOpsSavedTensorsAreAlwaysSaved) {
+  Tensor x = leaf({1, -1});
+  Tensor r = relu(x);
+  backward(sum(r), /*retain_graph=*/false, Tensor(), /*create_graph=*/true);
+  Tensor s = sum(grad(x));
+  EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::GraphFreed);
+  EXPECT_EQ(kind_of([&] { autograd_grad(s, r, false); }), ErrorKind::GraphFreed);
+}
+
+// derivatives.yaml multiplies by at::scalar_to_tensor(2): the recorded gradient is MulBackward0's.
+TEST(CreateGraph, AScalarProductsDerivativeMultipliesByAZeroDimTensor) {
+  Tensor x = leaf({0.25});
+  Tensor g = autograd_grad(sum(exp(mul(x, Scalar::of(2.0)))), x, false, false, /*create_graph=*/true);
+  EXPECT_EQ(grad_fn(g)->name(), "MulBackward0");
+  EXPECT_NEAR(g.to_vector()[0], 2 * std::exp(0.5), 1e-6);
 }
 
 // AccumulateGrad under create_graph (accumulateGrad with grad mode on): the first gradient is copied into a new

@@ -88,10 +88,79 @@ struct SqrtFn {
 // Unary float ops: integer and bool inputs are computed in the default float type.
 ScalarType floating_result(const Tensor& x) { return is_floating(x.dtype()) ? x.dtype() : kDefaultFloat; }
 
-// sigmoid_backward and tanh_backward are one TensorIterator over (grad, result): its layout rules, grad first.
+// sigmoid_backward(grad_output, output) and tanh_backward: ATen ops of their own, one TensorIterator over
+// (grad, result) (its layout rules, grad first), differentiable in turn (SigmoidBackwardBackward0,
+// TanhBackwardBackward0), so that a create_graph backward records them. derivatives.yaml's formulas, op for op:
+//   sigmoid: grad_output: sigmoid_backward(grad, output); output: grad * grad_output * (-2 * output + 1)
+//   tanh:    grad_output: tanh_backward(grad, output);    output: grad * (-2 * output * grad_output)
+// Both are saved whichever gradient is needed: PyTorch's codegen guards no saved tensor of a *_backward op
+// (gen_variable_type.py's guard_for), so a second backward without retain_graph finds them freed.
 Tensor result_backward(ops::ResultBackward op, const Tensor& g, const Tensor& r) {
+  std::shared_ptr<Formula> node;
+  if (autograd::compute_requires_grad({&g, &r})) {
+    const bool sigmoid = op == ops::ResultBackward::Sigmoid;
+    node = make_node(sigmoid ? "SigmoidBackwardBackward0" : "TanhBackwardBackward0", {&g, &r},
+                     [op, sigmoid](const Tensor& gg, const TensorList& s, const Formula& n) {
+                       const Tensor& grad_output = s[0];
+                       const Tensor& output = s[1];
+                       TensorList out(2);
+                       if (n.task_should_compute_output(0)) out[0] = result_backward(op, gg, output);
+                       if (n.task_should_compute_output(1)) {
+                         const Tensor minus_2_output = mul(output, Scalar::of_int(-2));
+                         out[1] = sigmoid ? mul(mul(gg, grad_output), add(minus_2_output, Scalar::of_int(1)))
+                                          : mul(gg, mul(minus_2_output, grad_output));
+                       }
+                       return out;
+                     });
+    node->save(g);
+    node->save(r);
+  }
   Tensor out = Tensor::allocate(ops::elementwise_layout(g.sizes(), {&g.layout(), &r.layout()}), g.dtype());
   ops::result_backward_kernel(op, out, g, r);
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
+// threshold_backward(grad_output, self, threshold), relu's derivative: zero where self <= threshold (a NaN self
+// passes the gradient); its TensorIterator takes self before the gradient. Differentiable in turn
+// (ThresholdBackwardBackward0): grad_output: threshold_backward(grad, self, threshold), self: zeros_like(grad);
+// self is saved even when only self's gradient is needed (no guard on a *_backward op's saved tensors).
+Tensor threshold_backward(const Tensor& g, const Tensor& self, double threshold) {
+  std::shared_ptr<Formula> node;
+  if (autograd::compute_requires_grad({&g, &self})) {
+    node = make_node("ThresholdBackwardBackward0", {&g, &self},
+                     [threshold](const Tensor& gg, const TensorList& s, const Formula& n) {
+                       TensorList out(2);
+                       if (n.task_should_compute_output(0)) out[0] = threshold_backward(gg, s[0], threshold);
+                       if (n.task_should_compute_output(1)) out[1] = zeros_like(gg);
+                       return out;
+                     });
+    node->save(self);
+  }
+  Tensor out = Tensor::allocate(ops::elementwise_layout(g.sizes(), {&self.layout(), &g.layout()}), g.dtype());
+  ops::threshold_backward_kernel(out, g, self, threshold);
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
+// sgn: abs's derivative multiplies by it. Its own derivative (SgnBackward0, saving self and the result) is
+// sgn_backward: ((grad - sgn * sgn * grad) / |self|).masked_fill_(|self| == 0, 0), zero for a real self.
+Tensor sgn(const Tensor& x) {
+  std::shared_ptr<Formula> node;
+  if (autograd::compute_requires_grad({&x}))
+    node = make_node("SgnBackward0", {&x}, [](const Tensor& g, const TensorList& s, const Formula&) {
+      const Tensor& self = s[0];
+      const Tensor& result = s[1];
+      const Tensor magnitude = abs(self);
+      const Tensor r = div(sub(g, mul(mul(result, result), g)), magnitude);
+      return TensorList{masked_fill_(r, eq(magnitude, zeros({}, magnitude.dtype())), Scalar::of_int(0))};
+    });
+  if (node) node->save(x);
+  Tensor out = unary_values(UnaryOp::Sign, x);
+  if (node) {
+    autograd::set_history(out, node);
+    node->save(out, /*is_output=*/true);
+  }
   return out;
 }
 
@@ -155,24 +224,19 @@ const Activation& relu_op() {
         ops::check_dispatch("clamp_min_cpu", out.dtype(), {ScalarType::Float16});
         ops::clamp_kernel(out, x, 0.0, std::nullopt);
       },
-      [](const Tensor& g, const Tensor& r) {
-        // threshold_backward's TensorIterator takes the result before the gradient.
-        Tensor out = Tensor::allocate(ops::elementwise_layout(g.sizes(), {&r.layout(), &g.layout()}), g.dtype());
-        ops::threshold_backward_kernel(out, g, r, 0);
-        return out;
-      }};
+      [](const Tensor& g, const Tensor& r) { return threshold_backward(g, r, 0); }};
   return op;
 }
 
 const Activation& abs_op() {
-  // abs's derivative is grad * sgn(self).
+  // abs's derivative is grad * self.sgn().
   static const Activation op{
       "AbsBackward0", Saves::Self, CastCheck::Iterator, [](const Tensor& x) { return x.dtype(); },
       [](const Tensor& out, const Tensor& x) {
         ops::check_dispatch("abs_cpu", x.dtype(), {ScalarType::Bool});
         ops::unary_kernel(UnaryOp::Abs, out, x);
       },
-      [](const Tensor& g, const Tensor& self) { return mul(g, unary_values(UnaryOp::Sign, self)); }};
+      [](const Tensor& g, const Tensor& self) { return mul(g, sgn(self)); }};
   return op;
 }
 
@@ -211,12 +275,10 @@ Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
   // `where` broadcasts (raising where it cannot; a larger result is then refused by the engine).
   auto derivative = [lo, hi](const Tensor& g, const Tensor& saved) {
     const Tensor self = saved.dtype() == g.dtype() ? saved : to(saved, g.dtype());
-    const Dims shape = broadcast_shapes(self.sizes(), g.sizes());
     const Layout zero = Layout::dense({});
-    const Layout mask = ops::elementwise_layout(self.sizes(), {&self.layout(), &zero});
-    Tensor out = Tensor::allocate(ops::elementwise_layout(shape, {&mask, &g.layout(), &zero}), g.dtype());
-    ops::clamp_backward_kernel(out, g, self, lo, hi);
-    return out;
+    Tensor mask = Tensor::allocate(ops::elementwise_layout(self.sizes(), {&self.layout(), &zero}), ScalarType::Bool);
+    ops::clamp_mask_kernel(mask, self, lo, hi);
+    return where(mask, g, zeros({}, g.dtype()));
   };
   return {"ClampBackward1", Saves::Self, CastCheck::ClampMeta, result_type, kernel, derivative};
 }

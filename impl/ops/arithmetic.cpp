@@ -120,11 +120,13 @@ std::shared_ptr<Formula> binary_node(BinaryOp op, const Tensor& self, const Tens
   return node;
 }
 
+// derivatives.yaml multiplies and divides by at::scalar_to_tensor(other), a 0-dim tensor that is no wrapped
+// number: under create_graph the gradient's grad_fn is MulBackward0 or DivBackward0, not the scalar forms.
 std::shared_ptr<Formula> scalar_node(BinaryOp op, const Tensor& self, Scalar s) {
   return make_node(node_name(op, true), {&self}, [op, s](const Tensor& g, const TensorList&, const Formula&) {
     switch (op) {
-      case BinaryOp::Mul: return TensorList{mul(g, s)};
-      case BinaryOp::Div: return TensorList{div(g, s)};
+      case BinaryOp::Mul: return TensorList{mul(g, ops::wrap_scalar(s))};
+      case BinaryOp::Div: return TensorList{div(g, ops::wrap_scalar(s))};
       case BinaryOp::Add:
       case BinaryOp::Sub: return TensorList{g};
     }

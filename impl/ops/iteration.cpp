@@ -319,13 +319,19 @@ void clamp_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, 
   });
 }
 
-void clamp_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& x, std::optional<double> lo,
-                           std::optional<double> hi) {
-  map_pairs(out, grad, x, [lo, hi](auto tag) {
+void clamp_mask_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
+  require_cpu({&out, &x});
+  PARITY_INTERNAL_ASSERT(out.dtype() == ScalarType::Bool && out.sizes() == x.sizes(), "clamp_mask_kernel writes a bool mask of x's shape");
+  dispatch(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const bool has_lo = lo.has_value(), has_hi = hi.has_value();
     const T l = element<T>(lo.value_or(0)), h = element<T>(hi.value_or(0));
-    return [=](T g, T v) -> T { return ((!has_lo || v >= l) && (!has_hi || v <= h)) ? g : T(0); };
+    bool* o = out.data<bool>();
+    const T* in = x.data<T>();
+    cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()}, [&](const std::int64_t* off) {
+      const T v = in[off[1]];
+      o[off[0]] = (!has_lo || v >= l) && (!has_hi || v <= h);
+    });
   });
 }
 

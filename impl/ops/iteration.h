@@ -20,6 +20,7 @@ struct Operand {
 
 // result_type: dimensioned tensors, then zero-dim tensors, then wrapped scalars.
 ScalarType result_type(std::initializer_list<const Operand*> operands);
+// at::scalar_to_tensor: a 0-dim tensor of the scalar's kind (int64, bool or float64).
 Tensor wrap_scalar(Scalar s);
 
 // Output layout TensorIterator allocates for inputs broadcast to `shape` (fast set-up, else stride ordering).
@@ -88,10 +89,10 @@ void fill_kernel(const Tensor& out, double value);
 // out = min(max(x, lo), hi) with the bounds converted to out's dtype; a missing bound is not applied. As in
 // ATen's scalar loop, a NaN element stays NaN and a NaN bound leaves elements unchanged.
 void clamp_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, std::optional<double> hi);
-// Gradient masks, all operands of out's dtype and shape. clamp_backward: grad where lo <= x <= hi (a NaN x
-// fails), else 0. threshold_backward: 0 where x <= threshold, else grad.
-void clamp_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& x, std::optional<double> lo,
-                           std::optional<double> hi);
+// clamp_backward's mask: out (bool, x's shape) = lo <= x <= hi, the bounds converted to x's dtype; a missing
+// bound is not applied, a NaN x fails.
+void clamp_mask_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, std::optional<double> hi);
+// threshold_backward: 0 where x <= threshold, else grad; all operands of out's dtype and shape.
 // sigmoid_backward / tanh_backward: the gradient from the saved result y, one fused pass (grad * (1 - y) * y,
 // grad * (1 - y * y)) as LibTorch's kernels compute it.
 enum class ResultBackward { Sigmoid, Tanh };

@@ -224,7 +224,8 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
 Tensor mm(const Tensor& a, const Tensor& b) {
   std::shared_ptr<Formula> node;
   if (autograd::compute_requires_grad({&a, &b})) {
-    // mm_mat1_backward / mm_mat2_backward: an operand that was column-major gets its gradient column-major.
+    // mm_mat1_backward / mm_mat2_backward: an operand that was column-major gets its gradient column-major. They
+    // transpose with t(), which a create_graph backward records (TBackward0).
     auto column_major = [](const Tensor& t) {
       return t.dim() == 2 && t.strides()[0] == 1 && t.strides()[1] == t.sizes()[0];
     };
@@ -232,10 +233,10 @@ Tensor mm(const Tensor& a, const Tensor& b) {
     node = product_node(
         "MmBackward0", Unpack::SelfFirst, a, b,
         [a_cols](const Tensor& g, const Tensor& mat2) {
-          return a_cols ? transpose(mm(mat2, transpose(g, 0, 1)), 0, 1) : mm(g, transpose(mat2, 0, 1));
+          return a_cols ? t(mm(mat2, t(g))) : mm(g, t(mat2));
         },
         [b_cols](const Tensor& g, const Tensor& mat1) {
-          return b_cols ? transpose(mm(transpose(g, 0, 1), mat1), 0, 1) : mm(transpose(mat1, 0, 1), g);
+          return b_cols ? t(mm(t(g), mat1)) : mm(t(mat1), g);
         });
   }
   PARITY_CHECK(a.dim() == 2, ErrorKind::Shape, "self must be a matrix");
