@@ -249,6 +249,7 @@ Attrs valid_attrs(Rng& rng, OpId op, std::span<const Meta> in, std::int64_t stor
       case Attr::Copy: a.copy = rng.chance(0.6); break;
       case Attr::Accumulate: a.accumulate = rng.chance(0.5); break;
       case Attr::AllowUnused: a.allow_unused = rng.chance(0.4); break;
+      case Attr::CreateGraph: a.create_graph = rng.chance(0.25); break;
       case Attr::Memo: a.memo = rng.range(0, 2); break;
       case Attr::SplitSizes: {
         // Lengths summing to the dim's size, empty pieces included (1 to 4 of them; the last takes the rest).
@@ -274,7 +275,8 @@ bool spoil_attrs(Rng& rng, OpId op, std::span<const Meta> in, Attrs& a) {
   std::vector<Attr> spoilable;
   for (Attr attr : spec.attrs)
     if (attr != Attr::Keepdim && attr != Attr::RetainGraph && attr != Attr::Seed && attr != Attr::Copy &&
-        attr != Attr::Memo && attr != Attr::Offset && attr != Attr::Accumulate && attr != Attr::AllowUnused)
+        attr != Attr::Memo && attr != Attr::Offset && attr != Attr::Accumulate && attr != Attr::AllowUnused &&
+        attr != Attr::CreateGraph)
       spoilable.push_back(attr);
   if (spoilable.empty()) return false;
   switch (rng.pick(spoilable)) {
@@ -393,6 +395,7 @@ bool spoil_attrs(Rng& rng, OpId op, std::span<const Meta> in, Attrs& a) {
     case Attr::Offset:
     case Attr::Accumulate:
     case Attr::AllowUnused:
+    case Attr::CreateGraph:
       return false;
   }
   return true;

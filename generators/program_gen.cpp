@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <set>
 
 #include "generators/attr_gen.h"
 #include "generators/layout_gen.h"
@@ -73,7 +74,7 @@ class Builder {
  private:
   bool room() const { return state_.size() < length_; }
 
-  static constexpr std::size_t kRecipes = 11;
+  static constexpr std::size_t kRecipes = 12;
 
   // Which ops random steps may use and which recipes may run in this program (all, or a swarm's half).
   void draw_swarm() {
@@ -87,10 +88,15 @@ class Builder {
     for (bool& on : recipe_enabled_) on = rng_.chance(0.5);
   }
 
-  int append(const Step& s) {
+  int append(const Step& step) {
+    Step s = step;
+    // A create_graph backward only through graphs whose derivatives impl records as LibTorch does.
+    if (s.attrs.create_graph && !std::all_of(s.inputs.begin(), s.inputs.end(), [&](int in) { return twice(in); }))
+      s.attrs.create_graph = false;
     prog_.steps.push_back(s);
     const bool ok = state_.append(s).expected_ok();
     track_rounding(s, ok);
+    track_double_backward(s);
     return state_.size() - 1;
   }
 
@@ -195,6 +201,34 @@ class Builder {
   }
 
   static bool rounds(OpId op) { return program::spec(op).rounds; }
+
+  // Whether value `id`'s history holds only ops whose derivatives impl records as LibTorch does under create_graph
+  // (program::double_backward), so that a create_graph backward from it, and anything derived from what that
+  // backward makes, is worth comparing. Kept per value as steps are appended, over the memory rounding tracks.
+  bool twice(int id) const { return twice_[static_cast<std::size_t>(id)]; }
+
+  void track_double_backward(const Step& s) {
+    const program::OpSpec& op = program::spec(s.op);
+    bool t = program::double_backward(s.op);
+    for (int in : s.inputs) t = t && twice(in);
+    const auto tensor_of = [&](int id) { return state_.value(id).tensor; };
+    // .grad was made by recorded formulas, unless it was assigned a value that is not.
+    if (op.result == program::ResultIs::Grad) t = !untwice_grads_.contains(tensor_of(s.inputs[0]));
+    twice_.push_back(t);
+    if ((op.flags & program::kWritesGrad) && !s.inputs.empty()) {
+      if (s.inputs.size() > 1 && !twice(s.inputs[1])) untwice_grads_.insert(tensor_of(s.inputs[0]));
+      else untwice_grads_.erase(tensor_of(s.inputs[0]));
+    }
+    // An in-place write gives the written tensor (or a view's base, through CopySlices) the op's node, and every
+    // view of that memory a regenerated AsStridedBackward0, whose derivative impl does not record.
+    if (!op.is_inplace() || s.inputs.empty()) return;
+    const int written = memory_[static_cast<std::size_t>(s.inputs[0])];
+    for (std::size_t v = 0; v < memory_.size(); ++v) {
+      if (memory_[v] != written) continue;
+      if (state_.value(static_cast<int>(v)).view) twice_[v] = false;
+      else twice_[v] = twice_[v] && t;
+    }
+  }
 
   double operand_weight(OpId op, int slot, int id) const {
     const ValueInfo& v = state_.value(id);
@@ -413,7 +447,7 @@ class Builder {
   }
 
   void recipe() {
-    static const double weights[kRecipes] = {4, 3, 3, 1, 1, 2, 2, 1, 2, 4, 3};
+    static const double weights[kRecipes] = {4, 3, 3, 1, 1, 2, 2, 1, 2, 4, 3, 2};
     std::vector<double> w(std::begin(weights), std::end(weights));
     for (std::size_t k = 0; k < kRecipes; ++k)
       if (!recipe_enabled_[k]) w[k] = 0;
@@ -422,6 +456,7 @@ class Builder {
       case 8: recipe_grad_value(); break;
       case 9: recipe_interaction(); break;
       case 10: recipe_op_backward(); break;
+      case 11: recipe_double_backward(); break;
       case 0: recipe_saved(); break;
       case 1: recipe_copy(); break;
       case 2: recipe_view_write(); break;
@@ -783,30 +818,71 @@ class Builder {
     return std::nullopt;
   }
 
-  // One differentiable op, then a backward through it: every op's derivative gets run, with the operand layouts,
-  // dtypes and attributes the generator draws for it (an in-place form writes a non-leaf copy of the leaf).
-  void recipe_op_backward() {
+  // A leaf requiring grad and the result of one op backward can go through, computed from it with the operand
+  // layouts, dtypes and attributes the generator draws for the op (an in-place form writes a non-leaf copy of
+  // the leaf); nullopt when no such step could be made.
+  struct OpOnLeaf {
+    int leaf;
+    int result;
+  };
+  std::optional<OpOnLeaf> differentiable_op_on_leaf() {
     static const std::vector<OpId> ops = [] {
       std::vector<OpId> out;
       for (const auto& name : program::backward_through_ops()) out.push_back(*program::find_op(name));
       return out;
     }();
     const OpId op = rng_.pick(ops);
-    const program::OpSpec& spec = program::spec(op);
     const int leaf = rg_leaf();
-    if (leaf < 0) return;
+    if (leaf < 0) return std::nullopt;
     int x = leaf;
-    if (spec.is_inplace() || rng_.chance(0.2)) x = emit(OpId::MulScalar, {x});
-    if (x < 0) return;
+    if (program::spec(op).is_inplace() || rng_.chance(0.2)) x = emit(OpId::MulScalar, {x});
+    if (x < 0) return std::nullopt;
     const std::optional<std::vector<int>> inputs = operands_around(op, x);
-    if (!inputs) return;
-    int y = emit(op, *inputs);
-    if (y < 0) return;
-    if (!state_.live(y) || !meta(y).requires_grad) return;
-    int s = reduce(y);
+    if (!inputs) return std::nullopt;
+    const int y = emit(op, *inputs);
+    if (y < 0 || !state_.live(y) || !meta(y).requires_grad) return std::nullopt;
+    return OpOnLeaf{leaf, y};
+  }
+
+  // One differentiable op, then a backward through it: every op's derivative gets run.
+  void recipe_op_backward() {
+    const std::optional<OpOnLeaf> op = differentiable_op_on_leaf();
+    if (!op) return;
+    const int s = reduce(op->result);
     if (s < 0) return;
     backward(s, 1);
-    emit(OpId::Grad, {leaf});  // the gradient as a value: its version shows the in-place ops its formula ran
+    emit(OpId::Grad, {op->leaf});  // the gradient as a value: its version shows the in-place ops its formula ran
+  }
+
+  // A backward that records itself (create_graph), then one through what it made: the gradient autograd.grad
+  // returns or the .grad it accumulated, reduced (or multiplied by the leaf first) and differentiated again, as
+  // gradgradcheck does. A first pass that does not retain its graph leaves the second one to reach freed nodes
+  // through the saved outputs its formulas read.
+  void recipe_double_backward() {
+    const std::optional<OpOnLeaf> op = differentiable_op_on_leaf();
+    if (!op) return;
+    const int leaf = op->leaf;
+    const int s = reduce(op->result);
+    if (s < 0) return;
+    const bool retain = rng_.chance(0.7);
+    auto first = [retain](Attrs& a) {
+      a.retain_graph = retain;
+      a.create_graph = true;
+    };
+    int g = -1;
+    if (rng_.chance(0.5)) {
+      g = emit(OpId::AutogradGrad, {s, leaf}, first);
+    } else if (emit(OpId::Backward, {s}, first) >= 0) {
+      g = emit(OpId::Grad, {leaf});
+    }
+    if (g < 0 || !state_.live(g)) return;
+    int h = g;
+    if (rng_.chance(0.3) && meta(g).sizes == meta(leaf).sizes) h = emit(OpId::Mul, {g, leaf});
+    const int s2 = reduce(h);
+    if (s2 < 0) return;
+    if (rng_.chance(0.5)) emit(OpId::AutogradGrad, {s2, leaf}, {}, true, true);
+    else emit(OpId::Backward, {s2}, {}, true, true);
+    emit(OpId::Grad, {leaf});
   }
 
   // .grad as a value, as PyTorch's tests use it: read after a backward, written in place (grad.zero_()), assigned
@@ -910,6 +986,8 @@ class Builder {
   Program prog_;
   std::vector<bool> rounding_;  // per value: carries_rounding
   std::vector<int> memory_;     // per value: the value whose memory it lives in (rounding marks)
+  std::vector<bool> twice_;     // per value: twice()
+  std::set<int> untwice_grads_;  // tensors (ValueInfo::tensor) whose .grad was assigned a value that is not twice()
   std::vector<bool> op_enabled_;               // per OpId: random steps may use it (swarm testing)
   std::array<bool, kRecipes> recipe_enabled_{};  // per recipe
 };
@@ -946,7 +1024,8 @@ int generator_version() {
                               std::uint64_t{static_cast<std::uint8_t>(op.saves)},
                               std::uint64_t{static_cast<std::uint8_t>(op.writes)}, std::uint64_t{op.rounds},
                               std::uint64_t{op.amplifies_rounding}, std::uint64_t{op.leaf_result},
-                              std::uint64_t{op.multi_output}, std::uint64_t{op.operand0.dtypes},
+                              std::uint64_t{op.multi_output}, std::uint64_t{op.double_backward},
+                              std::uint64_t{op.operand0.dtypes},
                               std::uint64_t(op.operand0.min_rank), std::uint64_t(op.operand0.max_rank),
                               std::uint64_t{op.operand0.some_dim_nonempty}, std::uint64_t{op.operand0.requires_grad},
                               std::uint64_t{op.operand0.single_element}, std::uint64_t{op.operand0.leaf},

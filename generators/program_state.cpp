@@ -119,7 +119,10 @@ StepInfo ProgramState::append(const Step& step) {
       if (returns_operand(op, step, *in0->meta)) v = *in0;
       else v.storage_numel = meta.numel();
       break;
-    case ResultIs::Grad: v.storage_numel = meta.numel(); break;
+    case ResultIs::Grad:
+      v.storage_numel = meta.numel();
+      meta.requires_grad = in0->grad_has_history;  // a gradient with history is no leaf (is_leaf below)
+      break;
     case ResultIs::UnsafeAlias:
       // Operand 0's memory, but a tensor of its own to autograd: no view, no multi-output restriction.
       v = *in0;
@@ -176,14 +179,20 @@ void ProgramState::note_grads(const Step& step) {
   if (program::spec(step.op).flags & program::kBackward) {
     if (program::spec(step.op).has_value()) return;  // autograd.grad returns its gradient, accumulating none
     for (auto& v : values_)
-      if (v.meta && v.meta->requires_grad && (v.leaf || v.retains_grad)) v.has_grad = true;
+      if (v.meta && v.meta->requires_grad && (v.leaf || v.retains_grad)) {
+        v.has_grad = true;
+        v.grad_has_history = v.grad_has_history || step.attrs.create_graph;
+      }
     return;
   }
   if (step.inputs.empty()) return;
   ValueInfo& x = values_[static_cast<std::size_t>(step.inputs[0])];
   if (step.op == OpId::RetainGrad) x.retains_grad = true;
   // A .grad writer assigns its second operand, or resets the gradient when it has none.
-  if (program::spec(step.op).flags & program::kWritesGrad) x.has_grad = step.inputs.size() > 1;
+  if (program::spec(step.op).flags & program::kWritesGrad) {
+    x.has_grad = step.inputs.size() > 1;
+    x.grad_has_history = x.has_grad && value(step.inputs[1]).meta->requires_grad;
+  }
 }
 
 // set_data: operand 0 takes operand 1's storage, shape and dtype, under every id the tensor has (an in-place

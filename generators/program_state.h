@@ -25,6 +25,8 @@ struct ValueInfo {
   bool retains_grad = false;          // retain_grad() was called on it (a non-leaf)
   bool has_grad = false;              // .grad is (probably) defined: a backward ran since it could receive one,
                                       // or one was assigned. A guess that only steers: `grad` reads either way
+  bool grad_has_history = false;      // that .grad requires grad: a create_graph backward made or summed it (its
+                                      // formulas read tensors requiring grad, taken as so), or it was assigned one
   int tensor = -1;                    // the first value id that is this tensor object (in-place results share it)
 };
 

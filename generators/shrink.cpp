@@ -39,6 +39,11 @@ const Simplify kSimplifications[] = {
       return true;
     },
     [](Step& s) {
+      if (!reads(s, Attr::CreateGraph) || !s.attrs.create_graph) return false;
+      s.attrs.create_graph = false;
+      return true;
+    },
+    [](Step& s) {
       if (!reads(s, Attr::AllowUnused) || !s.attrs.allow_unused) return false;
       s.attrs.allow_unused = false;
       return true;

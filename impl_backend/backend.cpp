@@ -265,15 +265,15 @@ class ImplSession final : public pg::Session {
       case OpId::Zero_: return zero_(in(s, 0));
       case OpId::Fill_: return fill_(in(s, 0), to_impl(a.scalar));
       case OpId::Clamp_: return clamp_(in(s, 0), to_impl(a.min), to_impl(a.max));
-      case OpId::Backward: backward(in(s, 0), a.retain_graph); return std::nullopt;
-      case OpId::BackwardGrad: backward(in(s, 0), a.retain_graph, in(s, 1)); return std::nullopt;
+      case OpId::Backward: backward(in(s, 0), a.retain_graph, Tensor(), a.create_graph); return std::nullopt;
+      case OpId::BackwardGrad: backward(in(s, 0), a.retain_graph, in(s, 1), a.create_graph); return std::nullopt;
       case OpId::RetainGrad: retain_grad(in(s, 0)); return std::nullopt;
       case OpId::AutogradGrad: {
-        Tensor g = autograd_grad(in(s, 0), in(s, 1), a.retain_graph, a.allow_unused);
+        Tensor g = autograd_grad(in(s, 0), in(s, 1), a.retain_graph, a.allow_unused, a.create_graph);
         if (!g.defined()) return std::nullopt;
         return g;
       }
-      case OpId::BackwardRoots: backward({in(s, 0), in(s, 1)}, a.retain_graph); return std::nullopt;
+      case OpId::BackwardRoots: backward({in(s, 0), in(s, 1)}, a.retain_graph, a.create_graph); return std::nullopt;
       case OpId::SplitWithSizes: return pg::pick_output(split_with_sizes(in(s, 0), a.dims, a.dim), a.index);
       case OpId::UnsafeSplit: return pg::pick_output(unsafe_split(in(s, 0), a.size, a.dim), a.index);
       case OpId::UnsafeChunk: return pg::pick_output(unsafe_chunk(in(s, 0), a.chunks, a.dim), a.index);

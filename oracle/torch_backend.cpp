@@ -357,18 +357,18 @@ class TorchSession final : public program::Session {
       case OpId::Clamp_: return in(0).clamp_(to_torch(a.min), to_torch(a.max));
       // autograd
       case OpId::Backward:
-        in(0).backward(torch::Tensor(), a.retain_graph);
+        in(0).backward(torch::Tensor(), a.retain_graph, a.create_graph);
         return std::nullopt;
       case OpId::AutogradGrad: {
-        torch::Tensor g = torch::autograd::grad({in(0)}, {in(1)}, {}, a.retain_graph, false, a.allow_unused)[0];
+        torch::Tensor g = torch::autograd::grad({in(0)}, {in(1)}, {}, a.retain_graph, a.create_graph, a.allow_unused)[0];
         if (!g.defined()) return std::nullopt;
         return g;
       }
       case OpId::BackwardRoots:
-        torch::autograd::backward({in(0), in(1)}, {}, a.retain_graph);
+        torch::autograd::backward({in(0), in(1)}, {}, a.retain_graph, a.create_graph);
         return std::nullopt;
       case OpId::BackwardGrad:
-        in(0).backward(in(1), a.retain_graph);
+        in(0).backward(in(1), a.retain_graph, a.create_graph);
         return std::nullopt;
       case OpId::RetainGrad:
         in(0).retain_grad();

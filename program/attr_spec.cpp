@@ -42,6 +42,7 @@ const AttrSpec kAttrs[] = {
   {Attr::SplitSizes,   "split_sizes",   T::IntList,        &Attrs::dims},
   {Attr::Accumulate,   "accumulate",    T::Bool,           nullptr, nullptr, &Attrs::accumulate},
   {Attr::AllowUnused,  "allow_unused",  T::Bool,           nullptr, nullptr, &Attrs::allow_unused},
+  {Attr::CreateGraph,  "create_graph",  T::Bool,           nullptr, nullptr, &Attrs::create_graph},
 };
 // clang-format on
 

@@ -37,6 +37,7 @@ namespace {
   X(GradOfUnusedInput, "grad_of_unused_input")                              /* allow_unused: no gradient */      \
   X(SecondBackwardAccumulates, "second_backward_accumulates")                                                   \
   X(RetainGraphThenBackward, "retain_graph_then_backward")                  /* over the same graph */            \
+  X(DoubleBackward, "double_backward")               /* from a gradient a create_graph backward made */          \
   X(GraphFreedError, "graph_freed_error")                                                                       \
   X(LeafGradLayoutContiguous, "leaf_grad_layout_contiguous")                /* a leaf of that layout got a */    \
   X(LeafGradLayoutChannelsLast, "leaf_grad_layout_channels_last")           /* gradient in an ok backward  */    \
@@ -196,6 +197,9 @@ class Analysis {
     if (writes_in_place(op)) on_inplace(i, s, ok);
     on_operands(s, op, ok, so);
     if (op.flags & kBackward) on_backward(i, s, so);
+    // Gradients with history: what a create_graph autograd.grad returns, a .grad read after a create_graph backward.
+    if (ok && ((s.op == OpId::AutogradGrad && s.attrs.create_graph) || (s.op == OpId::Grad && create_graph_ran_)))
+      recorded_grads_.push_back(i);
     if (ok && !(op.flags & kNoValue)) {
       if (const TensorObs* r = find_value(so, i)) tags_.dtypes.emplace_back(to_string(r->dtype));
       facts_[i] = facts_of_result(i, s, op, so);
@@ -360,6 +364,7 @@ class Analysis {
       if (so.category == ErrorCategory::GraphFreed) add(Situation::GraphFreedError);
     }
     if (so.status != StepObs::Status::Ok) return;
+    if (s.attrs.create_graph) create_graph_ran_ = true;
     if (is_one_of(s, {OpId::BackwardGrad})) add(Situation::BackwardWithGradient);
     const OpSpec& op = spec(s.op);
     if (op.roots > 1 && share_graph(s.inputs[0], s.inputs[1])) add(Situation::BackwardSeveralRoots);
@@ -367,6 +372,9 @@ class Analysis {
     for (int k = 0; k < op.roots; ++k) {
       const int root = s.inputs[static_cast<std::size_t>(k)];
       on_backward_through(root);
+      const std::vector<bool> graph = ancestors(root);
+      for (int g : recorded_grads_)
+        if (graph[static_cast<std::size_t>(g)]) add(Situation::DoubleBackward);
       for (int r : retained_roots_)
         if (share_graph(r, root)) add(Situation::RetainGraphThenBackward);
       if (s.attrs.retain_graph) retained_roots_.push_back(root);
@@ -466,6 +474,8 @@ class Analysis {
   std::vector<bool> pair_seen_;       // per situation_pairs() index
   std::vector<bool> through_seen_;    // per OpId
   std::vector<int> retained_roots_;         // roots of ok backward calls with retain_graph
+  bool create_graph_ran_ = false;           // an ok backward recorded itself
+  std::vector<int> recorded_grads_;         // values that are gradients with history (DoubleBackward)
   std::vector<Deepcopy> deepcopies_;
   bool saved_result_written_ = false;
   int grad_phase_ = 0;  // 0: nothing yet, 1: a grad-enabled step, 2: then a no_grad step

@@ -365,7 +365,9 @@ void read_attr(const Obj& o, const OpSpec& op, Attr a, Attrs& at) {
     case AttrType::Count: at.*spec.int64 = bounded(o, key, -kMaxNumel, kMaxNumel); break;
     // A memo names a variable in the repros.
     case AttrType::Memo: at.*spec.int64 = bounded(o, key, 0, std::numeric_limits<int>::max()); break;
-    case AttrType::Bool: at.*spec.flag = o.boolean(key); break;
+    // Every boolean attribute defaults to false in PyTorch's signatures; programs written before one existed
+    // (create_graph, allow_unused) leave it out, and mean that default.
+    case AttrType::Bool: at.*spec.flag = o.has(key) && o.boolean(key); break;
     case AttrType::Scalar: at.scalar = parse_scalar(o, key); break;
     case AttrType::OptionalScalar: at.*spec.bound = parse_optional_scalar(o, key); break;
     case AttrType::DType: at.dtype = parse_dtype_field(o, key); break;

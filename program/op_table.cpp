@@ -505,9 +505,10 @@ Out mean_rule(Metas m, const Attrs& a) { return reduce_rule(true, m, a, false); 
 Out mean_dims_rule(Metas m, const Attrs& a) { return reduce_rule(true, m, a, true); }
 Out same_rule(Metas m, const Attrs&) { return m[0]; }
 // autograd.grad of a one-element output: a gradient of the input's shape and dtype, outside any graph.
-Out autograd_grad_rule(Metas m, const Attrs&) {
+// With create_graph the gradient has history wherever its formulas read a tensor requiring grad: taken as so.
+Out autograd_grad_rule(Metas m, const Attrs& a) {
   if (!m[0].requires_grad || m[0].numel() != 1 || !m[1].requires_grad) return std::nullopt;
-  return Meta{m[1].sizes, m[1].dtype, false};
+  return Meta{m[1].sizes, m[1].dtype, a.create_graph};
 }
 Out backward_rule(Metas m, const Attrs&) {
   if (!m[0].requires_grad || m[0].numel() != 1) return std::nullopt;
@@ -644,6 +645,11 @@ const std::vector<OpSpec>& op_table() {
 }
 
 const OpSpec& spec(OpId id) { return op_table()[static_cast<std::size_t>(id)]; }
+
+bool double_backward(OpId id) {
+  const OpSpec& op = spec(id);
+  return op.double_backward && (!op.inplace_of || spec(*op.inplace_of).double_backward);
+}
 
 std::optional<OpId> find_op(std::string_view name) {
   for (const auto& s : op_table())

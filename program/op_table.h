@@ -36,6 +36,7 @@ enum class Attr : std::uint8_t {
   SplitSizes,   // split_with_sizes' lengths (Attrs::dims)
   Accumulate,   // index_put_: add into the indexed elements instead of writing them
   AllowUnused,  // autograd_grad: an input the graph does not reach gets no gradient instead of an error
+  CreateGraph,  // backward and grad: the backward is itself recorded, so its gradients can be differentiated
 };
 
 enum class OpKind : std::uint8_t { Factory, Copy, View, Arithmetic, Reduction, InPlace, Autograd };
@@ -167,6 +168,11 @@ struct OpSpec {
   // The result is a leaf even when it requires grad (factories, deepcopy).
   bool leaf_result = false;
   bool multi_output = false;  // keeps output `index` of several views (unbind, split, chunk)
+  // false: impl's derivative of this op does not record what LibTorch's does when a backward runs with
+  // create_graph (it computes with a kernel where derivatives.yaml uses differentiable ops), so the generator
+  // asks for no create_graph backward through a graph holding it. An exception, each with its reason in
+  // ops.def: PyTorch differentiates all of them twice.
+  bool double_backward = true;
   // kBackward ops: how many leading operands are roots the engine starts from (the operand after them, if any,
   // is backward's gradient or autograd.grad's input).
   int roots = 1;
@@ -195,6 +201,8 @@ struct OpSpec {
 
 const std::vector<OpSpec>& op_table();
 const OpSpec& spec(OpId);
+// OpSpec::double_backward of the op and, for an in-place form, of the op it is the in-place form of.
+bool double_backward(OpId);
 std::optional<OpId> find_op(std::string_view name);
 std::string_view attr_name(Attr);
 // The keys an attribute has in a step's JSON `attrs` (Strided is three: sizes, strides, offset).

@@ -37,6 +37,7 @@ struct Attrs {
   bool retain_graph = false;
   bool accumulate = false;
   bool allow_unused = false;
+  bool create_graph = false;
   std::uint64_t seed = 0;
   bool operator==(const Attrs&) const = default;
 };

@@ -55,7 +55,7 @@ TEST(Coverage, ExpectedKeysAreCompleteAndDistinct) {
   EXPECT_EQ(names, (std::vector<std::string>{"ops", "layouts", "memory_formats", "dtypes", "error_categories", "situations",
                                              "situation_pairs", "backward_through"}));
   EXPECT_EQ(op_names().size(), op_table().size());
-  EXPECT_EQ(all_situations().size(), 41u);
+  EXPECT_EQ(all_situations().size(), 42u);
   EXPECT_EQ(layout_kinds().size(), 9u);
   EXPECT_EQ(memory_format_names(),
             (std::vector<std::string>{"contiguous_format", "channels_last", "channels_last_3d", "preserve_format"}));
@@ -403,6 +403,31 @@ TEST(Coverage, RetainGraphAndSecondBackward) {
   Covered s = run_on_libtorch(separate);
   EXPECT_FALSE(s.has("retain_graph_then_backward"));
   EXPECT_TRUE(s.has("second_backward_accumulates"));
+}
+
+// A backward through a gradient with history: what a create_graph autograd.grad returned, or a .grad read after a
+// create_graph backward. A second backward over the first graph alone is not one.
+TEST(Coverage, DoubleBackwardGoesThroughAGradientWithHistory) {
+  Attrs recorded;
+  recorded.retain_graph = recorded.create_graph = true;
+  Builder b;
+  int x = b.rand({2}, DType::Float32, true);
+  int g = b.step(OpId::AutogradGrad, {b.exp_loss(x), x}, recorded);
+  b.backward(b.unary(OpId::Sum, g));
+  EXPECT_TRUE(run_on_libtorch(b).has("double_backward"));
+
+  Builder through_grad;
+  int y = through_grad.rand({2}, DType::Float32, true);
+  through_grad.step(OpId::Backward, {through_grad.exp_loss(y)}, recorded);
+  through_grad.backward(through_grad.unary(OpId::Sum, through_grad.unary(OpId::Grad, y)));
+  EXPECT_TRUE(run_on_libtorch(through_grad).has("double_backward"));
+
+  Builder again;
+  int z = again.rand({2}, DType::Float32, true);
+  int loss = again.exp_loss(z);
+  again.step(OpId::Backward, {loss}, recorded);
+  again.backward(loss);
+  EXPECT_FALSE(run_on_libtorch(again).has("double_backward"));
 }
 
 TEST(Coverage, InplaceOnSavedResultThenBackward) {

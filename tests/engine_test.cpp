@@ -236,7 +236,8 @@ TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
     c.jobs = jobs;
     c.out = dir.path() / name;
     prepare_output(c.out, false);
-    CampaignResult result = run_campaign(c, reports::KnownDivergences{});
+    // The ledger in force, as in a real campaign: LibTorch's own bugs are not the planted fault's findings.
+    CampaignResult result = run_campaign(c, reports::KnownDivergences::load(reports::default_known_divergences_path()));
     return std::pair(std::move(result), reports::read_jsonl(c.out / "findings.jsonl"));
   };
   auto [first, first_findings] = campaign("a", Isolation::Workers, 2);
@@ -254,6 +255,7 @@ TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
   bool some_smaller = false;
   for (const auto& record : first_findings.records) {
     const reports::Finding f = reports::finding_from_json(record);
+    if (f.expected) continue;  // a ledgered LibTorch bug the programs also reached
     EXPECT_EQ(f.signature, mul_values);
     EXPECT_LE(f.program.steps.size(), f.original_program_size);
     EXPECT_GT(f.shrink_evaluations, 0);

@@ -80,6 +80,38 @@ TEST(GeneratorTest, CoversEveryOpAndBothValidAndInvalidSteps) {
   EXPECT_GT(ops[OpId::Backward], 300) << "backward should be common: the interesting checks happen there";
 }
 
+// A create_graph backward is generated, and only from roots whose history holds ops whose derivatives impl
+// records as LibTorch does (program::double_backward); a backward through what it made follows now and then.
+TEST(GeneratorTest, CreateGraphOnlyThroughOpsThatRecordTheirDerivative) {
+  int recorded = 0, second = 0;
+  for (std::uint64_t seed = 0; seed < 500; ++seed) {
+    Program p = program_for(5000 + seed);
+    std::vector<bool> made_by_create_graph(p.steps.size(), false);
+    for (std::size_t i = 0; i < p.steps.size(); ++i) {
+      const program::Step& s = p.steps[i];
+      for (int in : s.inputs) made_by_create_graph[i] = made_by_create_graph[i] || made_by_create_graph[in];
+      if (!s.attrs.create_graph) continue;
+      ++recorded;
+      made_by_create_graph[i] = true;
+      for (int in : s.inputs) second += made_by_create_graph[in];
+      std::vector<int> stack(s.inputs.begin(), s.inputs.end());
+      std::vector<bool> seen(p.steps.size(), false);
+      while (!stack.empty()) {
+        const int v = stack.back();
+        stack.pop_back();
+        if (seen[v]) continue;
+        seen[v] = true;
+        ASSERT_TRUE(program::double_backward(p.steps[v].op))
+            << "seed " << seed << ": create_graph at step " << i << " through " << program::spec(p.steps[v].op).name
+            << "\n" << describe(p);
+        stack.insert(stack.end(), p.steps[v].inputs.begin(), p.steps[v].inputs.end());
+      }
+    }
+  }
+  EXPECT_GT(recorded, 100);
+  EXPECT_GT(second, 0);
+}
+
 TEST(GeneratorTest, NoInvalidShareNoIllTypedSteps) {
   GenConfig cfg;
   cfg.invalid_share = 0;

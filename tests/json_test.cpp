@@ -42,6 +42,7 @@ Attrs attrs_for(const OpSpec& op) {
       case Attr::Copy: a.copy = true; break;
       case Attr::Accumulate: a.accumulate = true; break;
       case Attr::AllowUnused: a.allow_unused = true; break;
+      case Attr::CreateGraph: a.create_graph = true; break;
       case Attr::Memo: a.memo = 7; break;
       case Attr::SplitSizes: a.dims = {2, 0, 1}; break;
     }
@@ -137,6 +138,23 @@ TEST(JsonProgram, AttributeSpellings) {
   EXPECT_EQ(j["steps"][1]["attrs"]["memory_format"], "channels_last");
   EXPECT_EQ(j["steps"][2]["attrs"]["scalar"], (json{{"kind", "int"}, {"value", 3}}));
   EXPECT_EQ(program_from_json(j), p);
+}
+
+// A boolean attribute a program leaves out is false, PyTorch's default for each of them: programs written before
+// create_graph existed still read. A boolean of the wrong type is still refused.
+TEST(JsonProgram, AnAbsentBooleanAttributeIsFalse) {
+  Program p;
+  p.steps.push_back(rand_step({1}, {1}));
+  Step b;
+  b.op = OpId::Backward;
+  b.inputs = {0};
+  b.attrs.retain_graph = true;
+  p.steps.push_back(b);
+  json j = to_json(p);
+  j["steps"][1]["attrs"].erase("create_graph");
+  EXPECT_EQ(program_from_json(j), p);
+  j["steps"][1]["attrs"]["create_graph"] = "yes";
+  expect_error(j, {"create_graph", "true or false"});
 }
 
 TEST(JsonProgram, LargeSeedsAreStrings) {

@@ -179,9 +179,9 @@ TEST(Repro, StepsWithoutAValue) {
   b.attrs.retain_graph = true;
   p.steps.push_back(b);
   std::string cpp = cpp_repro(p), py = python_repro(p);
-  EXPECT_TRUE(contains(cpp, "  v1.backward(torch::Tensor(), true);\n")) << cpp;
+  EXPECT_TRUE(contains(cpp, "  v1.backward(torch::Tensor(), true, false);\n")) << cpp;
   EXPECT_FALSE(contains(cpp, "v2"));
-  EXPECT_TRUE(contains(py, "\nv1.backward(retain_graph=True)\n")) << py;
+  EXPECT_TRUE(contains(py, "\nv1.backward(retain_graph=True, create_graph=False)\n")) << py;
   EXPECT_TRUE(contains(cpp, ".requires_grad_(true)"));
   EXPECT_TRUE(contains(py, ".requires_grad_(True)"));
 }
