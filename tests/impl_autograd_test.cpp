@@ -514,6 +514,20 @@ TEST(CreateGraph, ABackwardOpsSavedTensorsAreAlwaysSaved) {
   EXPECT_EQ(kind_of([&] { autograd_grad(s, r, false); }), ErrorKind::GraphFreed);
 }
 
+// A view's gradient is an ATen op (slice_backward, select_backward, ...) whose own derivative is the view again:
+// under create_graph the gradient's grad_fn is SliceBackwardBackward0, and a second backward slices.
+TEST(CreateGraph, AViewsGradientIsAnOpDifferentiableInTurn) {
+  Tensor x = leaf({0, 1, 2, 3});
+  Tensor g = autograd_grad(sum(exp(slice(x, 0, 1, 3, 1))), x, /*retain_graph=*/true, false, /*create_graph=*/true);
+  EXPECT_EQ(grad_fn(g)->name(), "SliceBackwardBackward0");
+  backward(sum(g));
+  const std::vector<double> second = grad(x).to_vector();
+  EXPECT_EQ(second[0], 0);
+  EXPECT_NEAR(second[1], std::exp(1.0), 1e-5);
+  EXPECT_NEAR(second[2], std::exp(2.0), 1e-5);
+  EXPECT_EQ(second[3], 0);
+}
+
 // derivatives.yaml multiplies by at::scalar_to_tensor(2): the recorded gradient is MulBackward0's.
 TEST(CreateGraph, AScalarProductsDerivativeMultipliesByAZeroDimTensor) {
   Tensor x = leaf({0.25});

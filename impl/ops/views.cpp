@@ -61,6 +61,19 @@ Tensor single_view_backward(const Dims& in, const Tensor& g, Piece&& piece) {
   return view_backward(in, {g}, [&](const Layout& l) { return std::vector<Layout>{piece(l)}; });
 }
 
+// The ATen op a single view's gradient is (slice_backward, select_backward, diagonal_backward, unfold_backward):
+// `value()` computed below autograd and, under create_graph, a node of its own (`name`, SliceBackwardBackward0...)
+// whose derivative is the view op again, applied to the gradient's gradient (derivatives.yaml).
+template <typename Value, typename Again>
+Tensor backward_op(const char* name, const Tensor& g, Value&& value, Again again) {
+  std::shared_ptr<Formula> node;
+  if (autograd::compute_requires_grad({&g}))
+    node = make_node(name, {&g}, [again](const Tensor& gg, const TensorList&, const Formula&) { return TensorList{again(gg)}; });
+  Tensor out = value();
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
 // The memory format at::cat gives its result (compute_output_memory_format): the format every input suggests,
 // contiguous as soon as one suggests contiguous or two disagree. An undefined gradient is contiguous zeros; stack
 // (unbind's backward) concatenates its inputs unsqueezed at the stacking dim.
@@ -237,16 +250,24 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
   Dims in = x.sizes();
   return make_view_op(x, [&] { return geometry::slice(x.layout(), dim, start, end, step); }, "SliceBackward0",
                    [in, dim, start, end, step](const Tensor& g) {
-                     return single_view_backward(in, g, [&](const Layout& l) {
-                       return geometry::slice(l, dim, start, end, step);
-                     });
+                     return backward_op(
+                         "SliceBackwardBackward0", g,
+                         [&] {
+                           return single_view_backward(in, g, [&](const Layout& l) {
+                             return geometry::slice(l, dim, start, end, step);
+                           });
+                         },
+                         [=](const Tensor& gg) { return slice(gg, dim, start, end, step); });
                    });
 }
 
 Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index) {
   Dims in = x.sizes();
   return make_view_op(x, [&] { return geometry::select(x.layout(), dim, index); }, "SelectBackward0", [in, dim, index](const Tensor& g) {
-    return single_view_backward(in, g, [&](const Layout& l) { return geometry::select(l, dim, index); });
+    return backward_op(
+        "SelectBackwardBackward0", g,
+        [&] { return single_view_backward(in, g, [&](const Layout& l) { return geometry::select(l, dim, index); }); },
+        [=](const Tensor& gg) { return select(gg, dim, index); });
   });
 }
 
@@ -298,8 +319,11 @@ Tensor as_strided(const Tensor& x, const Dims& sizes, const Dims& strides, std::
 Tensor diagonal(const Tensor& x, std::int64_t offset, std::int64_t dim1, std::int64_t dim2) {
   Dims in = x.sizes();
   auto diag = [offset, dim1, dim2](const Layout& l) { return geometry::diagonal(l, offset, dim1, dim2); };
-  return make_view_op(x, [&] { return diag(x.layout()); }, "DiagonalBackward0",
-                   [in, diag](const Tensor& g) { return single_view_backward(in, g, diag); });
+  return make_view_op(x, [&] { return diag(x.layout()); }, "DiagonalBackward0", [in, diag, offset, dim1, dim2](const Tensor& g) {
+    return backward_op(
+        "DiagonalBackwardBackward0", g, [&] { return single_view_backward(in, g, diag); },
+        [=](const Tensor& gg) { return diagonal(gg, offset, dim1, dim2); });
+  });
 }
 
 Tensor t(const Tensor& x) {
@@ -325,10 +349,14 @@ Tensor unfold(const Tensor& x, std::int64_t dim, std::int64_t size, std::int64_t
   return make_view_op(x, checked, "UnfoldBackward0",
                    [in, dim, size, step, windows](const Tensor& g) {
                      // Window i of the input takes window i of the gradient, summed where windows overlap.
-                     TensorList pieces;
-                     for (const Layout& w : windows(g.layout())) pieces.push_back(autograd::make_alias(g, w));
-                     auto slots = [&](const Layout& l) { return windows(geometry::unfold(l, dim, size, step)); };
-                     return view_backward(in, pieces, slots, /*accumulate=*/true);
+                     auto value = [&] {
+                       TensorList pieces;
+                       for (const Layout& w : windows(g.layout())) pieces.push_back(autograd::make_alias(g, w));
+                       auto slots = [&](const Layout& l) { return windows(geometry::unfold(l, dim, size, step)); };
+                       return view_backward(in, pieces, slots, /*accumulate=*/true);
+                     };
+                     return backward_op("UnfoldBackwardBackward0", g, value,
+                                        [=](const Tensor& gg) { return unfold(gg, dim, size, step); });
                    });
 }
 
