@@ -73,6 +73,7 @@ void print_traits() {
                          : op.writes == program::Writes::Constant ? "constant"
                          : op.writes == program::Writes::Operand1 ? "operand 1"
                          : op.writes == program::Writes::ConstantWhere ? "constant where operand 1"
+                         : op.writes == program::Writes::Result ? "result of operands 1.."
                                                                   : "computed";
     std::printf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", std::string(op.name).c_str(),
                 std::string(program::to_string(op.kind)).c_str(), op.arity,

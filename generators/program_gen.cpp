@@ -74,7 +74,7 @@ class Builder {
  private:
   bool room() const { return state_.size() < length_; }
 
-  static constexpr std::size_t kRecipes = 12;
+  static constexpr std::size_t kRecipes = 13;
 
   // Which ops random steps may use and which recipes may run in this program (all, or a swarm's half).
   void draw_swarm() {
@@ -447,7 +447,7 @@ class Builder {
   }
 
   void recipe() {
-    static const double weights[kRecipes] = {4, 3, 3, 1, 1, 2, 2, 1, 2, 4, 3, 2};
+    static const double weights[kRecipes] = {4, 3, 3, 1, 1, 2, 2, 1, 2, 4, 3, 2, 1};
     std::vector<double> w(std::begin(weights), std::end(weights));
     for (std::size_t k = 0; k < kRecipes; ++k)
       if (!recipe_enabled_[k]) w[k] = 0;
@@ -457,6 +457,7 @@ class Builder {
       case 9: recipe_interaction(); break;
       case 10: recipe_op_backward(); break;
       case 11: recipe_double_backward(); break;
+      case 12: recipe_out(); break;
       case 0: recipe_saved(); break;
       case 1: recipe_copy(); break;
       case 2: recipe_view_write(); break;
@@ -883,6 +884,43 @@ class Builder {
     if (rng_.chance(0.5)) emit(OpId::AutogradGrad, {s2, leaf}, {}, true, true);
     else emit(OpId::Backward, {s2}, {}, true, true);
     emit(OpId::Grad, {leaf});
+  }
+
+  // out= forms as PyTorch's tests call them: into an empty tensor of the result's shape, one of another shape
+  // (resized: its storage grown in place, then laid out as the result), one of no elements, a transposed one of
+  // the right shape (its strides kept), one of another dtype (cast, or refused), or one of the inputs (which
+  // may not be resized); and, with grad mode on, refused when an input or out requires grad (under no_grad a
+  // leaf requiring grad is written).
+  void recipe_out() {
+    const OpId op = rng_.pick({OpId::AddOut, OpId::SubOut, OpId::MulOut, OpId::DivOut});
+    const DType d = rng_.chance(0.8) ? floating() : DType::Int64;
+    std::vector<std::int64_t> shape = {rng_.range(1, 3), rng_.range(1, 3)};
+    std::vector<std::int64_t> other_shape = shape;
+    if (rng_.chance(0.3)) other_shape = {shape[1]};  // broadcast
+    const bool grad = rng_.chance(0.8);
+    const int a = fresh(shape, d, rng_.chance(0.15));
+    const int b = fresh(other_shape, d, false);
+    if (a < 0 || b < 0) return;
+    int out = -1;
+    switch (rng_.below(6)) {
+      case 0:
+        out = emit(OpId::Empty, {}, [&](Attrs& at) {
+          at.sizes = shape;
+          at.dtype = d;
+        });
+        break;
+      case 1: out = fresh({rng_.range(1, 7)}, d, false); break;
+      case 2: out = fresh({0}, d, false); break;
+      case 3: {
+        const int t = fresh({shape[1], shape[0]}, d, false);
+        out = t < 0 ? -1 : emit(OpId::Transpose, {t}, [](Attrs& at) { at.dim = 0, at.dim1 = 1; });
+        break;
+      }
+      case 4: out = rng_.chance(0.5) ? a : b; break;
+      default: out = fresh(shape, rng_.pick({DType::Float64, DType::Float32, DType::Int64}), !grad && rng_.chance(0.5)); break;
+    }
+    if (out < 0) return;
+    emit(op, {out, a, b}, {}, grad, /*allow_raise=*/true);
   }
 
   // .grad as a value, as PyTorch's tests use it: read after a backward, written in place (grad.zero_()), assigned

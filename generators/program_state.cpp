@@ -47,6 +47,17 @@ bool ProgramState::raises(const Step& step) const {
   if (op.is_inplace()) {
     bool any_rg = false;
     for (int in : step.inputs) any_rg = any_rg || value(in).meta->requires_grad;
+    if (op.out_of) {
+      if (step.grad_enabled && any_rg) return true;  // out= functions refuse autograd
+      // TensorIterator resizes only a write-only out: one that is also an input must have the result's shape.
+      for (std::size_t k = 1; k < step.inputs.size(); ++k)
+        if (value(step.inputs[k]).tensor == v.tensor) {
+          std::vector<Meta> in;
+          for (std::size_t j = 1; j < step.inputs.size(); ++j) in.push_back(*value(step.inputs[j]).meta);
+          const auto result = program::spec(*op.out_of).infer(in, step.attrs);
+          if (result && result->sizes != v.meta->sizes) return true;
+        }
+    }
     if (step.grad_enabled && any_rg) {
       if (v.nograd_view || v.multi_output_view) return true;
       if (v.meta->requires_grad && v.leaf) return true;

@@ -10,6 +10,7 @@ enum class ErrorKind {
   RetainGrad, DetachView, Shape, ViewStride, IndexRange, DType, MemoryFormat, Overlap, StorageBounds, Argument,
   Device,
   DeepcopyNonLeaf,  // deepcopy of a tensor that is not a graph leaf
+  OutRequiresGrad,  // an out= function given a tensor that requires grad, with grad mode on
   InternalAssert    // a "cannot happen" branch was reached: a bug in impl, not in the caller
 };
 

@@ -141,6 +141,14 @@ Tensor zero_(const Tensor& self);
 Tensor fill_(const Tensor& self, Scalar value);
 Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max);
 
+// out= forms, out first as in ATen's C++ API (at::add_out(out, self, other)): the op's result written into out,
+// which is resized (then laid out as a fresh result would be) when its shape differs; they return out and refuse
+// any tensor requiring grad while grad mode is on.
+Tensor add_out(const Tensor& out, const Tensor& a, const Tensor& b);
+Tensor sub_out(const Tensor& out, const Tensor& a, const Tensor& b);
+Tensor mul_out(const Tensor& out, const Tensor& a, const Tensor& b);
+Tensor div_out(const Tensor& out, const Tensor& a, const Tensor& b);
+
 // autograd
 // create_graph everywhere: the backward itself is recorded (double backward), as PyTorch's create_graph.
 void backward(const Tensor& root, bool retain_graph = false, const Tensor& gradient = Tensor(), bool create_graph = false);

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <new>
 
+#include "impl/error.h"
+
 namespace parity::impl {
 
 namespace {
@@ -34,6 +36,17 @@ Storage::Storage(std::size_t nbytes, Allocator& allocator) : impl_(std::make_sha
   impl_->allocator = &allocator;
   impl_->nbytes = nbytes;
   impl_->data = allocator.allocate(nbytes);
+}
+
+void Storage::grow(std::size_t nbytes) const {
+  if (nbytes <= impl_->nbytes) return;
+  // The kernels that resize outputs run on the CPU; a device storage would need the device's copy.
+  if (impl_->allocator->device().type != DeviceType::CPU) fail(ErrorKind::Device, "resizing a storage is only implemented on the CPU");
+  void* data = impl_->allocator->allocate(nbytes);
+  std::memcpy(data, impl_->data, impl_->nbytes);
+  impl_->allocator->deallocate(impl_->data);
+  impl_->data = data;
+  impl_->nbytes = nbytes;
 }
 
 }  // namespace parity::impl

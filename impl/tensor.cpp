@@ -52,6 +52,14 @@ Tensor Tensor::over(const Storage& storage, const Layout& layout, ScalarType dty
   return Tensor(std::move(impl));
 }
 
+void Tensor::restride(const Layout& layout) const {
+  check_layout_fits(layout, dtype());
+  PARITY_INTERNAL_ASSERT(static_cast<std::size_t>(std::max<std::int64_t>(layout.storage_extent(), 0)) * element_size(dtype()) <=
+                             storage().nbytes(),
+                         "restride past the storage's end");
+  impl_->layout = layout;
+}
+
 std::string Tensor::type_name() const {
   return std::string(device().type == DeviceType::CUDA ? "CUDA" : "CPU") + std::string(impl::type_name(dtype())) + "Type";
 }

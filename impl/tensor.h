@@ -54,6 +54,9 @@ class Tensor {
   const VersionCounter& version_counter() const { return impl_->version; }
   std::uint32_t version() const { return impl_->version.current(); }
   void bump_version() const { impl_->version.bump(); }
+  // resize_ / as_strided_: this very tensor takes another geometry over its storage, which must hold it (the
+  // caller grows the storage first).
+  void restride(const Layout& layout) const;
   bool is_contiguous(MemoryFormat f = MemoryFormat::Contiguous) const { return layout().is_contiguous(f); }
   bool is_non_overlapping_and_dense() const { return layout().is_non_overlapping_and_dense(); }
   // Pointer to element 0 (offset applied).

@@ -81,6 +81,7 @@ pg::ErrorCategory to_program(ErrorKind k) {
     case ErrorKind::RetainGrad: return pg::ErrorCategory::RetainGrad;
     case ErrorKind::DetachView: return pg::ErrorCategory::DetachView;
     case ErrorKind::DeepcopyNonLeaf: return pg::ErrorCategory::DeepcopyNonLeaf;
+    case ErrorKind::OutRequiresGrad: return pg::ErrorCategory::OutRequiresGrad;
     case ErrorKind::Shape: return pg::ErrorCategory::Shape;
     case ErrorKind::ViewStride: return pg::ErrorCategory::ViewStride;
     case ErrorKind::IndexRange: return pg::ErrorCategory::IndexRange;
@@ -258,6 +259,10 @@ class ImplSession final : public pg::Session {
       case OpId::Sub_: return sub_(in(s, 0), in(s, 1));
       case OpId::Mul_: return mul_(in(s, 0), in(s, 1));
       case OpId::Div_: return div_(in(s, 0), in(s, 1));
+      case OpId::AddOut: return add_out(in(s, 0), in(s, 1), in(s, 2));
+      case OpId::SubOut: return sub_out(in(s, 0), in(s, 1), in(s, 2));
+      case OpId::MulOut: return mul_out(in(s, 0), in(s, 1), in(s, 2));
+      case OpId::DivOut: return div_out(in(s, 0), in(s, 1), in(s, 2));
       case OpId::AddScalar_: return add_(in(s, 0), to_impl(a.scalar));
       case OpId::SubScalar_: return sub_(in(s, 0), to_impl(a.scalar));
       case OpId::MulScalar_: return mul_(in(s, 0), to_impl(a.scalar));

@@ -341,6 +341,22 @@ class TorchSession final : public program::Session {
       case OpId::Sub_: return in(0).sub_(in(1));
       case OpId::Mul_: return in(0).mul_(in(1));
       case OpId::Div_: return in(0).div_(in(1));
+      case OpId::AddOut: {
+        torch::Tensor out = in(0);  // at::add_out takes out by non-const reference
+        return torch::add_out(out, in(1), in(2));
+      }
+      case OpId::SubOut: {
+        torch::Tensor out = in(0);  // at::sub_out takes out by non-const reference
+        return torch::sub_out(out, in(1), in(2));
+      }
+      case OpId::MulOut: {
+        torch::Tensor out = in(0);  // at::mul_out takes out by non-const reference
+        return torch::mul_out(out, in(1), in(2));
+      }
+      case OpId::DivOut: {
+        torch::Tensor out = in(0);  // at::div_out takes out by non-const reference
+        return torch::div_out(out, in(1), in(2));
+      }
       case OpId::AddScalar_: return in(0).add_(to_torch(a.scalar));
       case OpId::SubScalar_: return in(0).sub_(to_torch(a.scalar));
       case OpId::MulScalar_: return in(0).mul_(to_torch(a.scalar));

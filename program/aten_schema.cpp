@@ -94,8 +94,13 @@ const std::vector<std::optional<AtenSchema>>& parsed() {
 }  // namespace
 
 const SchemaValue* AtenSchema::tensor_argument(std::size_t i) const {
+  // An out= overload's written arguments come first, as ATen's C++ API takes them (at::add_out(out, self, other)).
+  const bool out_first = overload == "out";
+  if (out_first)
+    for (const SchemaValue& a : arguments)
+      if (a.tensor() && a.writes && i-- == 0) return &a;
   for (const SchemaValue& a : arguments)
-    if (a.tensor() && i-- == 0) return &a;
+    if (a.tensor() && !(out_first && a.writes) && i-- == 0) return &a;
   return nullptr;
 }
 

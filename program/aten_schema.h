@@ -27,7 +27,8 @@ struct AtenSchema {
   std::string overload;  // "Tensor"; "" for the default overload
   std::vector<SchemaValue> arguments;
   std::vector<SchemaValue> returns;
-  // The i-th tensor argument: a program step's operand i (steps pass tensors in schema order).
+  // The i-th tensor argument: a program step's operand i. Steps pass tensors in schema order, but for an out=
+  // overload, whose written (out) arguments come first, as in ATen's C++ API (at::add_out(out, self, other)).
   const SchemaValue* tensor_argument(std::size_t i) const;
   // The first return in `argument`'s alias set, or nullptr when no return may alias it.
   const SchemaValue* return_aliasing(const SchemaValue& argument) const;

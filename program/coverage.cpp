@@ -56,7 +56,8 @@ namespace {
   X(MmOneSideRequiresGrad, "mm_one_side_requires_grad")                     /* mm or matmul */                   \
   X(GradValueWrittenInPlace, "grad_value_written_in_place")   /* a `grad` step's value, e.g. grad.zero_() */     \
   X(GradAssigned, "grad_assigned")                                                                              \
-  X(GradReset, "grad_reset")
+  X(GradReset, "grad_reset")                                                                                    \
+  X(OutResized, "out_resized")                              /* an ok out= step resized its out */
 
 // An enum of an X-list and the names its report keys use, in the same order.
 #define PARITY_ENUM_ENTRY(name, str) name,
@@ -92,7 +93,7 @@ std::size_t pair_index(std::size_t a, std::size_t b) {
 bool derivative_reachable(const OpSpec& op) {
   if (op.kind == OpKind::Factory || op.kind == OpKind::Autograd || op.leaf_result || !op.has_value()) return false;
   if (op.result == ResultIs::Alias || op.id == OpId::Detach_ || op.id == OpId::NewTensor) return false;
-  return true;
+  return !op.out_of;  // out= forms record no history
 }
 
 bool is_one_of(const Step& s, std::initializer_list<OpId> ops) {
@@ -197,6 +198,11 @@ class Analysis {
     if (writes_in_place(op)) on_inplace(i, s, ok);
     on_operands(s, op, ok, so);
     if (op.flags & kBackward) on_backward(i, s, so);
+    if (ok && op.out_of && !s.inputs.empty()) {
+      const TensorObs* before = latest(s.inputs[0]);
+      const TensorObs* after = find_value(so, i);
+      if (before && after && before->sizes != after->sizes) add(Situation::OutResized);
+    }
     // Gradients with history: what a create_graph autograd.grad returns, a .grad read after a create_graph backward.
     if (ok && ((s.op == OpId::AutogradGrad && s.attrs.create_graph) || (s.op == OpId::Grad && create_graph_ran_)))
       recorded_grads_.push_back(i);

@@ -19,6 +19,7 @@ namespace parity::program {
   X(RetainGrad, "retain_grad")                /* retain_grad on a tensor that does not require grad */ \
   X(DetachView, "detach_view")                /* detach_ on a view */                                \
   X(DeepcopyNonLeaf, "deepcopy_nonleaf")      /* copy.deepcopy of a tensor that is not a leaf */     \
+  X(OutRequiresGrad, "out_requires_grad")     /* an out= function given a tensor requiring grad */   \
   X(Shape, "shape")                           /* broadcast / size mismatch, invalid view shape */    \
   X(ViewStride, "view_stride")                /* view() impossible for these strides */              \
   X(IndexRange, "index_range")                /* dim or index out of range */                        \

@@ -597,6 +597,17 @@ std::vector<OpSpec> build_table() {
       s.result = ResultIs::Operand;
     }
     if (s.kind == OpKind::Factory) s.leaf_result = true;
+    if (s.out_of) {
+      // An out= form computes what its op computes, into operand 0, and records no history.
+      const OpSpec& of = t[static_cast<std::size_t>(*s.out_of)];
+      PARITY_HARNESS_ASSERT(s.is_inplace() && !s.rule && !s.inplace_of && of.rule && s.arity == of.arity + 1 &&
+                                s.attrs == of.attrs && s.writes == Writes::Result,
+                            "out= op " + std::string(s.name) + " must be in place, write Writes::Result and take " +
+                                std::string(of.name) + "'s operands (after out) and attributes, and no shape rule");
+      s.rounds = of.rounds;
+      s.amplifies_rounding = of.amplifies_rounding;
+      continue;
+    }
     if (!s.inplace_of) continue;
     // An in-place form computes what its out-of-place op computes, so it saves, rounds and accepts the same.
     const OpSpec& of = t[static_cast<std::size_t>(*s.inplace_of)];
@@ -609,7 +620,7 @@ std::vector<OpSpec> build_table() {
     s.operand0 = of.operand0;
   }
   for (std::size_t i = 0; i < t.size(); ++i) {
-    PARITY_HARNESS_ASSERT(t[i].rule || t[i].inplace_of, "op " + std::string(t[i].name) + " has no shape rule");
+    PARITY_HARNESS_ASSERT(t[i].rule || t[i].inplace_of || t[i].out_of, "op " + std::string(t[i].name) + " has no shape rule");
     PARITY_HARNESS_ASSERT(static_cast<std::size_t>(t[i].id) == i, "op table out of OpId order at " + std::string(t[i].name));
   }
   return t;
@@ -630,6 +641,12 @@ DType promote(DType a, DType b) {
 }
 
 std::optional<Meta> OpSpec::infer(std::span<const Meta> in, const Attrs& a) const {
+  if (out_of) {
+    // Operand 0 takes the result's shape (resized) and keeps its dtype and flag.
+    auto r = spec(*out_of).rule(in.subspan(1), a);
+    if (!r || !can_cast(r->dtype, in[0].dtype)) return std::nullopt;
+    return Meta{r->sizes, in[0].dtype, in[0].requires_grad};
+  }
   if (!inplace_of) return rule(in, a);
   // The result must keep operand 0's shape and be castable to its dtype; operand 0 keeps its dtype.
   auto r = spec(*inplace_of).rule(in, a);

@@ -84,6 +84,8 @@ enum class Writes : std::uint8_t {
   Operand1,  // operand 1's elements (copy_): the old contents are gone
   ConstantWhere,  // one value into the elements operand 1 (a bool mask) selects (masked_fill_): overlap is
                   // harmless, and the elements not selected keep their contents
+  Result,         // the result of another op on operands 1.. (out= forms): the old contents are gone, every
+                  // element written once, so overlapping memory is an error
 };
 // Whether every written element receives one value, so that elements sharing memory cannot disagree.
 constexpr bool writes_one_value(Writes w) { return w == Writes::Constant || w == Writes::ConstantWhere; }
@@ -152,6 +154,10 @@ struct OpSpec {
   // empty and take their out-of-place op's rule, checked for a result that can be written back.
   ShapeRule rule = nullptr;
   std::optional<OpId> inplace_of = std::nullopt;  // the out-of-place op this one is the in-place form of
+  // The op this one is the out= form of (at::add_out(out, self, other)): an in-place kind writing that op's
+  // result on operands 1.. into operand 0, resized when the shapes differ; with grad mode on it refuses any
+  // operand requiring grad. Its shape rule is the op's, with the result castable to operand 0's dtype.
+  std::optional<OpId> out_of = std::nullopt;
   ResultIs result = ResultIs::Fresh;
   Saves saves = Saves::Nothing;
   Writes writes = Writes::Computed;  // in-place ops only

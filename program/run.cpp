@@ -1,5 +1,7 @@
 #include "program/backend.h"
 
+#include <algorithm>
+
 #include "program/internal_assert.h"
 #include "program/schema_check.h"
 
@@ -77,7 +79,10 @@ class Taint {
     for (int in : step.inputs) in_tainted = in_tainted || tainted_[in];
     // Every logical element of the destination is written, whatever its strides.
     bool overwrite = op.is_inplace() && (op.writes == Writes::Constant ||
-                                         (op.writes == Writes::Operand1 && !tainted_[step.inputs[1]]));
+                                         (op.writes == Writes::Operand1 && !tainted_[step.inputs[1]]) ||
+                                         (op.writes == Writes::Result &&
+                                          std::none_of(step.inputs.begin() + 1, step.inputs.end(),
+                                                       [&](int in) { return tainted_[in]; })));
     if (overwrite) {
       tainted_[step.inputs[0]] = false;
       tainted_[index] = false;

@@ -30,6 +30,17 @@ TEST(AtenSchema, ParsesArgumentsReturnsAndAnnotations) {
   EXPECT_EQ(s.return_aliasing(s.arguments[1]), nullptr);
 }
 
+// An out= overload's out comes first among a step's operands, as ATen's C++ API takes it (at::add_out(out, a, b)).
+TEST(AtenSchema, AnOutOverloadsOutIsOperandZero) {
+  const AtenSchema s =
+      parse_aten_schema("aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)");
+  ASSERT_EQ(s.arguments.size(), 4u);
+  EXPECT_EQ(s.tensor_argument(0), &s.arguments[3]);
+  EXPECT_EQ(s.tensor_argument(1), &s.arguments[0]);
+  EXPECT_EQ(s.tensor_argument(2), &s.arguments[1]);
+  EXPECT_EQ(s.tensor_argument(3), nullptr);
+}
+
 TEST(AtenSchema, ParsesListsDefaultsWithCommasAndTuples) {
   const AtenSchema unbind = parse_aten_schema("aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]");
   EXPECT_EQ(unbind.arguments[0], (SchemaValue{"self", "Tensor", "a", false}));

@@ -55,7 +55,7 @@ TEST(Coverage, ExpectedKeysAreCompleteAndDistinct) {
   EXPECT_EQ(names, (std::vector<std::string>{"ops", "layouts", "memory_formats", "dtypes", "error_categories", "situations",
                                              "situation_pairs", "backward_through"}));
   EXPECT_EQ(op_names().size(), op_table().size());
-  EXPECT_EQ(all_situations().size(), 42u);
+  EXPECT_EQ(all_situations().size(), 43u);
   EXPECT_EQ(layout_kinds().size(), 9u);
   EXPECT_EQ(memory_format_names(),
             (std::vector<std::string>{"contiguous_format", "channels_last", "channels_last_3d", "preserve_format"}));
@@ -428,6 +428,21 @@ TEST(Coverage, DoubleBackwardGoesThroughAGradientWithHistory) {
   again.step(OpId::Backward, {loss}, recorded);
   again.backward(loss);
   EXPECT_FALSE(run_on_libtorch(again).has("double_backward"));
+}
+
+// An out= step that resized its out (here one of no elements); one into an out of the result's shape did not.
+TEST(Coverage, OutResized) {
+  Attrs no_elements;
+  no_elements.sizes = {0};
+  Builder b;
+  int x = b.rand({2}, DType::Float32, false);
+  b.step(OpId::AddOut, {b.step(OpId::Zeros, {}, no_elements), x, x});
+  EXPECT_TRUE(run_on_libtorch(b).has("out_resized"));
+
+  Builder fits;
+  int y = fits.rand({2}, DType::Float32, false);
+  fits.step(OpId::MulOut, {fits.rand({2}, DType::Float32, false), y, y});
+  EXPECT_FALSE(run_on_libtorch(fits).has("out_resized"));
 }
 
 TEST(Coverage, InplaceOnSavedResultThenBackward) {

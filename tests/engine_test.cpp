@@ -446,7 +446,8 @@ TEST(EngineCampaign, CrashingCasesDoNotStopTheCampaign) {
   if (!in_process_planted_with("add=crash")) return;
   TempDir dir;
   const CampaignConfig c = two_worker_campaign(dir, 11, 60);
-  const CampaignResult r = run_campaign(c, reports::KnownDivergences{});
+  // The ledger in force, as in a real campaign: LibTorch's own bugs are not the planted fault's findings.
+  const CampaignResult r = run_campaign(c, reports::KnownDivergences::load(reports::default_known_divergences_path()));
   EXPECT_EQ(r.summary.cases, 60u);
   EXPECT_GT(r.summary.crashes, 0u);
   EXPECT_LT(r.summary.crashes, 60u);  // the cases without add ran normally
@@ -466,6 +467,7 @@ TEST(EngineCampaign, CrashingCasesDoNotStopTheCampaign) {
   ASSERT_FALSE(findings.records.empty());
   for (const auto& record : findings.records) {
     const reports::Finding f = reports::finding_from_json(record);
+    if (f.expected) continue;  // a ledgered LibTorch bug the programs also reached
     EXPECT_EQ(f.signature, crash);
     EXPECT_LE(f.program.steps.size(), f.original_program_size);
   }

@@ -86,13 +86,13 @@ TEST(ImplPointwise, ResultDtypesAndDtypeErrors) {
   auto [abs_kind, abs_msg] = error_of([&] { abs(b); });
   EXPECT_EQ(abs_kind, ErrorKind::DType);
   EXPECT_EQ(abs_msg, "\"abs_cpu\" not implemented for 'Bool'");
-  EXPECT_EQ(kind_of([&] { abs_(clone(b)); }), ErrorKind::DType);
-  EXPECT_EQ(kind_of([&] { relu_(clone(b)); }), ErrorKind::DType);
+  EXPECT_EQ(testing::error_of([&] { abs_(clone(b)); }).first, ErrorKind::DType);
+  EXPECT_EQ(testing::error_of([&] { relu_(clone(b)); }).first, ErrorKind::DType);
   auto [cast_kind, cast_msg] = error_of([&] { sigmoid_(clone(i)); });
   EXPECT_EQ(cast_kind, ErrorKind::DType);
   EXPECT_EQ(cast_msg, "result type Float can't be cast to the desired output type Long");
-  EXPECT_EQ(kind_of([&] { exp_(clone(i)); }), ErrorKind::DType);
-  EXPECT_EQ(kind_of([&] { tanh_(clone(b)); }), ErrorKind::DType);
+  EXPECT_EQ(testing::error_of([&] { exp_(clone(i)); }).first, ErrorKind::DType);
+  EXPECT_EQ(testing::error_of([&] { tanh_(clone(b)); }).first, ErrorKind::DType);
   Tensor r = clone(i);
   relu_(r);
   EXPECT_EQ(r.version(), 1u);
@@ -130,7 +130,7 @@ TEST(ImplPointwise, Int32PromotesAndNamesItselfAsLibTorchDoes) {
   EXPECT_EQ(error_of([&] { index_put_(clone(i), l, l, false); }).second,
             "Index put requires the source and destination dtypes match, got Int for the destination and Long for the "
             "source.");
-  EXPECT_EQ(kind_of([&] { requires_grad_(clone(i), true); }), ErrorKind::DType);
+  EXPECT_EQ(testing::error_of([&] { requires_grad_(clone(i), true); }).first, ErrorKind::DType);
 }
 
 // The 16-bit floats round to nearest-even as c10's do, promote as c10's lattice says, and LibTorch 1.13's CPU
@@ -231,9 +231,9 @@ TEST(ImplPointwise, ClampPromotesWithItsBoundsAndChecksThem) {
   EXPECT_EQ(error_of([&] { clamp(b, std::nullopt, yes); }).second,
             "\"clamp_max_scalar_cpu\" not implemented for 'Bool'");
   Tensor f = values({1, 2, 3});
-  EXPECT_EQ(kind_of([&] { clamp(f, Scalar::of(1e300), std::nullopt); }), ErrorKind::Argument);
-  EXPECT_EQ(kind_of([&] { clamp(i, Scalar::of(1e300), std::nullopt); }), ErrorKind::Argument);
-  EXPECT_EQ(kind_of([&] { clamp_(clone(f), Scalar::of(1e300), std::nullopt); }), ErrorKind::Argument);
+  EXPECT_EQ(testing::error_of([&] { clamp(f, Scalar::of(1e300), std::nullopt); }).first, ErrorKind::Argument);
+  EXPECT_EQ(testing::error_of([&] { clamp(i, Scalar::of(1e300), std::nullopt); }).first, ErrorKind::Argument);
+  EXPECT_EQ(testing::error_of([&] { clamp_(clone(f), Scalar::of(1e300), std::nullopt); }).first, ErrorKind::Argument);
 }
 
 TEST(ImplPointwise, ClampValuesWithCrossedAndNaNBounds) {
@@ -324,7 +324,7 @@ TEST(ImplPointwise, SqrtValuesDtypesAndGradient) {
   Tensor r = sqrt(z);
   Tensor s = sum(r);
   mul_(r, Scalar::of(2));  // the saved result
-  EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+  EXPECT_EQ(testing::error_of([&] { backward(s); }).first, ErrorKind::VersionMismatch);
 }
 
 TEST(ImplPointwise, SavedResultOrSelfDecidesWhichWritesBreakBackward) {
@@ -334,7 +334,7 @@ TEST(ImplPointwise, SavedResultOrSelfDecidesWhichWritesBreakBackward) {
     Tensor y = f(x);
     Tensor s = sum(y);
     mul_(y, Scalar::of(2));  // the saved result
-    EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+    EXPECT_EQ(testing::error_of([&] { backward(s); }).first, ErrorKind::VersionMismatch);
   }
   for (auto f : {+[](const Tensor& t) { return abs(t); },
                  +[](const Tensor& t) { return clamp(t, Scalar::of(0), Scalar::of(1)); }}) {
@@ -345,7 +345,7 @@ TEST(ImplPointwise, SavedResultOrSelfDecidesWhichWritesBreakBackward) {
     mul_(z, Scalar::of(2));  // the result is not saved
     EXPECT_NO_THROW(backward(s, /*retain_graph=*/true));
     mul_(y, Scalar::of(2));  // self is
-    EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+    EXPECT_EQ(testing::error_of([&] { backward(s); }).first, ErrorKind::VersionMismatch);
   }
 }
 
@@ -375,7 +375,7 @@ TEST(ImplPointwise, InPlaceOnNonLeafRecordsTheSameNodes) {
     EXPECT_EQ(graph(y), std::string(c.name) + "(MulBackward1(Acc))");
     mul_(y, Scalar::of(2));
     // The in-place result is saved by the first five; log_, abs_ and clamp_ keep a copy of self from before.
-    if (c.saves_result) EXPECT_EQ(kind_of([&] { backward(sum(y)); }), ErrorKind::VersionMismatch);
+    if (c.saves_result) EXPECT_EQ(testing::error_of([&] { backward(sum(y)); }).first, ErrorKind::VersionMismatch);
     else EXPECT_NO_THROW(backward(sum(y)));
   }
   Tensor x = leaf({-1, 0.25, 2});
@@ -391,18 +391,18 @@ TEST(ImplPointwise, InPlaceOnNonLeafRecordsTheSameNodes) {
 
 TEST(ImplPointwise, InPlaceChecksComeInLibTorchsOrder) {
   Tensor x = leaf({1, 2});
-  EXPECT_EQ(kind_of([&] { sigmoid_(x); }), ErrorKind::LeafInPlace);
-  EXPECT_EQ(kind_of([&] { clamp_(x, std::nullopt, std::nullopt); }), ErrorKind::LeafInPlace);  // before None
-  EXPECT_EQ(kind_of([&] { relu_(slice(x, 0, 0, 1, 1)); }), ErrorKind::LeafInPlace);
+  EXPECT_EQ(testing::error_of([&] { sigmoid_(x); }).first, ErrorKind::LeafInPlace);
+  EXPECT_EQ(testing::error_of([&] { clamp_(x, std::nullopt, std::nullopt); }).first, ErrorKind::LeafInPlace);  // before None
+  EXPECT_EQ(testing::error_of([&] { relu_(slice(x, 0, 0, 1, 1)); }).first, ErrorKind::LeafInPlace);
   Tensor ib = expand(values({1}, ScalarType::Int64), {3});
   Tensor bb = expand(values({1}, ScalarType::Bool), {3});
   Tensor fb = expand(values({1}), {3});
   // TensorIterator's overlap check precedes its cast check; clamp_'s meta function casts-checks earlier.
-  EXPECT_EQ(kind_of([&] { tanh_(ib); }), ErrorKind::Overlap);
-  EXPECT_EQ(kind_of([&] { clamp_(ib, Scalar::of(0.5), Scalar::of(1.5)); }), ErrorKind::DType);
-  EXPECT_EQ(kind_of([&] { sigmoid_(fb); }), ErrorKind::Overlap);
-  EXPECT_EQ(kind_of([&] { relu_(bb); }), ErrorKind::DType);  // relu's own check comes first
-  EXPECT_EQ(kind_of([&] { abs_(bb); }), ErrorKind::Overlap);
+  EXPECT_EQ(testing::error_of([&] { tanh_(ib); }).first, ErrorKind::Overlap);
+  EXPECT_EQ(testing::error_of([&] { clamp_(ib, Scalar::of(0.5), Scalar::of(1.5)); }).first, ErrorKind::DType);
+  EXPECT_EQ(testing::error_of([&] { sigmoid_(fb); }).first, ErrorKind::Overlap);
+  EXPECT_EQ(testing::error_of([&] { relu_(bb); }).first, ErrorKind::DType);  // relu's own check comes first
+  EXPECT_EQ(testing::error_of([&] { abs_(bb); }).first, ErrorKind::Overlap);
   EXPECT_EQ(fb.version(), 0u);
 }
 
@@ -453,7 +453,7 @@ TEST(ImplPointwise, MaskedFillValuesGradientAndChecks) {
   Tensor m = clone(mask);
   Tensor w = masked_fill(leaf({1, 2, 3}), m, Scalar::of(0));
   fill_(m, Scalar::of(0));
-  EXPECT_EQ(kind_of([&] { backward(sum(w)); }), ErrorKind::VersionMismatch);
+  EXPECT_EQ(testing::error_of([&] { backward(sum(w)); }).first, ErrorKind::VersionMismatch);
 }
 
 // addcmul: self + value * t1 * t2 in the common dtype (the value converted to it first), each factor's
@@ -527,7 +527,7 @@ TEST(ImplIndexing, IndexValuesLayoutGradientAndErrors) {
   Tensor i2 = clone(idx);
   Tensor w = index(requires_grad_(clone(seq({3})), true), i2);
   add_(i2, Scalar::of_int(0));
-  EXPECT_EQ(kind_of([&] { backward(sum(w)); }), ErrorKind::VersionMismatch);
+  EXPECT_EQ(testing::error_of([&] { backward(sum(w)); }).first, ErrorKind::VersionMismatch);
 }
 
 // aten::index_put_: writes (last duplicate wins) or accumulates, one version bump, IndexPutBackward0; a mask with
@@ -600,7 +600,7 @@ TEST(ImplLinalg, MmErrors) {
   expect_error([&] { mm(seq({2, 3}), seq({3})); }, ErrorKind::Shape, "mat2 must be a matrix");
   expect_error([&] { mm(m43, m43); }, ErrorKind::Shape, "mat1 and mat2 shapes cannot be multiplied (4x3 and 4x3)");
   Tensor i43 = view(arange(12, ScalarType::Int64), {4, 3});
-  EXPECT_EQ(kind_of([&] { mm(i43, m43); }), ErrorKind::Shape);  // shapes before dtypes
+  EXPECT_EQ(testing::error_of([&] { mm(i43, m43); }).first, ErrorKind::Shape);  // shapes before dtypes
   expect_error([&] { mm(i43, seq({3, 3})); }, ErrorKind::DType, "expected scalar type Long but found Float");
   expect_error([&] { mm(m43, view(arange(9, ScalarType::Int64), {3, 3})); }, ErrorKind::DType,
                "expected scalar type Float but found Long");
@@ -646,7 +646,7 @@ TEST(ImplLinalg, MmSavesEachOperandOnlyWhenTheOtherNeedsGrad) {
     Tensor a = view(mul(x, Scalar::of(1)), {2, 2}), b = seq({2, 2});
     Tensor s = sum(mm(a, b));
     mul_(b, Scalar::of(2));
-    EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+    EXPECT_EQ(testing::error_of([&] { backward(s); }).first, ErrorKind::VersionMismatch);
   }
   {
     Tensor a = seq({2, 2}), b = view(mul(x, Scalar::of(1)), {2, 2});
@@ -658,7 +658,7 @@ TEST(ImplLinalg, MmSavesEachOperandOnlyWhenTheOtherNeedsGrad) {
     Tensor a = view(mul(x, Scalar::of(1)), {2, 2}), b = seq({2, 2}, true);
     Tensor s = sum(mm(a, b));
     mul_(a, Scalar::of(2));
-    EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+    EXPECT_EQ(testing::error_of([&] { backward(s); }).first, ErrorKind::VersionMismatch);
   }
 }
 
@@ -824,7 +824,7 @@ TEST(ImplLinalg, MatmulSavedOperands) {
     Tensor a = seq({3}), b = seq({3, 2}, true);
     Tensor s = sum(matmul(a, b));
     mul_(a, Scalar::of(2));
-    EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+    EXPECT_EQ(testing::error_of([&] { backward(s); }).first, ErrorKind::VersionMismatch);
   }
   {
     Tensor x = leaf({1, 2, 3});
@@ -837,13 +837,13 @@ TEST(ImplLinalg, MatmulSavedOperands) {
     Tensor m = seq({2, 3}, !vec_grad), v = seq({3}, vec_grad);
     Tensor s = sum(matmul(m, v));
     mul_(vec_grad ? m : v, Scalar::of(2));  // the operand the other's gradient reads
-    EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+    EXPECT_EQ(testing::error_of([&] { backward(s); }).first, ErrorKind::VersionMismatch);
   }
   {
     Tensor a = seq({2, 2, 3}), b = seq({2, 3, 2}, true);
     Tensor s = sum(matmul(a, b));
     mul_(a, Scalar::of(2));  // bmm saves the reshaped view of a
-    EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::VersionMismatch);
+    EXPECT_EQ(testing::error_of([&] { backward(s); }).first, ErrorKind::VersionMismatch);
   }
 }
 
@@ -920,6 +920,58 @@ TEST(ImplLinalg, NoGradModeRecordsNothingButStillBumpsTheSqueezedVersion) {
   EXPECT_FALSE(grad_fn(r));
   EXPECT_EQ(r.version(), 1u);
   EXPECT_FALSE(grad_fn(matmul(seq({3, 4}, true), seq({2, 4, 5}, true))));
+}
+
+// out= (at::add_out(out, a, b)): an out of another shape is resized in place (the same storage, grown, every
+// tensor over it seeing it), laid out as a fresh result; its version moves once; it is returned.
+TEST(OutVariants, AnOutOfAnotherShapeIsResizedOverItsOwnStorage) {
+  Tensor out = values({7});
+  const void* storage = out.storage().key();
+  Tensor alias = view(out, {1});
+  Tensor a = transpose(seq({3, 2}), 0, 1);  // [2, 3], column-major: the result takes its layout
+  Tensor r = add_out(out, a, a);
+  EXPECT_TRUE(r.is_same(out));
+  EXPECT_EQ(out.sizes(), (Dims{2, 3}));
+  EXPECT_EQ(out.strides(), (Dims{1, 2}));
+  EXPECT_EQ(out.storage().key(), storage);
+  EXPECT_GE(alias.storage().nbytes(), 6 * sizeof(float));
+  EXPECT_EQ(out.version(), 1u);
+  const std::vector<double> twice = mul(a, Scalar::of_int(2)).to_vector();
+  EXPECT_EQ(out.to_vector(), twice);
+}
+
+// An out of the right shape keeps its strides; one of another dtype takes the result cast into it, or refuses a
+// result it cannot hold; an out that is also an input is not resized.
+TEST(OutVariants, StridesDtypeAndReadWriteOuts) {
+  Tensor a = seq({2, 3});
+  Tensor out = transpose(empty({3, 2}, ScalarType::Float64), 0, 1);
+  mul_out(out, a, a);
+  EXPECT_EQ(out.strides(), (Dims{1, 2}));
+  EXPECT_EQ(out.dtype(), ScalarType::Float64);
+  EXPECT_NEAR(out.to_vector()[5], a.to_vector()[5] * a.to_vector()[5], 1e-6);
+  Tensor ints = zeros({2, 3}, ScalarType::Int64);
+  EXPECT_EQ(kind_of([&] { div_out(ints, ints, ints); }), ErrorKind::DType);  // true division: Float into Long
+  Tensor row = seq({3});
+  EXPECT_EQ(kind_of([&] { add_out(row, row, a); }), ErrorKind::Shape);  // [3] is read and written: no resize
+  EXPECT_EQ(row.version(), 0u);
+}
+
+// VariableType's out= kernels refuse autograd: an input or out requiring grad with grad mode on. Under no_grad a
+// leaf requiring grad is written like any tensor.
+TEST(OutVariants, RefuseTensorsRequiringGradWhileGradModeIsOn) {
+  Tensor a = seq({2}, /*requires_grad=*/true), b = seq({2});
+  Tensor out = zeros({2}, ScalarType::Float32);
+  EXPECT_EQ(kind_of([&] { sub_out(out, a, b); }), ErrorKind::OutRequiresGrad);
+  Tensor leaf_out = requires_grad_(zeros({2}, ScalarType::Float32), true);
+  EXPECT_EQ(kind_of([&] { sub_out(leaf_out, b, b); }), ErrorKind::OutRequiresGrad);
+  EXPECT_EQ(out.version(), 0u);
+  {
+    autograd::NoGradGuard no_grad;
+    sub_out(leaf_out, a, b);
+  }
+  EXPECT_EQ(leaf_out.version(), 1u);
+  EXPECT_TRUE(autograd::is_leaf(leaf_out));
+  EXPECT_EQ(grad_fn(leaf_out), nullptr);
 }
 
 }  // namespace

@@ -633,6 +633,12 @@ TEST(OracleBackend, EveryOpRuns) {
   with(OpId::MeanDims, {x}, rd);
   int w = with(OpId::Clone, {x});
   for (OpId op : {OpId::Add_, OpId::Sub_, OpId::Mul_, OpId::Div_}) with(op, {w, full});
+  // out= forms into a tensor of no elements, resized to the result's [2, 3] (its last write the one seen).
+  Attrs no_elements;
+  no_elements.sizes = {0};
+  const int out = with(OpId::Zeros, {}, no_elements);
+  int out_written = -1;
+  for (OpId op : {OpId::AddOut, OpId::SubOut, OpId::MulOut, OpId::DivOut}) out_written = with(op, {out, full, ones});
   for (OpId op : {OpId::AddScalar_, OpId::SubScalar_, OpId::MulScalar_, OpId::DivScalar_, OpId::Fill_})
     with(op, {w}, sc);
   with(OpId::Zero_, {d});
@@ -734,6 +740,9 @@ TEST(OracleBackend, EveryOpRuns) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), op.id), seen.end()) << op.name << " not exercised";
 
   EXPECT_EQ(result(tr, e0).sizes, (std::vector<std::int64_t>{0, 3}));
+  EXPECT_EQ(result(tr, out_written).sizes, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(result(tr, out_written).same_as, out);
+  EXPECT_EQ(result(tr, out_written).values, std::vector<double>(6, 1.5));
   EXPECT_EQ(result(tr, same_x).same_as, x);
   EXPECT_EQ(result(tr, em).strides, (std::vector<std::int64_t>{12, 1, 6, 3}));
   EXPECT_FALSE(result(tr, em).values_defined);

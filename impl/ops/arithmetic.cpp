@@ -175,6 +175,62 @@ Tensor binary_(BinaryOp op, const Tensor& self, Scalar s) {
   return self;
 }
 
+const char* op_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return "add";
+    case BinaryOp::Sub: return "sub";
+    case BinaryOp::Mul: return "mul";
+    case BinaryOp::Div: return "div";
+  }
+  PARITY_UNREACHABLE("no case for this enum value");
+}
+
+// at::native::resize_output: an out of another shape is resized (contiguous, its storage grown in place when too
+// small, so every tensor over it sees the growth) and then, having been resized, given the layout TensorIterator
+// gives a fresh result (as_strided_). LibTorch warns when the out it resized had elements; warnings are not
+// compared. An out of the right shape keeps its strides.
+void resize_output(const Tensor& out, const Dims& shape, const Layout& fresh) {
+  if (out.sizes() == shape) return;
+  const Layout resized{shape, fresh.strides, out.offset()};
+  out.storage().grow(static_cast<std::size_t>(out.offset() + resized.numel()) * element_size(out.dtype()));
+  out.restride(resized);
+}
+
+// The out= form of a binary op (at::add_out(out, self, other)), in TensorIterator's order: VariableType refuses
+// any tensor requiring grad (the inputs, then out), the meta function's own checks (sub's bool operands), then
+// the iterator's: out's overlaps, the broadcast (and an out that is also an input must have its shape), the
+// result type's cast into out's dtype; out is resized when its shape differs, written, and its version bumped
+// once.
+Tensor binary_out(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  const std::string refusal = std::string(op_name(op)) +
+                              "(): functions with out=... arguments don't support automatic differentiation, but one "
+                              "of the arguments requires grad.";
+  PARITY_CHECK(!autograd::compute_requires_grad({&a, &b}), ErrorKind::OutRequiresGrad, refusal);
+  PARITY_CHECK(!autograd::compute_requires_grad({&out}), ErrorKind::OutRequiresGrad, refusal);
+  const Operand oa{a, false}, ob{b, false};
+  check_binary_types(op, oa, ob);
+  ops::check_no_overlap(out, {&a, &b});
+  const Dims shape = broadcast_shapes(a.sizes(), b.sizes());
+  // TensorIterator resizes only a write-only out: one that is also an input (the same tensor) must fit.
+  PARITY_CHECK(out.sizes() == shape || !(out.is_same(a) || out.is_same(b)), ErrorKind::Shape,
+               "output with shape " + format_dims(out.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
+  const ScalarType t = compute_type(op, oa, ob);
+  PARITY_CHECK(can_cast(t, out.dtype()), ErrorKind::DType,
+               "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
+                   std::string(type_name(out.dtype())));
+  const Tensor ca = converted(a, t), cb = converted(b, t);
+  resize_output(out, shape, ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}));
+  if (t == out.dtype()) {
+    ops::binary_kernel(op, out, ca, cb);
+  } else {
+    Tensor tmp = Tensor::allocate(Layout::dense(shape), t);
+    ops::binary_kernel(op, tmp, ca, cb);
+    ops::copy_kernel(out, tmp);
+  }
+  out.bump_version();
+  return out;
+}
+
 }  // namespace
 
 namespace {
@@ -348,6 +404,10 @@ Tensor add_(const Tensor& s, Scalar o) { return binary_(BinaryOp::Add, s, o); }
 Tensor sub_(const Tensor& s, Scalar o) { return binary_(BinaryOp::Sub, s, o); }
 Tensor mul_(const Tensor& s, Scalar o) { return binary_(BinaryOp::Mul, s, o); }
 Tensor div_(const Tensor& s, Scalar o) { return binary_(BinaryOp::Div, s, o); }
+Tensor add_out(const Tensor& out, const Tensor& a, const Tensor& b) { return binary_out(BinaryOp::Add, out, a, b); }
+Tensor sub_out(const Tensor& out, const Tensor& a, const Tensor& b) { return binary_out(BinaryOp::Sub, out, a, b); }
+Tensor mul_out(const Tensor& out, const Tensor& a, const Tensor& b) { return binary_out(BinaryOp::Mul, out, a, b); }
+Tensor div_out(const Tensor& out, const Tensor& a, const Tensor& b) { return binary_out(BinaryOp::Div, out, a, b); }
 
 Tensor neg(const Tensor& x) {
   PARITY_CHECK(x.dtype() != ScalarType::Bool, ErrorKind::DType,
