@@ -528,6 +528,27 @@ TEST(CreateGraph, AViewsGradientIsAnOpDifferentiableInTurn) {
   EXPECT_EQ(second[3], 0);
 }
 
+// A multi-output view's gradient joins its outputs' gradients with cat (split) or stack (unbind), ops recorded
+// under create_graph whose derivatives hand each output its piece again.
+TEST(CreateGraph, AMultiOutputViewsGradientIsACatOrAStack) {
+  Tensor x = leaf({0, 1, 2, 3});
+  std::vector<Tensor> pieces = split(x, 3, 0);  // [0, 1, 2] and [3]
+  Tensor g = autograd_grad(sum(exp(pieces[1])), x, /*retain_graph=*/true, false, /*create_graph=*/true);
+  EXPECT_EQ(grad_fn(g)->name(), "CatBackward0");
+  backward(sum(g));
+  const std::vector<double> second = grad(x).to_vector();
+  EXPECT_EQ(second[0], 0);
+  EXPECT_EQ(second[2], 0);
+  EXPECT_NEAR(second[3], std::exp(3.0), 1e-4);
+
+  Tensor y = leaf({0, 1});
+  Tensor h = autograd_grad(sum(exp(unbind(y, 0)[0])), y, true, false, /*create_graph=*/true);
+  EXPECT_EQ(grad_fn(h)->name(), "StackBackward0");
+  backward(sum(h));
+  EXPECT_NEAR(grad(y).to_vector()[0], 1.0, 1e-6);
+  EXPECT_EQ(grad(y).to_vector()[1], 0);
+}
+
 // derivatives.yaml multiplies by at::scalar_to_tensor(2): the recorded gradient is MulBackward0's.
 TEST(CreateGraph, AScalarProductsDerivativeMultipliesByAZeroDimTensor) {
   Tensor x = leaf({0.25});

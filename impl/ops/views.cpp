@@ -89,28 +89,71 @@ MemoryFormat cat_memory_format(const TensorList& grads, std::optional<std::int64
   return format.value_or(MemoryFormat::Contiguous);
 }
 
+// How a multi-output view's backward joins its outputs' gradients: at::cat (split) or at::stack (unbind).
+enum class Joined { Cat, Stack };
+
+// The gradient of a multi-output view's input from its outputs' gradients (undefined ones are zeros): their cat
+// or stack along `dim`, whose result takes the gradients' memory format. Under create_graph the join is recorded
+// (CatBackward0, StackBackward0), its derivative handing each gradient its piece of the gradient's gradient:
+// cat_tensors_backward's narrow (zeros({0}) for a piece of an empty 1-d input), stack_tensors_backward's select.
+template <typename Pieces>
+Tensor joined_gradients(const Dims& in, const TensorList& grads, const Pieces& pieces, std::int64_t dim, Joined joined) {
+  const std::int64_t rank = static_cast<std::int64_t>(in.size());
+  const std::int64_t d = wrap_dim(dim, rank);
+  Tensor value;
+  if (joined == Joined::Cat) {
+    value = view_backward(in, grads, pieces, false, cat_memory_format(grads, std::nullopt));
+  } else if (d == rank - 1) {
+    // LibTorch 1.13's stack: inside the gradients' rank, cat along that dim and view the result with the new dim
+    // (view's strides for it, not cat's); at the end, cat of the gradients unsqueezed there.
+    value = view_backward(in, grads, pieces, false, cat_memory_format(grads, d));
+  } else {
+    Dims cat_sizes = in;
+    cat_sizes.erase(cat_sizes.begin() + d);
+    cat_sizes[static_cast<std::size_t>(d)] *= in[static_cast<std::size_t>(d)];
+    value = view_backward(in, grads, pieces, false, cat_memory_format(grads, std::nullopt), cat_sizes);
+  }
+  bool record = false;
+  for (const Tensor& g : grads) record = record || autograd::compute_requires_grad({&g});
+  if (!record) return value;
+  const std::vector<Layout> slots = pieces(Layout::dense(in));
+  auto node = std::make_shared<Formula>(joined == Joined::Cat ? "CatBackward0" : "StackBackward0",
+                                        [slots, d, joined](const Tensor& gg, const TensorList&, const Formula&) {
+                                          TensorList out;
+                                          std::int64_t start = 0;
+                                          for (std::size_t i = 0; i < slots.size(); ++i) {
+                                            if (joined == Joined::Stack) {
+                                              out.push_back(select(gg, d, static_cast<std::int64_t>(i)));
+                                              continue;
+                                            }
+                                            const std::int64_t length = slots[i].sizes[static_cast<std::size_t>(d)];
+                                            out.push_back(slots[i].sizes == Dims{0}
+                                                              ? zeros({0}, gg.dtype())
+                                                              : slice(gg, d, start, start + length, 1));
+                                            start += length;
+                                          }
+                                          return out;
+                                        });
+  std::vector<autograd::Edge> edges;
+  for (const Tensor& g : grads) edges.push_back(g.defined() ? autograd::gradient_edge(g) : autograd::Edge{});
+  node->set_next_edges(std::move(edges));
+  autograd::set_history(value, node);
+  return value;
+}
+
 // Views returned together by one op (unbind, split): `pieces` computes every output's geometry from the input's
 // layout (and raises the op's errors). All outputs share one node, output i being its output i, and are views
-// that may not be written in place while grad mode is on (CreationMeta::MultiOutputNode). Their backward is
-// LibTorch's cat (split) or stack along `stack_dim` (unbind), whose result takes the gradients' memory format.
+// that may not be written in place while grad mode is on (CreationMeta::MultiOutputNode). Their backward joins
+// the outputs' gradients along `dim` (joined_gradients).
 // `views` false: unsafe_split and unsafe_chunk, whose outputs share x's storage without being autograd views
 // (LibTorch splits below the ADInplaceOrView key and gives each output a version counter of its own).
 template <typename Pieces>
-std::vector<Tensor> make_multi_view(const Tensor& x, const char* name, Pieces pieces,
-                                    std::optional<std::int64_t> stack_dim = std::nullopt, bool views = true) {
+std::vector<Tensor> make_multi_view(const Tensor& x, const char* name, Pieces pieces, std::int64_t dim, Joined joined,
+                                    bool views = true) {
   std::shared_ptr<autograd::MultiOutputFormula> node;
   if (autograd::compute_requires_grad({&x})) {
-    node = std::make_shared<autograd::MultiOutputFormula>(name, [in = x.sizes(), pieces, stack_dim](const TensorList& grads) {
-      if (!stack_dim) return TensorList{view_backward(in, grads, pieces, false, cat_memory_format(grads, std::nullopt))};
-      // LibTorch 1.13's stack: inside the gradients' rank, cat along that dim and view the result with the new
-      // dim (view's strides for it, not cat's); at the end, cat of the gradients unsqueezed there.
-      const std::int64_t rank = static_cast<std::int64_t>(in.size());
-      const std::int64_t d = wrap_dim(*stack_dim, rank);
-      if (d == rank - 1) return TensorList{view_backward(in, grads, pieces, false, cat_memory_format(grads, d))};
-      Dims cat_sizes = in;
-      cat_sizes.erase(cat_sizes.begin() + d);
-      cat_sizes[static_cast<std::size_t>(d)] *= in[static_cast<std::size_t>(d)];
-      return TensorList{view_backward(in, grads, pieces, false, cat_memory_format(grads, std::nullopt), cat_sizes)};
+    node = std::make_shared<autograd::MultiOutputFormula>(name, [in = x.sizes(), pieces, dim, joined](const TensorList& grads) {
+      return TensorList{joined_gradients(in, grads, pieces, dim, joined)};
     });
     node->set_next_edges(autograd::collect_next_edges({&x}));
   }
@@ -194,16 +237,16 @@ std::vector<Tensor> chunk_with(const Tensor& x, std::int64_t chunks, std::int64_
 }  // namespace
 
 std::vector<Tensor> split_with_sizes(const Tensor& x, const Dims& lengths, std::int64_t dim) {
-  return make_multi_view(x, "SplitWithSizesBackward0", split_with_sizes_pieces(lengths, dim));
+  return make_multi_view(x, "SplitWithSizesBackward0", split_with_sizes_pieces(lengths, dim), dim, Joined::Cat);
 }
 
 std::vector<Tensor> unsafe_split_with_sizes(const Tensor& x, const Dims& lengths, std::int64_t dim) {
-  return make_multi_view(x, "UnsafeSplitWithSizesBackward0", split_with_sizes_pieces(lengths, dim), std::nullopt,
+  return make_multi_view(x, "UnsafeSplitWithSizesBackward0", split_with_sizes_pieces(lengths, dim), dim, Joined::Cat,
                          /*views=*/false);
 }
 
 std::vector<Tensor> unsafe_split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
-  return make_multi_view(x, "UnsafeSplitBackward0", split_pieces_of_size(split_size, dim), std::nullopt,
+  return make_multi_view(x, "UnsafeSplitBackward0", split_pieces_of_size(split_size, dim), dim, Joined::Cat,
                          /*views=*/false);
 }
 
@@ -367,11 +410,11 @@ std::vector<Tensor> unbind(const Tensor& x, std::int64_t dim) {
     std::vector<Layout> out;
     for (std::int64_t i = 0; i < l.sizes[d]; ++i) out.push_back(geometry::select(l, d, i));
     return out;
-  }, dim);
+  }, dim, Joined::Stack);
 }
 
 std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
-  return make_multi_view(x, "SplitBackward0", split_pieces_of_size(split_size, dim));
+  return make_multi_view(x, "SplitBackward0", split_pieces_of_size(split_size, dim), dim, Joined::Cat);
 }
 
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim) {
