@@ -390,7 +390,32 @@ void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
   });
 }
 
+namespace {
+// rsqrt_kernel (pow's -0.5) for bfloat16. cpu_kernel_vec runs a dense operand as one loop in memory order: its
+// vectorised part, blocks of 32 elements (two AVX2 vectors of 16, the kernels LibTorch 1.13 runs on these
+// machines), divides in float and rounds once; its scalar part (the rest, and every element of a strided
+// operand) divides by c10's bfloat16 sqrt, so the root is rounded before the quotient.
+void rsqrt_bfloat16(const Tensor& out, const Tensor& x) {
+  // TensorIterator ignores size-1 dims, whose strides may differ.
+  bool one_loop = out.is_non_overlapping_and_dense() && x.is_non_overlapping_and_dense();
+  for (std::size_t d = 0; one_loop && d < out.sizes().size(); ++d)
+    one_loop = out.sizes()[d] == 1 || out.strides()[d] == x.strides()[d];
+  const std::int64_t vectorised = one_loop ? out.numel() / 32 * 32 : 0;
+  BFloat16* o = out.data<BFloat16>();
+  const BFloat16* in = x.data<BFloat16>();
+  cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()}, [&](const std::int64_t* off) {
+    const float root = std::sqrt(static_cast<float>(in[off[1]]));
+    o[off[0]] = off[0] < vectorised ? BFloat16(1.0f / root) : BFloat16(1.0f / static_cast<float>(BFloat16(root)));
+  });
+}
+}  // namespace
+
 void pow_kernel(const Tensor& out, const Tensor& x, double e) {
+  if (out.dtype() == ScalarType::BFloat16 && e == -0.5) {
+    require_cpu({&out, &x});
+    rsqrt_bfloat16(out, x);
+    return;
+  }
   map_elements(out, x, [e](auto tag) {
     using T = decltype(tag);
     return [e](T v) -> T {
@@ -409,7 +434,7 @@ void pow_kernel(const Tensor& out, const Tensor& x, double e) {
         if (e == 2) return mul(v, v);
         if (e == 3) return mul(mul(v, v), v);
         if (e == 0.5) return static_cast<T>(std::sqrt(v));
-        if (e == -0.5) return static_cast<T>(T(1) / std::sqrt(v));
+        if (e == -0.5) return static_cast<T>(T(1) / std::sqrt(v));  // bfloat16: rsqrt_bfloat16
         if (e == -1) return static_cast<T>(T(1) / v);
         if (e == -2) return static_cast<T>(1.0 / static_cast<double>(mul(v, v)));
         return static_cast<T>(std::pow(v, static_cast<T>(e)));
