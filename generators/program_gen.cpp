@@ -142,7 +142,15 @@ class Builder {
     if (program::spec(s.op).amplifies_rounding)
       for (std::size_t k = 0; k < s.inputs.size(); ++k)
         if (rounded(k)) return true;
-    if ((s.op == OpId::Div || s.op == OpId::Div_) && rounded(1)) return true;
+    // An out= form computes its op on the operands after out.
+    const std::size_t first = program::spec(s.op).out_of ? 1 : 0;
+    const OpId computes = program::spec(s.op).out_of.value_or(s.op);
+    if ((computes == OpId::Div || computes == OpId::Div_) && rounded(first + 1)) return true;
+    // ... and casts it into out's dtype: a rounded operand's error judged at another dtype's tolerance, or
+    // truncated to an integer.
+    if (first == 1 && state_.live(s.inputs[0]))
+      for (std::size_t k = 1; k < s.inputs.size(); ++k)
+        if (rounded(k) && dtype_of(k) != dtype_of(0)) return true;
     // A reciprocal, or a root: like sqrt, x^0.5 turns a last-bit error of a value near zero (1 - tanh^2 at
     // saturation) into an error no tolerance absorbs.
     if (s.op == OpId::Pow && rounded(0) && s.attrs.scalar.value < 1 && s.attrs.scalar.value != 0) return true;
