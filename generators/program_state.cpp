@@ -35,6 +35,10 @@ std::optional<Meta> ProgramState::infer(const Step& step, StepInfo& info) const 
   }
   if (!info.inputs_ok) return std::nullopt;
   info.undefined = op.undefined && op.undefined(metas, step.attrs);
+  // A saved masked_fill mask given non-bool data: LibTorch 1.13's MaskedFillBackward0 reads those bytes as bools
+  // (its masked_fill checks no dtype), so what backward computes, or raises, depends on the bytes.
+  if (step.op == program::OpId::SetData && value(step.inputs[0]).saved_mask && metas[1].dtype != program::DType::Bool)
+    info.undefined = true;
   auto out = op.infer(metas, step.attrs);
   info.table_ok = out.has_value();
   return out;
@@ -82,6 +86,12 @@ StepInfo ProgramState::append(const Step& step) {
   ValueInfo v;
   if (info.expected_ok()) note_grads(step);
   if (info.expected_ok() && step.op == program::OpId::SetData) take_data(step);
+  if (info.expected_ok() && (step.op == program::OpId::MaskedFill || step.op == program::OpId::MaskedFill_) && step.grad_enabled &&
+      value(step.inputs[0]).meta->requires_grad) {
+    const int mask = value(step.inputs[1]).tensor;
+    for (ValueInfo& x : values_)
+      if (x.tensor == mask) x.saved_mask = true;
+  }
   const bool no_grad_to_read = op.result == ResultIs::Grad && info.expected_ok() && !value(step.inputs[0]).has_grad;
   if (!info.expected_ok() || (op.flags & program::kNoValue) || no_grad_to_read) {
     values_.push_back(v);

@@ -28,6 +28,8 @@ struct ValueInfo {
   bool grad_has_history = false;      // that .grad requires grad: a create_graph backward made or summed it (its
                                       // formulas read tensors requiring grad, taken as so), or it was assigned one
   int tensor = -1;                    // the first value id that is this tensor object (in-place results share it)
+  bool saved_mask = false;            // a masked_fill requiring grad saved it as its mask (set_data on it then is
+                                      // undefined in LibTorch 1.13: see ProgramState::infer)
 };
 
 struct StepInfo {

@@ -11,6 +11,7 @@
 #include "generators/program_text.h"
 #include "generators/shrink.h"
 #include "generators/strides.h"
+#include "program/program_builder.h"
 #include "program/splitmix.h"
 
 namespace parity::generators {
@@ -110,6 +111,24 @@ TEST(GeneratorTest, CreateGraphOnlyThroughOpsThatRecordTheirDerivative) {
   }
   EXPECT_GT(recorded, 100);
   EXPECT_GT(second, 0);
+}
+
+// LibTorch 1.13 reads a saved masked_fill mask's bytes as bools whatever they hold: set_data giving it non-bool
+// data is undefined there, and the tracker says so (bool data, or a mask nothing saved, stays defined).
+TEST(ProgramStateTest, SetDataOnASavedMaskIsUndefined) {
+  using program::DType;
+  program::ProgramBuilder b;
+  const int x = b.rand({2}, DType::Float32, true);
+  const int mask = b.rand({2}, DType::Bool);
+  b.step(OpId::MaskedFill, {x, mask});
+  const int unsaved = b.rand({2}, DType::Bool);
+  const int floats = b.rand({2});
+  Program p = b.program();
+  ProgramState state;
+  for (const auto& s : p.steps) state.append(s);
+  EXPECT_TRUE(state.check({OpId::SetData, {mask, floats}, {}, true}).undefined);
+  EXPECT_FALSE(state.check({OpId::SetData, {mask, unsaved}, {}, true}).undefined);
+  EXPECT_FALSE(state.check({OpId::SetData, {unsaved, floats}, {}, true}).undefined);
 }
 
 TEST(GeneratorTest, NoInvalidShareNoIllTypedSteps) {
