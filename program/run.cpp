@@ -28,7 +28,12 @@ namespace {
 class Taint {
  public:
   explicit Taint(std::size_t n)
-      : tainted_(n, false), grad_tainted_(n, false), history_(n), reads_(n), read_undefined_copy_(n, false) {}
+      : tainted_(n, false),
+        grad_tainted_(n, false),
+        history_(n),
+        reads_(n),
+        read_undefined_copy_(n, false),
+        derivative_undefined_(n, false) {}
   bool values_defined(int id) const { return !tainted_[id]; }
   bool grad_defined(int id) const { return !grad_tainted_[id]; }
 
@@ -73,8 +78,13 @@ class Taint {
     }
     if (write_is_undefined(step, session)) {
       taint_aliases(step.inputs[0], index, session);
+      // Its backward writes the gradient through the same overlapping geometry (CopySlices copies the output's
+      // gradient into a buffer laid out as the base, then into the view): what reaches the operands is undefined.
+      derivative_undefined_[index] = true;
       return;
     }
+    // deepcopy copies .grad too: the copy's gradient is as defined as the original's.
+    if (step.op == OpId::Deepcopy) grad_tainted_[index] = grad_tainted_[step.inputs[0]];
     bool in_tainted = false;
     for (int in : step.inputs) in_tainted = in_tainted || tainted_[in];
     // Every logical element of the destination is written, whatever its strides.
@@ -124,7 +134,7 @@ class Taint {
   }
 
   bool reads_undefined(int node) const {
-    if (read_undefined_copy_[node]) return true;
+    if (read_undefined_copy_[node] || derivative_undefined_[node]) return true;
     for (int r : reads_[node])
       if (tainted_[r]) return true;
     return false;
@@ -224,6 +234,7 @@ class Taint {
   std::vector<std::vector<int>> history_;  // node -> the nodes its value was computed from
   std::vector<std::vector<int>> reads_;    // node -> the values its derivative reads
   std::vector<bool> read_undefined_copy_;  // node -> it saved a copy of a value while that was undefined
+  std::vector<bool> derivative_undefined_;  // node -> its derivative writes through overlapping memory
 };
 
 // The smallest live value id (up to `upto`) whose `key_of` is `key`; -1 when none.

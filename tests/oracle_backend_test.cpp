@@ -470,6 +470,29 @@ TEST(OracleBackend, AccumulatingIntoAnOverlappingGradIsUndefined) {
   EXPECT_TRUE(obs(tr.steps.at(bw), dense).values_defined);
 }
 
+// An in-place write through memory whose elements overlap is undefined, and so is its backward, which writes the
+// gradient through the same geometry (CopySlices): the gradient of what it added is not compared, nor that of a
+// deepcopy of a leaf whose .grad it undefined; a leaf of a separate graph still is.
+TEST(OracleBackend, AnUndefinedWriteTaintsTheGradientsItsBackwardMakes) {
+  Builder b;
+  int base = b.rand_strided({2, 2}, {1, 1}, 0, DType::Float32, false);  // rows overlap
+  int w = b.rand({2, 2}, DType::Float32, true);
+  int view = b.step(OpId::Transpose, {base}, [] { program::Attrs a; a.dim = 0; a.dim1 = 1; return a; }());
+  b.binary(OpId::Add_, view, w);
+  int z = b.rand({2}, DType::Float32, true);
+  int bw = b.step(OpId::Backward, {b.step(OpId::Sum, {b.binary(OpId::Add, b.step(OpId::Sum, {base}), b.step(OpId::Sum, {z}))})});
+  int copy = b.deepcopy(w);
+  int again = b.backward(b.step(OpId::Sum, {b.rand({2}, DType::Float32, true)}));  // a backward observes .grad
+  Trace tr = b.run();
+  ASSERT_EQ(tr.steps.at(bw).status, StepObs::Status::Ok) << tr.steps.at(bw).message;
+  ASSERT_TRUE(obs(tr.steps.at(bw), w).grad);
+  EXPECT_TRUE(obs(tr.steps.at(bw), w).grad->values.empty());
+  ASSERT_TRUE(obs(tr.steps.at(bw), z).grad);
+  EXPECT_EQ(obs(tr.steps.at(bw), z).grad->values.size(), 2u);
+  ASSERT_TRUE(obs(tr.steps.at(again), copy).grad);
+  EXPECT_TRUE(obs(tr.steps.at(again), copy).grad->values.empty());
+}
+
 // index_put_ raises from inside its loop after writing part of self; when self is also the index (through a
 // view of another layout, which LibTorch cannot detect), what it wrote is undefined and is not compared. A
 // fresh self with a separate index keeps its partial write compared.
