@@ -39,6 +39,10 @@ std::optional<Meta> ProgramState::infer(const Step& step, StepInfo& info) const 
   // (its masked_fill checks no dtype), so what backward computes, or raises, depends on the bytes.
   if (step.op == program::OpId::SetData && value(step.inputs[0]).saved_mask && metas[1].dtype != program::DType::Bool)
     info.undefined = true;
+  // Tensor.__deepcopy__'s memo keys storages by address (storage._cdata) and keeps none alive: after set_data
+  // freed a storage, a new one may take its address and hit a copy made for the old one, as the allocator
+  // decides. A memo used before a set_data is not used again.
+  if (step.op == program::OpId::Deepcopy && stale_memos_.contains(step.attrs.memo)) info.undefined = true;
   auto out = op.infer(metas, step.attrs);
   info.table_ok = out.has_value();
   return out;
@@ -85,7 +89,11 @@ StepInfo ProgramState::append(const Step& step) {
   const program::OpSpec& op = program::spec(step.op);
   ValueInfo v;
   if (info.expected_ok()) note_grads(step);
-  if (info.expected_ok() && step.op == program::OpId::SetData) take_data(step);
+  if (info.expected_ok() && step.op == program::OpId::SetData) {
+    take_data(step);
+    stale_memos_.insert(used_memos_.begin(), used_memos_.end());
+  }
+  if (info.expected_ok() && step.op == program::OpId::Deepcopy) used_memos_.insert(step.attrs.memo);
   if (info.expected_ok() && (step.op == program::OpId::MaskedFill || step.op == program::OpId::MaskedFill_) && step.grad_enabled &&
       value(step.inputs[0]).meta->requires_grad) {
     const int mask = value(step.inputs[1]).tensor;

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,8 @@ class ProgramState {
   void note_grads(const program::Step& step);
   void take_data(const program::Step& step);
   std::vector<ValueInfo> values_;
+  std::set<std::int64_t> used_memos_;   // deepcopy memos some ok step used
+  std::set<std::int64_t> stale_memos_;  // ... before a set_data: using them again is undefined (infer)
 };
 
 // Replays a whole program.

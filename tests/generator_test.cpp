@@ -131,6 +131,24 @@ TEST(ProgramStateTest, SetDataOnASavedMaskIsUndefined) {
   EXPECT_FALSE(state.check({OpId::SetData, {unsaved, floats}, {}, true}).undefined);
 }
 
+// Tensor.__deepcopy__ keys its memo by storage address without keeping storages alive: after set_data freed one,
+// reusing a memo from before may hit a copy through a reused address, so that is never generated.
+TEST(ProgramStateTest, AMemoUsedBeforeASetDataIsNotUsedAgain) {
+  using program::DType;
+  program::ProgramBuilder b;
+  const int x = b.rand({2});
+  b.deepcopy(x, 1);
+  const int y = b.rand({2});
+  b.step(OpId::SetData, {x, y});
+  ProgramState state;
+  for (const auto& s : b.program().steps) state.append(s);
+  program::Attrs memo;
+  memo.memo = 1;
+  EXPECT_TRUE(state.check({OpId::Deepcopy, {y}, memo, true}).undefined);
+  memo.memo = 2;
+  EXPECT_FALSE(state.check({OpId::Deepcopy, {y}, memo, true}).undefined);
+}
+
 TEST(GeneratorTest, NoInvalidShareNoIllTypedSteps) {
   GenConfig cfg;
   cfg.invalid_share = 0;
