@@ -155,7 +155,7 @@ class Builder {
     // saturation) into an error no tolerance absorbs.
     if (s.op == OpId::Pow && rounded(0) && s.attrs.scalar.value < 1 && s.attrs.scalar.value != 0) return true;
     // A rounded user gradient reaches leaves of any dtype.
-    if (s.op == OpId::BackwardGrad && rounded(1)) return true;
+    if (program::spec(s.op).gradient >= 0 && rounded(static_cast<std::size_t>(program::spec(s.op).gradient))) return true;
     if (s.op == OpId::To) return rounded(0) && (!program::is_floating(s.attrs.dtype) || s.attrs.dtype != dtype_of(0));
     if (s.op == OpId::Copy_)
       return rounded(1) && state_.live(s.inputs[0]) && dtype_of(0) != dtype_of(1);
@@ -730,7 +730,11 @@ class Builder {
         DType gd = rng_.chance(0.8) ? meta(y).dtype : floating();
         if (shape != meta(y).sizes && !program::allows(program::kReducibleTypes, gd)) gd = DType::Float32;
         int g = fresh(shape, gd, rng_.chance(0.2));
-        if (g < 0 || emit(OpId::BackwardGrad, {y, g}, [retain](Attrs& a) { a.retain_graph = retain; }) < 0) return;
+        auto keep = [retain](Attrs& a) { a.retain_graph = retain; };
+        // Now and then autograd.grad with grad_outputs, which returns x's gradient instead of accumulating it.
+        if (g < 0 || (rng_.chance(0.3) ? emit(OpId::AutogradGradOutputs, {y, x, g}, keep)
+                                        : emit(OpId::BackwardGrad, {y, g}, keep)) < 0)
+          return;
       } else {
         int s = reduce(y);
         if (s < 0 || emit(OpId::Backward, {s}, [retain](Attrs& a) { a.retain_graph = retain; }) < 0) return;

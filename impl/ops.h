@@ -158,6 +158,9 @@ void backward(const std::vector<Tensor>& roots, bool retain_graph = false, bool 
 // value, no .grad written; undefined for an input the graph does not reach when allow_unused.
 Tensor autograd_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool allow_unused = false,
                      bool create_graph = false);
+// ... with grad_outputs = {gradient}: the output's gradient given, as backward(gradient) takes it.
+Tensor autograd_grad(const Tensor& output, const Tensor& input, const Tensor& gradient, bool retain_graph,
+                     bool allow_unused, bool create_graph);
 void retain_grad(const Tensor& x);
 void set_data(const Tensor& x, const Tensor& new_data);
 Tensor requires_grad_(const Tensor& x, bool value = true);

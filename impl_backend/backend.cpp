@@ -278,6 +278,11 @@ class ImplSession final : public pg::Session {
         if (!g.defined()) return std::nullopt;
         return g;
       }
+      case OpId::AutogradGradOutputs: {
+        Tensor g = autograd_grad(in(s, 0), in(s, 1), in(s, 2), a.retain_graph, a.allow_unused, a.create_graph);
+        if (!g.defined()) return std::nullopt;
+        return g;
+      }
       case OpId::BackwardRoots: backward({in(s, 0), in(s, 1)}, a.retain_graph, a.create_graph); return std::nullopt;
       case OpId::SplitWithSizes: return pg::pick_output(split_with_sizes(in(s, 0), a.dims, a.dim), a.index);
       case OpId::UnsafeSplit: return pg::pick_output(unsafe_split(in(s, 0), a.size, a.dim), a.index);

@@ -380,6 +380,11 @@ class TorchSession final : public program::Session {
         if (!g.defined()) return std::nullopt;
         return g;
       }
+      case OpId::AutogradGradOutputs: {
+        torch::Tensor g = torch::autograd::grad({in(0)}, {in(1)}, {in(2)}, a.retain_graph, a.create_graph, a.allow_unused)[0];
+        if (!g.defined()) return std::nullopt;
+        return g;
+      }
       case OpId::BackwardRoots:
         torch::autograd::backward({in(0), in(1)}, {}, a.retain_graph, a.create_graph);
         return std::nullopt;

@@ -371,8 +371,8 @@ class Analysis {
     }
     if (so.status != StepObs::Status::Ok) return;
     if (s.attrs.create_graph) create_graph_ran_ = true;
-    if (is_one_of(s, {OpId::BackwardGrad})) add(Situation::BackwardWithGradient);
     const OpSpec& op = spec(s.op);
+    if (op.gradient >= 0) add(Situation::BackwardWithGradient);
     if (op.roots > 1 && share_graph(s.inputs[0], s.inputs[1])) add(Situation::BackwardSeveralRoots);
     if (op.has_value() && s.attrs.allow_unused && !find_value(so, i)) add(Situation::GradOfUnusedInput);
     for (int k = 0; k < op.roots; ++k) {

@@ -510,6 +510,13 @@ Out autograd_grad_rule(Metas m, const Attrs& a) {
   if (!m[0].requires_grad || m[0].numel() != 1 || !m[1].requires_grad) return std::nullopt;
   return Meta{m[1].sizes, m[1].dtype, a.create_graph};
 }
+// ... with grad_outputs: a gradient the output's shape broadcasts to (summed down, as backward_grad's).
+Out autograd_grad_outputs_rule(Metas m, const Attrs& a) {
+  if (!m[0].requires_grad || !m[1].requires_grad) return std::nullopt;
+  auto b = broadcast(m[0].sizes, m[2].sizes);
+  if (!b || *b != m[2].sizes) return std::nullopt;
+  return Meta{m[1].sizes, m[1].dtype, a.create_graph};
+}
 Out backward_rule(Metas m, const Attrs&) {
   if (!m[0].requires_grad || m[0].numel() != 1) return std::nullopt;
   return Meta{};

@@ -182,6 +182,9 @@ struct OpSpec {
   // kBackward ops: how many leading operands are roots the engine starts from (the operand after them, if any,
   // is backward's gradient or autograd.grad's input).
   int roots = 1;
+  // kBackward ops: the operand given as the roots' gradient (backward(gradient), autograd.grad's grad_outputs);
+  // -1 when the engine makes an implicit one.
+  int gradient = -1;
   Operand0 operand0 = {};
   // Run-time refusals the shape rule cannot see (they depend on autograd state or the storage): true when the
   // well-typed step raises.

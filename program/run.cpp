@@ -161,9 +161,8 @@ class Taint {
       const std::vector<bool> more = upstream(step.inputs.at(static_cast<std::size_t>(r)));
       for (std::size_t v = 0; v < graph.size(); ++v) graph[v] = graph[v] || more[v];
     }
-    // backward(gradient) seeds the root with the operand after it; autograd.grad's is what it differentiates.
-    const bool seeded = !op.has_value() && step.inputs.size() > static_cast<std::size_t>(op.roots);
-    const bool seed_undefined = seeded && tainted_[step.inputs[1]];
+    // backward(gradient) and autograd.grad's grad_outputs seed the root with a program value.
+    const bool seed_undefined = op.gradient >= 0 && tainted_[step.inputs.at(static_cast<std::size_t>(op.gradient))];
     for (std::size_t v = 0; v < graph.size(); ++v) {
       if (!graph[v]) continue;
       if (seed_undefined) grad_tainted_[v] = true;

@@ -293,6 +293,18 @@ TEST(AutogradGrad, AllowUnusedGivesNoGradientForAnInputTheGraphDoesNotReach) {
   EXPECT_EQ(kind_of([&] { autograd_grad(w, from_values({1}, ScalarType::Float32), true, true); }), ErrorKind::NoGradFn);
 }
 
+// autograd.grad with grad_outputs: the output's gradient is given (summed down to its shape when it broadcasts,
+// as the C++ API does), and the input's gradient returned, no .grad written.
+TEST(AutogradGrad, TakesTheOutputsGradientFromGradOutputs) {
+  Tensor a = leaf({1, 2});
+  Tensor y = mul(a, Scalar::of(3));
+  EXPECT_EQ(autograd_grad(y, a, from_values({1, -1}, ScalarType::Float32), true, false, false).to_vector(),
+            (std::vector<double>{3, -3}));
+  Tensor twice = view(from_values({1, 1, 2, 2}, ScalarType::Float32), {2, 2});  // summed down to [2]: (3, 3)
+  EXPECT_EQ(autograd_grad(y, a, twice, false, false, false).to_vector(), (std::vector<double>{9, 9}));
+  EXPECT_FALSE(grad(a).defined());
+}
+
 // Several roots run as one graph task: a node both reach runs once, after both delivered, with their sum.
 TEST(BackwardRoots, ANodeBothRootsReachRunsOnceWithTheSum) {
   Tensor a = leaf({1, 2});

@@ -701,6 +701,9 @@ TEST(OracleBackend, EveryOpRuns) {
   int mms = with(OpId::Sum, {mm});
   Attrs gs;
   gs.sizes = {4, 2};  // summed down to mv's shape [2]
+  Attrs kept;
+  kept.retain_graph = true;
+  with(OpId::AutogradGradOutputs, {mv, x, with(OpId::Ones, {}, gs)}, kept);
   with(OpId::BackwardGrad, {mv, with(OpId::Ones, {}, gs)});
   with(OpId::RetainGrad, {w});
   Attrs rq;

@@ -50,6 +50,13 @@ struct ByPriority {
   }
 };
 
+// The placeholder torch captures for an input the graph cannot reach (NOTE [ Autograd Unreachable Input ]).
+class Unreachable final : public Node {
+ public:
+  std::string name() const override { return "torch::autograd::Identity"; }
+  TensorList apply(TensorList&& grads) override { return std::move(grads); }
+};
+
 // The gradient arriving at one input of a node (torch's exec_info capture).
 struct Capture {
   Edge edge;
@@ -203,18 +210,21 @@ void run_backward(const std::vector<Tensor>& roots, TensorList gradients, bool r
   execute(edges, gradients, retain_graph, create_graph, none);
 }
 
-Tensor run_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool create_graph, bool allow_unused) {
+Tensor run_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool create_graph, bool allow_unused,
+                const Tensor& gradient) {
   // run_backward's checks of the output, then of the input; the output's edge is made first (a leaf output gets
   // its accumulator), so a leaf input no op used (and that is not the output) has none and is unreachable.
-  TensorList gradients;
+  TensorList gradients{gradient};
   const std::vector<Edge> roots = root_edges({output}, gradients);
   PARITY_CHECK(requires_grad(input), ErrorKind::NoGradFn, "One of the differentiated Tensors does not require grad");
   Edge edge;
   if (auto fn = grad_fn(input)) edge = Edge{fn, output_nr(input)};
   else if (auto* m = meta(input)) edge = Edge{m->grad_accumulator.lock(), 0};
-  // An unreachable input (torch puts an Identity placeholder in its place) needs no node: nothing runs.
+  // An input with no accumulator is unreachable: torch captures an Identity placeholder no path leads to, so
+  // nothing runs, but the engine still validates the roots' gradients (a grad_outputs of another shape raises).
+  if (!edge.valid()) edge = Edge{std::make_shared<Unreachable>(), 0};
   std::vector<Capture> captures{{edge, Tensor()}};
-  if (edge.valid()) execute(roots, gradients, retain_graph, create_graph, captures);
+  execute(roots, gradients, retain_graph, create_graph, captures);
   PARITY_CHECK(allow_unused || captures.front().grad.defined(), ErrorKind::Argument,
                "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if "
                "this is the desired behavior.");

@@ -16,6 +16,8 @@ void run_backward(const std::vector<Tensor>& roots, TensorList gradients, bool r
 // returned instead of accumulated into any .grad. Only the nodes on a path to the input run (their saved
 // tensors are the only ones unpacked, and freed). allow_unused: an undefined result for an input the graph
 // does not reach, instead of the error.
-Tensor run_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool create_graph, bool allow_unused);
+// `gradient`: grad_outputs' one gradient for `output`; undefined, an implicit one (one-element outputs only).
+Tensor run_grad(const Tensor& output, const Tensor& input, bool retain_graph, bool create_graph, bool allow_unused,
+                const Tensor& gradient = Tensor());
 
 }  // namespace parity::impl::autograd

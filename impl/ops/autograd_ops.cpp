@@ -17,6 +17,11 @@ Tensor autograd_grad(const Tensor& output, const Tensor& input, bool retain_grap
   return autograd::run_grad(output, input, retain_graph, create_graph, allow_unused);
 }
 
+Tensor autograd_grad(const Tensor& output, const Tensor& input, const Tensor& gradient, bool retain_graph,
+                     bool allow_unused, bool create_graph) {
+  return autograd::run_grad(output, input, retain_graph, create_graph, allow_unused, gradient);
+}
+
 void retain_grad(const Tensor& x) { autograd::retain_grad(x); }
 
 void set_data(const Tensor& x, const Tensor& new_data) { autograd::set_data(x, new_data); }
