@@ -561,6 +561,19 @@ TEST(CreateGraph, AMultiOutputViewsGradientIsACatOrAStack) {
   EXPECT_EQ(grad(y).to_vector()[1], 0);
 }
 
+// Generated nodes compute their inputs' gradients in the alphabetical order of the inputs' names: mul's other
+// (b) before self (a), so under create_graph b's gradient node is made first (a lower sequence number), which
+// orders what a second backward runs.
+TEST(CreateGraph, FormulasRunInTheAlphabeticalOrderOfTheirInputs) {
+  Tensor a = leaf({1, 2}), b = leaf({3, 4});
+  backward(sum(mul(a, b)), /*retain_graph=*/false, Tensor(), /*create_graph=*/true);
+  // Each .grad is CopyBackwards of the formula's result: its edge 1 is the node that made it.
+  const auto made_by = [](const Tensor& g) { return grad_fn(g)->next_edges().at(1).fn; };
+  ASSERT_TRUE(made_by(grad(a)) && made_by(grad(b)));
+  EXPECT_EQ(made_by(grad(a))->name(), "MulBackward0");
+  EXPECT_LT(made_by(grad(b))->sequence_nr(), made_by(grad(a))->sequence_nr());
+}
+
 // derivatives.yaml multiplies by at::scalar_to_tensor(2): the recorded gradient is MulBackward0's.
 TEST(CreateGraph, AScalarProductsDerivativeMultipliesByAZeroDimTensor) {
   Tensor x = leaf({0.25});

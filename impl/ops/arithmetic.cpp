@@ -85,6 +85,9 @@ const char* node_name(BinaryOp op, bool scalar) {
 // Backward node of a tensor-tensor op. Saves, as derivatives.yaml says, only what a needed gradient uses:
 // saved[0] = self (or self's value before an in-place write), saved[1] = other: LibTorch's MulBackward0 and
 // DivBackward0 unpack self_ first, so when both were modified the version-mismatch error is self's.
+// PyTorch's generated nodes compute their inputs' gradients in the alphabetical order of the inputs' names
+// (load_derivatives.py sorts them): other's before self's. Under create_graph that order numbers the nodes the
+// formulas make, and so the order a second backward runs them and sums what they deliver.
 std::shared_ptr<Formula> binary_node(BinaryOp op, const Tensor& self, const Tensor& other, const Tensor& self_value) {
   auto node = make_node(node_name(op, false), {&self, &other}, [op](const Tensor& g, const TensorList& s, const Formula& n) {
     TensorList out(2);
@@ -98,12 +101,12 @@ std::shared_ptr<Formula> binary_node(BinaryOp op, const Tensor& self, const Tens
         out = {g, n.task_should_compute_output(1) ? neg(g) : Tensor()};
         break;
       case BinaryOp::Mul:
-        if (n.task_should_compute_output(0)) out[0] = mul(g, other);
         if (n.task_should_compute_output(1)) out[1] = mul(g, self);
+        if (n.task_should_compute_output(0)) out[0] = mul(g, other);
         break;
       case BinaryOp::Div:
-        if (n.task_should_compute_output(0)) out[0] = div(g, other);
         if (n.task_should_compute_output(1)) out[1] = mul(neg(g), div(div(self, other), other));
+        if (n.task_should_compute_output(0)) out[0] = div(g, other);
         break;
     }
     if (!n.task_should_compute_output(0)) out[0] = Tensor();
@@ -257,8 +260,9 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
     node = make_node("WhereBackward0", {&self, &other}, [](const Tensor& g, const TensorList& s, const Formula& n) {
       const Tensor zero = zeros({}, g.dtype());
       TensorList out(2);
-      if (n.task_should_compute_output(0)) out[0] = where(s[0], g, zero);
+      // other's gradient first: generated nodes go through their inputs in alphabetical order.
       if (n.task_should_compute_output(1)) out[1] = where(s[0], zero, g);
+      if (n.task_should_compute_output(0)) out[0] = where(s[0], g, zero);
       return out;
     });
     node->save(condition);

@@ -53,15 +53,26 @@ using Derivative = std::function<Tensor(const Tensor& grad, const Tensor& other)
 // PyTorch's MmBackward0 and BmmBackward0 unpack self first, DotBackward0 and MvBackward0 their second operand.
 enum class Unpack { SelfFirst, OtherFirst };
 
+// Which input's gradient a generated node computes first: they go in the alphabetical order of the inputs'
+// names (load_derivatives.py sorts them): mm and bmm's mat2 before self, mv's self before vec, dot's self before
+// tensor. Under create_graph that order numbers the nodes the formulas make.
+enum class Compute { FirstOperandFirst, SecondOperandFirst };
+
 // The node of a product of a and b: a's derivative reads b and b's reads a, so each operand is saved only
 // when the other's gradient is needed (derivatives.yaml).
-std::shared_ptr<Formula> product_node(const char* name, Unpack order, const Tensor& a, const Tensor& b,
+std::shared_ptr<Formula> product_node(const char* name, Unpack order, Compute compute, const Tensor& a, const Tensor& b,
                                       Derivative da, Derivative db) {
   const std::size_t a_slot = order == Unpack::SelfFirst ? 0 : 1, b_slot = 1 - a_slot;
   auto node = make_node(name, {&a, &b}, [=](const Tensor& g, const TensorList& s, const Formula& n) {
     TensorList out(2);
-    if (n.task_should_compute_output(0)) out[0] = da(g, s[b_slot]);
-    if (n.task_should_compute_output(1)) out[1] = db(g, s[a_slot]);
+    auto first = [&] {
+      if (n.task_should_compute_output(0)) out[0] = da(g, s[b_slot]);
+    };
+    auto second = [&] {
+      if (n.task_should_compute_output(1)) out[1] = db(g, s[a_slot]);
+    };
+    if (compute == Compute::FirstOperandFirst) first(), second();
+    else second(), first();
     return out;
   });
   const Tensor saved_a = node->should_compute_output(1) ? a : Tensor();
@@ -79,7 +90,7 @@ Tensor with_history(const Tensor& out, const std::shared_ptr<Formula>& node) {
 Tensor dot(const Tensor& a, const Tensor& b) {
   auto times = [](const Tensor& g, const Tensor& other) { return mul(g, other); };  // grad * other.conj()
   auto node = autograd::compute_requires_grad({&a, &b})
-                  ? product_node("DotBackward0", Unpack::OtherFirst, a, b, times, times)
+                  ? product_node("DotBackward0", Unpack::OtherFirst, Compute::FirstOperandFirst, a, b, times, times)
                   : nullptr;
   PARITY_CHECK(a.dtype() == b.dtype(), ErrorKind::DType,
                "dot : expected both vectors to have same dtype, but found " + std::string(type_name(a.dtype())) +
@@ -99,7 +110,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 Tensor mv(const Tensor& mat, const Tensor& vec) {
   auto node = autograd::compute_requires_grad({&mat, &vec})
                   ? product_node(
-                        "MvBackward0", Unpack::OtherFirst, mat, vec,
+                        "MvBackward0", Unpack::OtherFirst, Compute::FirstOperandFirst, mat, vec,
                         // grad.ger(vec), which 1.13 computes as outer: grad.reshape({n, 1}) * vec, after checking
                         // both are vectors (the saved vec may no longer be one: set_data).
                         [](const Tensor& g, const Tensor& v) {
@@ -127,7 +138,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
   auto node = autograd::compute_requires_grad({&a, &b})
-                  ? product_node("BmmBackward0", Unpack::SelfFirst, a, b,
+                  ? product_node("BmmBackward0", Unpack::SelfFirst, Compute::SecondOperandFirst, a, b,
                                  [](const Tensor& g, const Tensor& other) { return bmm(g, transpose(other, 1, 2)); },
                                  [](const Tensor& g, const Tensor& other) { return bmm(transpose(other, 1, 2), g); })
                   : nullptr;
@@ -231,7 +242,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
     };
     const bool a_cols = column_major(a), b_cols = column_major(b);
     node = product_node(
-        "MmBackward0", Unpack::SelfFirst, a, b,
+        "MmBackward0", Unpack::SelfFirst, Compute::SecondOperandFirst, a, b,
         [a_cols](const Tensor& g, const Tensor& mat2) {
           return a_cols ? t(mm(mat2, t(g))) : mm(g, t(mat2));
         },
