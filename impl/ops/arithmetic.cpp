@@ -157,7 +157,6 @@ Tensor binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
   autograd::check_inplace(self, rg);
   std::shared_ptr<Formula> node;
   if (rg) {
-    // The derivative for `other` needs self's value from before the write: keep a copy of it.
     // The derivative for `other` reads self's value from before the write: keep a copy when it will be needed.
     bool need_original = (op == BinaryOp::Mul || op == BinaryOp::Div) && autograd::gradient_edge(other).valid();
     node = binary_node(op, self, other, need_original ? clone(self) : self);
