@@ -541,7 +541,12 @@ Out reset_grad_rule(Metas, const Attrs&) { return Meta{}; }
 // masked_fill_ without its dtype check and gives that tensor a grad_fn, which no tensor of its dtype may have;
 // the next op to give it history fails LibTorch's own INTERNAL ASSERT (isDifferentiableType). Its state is
 // broken from there on, so such a step is never made (2.x raises a dtype error at the write).
+// Values requiring grad written through a 0-dim bool mask: the write may succeed (one value goes through
+// masked_fill_), but the values' gradient, grad.index(mask), meets the ledgered INTERNAL ASSERT of LibTorch 1.13's
+// index for a 0-dim mask (index:status:internal_assert) inside whichever backward runs it, under a signature no
+// narrow ledger entry can name; such a step is not made either.
 bool index_put_undefined(Metas m, const Attrs&) {
+  if (m[1].dtype == DType::Bool && m[1].sizes.empty() && m[2].requires_grad) return true;
   return m[1].dtype == DType::Bool && m[2].numel() == 1 && m[2].requires_grad && !is_floating(m[0].dtype);
 }
 // Well-typed: data that a tensor requiring grad may hold (floating).
