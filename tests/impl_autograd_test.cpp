@@ -574,6 +574,30 @@ TEST(CreateGraph, FormulasRunInTheAlphabeticalOrderOfTheirInputs) {
   EXPECT_LT(made_by(grad(b))->sequence_nr(), made_by(grad(a))->sequence_nr());
 }
 
+// index's gradient is zeros.index_put_(indices, grad, accumulate) through at::_index_put_impl_, recorded under
+// create_graph as IndexPutImplBackward0, whose derivative for the gradient indexes again.
+TEST(CreateGraph, IndexsGradientIsAnIndexPutDifferentiableInTurn) {
+  Tensor x = leaf({0, 1, 2});
+  Tensor idx = from_values({2, 2}, ScalarType::Int64);
+  Tensor g = autograd_grad(sum(exp(index(x, idx))), x, /*retain_graph=*/true, false, /*create_graph=*/true);
+  EXPECT_EQ(grad_fn(g)->name(), "IndexPutImplBackward0");
+  EXPECT_EQ(g.version(), 1u);
+  backward(sum(g));
+  EXPECT_EQ(grad(x).to_vector()[0], 0);
+  EXPECT_NEAR(grad(x).to_vector()[2], 2 * std::exp(2.0), 1e-4);
+}
+
+// IndexPutBackward0 gives self grad.index_put(indices, zeros_like(values)): aten::index_put, whose clone is
+// written below the ADInplaceOrView key, so that gradient is at version 0 (LibTorch 1.13 shows it).
+TEST(AutogradGrad, IndexPutsGradientForSelfIsAtVersionZero) {
+  Tensor x = leaf({1, 2, 3});
+  Tensor c = clone(x);
+  index_put_(c, from_values({0, 2}, ScalarType::Int64), from_values({7, 8}, ScalarType::Float32), false);
+  Tensor g = autograd_grad(c, x, ones({3}, ScalarType::Float32), false, false, false);
+  EXPECT_EQ(g.to_vector(), (std::vector<double>{0, 1, 0}));
+  EXPECT_EQ(g.version(), 0u);
+}
+
 // derivatives.yaml multiplies by at::scalar_to_tensor(2): the recorded gradient is MulBackward0's.
 TEST(CreateGraph, AScalarProductsDerivativeMultipliesByAZeroDimTensor) {
   Tensor x = leaf({0.25});

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "impl/autograd/grad_mode.h"
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/ops.h"
@@ -239,19 +240,68 @@ void index_put_values(const Tensor& self, const Tensor& index, const Tensor& val
   });
 }
 
+Tensor index_put(const Tensor& self, const Tensor& indices, const Tensor& values, bool accumulate);
+
+// The node of index_put_, index_put and at::_index_put_impl_ (which index's backward calls), told apart by its
+// name. It saves the index and values' shape and dtype (not values itself: writing it later is fine). Its
+// formulas, as derivatives.yaml writes them and in the alphabetical order of the inputs (self, values): self's
+// gradient is grad, or grad.index_put(indices, zeros_like(values)); values' is grad.index(indices).
+std::shared_ptr<Formula> index_put_node(const char* name, const Tensor& self, const Tensor& indices,
+                                        const Tensor& values, bool accumulate) {
+  auto node = make_node(name, {&self, &values},
+                        [accumulate, vsizes = values.sizes(), vtype = values.dtype()](const Tensor& g,
+                                                                                      const TensorList& s,
+                                                                                      const Formula& n) {
+                          TensorList out(2);
+                          if (n.task_should_compute_output(0))
+                            out[0] = accumulate ? g : index_put(g, s[0], zeros(vsizes, vtype), false);
+                          if (n.task_should_compute_output(1)) out[1] = index(g, s[0]);
+                          return out;
+                        });
+  node->save(indices);
+  return node;
+}
+
+// index_put_ and at::_index_put_impl_: in place, through the dispatcher (the version moves).
+Tensor index_put_with_node(const Tensor& self, const Tensor& indices, const Tensor& values, bool accumulate,
+                           const char* node_name) {
+  const bool rg = autograd::compute_requires_grad({&self, &values});
+  autograd::check_inplace(self, rg);
+  std::shared_ptr<Formula> node;
+  if (rg) node = index_put_node(node_name, self, indices, values, accumulate);
+  index_put_values(self, indices, values, accumulate);
+  self.bump_version();
+  if (node) autograd::rebase_history(self, node);
+  return self;
+}
+
+// aten::index_put, out of place: an op with a node of its own, whose kernel (a clone written in place) runs below
+// the ADInplaceOrView key, so the result is at version 0. A LibTorch 1.13 probe shows it: the gradient
+// IndexPutBackward0 gives self, grad.index_put(indices, zeros_like(values)), is at version 0.
+Tensor index_put(const Tensor& self, const Tensor& indices, const Tensor& values, bool accumulate) {
+  std::shared_ptr<Formula> node;
+  if (autograd::compute_requires_grad({&self, &values}))
+    node = index_put_node("IndexPutBackward0", self, indices, values, accumulate);
+  Tensor out;
+  {
+    autograd::NoGradGuard below_autograd;
+    out = clone(self);
+  }
+  index_put_values(out, indices, values, accumulate);
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
 }  // namespace
 
-// IndexBackward0 saves the index (its version is checked at backward) and self's sizes: the gradient is the
-// output gradient accumulated into zeros of self's shape at the indexed positions.
+// IndexBackward0 saves the index (its version is checked at backward) and self's sizes: the gradient is
+// index_backward's zeros.index_put_(indices, grad, accumulate=True) through at::_index_put_impl_, so it is at
+// version 1 and, under create_graph, an output of IndexPutImplBackward0.
 Tensor index(const Tensor& self, const Tensor& index) {
   std::shared_ptr<Formula> node;
   if (autograd::compute_requires_grad({&self})) {
     node = make_node("IndexBackward0", {&self}, [sizes = self.sizes()](const Tensor& g, const TensorList& s, const Formula&) {
-      // zeros.index_put_(indices, grad, accumulate=True) goes through the dispatcher: the gradient is at version 1.
-      Tensor z = zeros(sizes, g.dtype());
-      index_put_values(z, s[0], g, true);
-      z.bump_version();
-      return TensorList{z};
+      return TensorList{index_put_with_node(zeros(sizes, g.dtype()), s[0], g, true, "IndexPutImplBackward0")};
     });
     node->save(index);
   }
@@ -260,35 +310,8 @@ Tensor index(const Tensor& self, const Tensor& index) {
   return out;
 }
 
-// IndexPutBackward0 saves the index and values' shape and dtype (not values itself: writing it later is fine).
 Tensor index_put_(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate) {
-  const bool rg = autograd::compute_requires_grad({&self, &values});
-  autograd::check_inplace(self, rg);
-  std::shared_ptr<Formula> node;
-  if (rg) {
-    node = make_node("IndexPutBackward0", {&self, &values},
-                     [accumulate, vsizes = values.sizes(), vtype = values.dtype()](const Tensor& g, const TensorList& s,
-                                                                                   const Formula& n) {
-                       TensorList out(2);
-                       if (n.task_should_compute_output(0)) {
-                         if (accumulate) {
-                           out[0] = g;
-                         } else {
-                           // grad.index_put(...): a clone written in place through the dispatcher (version 1).
-                           out[0] = clone(g);
-                           index_put_values(out[0], s[0], zeros(vsizes, vtype), false);
-                           out[0].bump_version();
-                         }
-                       }
-                       if (n.task_should_compute_output(1)) out[1] = index_values(g, s[0]);
-                       return out;
-                     });
-    node->save(index);
-  }
-  index_put_values(self, index, values, accumulate);
-  self.bump_version();
-  if (node) autograd::rebase_history(self, node);
-  return self;
+  return index_put_with_node(self, index, values, accumulate, "IndexPutBackward0");
 }
 
 }  // namespace parity::impl
