@@ -347,9 +347,12 @@ class Analysis {
   }
 
   // The values a backward from `root` went through: each tensor in its graph has a backward event, each op whose
-  // result required grad there had its derivative run.
+  // result required grad there had its derivative run, and a gradient with history there makes it a double
+  // backward.
   void on_backward_through(int root) {
     const std::vector<bool> graph = ancestors(root);
+    for (int g : recorded_grads_)
+      if (graph[static_cast<std::size_t>(g)]) add(Situation::DoubleBackward);
     std::vector<bool> tensor_done(static_cast<std::size_t>(n_), false);
     for (int v = 0; v < n_; ++v) {
       const TensorObs* o = graph[v] ? latest(v) : nullptr;
@@ -378,9 +381,6 @@ class Analysis {
     for (int k = 0; k < op.roots; ++k) {
       const int root = s.inputs[static_cast<std::size_t>(k)];
       on_backward_through(root);
-      const std::vector<bool> graph = ancestors(root);
-      for (int g : recorded_grads_)
-        if (graph[static_cast<std::size_t>(g)]) add(Situation::DoubleBackward);
       for (int r : retained_roots_)
         if (share_graph(r, root)) add(Situation::RetainGraphThenBackward);
       if (s.attrs.retain_graph) retained_roots_.push_back(root);
