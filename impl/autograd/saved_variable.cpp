@@ -1,5 +1,6 @@
 #include "impl/autograd/saved_variable.h"
 
+#include "impl/autograd/grad_mode.h"
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 
@@ -56,10 +57,11 @@ Tensor SavedVariable::unpack(const Node& saved_for) const {
            "with torch.autograd.set_detect_anomaly(True).";
     fail(ErrorKind::VersionMismatch, msg);
   }
-  if (saved_original_) return data_;
   // An output comes back as a new tensor whose history is the node that made it (the unpacking node, or an
   // in-place-on-view result's grad_fn when it still exists): under create_graph a formula using it records an
-  // edge back into the first graph, as PyTorch's make_variable(data, Edge(grad_fn, output_nr)) does.
+  // edge back into the first graph, as PyTorch's make_variable(data, Edge(grad_fn, output_nr)) does. Without
+  // grad mode no formula reads that history, so the data itself serves, and every backward saves the copy.
+  if (saved_original_ || !grad_mode_enabled()) return data_;
   Tensor var = Tensor::over(data_.storage(), data_.layout(), data_.dtype(), data_.version_counter());
   auto& m = materialize(var);
   m.grad_fn = fn ? fn : std::const_pointer_cast<Node>(saved_for.shared_from_this());
