@@ -1,10 +1,12 @@
-// `parity list`: the op table, as programs name it; `--traits` prints every op's traits as a Markdown table.
+// `parity list`: the op table, as programs name it; `--traits` prints every op's traits as a Markdown table,
+// `--version-gates` impl's table of behaviours that differ between PyTorch releases.
 #include <cstdio>
 #include <iostream>
 #include <string>
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "impl/version_gate.h"
 #include "program/internal_assert.h"
 #include "program/op_table.h"
 #include "program/step_schema.h"
@@ -84,20 +86,40 @@ void print_traits() {
   }
 }
 
+// One row per gate; "|" in a cell is escaped for Markdown.
+void print_version_gates() {
+  auto cell = [](std::string_view s) {
+    std::string out;
+    for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+    return out;
+  };
+  std::printf("| gate | what | before | since | from |\n|---|---|---|---|---|\n");
+  for (const impl::VersionGateRow& r : impl::version_gates())
+    std::printf("| `%s` | %s | %s | %s | %s (%s) |\n", std::string(r.name).c_str(), cell(r.what).c_str(),
+                cell(r.before).c_str(), cell(r.after).c_str(), r.since.str().c_str(), cell(r.where).c_str());
+}
+
 }  // namespace
 
 int list_command(const std::vector<std::string>& argv) {
-  if (print_help_if_asked(argv, "usage: parity list [--traits | --schema]\n\nPrints the op table, one op a line: "
+  if (print_help_if_asked(argv, "usage: parity list [--traits | --schema | --version-gates]\n\nPrints the op table, one op a line: "
                                 "name, kind, arity (tensor operands), attributes.\n"
                                 "  --traits  every op's traits (what its result is, what it saves, ...) as a Markdown "
                                 "table\n"
                                 "  --schema  the JSON Schema of steps' per-op parts, generated from the table; after "
                                 "changing the table:\n"
-                                "            parity list --schema > reports/schema/ops.schema.json\n"))
+                                "            parity list --schema > reports/schema/ops.schema.json\n"
+                                "  --version-gates  the behaviours impl follows per PyTorch release "
+                                "(impl/version_gates.def), as a Markdown table\n"))
     return 0;
-  Args args("parity list", argv, {{"--traits", false}, {"--schema", false}});
+  Args args("parity list", argv, {{"--traits", false}, {"--schema", false}, {"--version-gates", false}});
   if (!args.positional().empty()) throw UsageError("`parity list` takes no arguments");
-  if (args.has("--traits") && args.has("--schema")) throw UsageError("--traits and --schema exclude each other");
+  if (args.has("--traits") + args.has("--schema") + args.has("--version-gates") > 1)
+    throw UsageError("--traits, --schema and --version-gates exclude each other");
+  if (args.has("--version-gates")) {
+    print_version_gates();
+    return 0;
+  }
   if (args.has("--schema")) {
     std::cout << program::step_schema_text();
     return 0;

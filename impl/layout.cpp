@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "impl/error.h"
+#include "impl/version_gate.h"
 
 namespace parity::impl {
 
@@ -273,9 +274,18 @@ Layout select(const Layout& in, std::int64_t dim, std::int64_t index) {
 
 Layout narrow(const Layout& in, std::int64_t dim, std::int64_t start, std::int64_t length) {
   PARITY_CHECK(in.dim() > 0, ErrorKind::IndexRange, "narrow() cannot be applied to a 0-dim tensor.");
+  const bool checks_start = follows(VersionGate::NarrowChecksLengthAndStart);
+  if (checks_start) PARITY_CHECK(length >= 0, ErrorKind::Argument, "narrow(): length must be non-negative.");
   dim = wrap_dim(dim, in.dim());
   std::int64_t n = in.sizes[dim];
-  if (start != n) start = wrap_dim(start, n);  // start == size is a valid (empty) narrow
+  if (checks_start) {
+    PARITY_CHECK(-n <= start && start <= n, ErrorKind::IndexRange,
+                 "start out of range (expected to be in range of [" + std::to_string(-n) + ", " + std::to_string(n) +
+                     "], but got " + std::to_string(start) + ")");
+    if (start < 0) start += n;
+  } else if (start != n) {
+    start = wrap_dim(start, n);  // start == size is a valid (empty) narrow
+  }
   PARITY_CHECK(length >= 0 && start <= n - length, ErrorKind::IndexRange,
         "start (" + std::to_string(start) + ") + length (" + std::to_string(length) + ") exceeds dimension size (" +
             std::to_string(n) + ").");
@@ -424,6 +434,8 @@ Layout t(const Layout& in) {
 
 Layout unfold(const Layout& in, std::int64_t dim, std::int64_t size, std::int64_t step) {
   dim = wrap_dim(dim, in.dim());
+  if (follows(VersionGate::UnfoldChecksSize))
+    PARITY_CHECK(size >= 0, ErrorKind::Argument, "size is " + std::to_string(size) + " but must be >= 0");
   std::int64_t max_size = in.dim() == 0 ? 1 : in.sizes[dim];
   PARITY_CHECK(size <= max_size, ErrorKind::Shape,
         "maximum size for tensor at dimension " + std::to_string(dim) + " is " + std::to_string(max_size) +
@@ -441,11 +453,14 @@ Layout unfold(const Layout& in, std::int64_t dim, std::int64_t size, std::int64_
 
 Layout as_strided(const Dims& sizes, const Dims& strides, std::int64_t offset, std::int64_t storage_numel,
                   std::size_t itemsize) {
-  // LibTorch 1.13's setStrided, in its order: strides, storage size, bounds, offset, then the element count.
+  // LibTorch 1.13's setStrided, in its order: strides, storage size, bounds, offset, then the element count. 2.x
+  // checks the offset right after the strides (VersionGate::AsStridedChecksOffsetFirst).
   PARITY_CHECK(sizes.size() == strides.size(), ErrorKind::Shape, "mismatch in length of strides and shape");
   for (auto s : strides)
     PARITY_CHECK(s >= 0, ErrorKind::Argument,
                  "as_strided: Negative strides are not supported at the moment, got strides: " + format_dims(strides));
+  if (follows(VersionGate::AsStridedChecksOffsetFirst))
+    PARITY_CHECK(offset >= 0, ErrorKind::Argument, "Tensor: invalid storage offset " + std::to_string(offset));
   const auto need = static_cast<std::int64_t>(storage_nbytes(sizes, strides, itemsize));
   if (need != 0) {
     const auto isz = static_cast<std::int64_t>(itemsize);

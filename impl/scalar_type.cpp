@@ -30,6 +30,19 @@ std::string_view type_name(ScalarType t) {
   PARITY_UNREACHABLE("no case for this enum value");
 }
 
+std::string_view type_meta_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "bool";
+    case ScalarType::Int32: return "int";
+    case ScalarType::Int64: return "long int";
+    case ScalarType::Float16: return "c10::Half";
+    case ScalarType::BFloat16: return "c10::BFloat16";
+    case ScalarType::Float32: return "float";
+    case ScalarType::Float64: return "double";
+  }
+  PARITY_UNREACHABLE("no case for this enum value");
+}
+
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if ((a == ScalarType::Float16 && b == ScalarType::BFloat16) || (a == ScalarType::BFloat16 && b == ScalarType::Float16))
     return ScalarType::Float32;

@@ -13,6 +13,8 @@ enum class ScalarType : std::uint8_t { Bool, Int32, Int64, Float16, BFloat16, Fl
 std::size_t element_size(ScalarType);
 // PyTorch's spelling in messages: "Float", "Double", "Half", "BFloat16", "Long", "Int", "Bool".
 std::string_view type_name(ScalarType);
+// caffe2::TypeMeta's spelling, which messages that print a tensor's dtype() use: "float", "long int", "c10::Half".
+std::string_view type_meta_name(ScalarType);
 inline bool is_floating(ScalarType t) {
   return t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::Float16 || t == ScalarType::BFloat16;
 }

@@ -37,6 +37,7 @@ class Storage {
   Device device() const { return impl_ ? impl_->allocator->device() : Device{}; }
   const void* key() const { return impl_.get(); }  // identity: views share it
   bool defined() const { return impl_ != nullptr; }
+  long use_count() const { return impl_.use_count(); }  // tensors over it (StorageImpl's refcount)
   // resize_'s growth (maybe_resize_storage_cpu): this same storage, which every tensor over it shares, now holds
   // nbytes, its old bytes kept and the new ones zero (uninitialised in LibTorch: nothing reads them unwritten).
   void grow(std::size_t nbytes) const;

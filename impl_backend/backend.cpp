@@ -98,6 +98,7 @@ pg::ErrorCategory to_program(ErrorKind k) {
 
 class ImplSession final : public pg::Session {
  public:
+  explicit ImplSession(TorchVersion follows) : follows_(follows) {}
   void execute(const pg::Step& step, int index) override {
     if (values_.size() <= static_cast<std::size_t>(index)) values_.resize(static_cast<std::size_t>(index) + 1);
     autograd::GradModeGuard mode(step.grad_enabled);
@@ -315,6 +316,10 @@ class ImplSession final : public pg::Session {
     PARITY_HARNESS_UNREACHABLE("impl has no call for op " + std::string(pg::spec(s.op).name));
   }
 
+  // The session follows its backend's release for its whole life (impl's choice is process-wide, and views'
+  // grad_fn, read lazily by observe, consult it too); the choice before it is restored when it ends. First, so
+  // that the values below are destroyed under it.
+  TargetTorchVersionGuard follows_;
   std::vector<std::optional<Tensor>> values_;
   std::map<const void*, Tensor> kept_grads_;  // every gradient grad_tensor_key named, alive for unique keys
   std::map<std::int64_t, DeepcopyMemo> memos_;  // one per copy.deepcopy call of the program
@@ -322,13 +327,29 @@ class ImplSession final : public pg::Session {
 
 class ImplBackend final : public pg::Backend {
  public:
+  explicit ImplBackend(TorchVersion follows) : follows_(follows) {}
   std::string name() const override { return "impl"; }
-  std::string version() const override { return "parity-impl"; }
-  std::unique_ptr<pg::Session> start() override { return std::make_unique<ImplSession>(); }
+  std::string version() const override { return "parity-impl (follows torch " + follows_.str() + ")"; }
+  std::unique_ptr<pg::Session> start() override { return std::make_unique<ImplSession>(follows_); }
+
+ private:
+  TorchVersion follows_;
 };
 
 }  // namespace
 
-std::unique_ptr<program::Backend> make_impl_backend() { return std::make_unique<ImplBackend>(); }
+TorchVersion oracle_torch_version() {
+  static const TorchVersion v = [] {
+    const auto parsed = TorchVersion::parse(PARITY_ORACLE_TORCH_VERSION);
+    PARITY_HARNESS_ASSERT(parsed.has_value(), "the build's LibTorch version '" PARITY_ORACLE_TORCH_VERSION
+                                              "' does not parse as major.minor");
+    return *parsed;
+  }();
+  return v;
+}
+
+std::unique_ptr<program::Backend> make_impl_backend(std::optional<TorchVersion> follows) {
+  return std::make_unique<ImplBackend>(follows.value_or(oracle_torch_version()));
+}
 
 }  // namespace parity::impl_backend

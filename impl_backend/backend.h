@@ -2,11 +2,20 @@
 // LibTorch). Outside impl/, since it depends on program/ and impl does not.
 #pragma once
 #include <memory>
+#include <optional>
 
+#include "impl/torch_version.h"
 #include "program/backend.h"
 
 namespace parity::impl_backend {
 
-std::unique_ptr<program::Backend> make_impl_backend();
+using impl::TorchVersion;
+
+// The LibTorch release this parity build is judged against (the build's oracle), which impl follows by default.
+TorchVersion oracle_torch_version();
+
+// impl following the behaviour of release `follows` where releases differ (impl/version_gates.def); by default
+// that of this build's oracle.
+std::unique_ptr<program::Backend> make_impl_backend(std::optional<TorchVersion> follows = std::nullopt);
 
 }  // namespace parity::impl_backend

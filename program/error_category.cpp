@@ -56,8 +56,9 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"can't be cast to the desired output type", ErrorCategory::DType},
     {"where expected condition to be a boolean tensor", ErrorCategory::DType},
     {"masked_fill_ only supports boolean masks", ErrorCategory::DType},
-    {"tensors used as indices must be long, byte or bool tensors", ErrorCategory::DType},
+    {"tensors used as indices must be long,", ErrorCategory::DType},  // 2.x: "long, int, byte or bool tensors"
     {"One of the differentiated Tensors does not require grad", ErrorCategory::NoGradFn},
+    {"of the input tensors does not require grad", ErrorCategory::NoGradFn},  // 2.x: "element 0 of the input ..."
     {"appears to not have been used in the graph", ErrorCategory::Argument},
     {"Index put requires the source and destination dtypes match", ErrorCategory::DType},
     {"does not match the shape of the indexed tensor", ErrorCategory::Shape},
@@ -78,6 +79,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"Boolean inputs not supported", ErrorCategory::DType},               // relu
     {"expected scalar type", ErrorCategory::DType},                        // mm/matmul operands of two dtypes
     {"to have same dtype", ErrorCategory::DType},                          // dot
+    {"have the same dtype", ErrorCategory::DType},  // 2.x: mm ("expected m1 and m2 to ..."), mv ("addmv input tensors must ...")
     {"must match the size of tensor", ErrorCategory::Shape},
     {"shapes cannot be multiplied", ErrorCategory::Shape},
     {"must be a matrix", ErrorCategory::Shape},
@@ -97,6 +99,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"split_with_sizes expects split_sizes", ErrorCategory::Argument},
     {"At least one of 'min' or 'max' must not be None", ErrorCategory::Argument},
     {"but must be > 0", ErrorCategory::Argument},                          // unfold step
+    {"but must be >= 0", ErrorCategory::Argument},                         // 2.x: unfold size
     {"maximum size for tensor at dimension", ErrorCategory::Shape},        // unfold window past the end
     {"doesn't match the broadcast shape", ErrorCategory::Shape},
     {"is invalid for input of size", ErrorCategory::Shape},
@@ -118,7 +121,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"cannot be converted to type", ErrorCategory::Argument},
     {"invalid storage offset", ErrorCategory::Argument},
     {"Negative strides are not supported", ErrorCategory::Argument},
-    {"upper bound and larger bound inconsistent with step sign", ErrorCategory::Argument},
+    {"bound inconsistent with step sign", ErrorCategory::Argument},  // "larger bound" in 1.13, "lower bound" in 2.x
     {"integer multiplication overflow", ErrorCategory::Argument},  // sizes with a negative entry
     {"negative", ErrorCategory::Argument},
     {"Trying to create tensor with negative dimension", ErrorCategory::Argument},

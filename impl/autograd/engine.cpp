@@ -11,6 +11,7 @@
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/ops.h"
+#include "impl/version_gate.h"
 
 namespace parity::impl::autograd {
 
@@ -37,11 +38,22 @@ Tensor validate(Tensor grad, const InputMetadata& meta, const std::string& node_
 }
 
 // Sums gradients that reach the same input, in arrival order (torch/csrc/autograd/input_buffer.cpp). LibTorch
-// 1.13 adds dense gradients out of place, so the sum's layout is TensorIterator's choice for the pair (later
-// versions reuse the first buffer in place when they hold its last reference).
+// 1.13 adds dense gradients out of place, so the sum's layout is TensorIterator's choice for the pair. 2.x
+// (VersionGate::InputBufferAccumulatesInPlace) adds into the first in place, which bumps its version, when grad
+// mode is off and the buffer holds the last reference to it and to its storage, and it is non-overlapping and
+// dense (can_accumulate_inplace).
 void accumulate(Tensor& slot, Tensor&& g) {
   if (!g.defined()) return;
-  slot = slot.defined() ? add(slot, g) : std::move(g);
+  if (!slot.defined()) {
+    slot = std::move(g);
+    return;
+  }
+  if (follows(VersionGate::InputBufferAccumulatesInPlace) && !grad_mode_enabled() &&
+      slot.is_non_overlapping_and_dense() && slot.use_count() == 1 && slot.storage().use_count() == 1) {
+    add_(slot, g);
+    return;
+  }
+  slot = add(slot, g);
 }
 
 struct ByPriority {
@@ -167,17 +179,27 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
     buffers.erase(fn.get());
     for (auto& c : captures)
       if (c.edge.fn == fn && c.edge.input_nr < inputs.size()) c.grad = inputs[c.edge.input_nr];
-    // A captured node nobody needs only hands its gradient over (evaluate_function returns before any hook).
-    if (!should_run(fn.get())) continue;
     // retain_grad(): the non-leaf's .grad is a contiguous copy of the gradient reaching its node.
-    for (auto& [nr, weak] : fn->retains_grad_hooks()) {
-      auto impl = weak.lock();
-      if (!impl || nr >= inputs.size() || !inputs[nr].defined()) continue;
-      Tensor var(impl);
-      auto& m = materialize(var);
-      m.grad = m.grad.defined() ? add(m.grad, inputs[nr]) : clone(inputs[nr], MemoryFormat::Contiguous);
+    auto run_retains_grad_hooks = [&] {
+      for (auto& [nr, weak] : fn->retains_grad_hooks()) {
+        auto impl = weak.lock();
+        if (!impl || nr >= inputs.size() || !inputs[nr].defined()) continue;
+        Tensor var(impl);
+        auto& m = materialize(var);
+        m.grad = m.grad.defined() ? add(m.grad, inputs[nr]) : clone(inputs[nr], MemoryFormat::Contiguous);
+      }
+    };
+    // A captured node nobody needs only hands its gradient over: in 1.13 evaluate_function returns before any
+    // hook, 2.x first runs its tensor pre-hooks, retain_grad's among them (VersionGate::CapturedNodesRunRetainGrad).
+    if (!should_run(fn.get())) {
+      if (follows(VersionGate::CapturedNodesRunRetainGrad)) run_retains_grad_hooks();
+      continue;
     }
+    run_retains_grad_hooks();
     TensorList outputs = fn->apply(std::move(inputs));
+    // The inputs die with the call, as call_function's temporary list does: an output that is an input passed
+    // through (AddBackward0's) is then referenced by the outputs alone, which accumulate() counts.
+    inputs.clear();
     const auto& edges = fn->next_edges();
     // call_function validates every output before the engine frees the node's saved tensors: a node whose
     // gradient is refused keeps them, and a second backward raises the same error, not graph_freed.
@@ -216,7 +238,11 @@ Tensor run_grad(const Tensor& output, const Tensor& input, bool retain_graph, bo
   // its accumulator), so a leaf input no op used (and that is not the output) has none and is unreachable.
   TensorList gradients{gradient};
   const std::vector<Edge> roots = root_edges({output}, gradients);
-  PARITY_CHECK(requires_grad(input), ErrorKind::NoGradFn, "One of the differentiated Tensors does not require grad");
+  // The C++ torch::autograd::grad names the input by its index (always 0: parity differentiates one input).
+  const bool by_index = follows(VersionGate::AutogradGradNamesInputIndex);
+  PARITY_CHECK(requires_grad(input), ErrorKind::NoGradFn,
+               by_index ? "element 0 of the input tensors does not require grad"
+                        : "One of the differentiated Tensors does not require grad");
   Edge edge;
   if (auto fn = grad_fn(input)) edge = Edge{fn, output_nr(input)};
   else if (auto* m = meta(input)) edge = Edge{m->grad_accumulator.lock(), 0};
@@ -225,9 +251,11 @@ Tensor run_grad(const Tensor& output, const Tensor& input, bool retain_graph, bo
   if (!edge.valid()) edge = Edge{std::make_shared<Unreachable>(), 0};
   std::vector<Capture> captures{{edge, Tensor()}};
   execute(roots, gradients, retain_graph, create_graph, captures);
+  // 2.x's text lacks a space after the index, as LibTorch's does.
   PARITY_CHECK(allow_unused || captures.front().grad.defined(), ErrorKind::Argument,
-               "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if "
-               "this is the desired behavior.");
+               std::string(by_index ? "element 0of" : "One of") +
+                   " the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if "
+                   "this is the desired behavior.");
   return captures.front().grad;
 }
 

@@ -1,21 +1,27 @@
 #include "impl/autograd/functions.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "impl/autograd/grad_mode.h"
 #include "impl/cpu/loops.h"
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/ops.h"
+#include "impl/version_gate.h"
 
 namespace parity::impl::autograd {
 
 TensorList Formula::apply(TensorList&& grads) {
   // Saved tensors are unpacked first, as in PyTorch's generated nodes: a stale or freed one raises even when
   // no gradient flows.
-  TensorList saved;
-  saved.reserve(saved_.size());
-  for (const auto& s : saved_) saved.push_back(s.unpack(*this));
+  std::vector<std::size_t> order(saved_.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (follows(VersionGate::SavedUnpackByName))
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return saved_names_[a] < saved_names_[b]; });
+  TensorList saved(saved_.size());
+  for (std::size_t i : order) saved[i] = saved_[i].unpack(*this);
   const Tensor& g = grads.empty() ? Tensor() : grads[0];
   if (!g.defined()) return TensorList(next_edges().size());
   return fn_(g, saved, *this);
@@ -55,9 +61,12 @@ bool obeys_layout_contract(const Tensor& grad, const Tensor& var) {
 }
 
 Tensor clone_obey_contract(const Tensor& grad, const Tensor& var) {
-  // new_empty_strided with the variable's options: its dtype too, which set_data may have changed since the
-  // accumulator (and the gradient's dtype) were fixed.
-  if (var.is_non_overlapping_and_dense()) return copy_(empty_strided(var.sizes(), var.strides(), var.dtype()), grad);
+  // 1.13: new_empty_strided with the variable's options, its dtype too, which set_data may have changed since
+  // the accumulator (and the gradient's dtype) were fixed. 2.x: the gradient's (VersionGate::GradCopyKeepsGradDtype).
+  if (var.is_non_overlapping_and_dense())
+    return copy_(empty_strided(var.sizes(), var.strides(),
+                               follows(VersionGate::GradCopyKeepsGradDtype) ? grad.dtype() : var.dtype()),
+                 grad);
   return clone(grad, MemoryFormat::Contiguous);
 }
 }  // namespace
@@ -103,13 +112,26 @@ TensorList CopySlices::apply(TensorList&& grads) {
   Tensor result = copy_(empty_strided(base_.sizes, base_.strides, grad.dtype()), grad);
   Tensor grad_slice = as_strided(result, view_.sizes, view_.strides,
                                  result.offset() + view_.offset - base_.offset);
-  if (ExecInfo* info = current_exec_info())
-    for (const Edge& e : fn_->next_edges())
-      if (e.valid()) info->mark_needed(e.fn.get());
+  // LibTorch 1.13 marks every next node of its op needed; 2.x (VersionGate::CopySlicesMarksFirstEdgeOnly) only
+  // the op's first, when the task has no entry for it and needs CopySlices' own first output (Note [View +
+  // Inplace update for view tensor]): a leaf the op read but nothing asks for is then left alone.
+  if (ExecInfo* info = current_exec_info()) {
+    if (!follows(VersionGate::CopySlicesMarksFirstEdgeOnly)) {
+      for (const Edge& e : fn_->next_edges())
+        if (e.valid()) info->mark_needed(e.fn.get());
+    } else if (!fn_->next_edges().empty()) {
+      const Edge& e = fn_->next_edges().front();
+      if (e.valid() && !info->should_execute(e.fn.get()) && task_should_compute_output(0))
+        info->mark_needed(e.fn.get());
+    }
+  }
   TensorList res = fn_->apply({clone(grad_slice, MemoryFormat::Contiguous)});
   TensorList out(next_edges().size());
+  // 2.x asks the task, which may not need the op's first output (it was not marked), and skips a gradient the
+  // op did not compute.
+  const bool first_edge_only = follows(VersionGate::CopySlicesMarksFirstEdgeOnly);
   for (std::size_t i = 0; i < res.size() && i < out.size(); ++i) {
-    if (!should_compute_output(i)) continue;
+    if (first_edge_only ? !task_should_compute_output(i) || !res[i].defined() : !should_compute_output(i)) continue;
     if (i == 0) {
       copy_(grad_slice, res[0]);
       out[0] = result;
@@ -147,8 +169,11 @@ Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& 
                            std::int64_t offset) {
   // LibTorch 1.13's as_strided_backward, down to the in-place ops it runs on the gradient it returns (each bumps
   // that tensor's version, which .grad shows). It is a plain function, not an op, so what it calls goes through
-  // the ADInplaceOrView key: at::zeros and new_zeros count their own zero_. An empty geometry gives zeros;
-  // otherwise new_zeros, the scatter (copy_ or index_add_) and, where the input geometry may overlap, div_.
+  // the ADInplaceOrView key: at::zeros and new_zeros count their own zero_ (in 1.13; 2.x's do not,
+  // VersionGate::FactoriesCountNoZero). An empty geometry gives zeros (at version 1 in 2.x too, which scatters
+  // into its new_zeros even then); otherwise new_zeros, the scatter (copy_ or index_add_) and, where the input
+  // geometry may overlap, div_.
+  const bool zeros_count = !follows(VersionGate::FactoriesCountNoZero);
   auto any_empty = [](const Dims& d) { return std::find(d.begin(), d.end(), 0) != d.end(); };
   if (any_empty(sizes) || any_empty(input.sizes)) {
     Tensor z = zeros(input.sizes, grad.dtype());
@@ -175,7 +200,7 @@ Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& 
     for (std::size_t i = 0; i < acc.size(); ++i)
       if (uses[i] > 1) acc[i] /= uses[i];
   }
-  storage.bump_version();  // new_zeros
+  if (zeros_count) storage.bump_version();  // new_zeros
   copy_(storage, from_values(acc, grad.dtype()));
   if (input_may_overlap) storage.bump_version();  // storage.div_(count)
   return as_strided(storage, input.sizes, input.strides, input.offset - origin);

@@ -18,8 +18,14 @@ class Formula final : public Node {
   std::string name() const override { return name_; }
   TensorList apply(TensorList&& grads) override;
   void release_variables() override;
-  // Saves t (for the derivative of an input that needs grad); is_output for the node's own result.
-  void save(const Tensor& t, bool is_output = false) { saved_.emplace_back(t, is_output); }
+  // Saves t (for the derivative of an input that needs grad) under its name in derivatives.yaml ("self",
+  // "other", "result"); is_output for the node's own result. The formula sees saved tensors in save order, which
+  // is the order 1.13's generated nodes unpack them in; 2.x's unpack them in the order of their names
+  // (VersionGate::SavedUnpackByName), which decides which stale one raises.
+  void save(std::string name, const Tensor& t, bool is_output = false) {
+    saved_.emplace_back(t, is_output);
+    saved_names_.push_back(std::move(name));
+  }
   // For ops whose derivative depends on what the forward computes after the node had to exist.
   void set_formula(Fn fn) { fn_ = std::move(fn); }
 
@@ -27,6 +33,7 @@ class Formula final : public Node {
   std::string name_;
   Fn fn_;
   std::vector<SavedVariable> saved_;
+  std::vector<std::string> saved_names_;
 };
 
 // A node with several outputs (multi-output views): the derivative sees the gradient of every output, undefined

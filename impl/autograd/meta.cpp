@@ -3,6 +3,7 @@
 #include "impl/autograd/functions.h"
 #include "impl/autograd/grad_mode.h"
 #include "impl/error.h"
+#include "impl/version_gate.h"
 
 namespace parity::impl::autograd {
 
@@ -23,13 +24,20 @@ void move_retains_grad_hook(const Tensor& t, const std::shared_ptr<Node>& fn) {
 }
 // handle_view_on_rebase: a view that is not Default may not be written in place with grad mode on, directly
 // (`indirect` false) or through its base or another view of it (raised when its grad_fn is next read). The
-// message names the view's own node when it has one, whatever its creation kind.
+// message names the view's own node when it has one. A no_grad view that has one (a view of a no_grad view, made
+// with grad mode on) fails LibTorch 1.13's INTERNAL ASSERT there (a ledger entry); impl raises what 1.13 means
+// to, and from VersionGate::ViewOfNoGradViewMessage on the text LibTorch has for it.
 [[noreturn]] void view_rebase_error(const AutogradMeta& m, bool indirect) {
   std::string modified = indirect ? "its base or another view of its base has been" : "is being";
-  std::string msg = m.grad_fn ? "Output " + std::to_string(m.output_nr) + " of " + m.grad_fn->name() +
-                                    " is a view and " + modified + " modified inplace."
-                              : "A view was created in no_grad mode and " + modified +
-                                    " modified inplace with grad mode enabled.";
+  const std::string output = m.grad_fn ? "Output " + std::to_string(m.output_nr) + " of " + m.grad_fn->message_name() : "";
+  std::string msg;
+  if (!m.grad_fn)
+    msg = "A view was created in no_grad mode and " + modified + " modified inplace with grad mode enabled.";
+  else if (m.creation_meta == CreationMeta::NoGradMode && follows(VersionGate::ViewOfNoGradViewMessage))
+    msg = output + " is a view of a view which was created in no_grad mode and " + modified +
+          " modified inplace with grad mode enabled.";
+  else
+    msg = output + " is a view and " + modified + " modified inplace.";
   if (m.creation_meta == CreationMeta::MultiOutputNode)
     msg += " This view is the output of a function that returns multiple views. Such functions do not allow the "
            "output views to be modified inplace. You should replace the inplace operation by an out-of-place one.";
@@ -156,10 +164,12 @@ void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
     // In-place on a view: the base takes the op (through CopySlices); the view regenerates its grad_fn.
     const Tensor& base = *m.base;
     auto copy_slices = std::make_shared<CopySlices>(base, t.layout(), fn);
-    // As in LibTorch, the base's own retain_grad hook stays where it is (set_gradient_edge, no hook update).
+    // LibTorch 1.13 leaves the base's own retain_grad hook where it is (set_gradient_edge, no hook update); 2.x
+    // moves it to CopySlices.
     auto& bm = materialize(base);
     bm.grad_fn = copy_slices;
     bm.output_nr = 0;
+    if (follows(VersionGate::BaseRetainGradHookMovesToCopySlices)) move_retains_grad_hook(base, copy_slices);
     grad_fn(t);
     return;
   }

@@ -1,6 +1,10 @@
 #include "impl/autograd/node.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
+
+#include "impl/version_gate.h"
 
 namespace parity::impl::autograd {
 
@@ -20,6 +24,16 @@ bool Node::task_should_compute_output(std::size_t i) const {
 }
 
 Node::Node() : sequence_nr_(g_next_sequence_nr++) {}
+
+std::string Node::message_name() const {
+  std::string n = name();
+  if (!follows(VersionGate::MessagesNameForwardOp)) return n;
+  const auto at = n.rfind("Backward");
+  if (at == std::string::npos) return n;
+  const std::string suffix = n.substr(at + 8);
+  if (!std::all_of(suffix.begin(), suffix.end(), [](unsigned char c) { return std::isdigit(c); })) return n;
+  return n.substr(0, at) + (suffix == "0" ? "" : suffix);
+}
 
 std::uint32_t Node::add_input_metadata(const Tensor& t) {
   input_metadata_.push_back(InputMetadata{t.sizes(), t.dtype(), t.device()});

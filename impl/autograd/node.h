@@ -38,6 +38,9 @@ class Node : public std::enable_shared_from_this<Node> {
   Node& operator=(const Node&) = delete;
 
   virtual std::string name() const = 0;
+  // How an error message names the node: name() itself, or (VersionGate::MessagesNameForwardOp) the forward op,
+  // as Node::forward_op_name strips a "Backward<N>" suffix: "Backward0" entirely, "Backward1" to "1".
+  std::string message_name() const;
   virtual TensorList apply(TensorList&& grads) = 0;
   // Frees saved state after a backward that does not retain the graph.
   virtual void release_variables() {}

@@ -3,6 +3,7 @@
 #include "impl/autograd/grad_mode.h"
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
+#include "impl/version_gate.h"
 
 namespace parity::impl::autograd {
 
@@ -51,10 +52,11 @@ Tensor SavedVariable::unpack(const Node& saved_for) const {
   if (current != saved_version_) {
     std::string msg = "one of the variables needed for gradient computation has been modified by an inplace "
                       "operation: [" + data_.type_string() + "]";
-    if (named) msg += ", which is output " + std::to_string(output_nr_) + " of " + named->name() + ",";
+    if (named) msg += ", which is output " + std::to_string(output_nr_) + " of " + named->message_name() + ",";
     msg += " is at version " + std::to_string(current) + "; expected version " + std::to_string(saved_version_) +
            " instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-           "with torch.autograd.set_detect_anomaly(True).";
+           "with torch.autograd.set_detect_anomaly(True" +
+           std::string(follows(VersionGate::AnomalyHintNamesCheckNan) ? ", check_nan=False" : "") + ").";
     fail(ErrorKind::VersionMismatch, msg);
   }
   // An output comes back as a new tensor whose history is the node that made it (the unpacking node, or an

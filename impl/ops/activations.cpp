@@ -11,6 +11,7 @@
 #include "impl/ops.h"
 #include "impl/ops/iteration.h"
 #include "impl/ops/node_builder.h"
+#include "impl/version_gate.h"
 
 namespace parity::impl {
 
@@ -41,20 +42,6 @@ struct Activation {
   // The input's gradient, from the output's gradient and the saved tensor.
   std::function<Tensor(const Tensor& grad, const Tensor& saved)> derivative;
 };
-
-// caffe2::TypeMeta's names, which clamp's messages print.
-std::string_view type_meta_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return "bool";
-    case ScalarType::Int32: return "int";
-    case ScalarType::Int64: return "long int";
-    case ScalarType::Float16: return "c10::Half";
-    case ScalarType::BFloat16: return "c10::BFloat16";
-    case ScalarType::Float32: return "float";
-    case ScalarType::Float64: return "double";
-  }
-  PARITY_UNREACHABLE("no case for this enum value");
-}
 
 // A fresh output laid out as TensorIterator lays out a unary op's result.
 Tensor unary_output(const Tensor& x, ScalarType t) {
@@ -112,8 +99,8 @@ Tensor result_backward(ops::ResultBackward op, const Tensor& g, const Tensor& r)
                        }
                        return out;
                      });
-    node->save(g);
-    node->save(r);
+    node->save("grad_output", g);
+    node->save("output", r);
   }
   Tensor out = Tensor::allocate(ops::elementwise_layout(g.sizes(), {&g.layout(), &r.layout()}), g.dtype());
   ops::result_backward_kernel(op, out, g, r);
@@ -135,7 +122,7 @@ Tensor threshold_backward(const Tensor& g, const Tensor& self, double threshold)
                        if (n.task_should_compute_output(1)) out[1] = zeros_like(gg);
                        return out;
                      });
-    node->save(self);
+    node->save("self", self);
   }
   Tensor out = Tensor::allocate(ops::elementwise_layout(g.sizes(), {&self.layout(), &g.layout()}), g.dtype());
   ops::threshold_backward_kernel(out, g, self, threshold);
@@ -155,11 +142,11 @@ Tensor sgn(const Tensor& x) {
       const Tensor r = div(sub(g, mul(mul(result, result), g)), magnitude);
       return TensorList{masked_fill_(r, eq(magnitude, zeros({}, magnitude.dtype())), Scalar::of_int(0))};
     });
-  if (node) node->save(x);
+  if (node) node->save("self", x);
   Tensor out = unary_values(UnaryOp::Sign, x);
   if (node) {
     autograd::set_history(out, node);
-    node->save(out, /*is_output=*/true);
+    node->save("result", out, /*is_output=*/true);
   }
   return out;
 }
@@ -261,14 +248,15 @@ Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
       ops::fill_kernel(out, std::numeric_limits<double>::quiet_NaN());
       return;
     }
-    const char* name = lo && hi ? "clamp_scalar_cpu" : lo ? "clamp_min_cpu" : "clamp_max_scalar_cpu";
+    const char* min_name = follows(VersionGate::ClampMinScalarKernelName) ? "clamp_min_scalar_cpu" : "clamp_min_cpu";
+    const char* name = lo && hi ? "clamp_scalar_cpu" : lo ? min_name : "clamp_max_scalar_cpu";
     ops::check_dispatch(name, out.dtype(), {ScalarType::Bool, ScalarType::Float16});
     if (lo) ops::check_scalar_fits(*lo, out.dtype());
     if (hi) ops::check_scalar_fits(*hi, out.dtype());
     ops::clamp_kernel(out, x, lo, hi);
   };
-  // clamp_backward: the gradient passes where min <= self <= max, bounds included. LibTorch computes it as
-  // where(self >= min [& self <= max], grad, zero): the mask comes from comparisons with a 0-dim tensor and
+  // clamp_backward: the gradient passes where min <= self <= max, bounds included (2.x: excluded, min < self <
+  // max). LibTorch computes it as where(self >= min [& self <= max], grad, zero): the mask comes from comparisons with a 0-dim tensor and
   // `where` iterates (mask, grad, zero), so neither takes TensorIterator's same-shape fast path.
   // The saved self is read as it is when unpacked: set_data may have given it another dtype (compared here in the
   // gradient's, which holds every bound parity draws exactly) or another shape, broadcast with the gradient as
@@ -277,7 +265,7 @@ Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
     const Tensor self = saved.dtype() == g.dtype() ? saved : to(saved, g.dtype());
     const Layout zero = Layout::dense({});
     Tensor mask = Tensor::allocate(ops::elementwise_layout(self.sizes(), {&self.layout(), &zero}), ScalarType::Bool);
-    ops::clamp_mask_kernel(mask, self, lo, hi);
+    ops::clamp_mask_kernel(mask, self, lo, hi, !follows(VersionGate::ClampBackwardExcludesBounds));
     return where(mask, g, zeros({}, g.dtype()));
   };
   return {"ClampBackward1", Saves::Self, CastCheck::ClampMeta, result_type, kernel, derivative};
@@ -295,7 +283,7 @@ Tensor apply(const Activation& a, const Tensor& x) {
   std::shared_ptr<Formula> node;
   if (autograd::compute_requires_grad({&x})) {
     node = activation_node(a, x);
-    if (a.saves == Saves::Self) node->save(x);
+    if (a.saves == Saves::Self) node->save("self", x);
   }
   ScalarType t = a.result_type(x);
   // TensorIterator converts the input to the compute dtype first; the copy's layout decides the output's.
@@ -304,7 +292,7 @@ Tensor apply(const Activation& a, const Tensor& x) {
   a.kernel(out, cx);
   if (node) {
     autograd::set_history(out, node);
-    if (a.saves == Saves::Result) node->save(out, /*is_output=*/true);
+    if (a.saves == Saves::Result) node->save("result", out, /*is_output=*/true);
   }
   return out;
 }
@@ -316,7 +304,7 @@ Tensor apply_(const Activation& a, const Tensor& self) {
   if (rg) {
     node = activation_node(a, self);
     // A derivative reading self needs its value from before the write: PyTorch saves self.clone().
-    if (a.saves == Saves::Self) node->save(clone(self));
+    if (a.saves == Saves::Self) node->save("self", clone(self));
   }
   ScalarType t = a.result_type(self);
   // Every activation's result dtype either is self's or cannot be cast back to it (float into int, int into
@@ -333,7 +321,7 @@ Tensor apply_(const Activation& a, const Tensor& self) {
   self.bump_version();
   if (node) {
     autograd::rebase_history(self, node);
-    if (a.saves == Saves::Result) node->save(self, /*is_output=*/true);
+    if (a.saves == Saves::Result) node->save("result", self, /*is_output=*/true);
   }
   return self;
 }

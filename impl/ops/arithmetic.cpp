@@ -5,6 +5,7 @@
 #include "impl/ops.h"
 #include "impl/ops/iteration.h"
 #include "impl/ops/node_builder.h"
+#include "impl/version_gate.h"
 
 namespace parity::impl {
 
@@ -118,18 +119,20 @@ std::shared_ptr<Formula> binary_node(BinaryOp op, const Tensor& self, const Tens
   // formula only when that input needs grad.
   bool save_other = (op == BinaryOp::Mul && need_self) || op == BinaryOp::Div;
   bool save_self = (op == BinaryOp::Mul || op == BinaryOp::Div) && need_other;
-  node->save(save_self ? self_value : Tensor());
-  node->save(save_other ? other : Tensor());
+  node->save("self", save_self ? self_value : Tensor());
+  node->save("other", save_other ? other : Tensor());
   return node;
 }
 
-// derivatives.yaml multiplies and divides by at::scalar_to_tensor(other), a 0-dim tensor that is no wrapped
-// number: under create_graph the gradient's grad_fn is MulBackward0 or DivBackward0, not the scalar forms.
+// 1.13's derivatives.yaml multiplies and divides by at::scalar_to_tensor(other), a 0-dim tensor that is no
+// wrapped number: under create_graph the gradient's grad_fn is MulBackward0 or DivBackward0. 2.x's by the Scalar
+// itself (VersionGate::ScalarOpsDeriveWithScalar): MulBackward1 or DivBackward1.
 std::shared_ptr<Formula> scalar_node(BinaryOp op, const Tensor& self, Scalar s) {
   return make_node(node_name(op, true), {&self}, [op, s](const Tensor& g, const TensorList&, const Formula&) {
+    const bool by_scalar = follows(VersionGate::ScalarOpsDeriveWithScalar);
     switch (op) {
-      case BinaryOp::Mul: return TensorList{mul(g, ops::wrap_scalar(s))};
-      case BinaryOp::Div: return TensorList{div(g, ops::wrap_scalar(s))};
+      case BinaryOp::Mul: return TensorList{by_scalar ? mul(g, s) : mul(g, ops::wrap_scalar(s))};
+      case BinaryOp::Div: return TensorList{by_scalar ? div(g, s) : div(g, ops::wrap_scalar(s))};
       case BinaryOp::Add:
       case BinaryOp::Sub: return TensorList{g};
     }
@@ -264,7 +267,7 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
       if (n.task_should_compute_output(0)) out[0] = where(s[0], g, zero);
       return out;
     });
-    node->save(condition);
+    node->save("condition", condition);
   }
   Operand a{self, false}, b{other, false};
   const ScalarType t = ops::result_type({&a, &b});
@@ -282,7 +285,8 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
 void ops::masked_fill_checked(const Tensor& self, const Tensor& mask, double value) {
   PARITY_CHECK(mask.dtype() == ScalarType::Bool, ErrorKind::DType,
                "masked_fill_ only supports boolean masks, but got mask with dtype " +
-                   std::string(type_name(mask.dtype())));
+                   std::string(follows(VersionGate::MaskedFillNamesTypeMeta) ? type_meta_name(mask.dtype())
+                                                                             : type_name(mask.dtype())));
   ops::check_no_partial_overlap(self, {&mask});
   const Dims shape = broadcast_shapes(self.sizes(), mask.sizes());
   PARITY_CHECK(shape == self.sizes(), ErrorKind::Shape,
@@ -299,7 +303,7 @@ std::shared_ptr<Formula> masked_fill_node(const Tensor& self, const Tensor& mask
   auto node = make_node("MaskedFillBackward0", {&self}, [](const Tensor& g, const TensorList& s, const Formula&) {
     return TensorList{masked_fill(g, s[0], Scalar::of_int(0))};
   });
-  node->save(mask);
+  node->save("mask", mask);
   return node;
 }
 
@@ -314,8 +318,8 @@ std::shared_ptr<Formula> addcmul_node(const Tensor& self, const Tensor& t1, cons
                           if (n.task_should_compute_output(2)) out[2] = mul(g, mul(s[1], value));
                           return out;
                         });
-  node->save(node->should_compute_output(1) ? t2 : Tensor());
-  node->save(node->should_compute_output(2) ? t1 : Tensor());
+  node->save("tensor2", node->should_compute_output(1) ? t2 : Tensor());
+  node->save("tensor1", node->should_compute_output(2) ? t1 : Tensor());
   return node;
 }
 
@@ -435,7 +439,7 @@ Tensor pow(const Tensor& x, Scalar e) {
       if (ev == 0) return TensorList{zeros_like(s[0], MemoryFormat::Contiguous)};
       return TensorList{mul(g, mul(pow(s[0], Scalar::of(ev - 1)), Scalar::of(ev)))};
     });
-    node->save(x);
+    node->save("self", x);
   }
   PARITY_CHECK(!(is_integral(x.dtype(), true) && e.kind != Scalar::Kind::Float && e.value < 0), ErrorKind::DType,
         "Integers to negative integer powers are not allowed.");
@@ -495,8 +499,8 @@ Tensor reduce(const Tensor& x, const Dims& dims, bool keepdim, bool mean, bool w
   if (autograd::compute_requires_grad({&x})) {
     const char* name = mean ? (with_dims ? "MeanBackward1" : "MeanBackward0") : (with_dims ? "SumBackward1" : "SumBackward0");
     node = make_node(name, {&x}, [](const Tensor&, const TensorList&, const Formula&) { return TensorList{}; });
-    // LibTorch 1.13's MeanBackward1 keeps self itself (its formula reads self's numel).
-    if (mean && with_dims) node->save(x);
+    // LibTorch 1.13's MeanBackward1 keeps self itself (its formula reads self's numel); 2.x's keeps its sizes.
+    if (mean && with_dims && !follows(VersionGate::MeanDimSavesSizes)) node->save("self", x);
   }
   if (mean)
     PARITY_CHECK(is_floating(x.dtype()), ErrorKind::DType,

@@ -3,6 +3,7 @@
 #include "impl/ops.h"
 #include "impl/ops/iteration.h"
 #include "impl/ops/node_builder.h"
+#include "impl/version_gate.h"
 
 namespace parity::impl {
 
@@ -79,8 +80,10 @@ Tensor copy_(const Tensor& self, const Tensor& src) {
   }
   // LibTorch 1.13's copy_impl returns early only for the very same tensor; another tensor over the same elements
   // (expand, a view with the same geometry) goes through TensorIterator, whose checks refuse a destination with
-  // internal overlap and allow a full (same-geometry) overlap with the source.
-  if (!self.is_same(src)) {
+  // internal overlap and allow a full (same-geometry) overlap with the source. 2.x returns early for those too.
+  const bool same_data = follows(VersionGate::CopySameDataIsNoOp) && self.storage().key() == src.storage().key() &&
+                         self.layout() == src.layout() && self.dtype() == src.dtype();
+  if (!self.is_same(src) && !same_data) {
     ops::check_no_overlap(self, {&src});
     Dims shape = broadcast_shapes(self.sizes(), src.sizes());
     PARITY_CHECK(shape == self.sizes(), ErrorKind::Shape,

@@ -2,6 +2,7 @@
 #include "impl/error.h"
 #include "impl/ops.h"
 #include "impl/ops/iteration.h"
+#include "impl/version_gate.h"
 
 namespace parity::impl {
 
@@ -33,6 +34,8 @@ Tensor full(const Dims& sizes, Scalar value, ScalarType dtype, bool requires_gra
 }
 
 Tensor zeros(const Dims& sizes, ScalarType dtype, bool requires_grad) {
+  if (follows(VersionGate::ZerosChecksSizes))
+    for (auto s : sizes) PARITY_CHECK(s >= 0, ErrorKind::Argument, "zeros: Dimension size must be non-negative.");
   return full(sizes, Scalar::of(0), dtype, requires_grad);
 }
 
@@ -43,7 +46,9 @@ Tensor ones(const Dims& sizes, ScalarType dtype, bool requires_grad) {
 Tensor arange(std::int64_t end, ScalarType dtype) {
   // LibTorch checks the arguments inside its dtype dispatch, which has no bool case.
   ops::check_dispatch("arange_cpu", dtype, {ScalarType::Bool});
-  PARITY_CHECK(end >= 0, ErrorKind::Argument, "upper bound and larger bound inconsistent with step sign");
+  PARITY_CHECK(end >= 0, ErrorKind::Argument,
+               follows(VersionGate::ArangeNamesLowerBound) ? "upper bound and lower bound inconsistent with step sign"
+                                                           : "upper bound and larger bound inconsistent with step sign");
   std::vector<double> v(static_cast<std::size_t>(end));
   for (std::int64_t i = 0; i < end; ++i) v[static_cast<std::size_t>(i)] = static_cast<double>(i);
   return from_values(v, dtype);

@@ -12,6 +12,7 @@
 #include "impl/ops.h"
 #include "impl/ops/iteration.h"
 #include "impl/ops/node_builder.h"
+#include "impl/version_gate.h"
 
 namespace parity::impl {
 
@@ -38,8 +39,12 @@ void check_index_count(const Tensor& self) {
 
 // ATen's TORCH_CHECK_INDEX: raised as IndexError, which LibTorch's messages classify by their words.
 void check_index_types(const Tensor& index) {
-  PARITY_CHECK(index.dtype() == ScalarType::Int64 || is_mask(index), ErrorKind::DType,
-               "tensors used as indices must be long, byte or bool tensors");
+  if (follows(VersionGate::IndexAcceptsInt32))
+    PARITY_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32 || is_mask(index),
+                 ErrorKind::DType, "tensors used as indices must be long, int, byte or bool tensors");
+  else
+    PARITY_CHECK(index.dtype() == ScalarType::Int64 || is_mask(index), ErrorKind::DType,
+                 "tensors used as indices must be long, byte or bool tensors");
 }
 
 // A mask's nonzero positions as int64 (count, mask.dim()) in row-major order; column j indexes dim j.
@@ -77,6 +82,8 @@ void check_mask_shape(const Tensor& self, const Tensor& mask) {
 
 // expandTensors: a mask must match the dims it covers and becomes one column of its nonzero per dim.
 std::vector<Tensor> expand_index(const Tensor& self, const Tensor& index) {
+  // The kernels read int64 positions: an int32 index holds the same ones.
+  if (index.dtype() == ScalarType::Int32) return {to(index, ScalarType::Int64)};
   if (!is_mask(index)) return {index};
   check_mask_shape(self, index);
   const Tensor nz = nonzero(index);
@@ -258,7 +265,7 @@ std::shared_ptr<Formula> index_put_node(const char* name, const Tensor& self, co
                           if (n.task_should_compute_output(1)) out[1] = index(g, s[0]);
                           return out;
                         });
-  node->save(indices);
+  node->save("indices", indices);
   return node;
 }
 
@@ -303,7 +310,7 @@ Tensor index(const Tensor& self, const Tensor& index) {
     node = make_node("IndexBackward0", {&self}, [sizes = self.sizes()](const Tensor& g, const TensorList& s, const Formula&) {
       return TensorList{index_put_with_node(zeros(sizes, g.dtype()), s[0], g, true, "IndexPutImplBackward0")};
     });
-    node->save(index);
+    node->save("indices", index);
   }
   Tensor out = index_values(self, index);
   if (node) autograd::set_history(out, node);

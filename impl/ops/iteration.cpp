@@ -6,6 +6,7 @@
 
 #include "impl/cpu/loops.h"
 #include "impl/error.h"
+#include "impl/version_gate.h"
 #include <limits>
 
 namespace parity::impl::ops {
@@ -115,7 +116,7 @@ void require_cpu(std::initializer_list<const Tensor*> ts) {
 
 void check_dispatch(const char* kernel, ScalarType t, std::initializer_list<ScalarType> missing) {
   for (ScalarType m : missing)
-    PARITY_CHECK(t != m, ErrorKind::DType,
+    PARITY_CHECK(t != m || (m == ScalarType::Float16 && follows(VersionGate::CpuKernelsTakeHalf)), ErrorKind::DType,
                  "\"" + std::string(kernel) + "\" not implemented for '" + std::string(type_name(t)) + "'");
 }
 
@@ -319,7 +320,8 @@ void clamp_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, 
   });
 }
 
-void clamp_mask_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
+void clamp_mask_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, std::optional<double> hi,
+                       bool bounds_included) {
   require_cpu({&out, &x});
   PARITY_INTERNAL_ASSERT(out.dtype() == ScalarType::Bool && out.sizes() == x.sizes(), "clamp_mask_kernel writes a bool mask of x's shape");
   dispatch(x.dtype(), [&](auto tag) {
@@ -330,7 +332,8 @@ void clamp_mask_kernel(const Tensor& out, const Tensor& x, std::optional<double>
     const T* in = x.data<T>();
     cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()}, [&](const std::int64_t* off) {
       const T v = in[off[1]];
-      o[off[0]] = (!has_lo || v >= l) && (!has_hi || v <= h);
+      o[off[0]] = bounds_included ? (!has_lo || v >= l) && (!has_hi || v <= h)
+                                  : (!has_lo || v > l) && (!has_hi || v < h);
     });
   });
 }
@@ -341,6 +344,10 @@ void result_backward_kernel(ResultBackward op, const Tensor& out, const Tensor& 
     if constexpr (std::is_same_v<T, bool>) {
       return +[](T g, T) -> T { return g; };  // never reached: sigmoid and tanh results are floating
     } else {
+      // In float, rounded once; but sigmoid's float16 kernel computes in c10::Half, rounding after each
+      // operation (as 2.15 does; 1.13 has no float16 sigmoid on the CPU to differentiate).
+      if constexpr (std::is_same_v<T, Half>)
+        if (op == ResultBackward::Sigmoid) return +[](T g, T v) -> T { return T(T(g * T(T(1) - v)) * v); };
       return op == ResultBackward::Sigmoid ? +[](T g, T v) -> T { return g * (T(1) - v) * v; }
                                            : +[](T g, T v) -> T { return g * (T(1) - v * v); };
     }
@@ -366,6 +373,7 @@ void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
   const Dims on = batched(out.sizes(), 1), os = batched(out.strides(), 0);
   const Dims as = batched(a.strides(), 0), bs = batched(b.strides(), 0);
   const std::int64_t inner = a.sizes().back();
+  const bool in_float = follows(VersionGate::ProductsAccumulateInFloat);
   dispatch(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* o = out.data<T>();
@@ -376,10 +384,20 @@ void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
         for (std::int64_t j = 0; j < on[2]; ++j) {
           const T* row = x + n * as[0] + i * as[1];
           const T* col = y + n * bs[0] + j * bs[2];
-          // The accumulator is of the element type, each product and sum stored in it: for bfloat16 that rounds
-          // at every step, as LibTorch 1.13's small bmm does. Its mm goes through gemm variants that round
-          // elsewhere (per operand transposition), which impl does not model yet: the generator makes no
-          // bfloat16 products (program/op_table.h, kProductTypes).
+          // 1.13: the accumulator is of the element type, each product and sum stored in it: for bfloat16 that
+          // rounds at every step, as LibTorch 1.13's small bmm does. Its mm goes through gemm variants that
+          // round elsewhere (per operand transposition), which impl does not model: the generator makes no
+          // bfloat16 products (program/op_table.h, kProductTypes). 2.x accumulates a 16-bit product in float, in
+          // order, and rounds once (VersionGate::ProductsAccumulateInFloat).
+          if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+            if (in_float) {
+              float acc = 0;
+              for (std::int64_t k = 0; k < inner; ++k)
+                acc += static_cast<float>(row[k * as[2]]) * static_cast<float>(col[k * bs[1]]);
+              o[n * os[0] + i * os[1] + j * os[2]] = T(acc);
+              continue;
+            }
+          }
           T acc = T(0);
           for (std::int64_t k = 0; k < inner; ++k) {
             if constexpr (std::is_same_v<T, bool>) acc = acc || (row[k * as[2]] && col[k * bs[1]]);

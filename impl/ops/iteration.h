@@ -91,7 +91,9 @@ void fill_kernel(const Tensor& out, double value);
 void clamp_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, std::optional<double> hi);
 // clamp_backward's mask: out (bool, x's shape) = lo <= x <= hi, the bounds converted to x's dtype; a missing
 // bound is not applied, a NaN x fails.
-void clamp_mask_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, std::optional<double> hi);
+// `bounds_included` false: x strictly between the bounds (VersionGate::ClampBackwardExcludesBounds).
+void clamp_mask_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, std::optional<double> hi,
+                       bool bounds_included);
 // threshold_backward: 0 where x <= threshold, else grad; all operands of out's dtype and shape.
 // sigmoid_backward / tanh_backward: the gradient from the saved result y, one fused pass (grad * (1 - y) * y,
 // grad * (1 - y * y)) as LibTorch's kernels compute it.
@@ -106,7 +108,8 @@ void sum_kernel(const Tensor& out_keepdim, const Tensor& x, const std::vector<bo
 
 // An ATen CPU kernel whose dispatch macro leaves out the types in `missing` raises for them, as the macro does:
 // "\"kernel\" not implemented for 'Half'" (LibTorch 1.13's CPU kernels leave out Half in the vml unary ops,
-// sigmoid, clamp, the products and addcmul; Bool in most arithmetic).
+// sigmoid, clamp, the products and addcmul; Bool in most arithmetic). Half is left out only where the target
+// release lacks it (VersionGate::CpuKernelsTakeHalf).
 void check_dispatch(const char* kernel, ScalarType t, std::initializer_list<ScalarType> missing);
 
 // c10's checked conversion of a scalar argument to an element type (Scalar::to<T>).

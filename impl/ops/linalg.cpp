@@ -1,6 +1,7 @@
 // Matrix products: mm, and matmul composed exactly as LibTorch 1.13's at::native::_matmul_impl composes it
 // (matmul has no node of its own, so its graph is the graph of the ops it calls: dot, mv, mm, bmm,
 // _unsafe_view, squeeze_, and the views and copies around them).
+#include <array>
 #include <functional>
 #include <string>
 
@@ -10,6 +11,7 @@
 #include "impl/ops.h"
 #include "impl/ops/iteration.h"
 #include "impl/ops/node_builder.h"
+#include "impl/version_gate.h"
 
 namespace parity::impl {
 
@@ -60,8 +62,10 @@ enum class Compute { FirstOperandFirst, SecondOperandFirst };
 
 // The node of a product of a and b: a's derivative reads b and b's reads a, so each operand is saved only
 // when the other's gradient is needed (derivatives.yaml).
-std::shared_ptr<Formula> product_node(const char* name, Unpack order, Compute compute, const Tensor& a, const Tensor& b,
-                                      Derivative da, Derivative db) {
+// `names`: a's and b's names in derivatives.yaml.
+std::shared_ptr<Formula> product_node(const char* name, std::array<const char*, 2> names, Unpack order,
+                                      Compute compute, const Tensor& a, const Tensor& b, Derivative da,
+                                      Derivative db) {
   const std::size_t a_slot = order == Unpack::SelfFirst ? 0 : 1, b_slot = 1 - a_slot;
   auto node = make_node(name, {&a, &b}, [=](const Tensor& g, const TensorList& s, const Formula& n) {
     TensorList out(2);
@@ -77,8 +81,13 @@ std::shared_ptr<Formula> product_node(const char* name, Unpack order, Compute co
   });
   const Tensor saved_a = node->should_compute_output(1) ? a : Tensor();
   const Tensor saved_b = node->should_compute_output(0) ? b : Tensor();
-  node->save(a_slot == 0 ? saved_a : saved_b);
-  node->save(a_slot == 0 ? saved_b : saved_a);
+  if (a_slot == 0) {
+    node->save(names[0], saved_a);
+    node->save(names[1], saved_b);
+  } else {
+    node->save(names[1], saved_b);
+    node->save(names[0], saved_a);
+  }
   return node;
 }
 
@@ -90,7 +99,7 @@ Tensor with_history(const Tensor& out, const std::shared_ptr<Formula>& node) {
 Tensor dot(const Tensor& a, const Tensor& b) {
   auto times = [](const Tensor& g, const Tensor& other) { return mul(g, other); };  // grad * other.conj()
   auto node = autograd::compute_requires_grad({&a, &b})
-                  ? product_node("DotBackward0", Unpack::OtherFirst, Compute::FirstOperandFirst, a, b, times, times)
+                  ? product_node("DotBackward0", {"self", "tensor"}, Unpack::OtherFirst, Compute::FirstOperandFirst, a, b, times, times)
                   : nullptr;
   PARITY_CHECK(a.dtype() == b.dtype(), ErrorKind::DType,
                "dot : expected both vectors to have same dtype, but found " + std::string(type_name(a.dtype())) +
@@ -110,7 +119,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 Tensor mv(const Tensor& mat, const Tensor& vec) {
   auto node = autograd::compute_requires_grad({&mat, &vec})
                   ? product_node(
-                        "MvBackward0", Unpack::OtherFirst, Compute::FirstOperandFirst, mat, vec,
+                        "MvBackward0", {"self", "vec"}, Unpack::OtherFirst, Compute::FirstOperandFirst, mat, vec,
                         // grad.ger(vec), which 1.13 computes as outer: grad.reshape({n, 1}) * vec, after checking
                         // both are vectors (the saved vec may no longer be one: set_data).
                         [](const Tensor& g, const Tensor& v) {
@@ -126,9 +135,17 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
   PARITY_CHECK(mat.dim() == 2 && vec.dim() == 1, ErrorKind::Shape,
                "vector + matrix @ vector expected, got 1, " + std::to_string(mat.dim()) + ", " + std::to_string(vec.dim()));
   const std::int64_t rows = mat.sizes()[0], inner = mat.sizes()[1];
+  const bool checks_dtypes = follows(VersionGate::MvChecksDtypes);
   PARITY_CHECK(inner == vec.sizes()[0], ErrorKind::Shape,
-               "size mismatch, got " + std::to_string(rows) + ", " + std::to_string(rows) + "x" +
-                   std::to_string(inner) + "," + std::to_string(vec.sizes()[0]));
+               checks_dtypes ? "size mismatch, got input (" + std::to_string(rows) + "), mat (" + std::to_string(rows) +
+                                   "x" + std::to_string(inner) + "), vec (" + std::to_string(vec.sizes()[0]) + ")"
+                             : "size mismatch, got " + std::to_string(rows) + ", " + std::to_string(rows) + "x" +
+                                   std::to_string(inner) + "," + std::to_string(vec.sizes()[0]));
+  // addmv's operands: the result (of vec's dtype), the matrix and the vector.
+  if (checks_dtypes)
+    PARITY_CHECK(mat.dtype() == vec.dtype(), ErrorKind::DType,
+                 "addmv input tensors must have the same dtype, but got " + std::string(type_name(vec.dtype())) +
+                     ", " + std::string(type_name(mat.dtype())) + ", and " + std::string(type_name(vec.dtype())));
   // mv writes into a result of vec's dtype through addmv_, which dispatches on the matrix's.
   Tensor out = Tensor::allocate(Layout::dense({rows}), vec.dtype());
   product_values(reinterpret(out, {rows, 1}, {1, 0}), mat, reinterpret(vec, {inner, 1}, {vec.strides()[0], 0}),
@@ -138,7 +155,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
   auto node = autograd::compute_requires_grad({&a, &b})
-                  ? product_node("BmmBackward0", Unpack::SelfFirst, Compute::SecondOperandFirst, a, b,
+                  ? product_node("BmmBackward0", {"self", "mat2"}, Unpack::SelfFirst, Compute::SecondOperandFirst, a, b,
                                  [](const Tensor& g, const Tensor& other) { return bmm(g, transpose(other, 1, 2)); },
                                  [](const Tensor& g, const Tensor& other) { return bmm(transpose(other, 1, 2), g); })
                   : nullptr;
@@ -175,7 +192,8 @@ Tensor squeeze_in_place(const Tensor& x, std::int64_t dim) {
   bool rg = autograd::compute_requires_grad({&x});
   autograd::check_inplace(x, rg);
   Dims in = x.sizes();
-  auto node = rg ? make_node("SqueezeBackward3", {&x}, [in, dim](const Tensor& g, const TensorList&, const Formula&) {
+  // squeeze_.dim's node: 2.x's derivatives.yaml lists squeeze.dims before it, which renumbers it.
+  auto node = rg ? make_node(follows(VersionGate::SqueezeInPlaceDimIsBackward4) ? "SqueezeBackward4" : "SqueezeBackward3", {&x}, [in, dim](const Tensor& g, const TensorList&, const Formula&) {
                      std::int64_t d = wrap_dim(dim, static_cast<std::int64_t>(in.size()));
                      return TensorList{(!in.empty() && in[d] == 1) ? unsqueeze(g, d) : g};
                    })
@@ -212,22 +230,55 @@ Tensor folded_matmul(const Tensor& a, const Tensor& b) {
   return transposed ? contiguous(transpose(output, -2, -1)) : output;
 }
 
-// Both operands are at least matrices here (a vector always folds): broadcast the batch dims, flatten them
-// into one, bmm, and reshape the result back.
+// 2.x's should_fold(tensor1, tensor2): the larger operand t1 (b transposed when b is larger) is >= 3-d and the
+// other at most a matrix, and either the smaller requires grad (folding keeps its gradient small, even at the
+// cost of a copy), or, unless a is a matrix (whose fold would need a copy of the transposed result), t1 is empty
+// or its leading dims fold into rows without a copy: as a view, so that a size-1 dim's stride does not matter
+// (2.15 folds a (1, 2, 3) batch with strides (99, 3, 1)).
+bool should_fold_by_strides(const Tensor& a, const Tensor& b) {
+  const bool a_larger = a.dim() >= b.dim();
+  const Tensor& larger = a_larger ? a : b;
+  const Tensor& smaller = a_larger ? b : a;
+  const std::int64_t dim1 = larger.dim();
+  if (!(dim1 >= 3 && smaller.dim() <= 2)) return false;
+  if (autograd::requires_grad(smaller)) return true;
+  if (a.dim() == 2) return false;
+  if (larger.numel() == 0) return true;
+  Layout t1 = larger.layout();
+  if (!a_larger) t1 = geometry::transpose(t1, -2, -1);  // b.mT()
+  const std::int64_t last = t1.sizes.back();
+  return view_strides(t1, {t1.numel() / last, last}).has_value();
+}
+
+// Broadcast the batch dims, flatten them into one, bmm, and reshape the result back. In 1.13 both operands are
+// at least matrices here (a vector always folds); 2.x also comes here with a vector, which takes one row (a) or
+// one column (b), and first drops a 3-d operand's batch of 1 that requires grad when the batches differ.
 Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   const Dims& sa = a.sizes();
   const Dims& sb = b.sizes();
-  const std::int64_t n = sa.end()[-2], m1 = sa.back(), m2 = sb.end()[-2], p = sb.back();
-  Dims output_shape = broadcast_shapes(Dims(sa.begin(), sa.end() - 2), Dims(sb.begin(), sb.end() - 2));
+  const std::int64_t da = a.dim(), db = b.dim();
+  const std::int64_t n = da > 1 ? sa.end()[-2] : 1, m1 = sa.back();
+  const std::int64_t m2 = db > 1 ? sb.end()[-2] : sb.front(), p = db > 1 ? sb.back() : 1;
+  const Dims batch_a(sa.begin(), sa.end() - std::min<std::int64_t>(da, 2));
+  const Dims batch_b(sb.begin(), sb.end() - std::min<std::int64_t>(db, 2));
+  if (follows(VersionGate::MatmulFoldsByStrides) && da == 3 && db == 3 && batch_a[0] != batch_b[0]) {
+    if (batch_a[0] == 1 && autograd::requires_grad(a)) return matmul(squeeze(a, 0), b);
+    if (batch_b[0] == 1 && autograd::requires_grad(b)) return matmul(a, squeeze(b, 0));
+  }
+  Dims output_shape = broadcast_shapes(batch_a, batch_b);
   const std::int64_t batch = product_of(output_shape);
-  auto with_matrix = [&output_shape](std::int64_t r, std::int64_t c) {
+  auto with = [&output_shape](std::initializer_list<std::int64_t> tail) {
     Dims d = output_shape;
-    d.insert(d.end(), {r, c});
+    d.insert(d.end(), tail);
     return d;
   };
-  const Tensor a3 = reshape(expand(a, with_matrix(n, m1)), {batch, n, m1});
-  const Tensor b3 = reshape(expand(b, with_matrix(m2, p)), {batch, m2, p});
-  return unsafe_view(bmm(a3, b3), with_matrix(n, p));
+  const Tensor a3 = reshape(expand(a, with({n, m1})), {batch, n, m1});
+  const Tensor b3 = db == 1 ? unsqueeze(reshape(expand(b, with({m2})), {batch, m2}), 2)
+                            : reshape(expand(b, with({m2, p})), {batch, m2, p});
+  if (da > 1) output_shape.push_back(n);
+  if (db > 1) output_shape.push_back(p);
+  const Tensor product = bmm(a3, b3);
+  return unsafe_view(db == 1 ? squeeze(product, -1) : product, output_shape);
 }
 
 }  // namespace
@@ -242,7 +293,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
     };
     const bool a_cols = column_major(a), b_cols = column_major(b);
     node = product_node(
-        "MmBackward0", Unpack::SelfFirst, Compute::SecondOperandFirst, a, b,
+        "MmBackward0", {"self", "mat2"}, Unpack::SelfFirst, Compute::SecondOperandFirst, a, b,
         [a_cols](const Tensor& g, const Tensor& mat2) {
           return a_cols ? t(mm(mat2, t(g))) : mm(g, t(mat2));
         },
@@ -250,12 +301,23 @@ Tensor mm(const Tensor& a, const Tensor& b) {
           return b_cols ? t(mm(t(g), mat1)) : mm(t(mat1), g);
         });
   }
-  PARITY_CHECK(a.dim() == 2, ErrorKind::Shape, "self must be a matrix");
-  PARITY_CHECK(b.dim() == 2, ErrorKind::Shape, "mat2 must be a matrix");
+  // 2.x's mm says which function refuses, and compares the dtypes before the kernel reads either.
+  const bool checks_dtypes = follows(VersionGate::MmChecksDtypes);
+  const std::string prefix = checks_dtypes ? "mm: " : "";
+  PARITY_CHECK(a.dim() == 2, ErrorKind::Shape,
+               prefix + "self must be a matrix" +
+                   (checks_dtypes ? ", got " + std::to_string(a.dim()) + "-D tensor" : std::string()));
+  PARITY_CHECK(b.dim() == 2, ErrorKind::Shape,
+               prefix + "mat2 must be a matrix" +
+                   (checks_dtypes ? ", got " + std::to_string(b.dim()) + "-D tensor" : std::string()));
   const std::int64_t rows = a.sizes()[0], inner = a.sizes()[1], cols = b.sizes()[1];
   PARITY_CHECK(inner == b.sizes()[0], ErrorKind::Shape,
-               "mat1 and mat2 shapes cannot be multiplied (" + std::to_string(rows) + "x" + std::to_string(inner) +
-                   " and " + std::to_string(b.sizes()[0]) + "x" + std::to_string(cols) + ")");
+               prefix + "mat1 and mat2 shapes cannot be multiplied (" + std::to_string(rows) + "x" +
+                   std::to_string(inner) + " and " + std::to_string(b.sizes()[0]) + "x" + std::to_string(cols) + ")");
+  if (checks_dtypes)
+    PARITY_CHECK(a.dtype() == b.dtype(), ErrorKind::DType,
+                 "expected m1 and m2 to have the same dtype, but got: " + std::string(type_meta_name(a.dtype())) +
+                     " != " + std::string(type_meta_name(b.dtype())));
   Tensor out = Tensor::allocate(Layout::dense({rows, cols}), a.dtype());
   product_values(out, a, b, inner, "addmm_impl_cpu_", a.dtype(), b.dtype());
   return with_history(out, node);
@@ -270,8 +332,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (da == 2 && db == 1) return mv(a, b);
   if (da == 1 && db == 2) return squeeze_in_place(mm(unsqueeze(a, 0), b), 0);
   if (da == 2 && db == 2) return mm(a, b);
-  if (should_fold(a, db) || should_fold(b, da)) return folded_matmul(a, b);
-  return batched_matmul(a, b);
+  const bool fold = follows(VersionGate::MatmulFoldsByStrides) ? should_fold_by_strides(a, b)
+                                                                : should_fold(a, db) || should_fold(b, da);
+  return fold ? folded_matmul(a, b) : batched_matmul(a, b);
 }
 
 }  // namespace parity::impl

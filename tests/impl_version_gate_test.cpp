@@ -1,0 +1,186 @@
+// impl's version-gated behaviours (impl/version_gates.def): each test runs the same calls following 1.13 and
+// following 2.15, whatever LibTorch this build is judged against, and checks what each release does (as
+// LibTorch 1.13.1 and 2.15.0 were seen to do).
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "impl/autograd/meta.h"
+#include "impl/error.h"
+#include "impl/ops.h"
+#include "impl/torch_version.h"
+#include "impl/version_gate.h"
+#include "tests/impl_errors.h"
+
+namespace parity::impl {
+namespace {
+
+using autograd::grad;
+using autograd::grad_fn;
+using testing::error_of;
+
+constexpr TorchVersion k113{1, 13}, k215{2, 15};
+
+Tensor values(const std::vector<double>& v, ScalarType t = ScalarType::Float32) { return from_values(v, t); }
+Tensor leaf(const std::vector<double>& v, ScalarType t = ScalarType::Float32) {
+  return requires_grad_(values(v, t), true);
+}
+
+TEST(TorchVersion, ParsesReleaseStringsAndOrders) {
+  EXPECT_EQ(TorchVersion::parse("2.15.0+cu132"), k215);
+  EXPECT_EQ(TorchVersion::parse("1.13.1"), k113);
+  EXPECT_EQ(TorchVersion::parse("2.15"), k215);
+  EXPECT_EQ(TorchVersion::parse("2.1.0a0"), (TorchVersion{2, 1}));
+  EXPECT_FALSE(TorchVersion::parse("2").has_value());
+  EXPECT_FALSE(TorchVersion::parse("v2.1").has_value());
+  EXPECT_FALSE(TorchVersion::parse("2.x").has_value());
+  EXPECT_FALSE(TorchVersion::parse("2.1~").has_value());
+  EXPECT_LT(k113, (TorchVersion{2, 0}));
+  EXPECT_LT((TorchVersion{2, 2}), (TorchVersion{2, 15}));
+  EXPECT_EQ(k215.str(), "2.15");
+}
+
+TEST(TorchVersion, GuardRestoresThePreviousTarget) {
+  const TorchVersion before = target_torch_version();
+  {
+    TargetTorchVersionGuard g(k215);
+    EXPECT_EQ(target_torch_version(), k215);
+    EXPECT_TRUE(follows(VersionGate::ReshapeContiguousIsView));
+  }
+  EXPECT_EQ(target_torch_version(), before);
+}
+
+// Every row says what changed, both behaviours and where, and comes after the oldest release impl models.
+TEST(VersionGates, EveryRowIsComplete) {
+  std::set<std::string_view> names;
+  ASSERT_FALSE(version_gates().empty());
+  for (const VersionGateRow& r : version_gates()) {
+    SCOPED_TRACE(std::string(r.name));
+    EXPECT_TRUE(names.insert(r.name).second) << "duplicate gate";
+    EXPECT_EQ(&version_gate(r.gate), &r);
+    EXPECT_GT(r.since, kOldestTorchVersion);
+    for (std::string_view field : {r.what, r.before, r.after, r.where}) EXPECT_FALSE(field.empty());
+  }
+}
+
+TEST(VersionGates, ContiguousReshapeIsAViewFrom2) {
+  Tensor x = clone(view(leaf({1, 2, 3, 4, 5, 6}), {2, 3}));
+  Tensor t = transpose(x, 0, 1);
+  {
+    TargetTorchVersionGuard g(k113);
+    EXPECT_EQ(grad_fn(reshape(x, {3, 2}))->name(), "ReshapeAliasBackward0");
+    EXPECT_EQ(grad_fn(reshape(unsqueeze(t, 0), {3, 2}))->name(), "ReshapeAliasBackward0");
+  }
+  {
+    TargetTorchVersionGuard g(k215);
+    EXPECT_EQ(grad_fn(reshape(x, {3, 2}))->name(), "ViewBackward0");
+    EXPECT_EQ(grad_fn(reshape(unsqueeze(t, 0), {3, 2}))->name(), "ReshapeAliasBackward0");
+  }
+}
+
+TEST(VersionGates, VersionErrorNamesTheForwardOpFrom2) {
+  auto message = [](TorchVersion v) {
+    TargetTorchVersionGuard g(v);
+    Tensor x = leaf({1, 2});
+    Tensor y = exp(x);
+    Tensor z = div(y, Scalar::of(2));
+    add_(y, Scalar::of(1));
+    return error_of([&] { backward(sum(mul(z, z))); }).second + " | " +
+           error_of([&] { backward(sum(z)); }).second;
+  };
+  const std::string old = message(k113), now = message(k215);
+  EXPECT_NE(old.find("which is output 0 of ExpBackward0, is at version 1; expected version 0 instead. Hint: enable "
+                     "anomaly detection to find the operation that failed to compute its gradient, with "
+                     "torch.autograd.set_detect_anomaly(True)."),
+            std::string::npos)
+      << old;
+  EXPECT_NE(now.find("which is output 0 of Exp, is at version 1; expected version 0 instead. Hint: enable anomaly "
+                     "detection to find the operation that failed to compute its gradient, with "
+                     "torch.autograd.set_detect_anomaly(True, check_nan=False)."),
+            std::string::npos)
+      << now;
+}
+
+TEST(VersionGates, ClampGradientExcludesTheBoundsFrom2) {
+  auto gradient = [](TorchVersion v) {
+    TargetTorchVersionGuard g(v);
+    Tensor x = leaf({-1, 0, 3, 4});
+    backward(sum(clamp(x, Scalar::of_int(-1), Scalar::of(3.0))));
+    return grad(x).to_vector();
+  };
+  EXPECT_EQ(gradient(k113), (std::vector<double>{1, 1, 1, 0}));
+  EXPECT_EQ(gradient(k215), (std::vector<double>{0, 1, 0, 0}));
+}
+
+// x * x sends two gradients to x's accumulator: 2.x adds the second into the first in place.
+TEST(VersionGates, TheEngineSumsGradientsInPlaceFrom2) {
+  auto version = [](TorchVersion v) {
+    TargetTorchVersionGuard g(v);
+    Tensor x = leaf({1, 2});
+    backward(sum(mul(x, x)));
+    EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{2, 4}));
+    return grad(x).version();
+  };
+  EXPECT_EQ(version(k113), 0u);
+  EXPECT_EQ(version(k215), 1u);
+}
+
+// autograd.grad reaching a non-leaf that retains its grad: 2.x runs its retain_grad hook.
+TEST(VersionGates, CapturedNonLeafRunsRetainGradFrom2) {
+  auto defined = [](TorchVersion v) {
+    TargetTorchVersionGuard g(v);
+    Tensor x = leaf({1, 2});
+    Tensor y = mul(x, Scalar::of(3));
+    retain_grad(y);
+    autograd_grad(sum(y), y, /*retain_graph=*/false);
+    return grad(y).defined();
+  };
+  EXPECT_FALSE(defined(k113));
+  EXPECT_TRUE(defined(k215));
+}
+
+TEST(VersionGates, HalfKernelsAndProductsFrom2) {
+  const ScalarType H = ScalarType::Float16;
+  {
+    TargetTorchVersionGuard g(k113);
+    EXPECT_EQ(error_of([&] { exp(values({1}, H)); }).second, "\"exp_vml_cpu\" not implemented for 'Half'");
+  }
+  TargetTorchVersionGuard g(k215);
+  EXPECT_EQ(exp(values({0}, H)).to_vector(), (std::vector<double>{1}));
+  // 2049 is not a float16: a float16 accumulator would round 2048 + 1 to 2048 at every step; 2.x sums in float.
+  Tensor a = values({2048, 1, 1}, H), b = values({1, 1, 1}, H);
+  EXPECT_EQ(matmul(a, b).to_vector(), (std::vector<double>{2050}));
+  EXPECT_EQ(mm(view(a, {1, 3}), view(b, {3, 1})).to_vector(), (std::vector<double>{2050}));
+}
+
+TEST(VersionGates, IndexTakesInt32From2) {
+  Tensor x = values({10, 20, 30});
+  Tensor i = values({2, 0}, ScalarType::Int32);
+  {
+    TargetTorchVersionGuard g(k113);
+    EXPECT_EQ(error_of([&] { index(x, i); }).second, "tensors used as indices must be long, byte or bool tensors");
+  }
+  TargetTorchVersionGuard g(k215);
+  EXPECT_EQ(index(x, i).to_vector(), (std::vector<double>{30, 10}));
+  EXPECT_EQ(error_of([&] { index(x, values({0})); }).second,
+            "tensors used as indices must be long, int, byte or bool tensors");
+}
+
+// A vector times a batch whose transposed matrices do not fold into rows as a view: 1.13 always folds (one mv),
+// 2.x runs a bmm (the vector does not require grad, which would make it fold).
+TEST(VersionGates, MatmulFoldsOnlyWhenTheBatchViewsAsRowsFrom2) {
+  Tensor v = values({1, 2, 3});
+  Tensor batch = view(leaf({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}), {2, 3, 2});
+  auto product = [&](TorchVersion ver) {
+    TargetTorchVersionGuard g(ver);
+    Tensor r = matmul(v, batch);
+    EXPECT_EQ(r.to_vector(), (std::vector<double>{22, 28, 58, 64}));
+    return grad_fn(r)->next_edges().front().fn->name();
+  };
+  EXPECT_EQ(product(k113), "MvBackward0");
+  EXPECT_EQ(product(k215), "BmmBackward0");
+}
+
+}  // namespace
+}  // namespace parity::impl
