@@ -184,19 +184,24 @@ std::string one_line(std::string s) {
 // The build lines are those tests/repro_test.py checks (the CMake one) or that work with Debian's libtorch-dev,
 // whose headers and libraries lie on the compiler's default paths, and with a LibTorch zip.
 constexpr std::string_view kCppPrelude = R"(// parity repro (LibTorch C++). Build it with CMake (add -DCMAKE_PREFIX_PATH=<LibTorch folder> for a
-// LibTorch zip), from a CMakeLists.txt beside repro.cpp:
+// LibTorch zip, or for PyPI's torch wheel its torch/ folder: python -c 'import os, torch; print(os.path.dirname(
+// torch.__file__))'), from a CMakeLists.txt beside repro.cpp:
 //   cmake_minimum_required(VERSION 3.18)
 //   project(repro CXX)
 //   find_package(Torch REQUIRED)
 //   add_executable(repro repro.cpp)
-//   target_link_libraries(repro ${TORCH_LIBRARIES})
-//   set_property(TARGET repro PROPERTY CXX_STANDARD 17)
+//   target_include_directories(repro PRIVATE ${TORCH_INCLUDE_DIRS})
+//   target_link_libraries(repro torch_cpu c10)
+//   set_property(TARGET repro PROPERTY CXX_STANDARD 20)
 // then: cmake -S . -B build && cmake --build build && ./build/repro
+// (LibTorch 2.x needs C++20. The repro runs on the CPU, so it links LibTorch's CPU libraries only: a CUDA build's
+// ${TORCH_LIBRARIES}, the wheel's, also names libtorch_cuda, whose NCCL a CUDA toolkit may not match; such a
+// build also wants TORCH_CUDA_ARCH_LIST=9.0 in the environment of the cmake configure, even without a GPU.)
 // or with g++, against Debian's libtorch-dev (headers in /usr/include, libraries in /usr/lib/<arch>):
-//   g++ -std=c++17 repro.cpp -I/usr/include/torch/csrc/api/include -ltorch -ltorch_cpu -lc10 -o repro
-// or against a LibTorch zip unpacked in $TORCH (add -D_GLIBCXX_USE_CXX11_ABI=0 for its pre-cxx11 ABI build):
-//   g++ -std=c++17 repro.cpp -I$TORCH/include -I$TORCH/include/torch/csrc/api/include
-//       -L$TORCH/lib -ltorch -ltorch_cpu -lc10 -Wl,-rpath,$TORCH/lib -o repro
+//   g++ -std=c++20 repro.cpp -I/usr/include/torch/csrc/api/include -ltorch_cpu -lc10 -o repro
+// or against a LibTorch unpacked in $TORCH (add -D_GLIBCXX_USE_CXX11_ABI=0 for a pre-cxx11 ABI build):
+//   g++ -std=c++20 repro.cpp -I$TORCH/include -I$TORCH/include/torch/csrc/api/include
+//       -L$TORCH/lib -ltorch_cpu -lc10 -Wl,-rpath,$TORCH/lib -o repro
 #include <torch/torch.h>
 
 #include <cstdlib>

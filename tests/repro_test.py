@@ -286,8 +286,9 @@ project(parity_repros LANGUAGES CXX)
 find_package(Torch REQUIRED)
 foreach(repro IN ITEMS {names})
   add_executable(${{repro}} ${{repro}}.cpp)
-  target_link_libraries(${{repro}} ${{TORCH_LIBRARIES}})
-  set_property(TARGET ${{repro}} PROPERTY CXX_STANDARD 17)  # the standard the header comment names
+  target_include_directories(${{repro}} PRIVATE ${{TORCH_INCLUDE_DIRS}})
+  target_link_libraries(${{repro}} torch_cpu c10)
+  set_property(TARGET ${{repro}} PROPERTY CXX_STANDARD 20)  # the standard the header comment names
 endforeach()
 """
 
@@ -302,6 +303,11 @@ def build_cpp(args, work, repros):
     with open(os.path.join(src, "CMakeLists.txt"), "w") as f:
         f.write(CMAKE_PROJECT.format(names=" ".join(repros)))
     configure = [args.cmake, "-S", src, "-B", bld, "-DCMAKE_BUILD_TYPE=", f"-DTorch_DIR={args.torch_dir}"]
+    # A LibTorch folder (a zip, the wheel's torch/) goes in CMAKE_PREFIX_PATH, as the header comment says: its
+    # libraries are then found before a system LibTorch's (Debian's libc10.so beside the wheel's would be linked).
+    parts = os.path.normpath(args.torch_dir).split(os.sep)
+    if parts[-3:] == ["share", "cmake", "Torch"]:
+        configure.append("-DCMAKE_PREFIX_PATH=" + os.sep.join(parts[:-3]))
     if args.generator:
         configure += ["-G", args.generator]
     if args.make_program:
@@ -310,7 +316,8 @@ def build_cpp(args, work, repros):
         configure.append(f"-DCMAKE_CXX_COMPILER={args.cxx}")
     if args.launcher:
         configure.append(f"-DCMAKE_CXX_COMPILER_LAUNCHER={args.launcher}")
-    res = run(configure, timeout=120)
+    # A CUDA build of LibTorch (PyPI's wheel) probes GPU architectures unless told one, as the header comment says.
+    res = run(configure, timeout=120, env=dict(os.environ, TORCH_CUDA_ARCH_LIST=os.environ.get("TORCH_CUDA_ARCH_LIST", "9.0")))
     if res.returncode != 0:
         sys.exit(f"FAIL: configuring the repro project ({' '.join(configure)}) failed:\n{res.stdout[-6000:]}")
     log("configured the repro project")
