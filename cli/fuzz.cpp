@@ -9,11 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/progress.h"
+#include "cli/campaign_printer.h"
 #include "cli/render.h"
 #include "engine/campaign.h"
 #include "engine/worker_pool.h"
@@ -80,9 +81,6 @@ constexpr int kExitStarved = 3;
 constexpr int kExitStaleLedger = 4;
 // The end-of-run line names at most this many starved items; run.json has them all.
 constexpr std::size_t kStarvedShown = 6;
-
-std::atomic<bool> g_stop{false};
-extern "C" void on_stop_signal(int) { g_stop.store(true); }
 
 std::optional<std::string> env(const char* name) {
   const char* v = std::getenv(name);
@@ -194,24 +192,6 @@ std::string coverage_line(const reports::Coverage& c) {
   return line;
 }
 
-// Draws the progress line and prints each finding as it is recorded.
-class Printer : public engine::CampaignObserver {
- public:
-  void on_progress(const engine::CampaignProgress& p, bool final) override {
-    progress_.tick({p.elapsed, p.cases, p.findings, p.groups, p.seconds_budget, p.cases_budget}, final);
-    if (final) progress_.finish();
-  }
-  void on_finding(const reports::Finding& f) override {
-    progress_.message("finding: " + describe_divergence(f.program, f.divergence) + " [case " +
-                      std::to_string(f.case_index) + ", " + std::to_string(f.original_program_size) + " -> " +
-                      std::to_string(f.program.steps.size()) + " steps" + (f.expected ? ", expected" : "") + "]");
-  }
-  void message(const std::string& text) { progress_.message(text); }
-
- private:
-  ProgressLine progress_;
-};
-
 void print_final(const engine::CampaignConfig& c, const reports::RunSummary& s) {
   std::printf("parity fuzz: %llu cases in %.1f s (%.1f/s), %llu findings in %zu groups (%llu unexpected, %llu "
               "expected), %llu crashes, %llu timeouts, %llu out of memory; seed %llu%s\n",
@@ -268,25 +248,19 @@ int fuzz_command(const std::vector<std::string>& argv) {
   o.campaign.shard = shard_from_env();
   const reports::KnownDivergences known = load_known(o);
   engine::prepare_output(o.campaign.out, o.overwrite);
-  Printer printer;
+  CampaignPrinter printer;
   for (const auto* k : known.expired(reports::today_utc()))
     printer.message("parity: warning: known divergence \"" + k->signature + "\" expired on " + k->expires +
                     "; it no longer matches: review it");
 
-  // No SA_RESTART: a blocked poll or read returns, and the loop sees the flag at once.
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  struct sigaction old_int {}, old_term {};
-  ::sigaction(SIGINT, &sa, &old_int);
-  ::sigaction(SIGTERM, &sa, &old_term);
+  std::optional<StopOnSignals> signals(std::in_place);
   std::fprintf(stderr, "parity fuzz: seed %llu, shard %d/%d, %s, output %s\n",
                static_cast<unsigned long long>(o.campaign.seed), o.campaign.shard.index, o.campaign.shard.total,
                reports::describe_isolation(o.campaign.isolation, o.campaign.jobs).c_str(),
                o.campaign.out.string().c_str());
-  const engine::CampaignResult result = engine::run_campaign(o.campaign, known, &g_stop, &printer);
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGTERM, &old_term, nullptr);
+  const engine::CampaignResult result =
+      engine::run_campaign(o.campaign, known, StopOnSignals::stop_flag(), &printer);
+  signals.reset();
 
   print_final(o.campaign, result.summary);
   // Starved items and stale ledger entries are listed even when findings decide the exit status: all need fixing.

@@ -1,0 +1,38 @@
+#include "cli/campaign_printer.h"
+
+#include "cli/render.h"
+
+namespace parity::cli {
+
+namespace {
+std::atomic<bool> g_stop{false};
+extern "C" void on_stop_signal(int) { g_stop.store(true); }
+}  // namespace
+
+void CampaignPrinter::on_progress(const engine::CampaignProgress& p, bool final) {
+  progress_.tick({p.elapsed, p.cases, p.findings, p.groups, p.seconds_budget, p.cases_budget}, final);
+  if (final) progress_.finish();
+}
+
+void CampaignPrinter::on_finding(const reports::Finding& f) {
+  progress_.message("finding: " + describe_divergence(f.program, f.divergence) + " [case " +
+                    std::to_string(f.case_index) + ", " + std::to_string(f.original_program_size) + " -> " +
+                    std::to_string(f.program.steps.size()) + " steps" + (f.expected ? ", expected" : "") + "]");
+}
+
+StopOnSignals::StopOnSignals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, &old_int_);
+  ::sigaction(SIGTERM, &sa, &old_term_);
+}
+
+StopOnSignals::~StopOnSignals() {
+  ::sigaction(SIGINT, &old_int_, nullptr);
+  ::sigaction(SIGTERM, &old_term_, nullptr);
+}
+
+const std::atomic<bool>* StopOnSignals::stop_flag() { return &g_stop; }
+
+}  // namespace parity::cli

@@ -1,0 +1,38 @@
+// What `parity fuzz` and `parity drift` show while they run: the progress line, each finding as it is recorded,
+// and the stop flag that SIGINT/SIGTERM raise so that a run ends cleanly (its output written) when interrupted.
+#pragma once
+#include <signal.h>
+
+#include <atomic>
+#include <string>
+
+#include "cli/progress.h"
+#include "engine/campaign.h"
+
+namespace parity::cli {
+
+class CampaignPrinter : public engine::CampaignObserver {
+ public:
+  void on_progress(const engine::CampaignProgress& p, bool final) override;
+  void on_finding(const reports::Finding& f) override;
+  void message(const std::string& text) { progress_.message(text); }
+
+ private:
+  ProgressLine progress_;
+};
+
+// While it lives, SIGINT and SIGTERM set stop_flag() instead of killing the process; it restores the previous
+// handlers. Installed without SA_RESTART: a blocked poll or read returns, and the loop sees the flag at once.
+class StopOnSignals {
+ public:
+  StopOnSignals();
+  ~StopOnSignals();
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+  static const std::atomic<bool>* stop_flag();
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+}  // namespace parity::cli
