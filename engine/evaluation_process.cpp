@@ -183,6 +183,26 @@ std::string evaluate_to_text(const program::Program& program, bool want_traces, 
   }
 }
 
+std::string oracle_trace_to_text(const program::Program& program, Progress& progress) {
+  try {
+    auto torch = oracle::make_torch_backend();
+    if (!torch) throw Fatal("the LibTorch backend is not available (oracle::make_torch_backend() returned null)");
+    progress.phase = kOracle;
+    progress.step = -1;
+    TracingBackend traced(*torch, &progress);
+    json out = {{"libtorch_version", torch->version()}};
+    try {
+      out["trace"] = program::to_json(program::run(traced, program));
+    } catch (const std::exception& e) {
+      out["escaped"] = e.what();
+    }
+    return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  } catch (const std::exception& e) {
+    return json{{"fatal", std::string("cannot run LibTorch: ") + e.what()}}.dump(-1, ' ', false,
+                                                                               json::error_handler_t::replace);
+  }
+}
+
 namespace {
 
 std::string describe_phase(int phase, int step) {

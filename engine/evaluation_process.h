@@ -45,6 +45,11 @@ void enter_evaluating_process(std::size_t memory_limit_bytes, Progress* progress
 // JSON text. Never throws: a broken setup is a {"fatal": ...} the parent raises as EvaluationError.
 std::string evaluate_to_text(const program::Program& program, bool want_traces, Progress& progress);
 
+// LibTorch alone on `program` (`parity drift` compares two releases' traces): {"libtorch_version", "trace"}, or
+// {"libtorch_version", "escaped": message} for an exception that escaped the run loop. Never throws: a broken
+// setup is a {"fatal": ...}.
+std::string oracle_trace_to_text(const program::Program& program, Progress& progress);
+
 // The parent's reading of how the evaluating process ended (`end`) and what it said: a finished one's text is
 // parsed and checked against `program` (null for a program the evaluating process generated itself: the ops its
 // answer lists then stand for it); a crash, a hang, an exhausted memory limit or a cut-short answer becomes a

@@ -14,139 +14,14 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "engine/worker_protocol.h"
 #include "program/internal_assert.h"
-#include "program/json.h"
 
 namespace parity::engine {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A message between the parent and a worker: its length (8 bytes, this machine's order: both ends are this
-// binary) and its bytes. A request is a kind byte, a flag byte ('1': traces wanted) and the body: for 'P' a
-// program as JSON, for 'C' a case to generate as "seed k max_steps invalid_share" (the double in its shortest
-// exact form). An answer is what evaluate_to_text returned.
-constexpr std::size_t kHeader = sizeof(std::uint64_t);
-
-std::string frame(std::string_view body) {
-  std::string out(kHeader, '\0');
-  const std::uint64_t n = body.size();
-  std::memcpy(out.data(), &n, kHeader);
-  out.append(body);
-  return out;
-}
-
-// The whole body once `buffer` holds a complete frame.
-std::optional<std::string> complete_frame(const std::string& buffer) {
-  if (buffer.size() < kHeader) return std::nullopt;
-  std::uint64_t n = 0;
-  std::memcpy(&n, buffer.data(), kHeader);
-  if (buffer.size() - kHeader < n) return std::nullopt;
-  return buffer.substr(kHeader, n);
-}
-
-// The worker's side reads requests through a buffer: the parent sends several at once.
-class RequestReader {
- public:
-  explicit RequestReader(int fd) : fd_(fd) {}
-  // The next request's body; nullopt when the parent has gone.
-  std::optional<std::string> next() {
-    for (;;) {
-      if (auto body = complete_frame(buffer_)) {
-        buffer_.erase(0, kHeader + body->size());
-        return body;
-      }
-      char chunk[1 << 16];
-      const ssize_t r = ::read(fd_, chunk, sizeof chunk);
-      if (r == 0) return std::nullopt;
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        return std::nullopt;
-      }
-      buffer_.append(chunk, static_cast<std::size_t>(r));
-    }
-  }
-
- private:
-  int fd_;
-  std::string buffer_;
-};
-
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t r = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<std::size_t>(r));
-  }
-  return true;
-}
-
-// The case a 'C' request names. Throws std::runtime_error when it is garbled.
-GeneratedCase read_case(std::string_view body) {
-  GeneratedCase c;
-  auto field = [&](auto& value) {
-    const auto [end, ec] = std::from_chars(body.data(), body.data() + body.size(), value);
-    if (ec != std::errc()) throw std::runtime_error("a garbled case request");
-    body.remove_prefix(static_cast<std::size_t>(end - body.data()));
-    if (!body.empty() && body.front() == ' ') body.remove_prefix(1);
-  };
-  field(c.seed);
-  field(c.k);
-  field(c.config.max_steps);
-  field(c.config.invalid_share);
-  if (!body.empty()) throw std::runtime_error("a garbled case request");
-  return c;
-}
-
-program::Program read_request(const std::string& request) {
-  if (request.size() < 2 || (request[0] != 'P' && request[0] != 'C'))
-    throw std::runtime_error("a request without its kind and flag");
-  const std::string_view body = std::string_view(request).substr(2);
-  if (request[0] == 'P') return program::program_from_json(nlohmann::json::parse(body));
-  const GeneratedCase c = read_case(body);
-  return generate_case(c.seed, c.k, c.config).value();
-}
-
-std::string request_body(const std::variant<program::Program, GeneratedCase>& what, bool want_traces) {
-  const char flag = want_traces ? '1' : '0';
-  if (const auto* p = std::get_if<program::Program>(&what)) return std::string{'P', flag} + program::to_json(*p).dump();
-  const auto& c = std::get<GeneratedCase>(what);
-  char share[64];
-  const auto [end, ec] = std::to_chars(share, share + sizeof share, c.config.invalid_share);
-  PARITY_HARNESS_ASSERT(ec == std::errc(), "a double does not fit 64 characters");
-  return std::string{'C', flag} + std::to_string(c.seed) + ' ' + std::to_string(c.k) + ' ' +
-         std::to_string(c.config.max_steps) + ' ' + std::string(share, end);
-}
-
-// A worker's life: requests in, evaluations out, until the parent closes its end. Nothing may unwind out of here
-// (the worker is a copy of the parent: returning would run a second parity), and nothing of the parent's is
-// cleaned up on the way out (_exit).
-[[noreturn]] void serve(int fd, pid_t parent, std::size_t memory_limit_bytes, Progress* progress) {
-  become_isolated_child(parent);
-  enter_evaluating_process(memory_limit_bytes, progress);
-  try {
-    RequestReader requests(fd);
-    for (;;) {
-      std::optional<std::string> next = requests.next();
-      if (!next) ::_exit(0);
-      const std::string& request = *next;
-      progress->reset();  // this job's phase, step and memory from here on
-      std::string answer;
-      try {
-        answer = evaluate_to_text(read_request(request), request[1] == '1', *progress);
-      } catch (const std::exception& e) {
-        answer = nlohmann::json{{"fatal", std::string("a worker could not read or generate its case: ") + e.what()}}.dump();
-      }
-      if (!write_all(fd, frame(answer))) ::_exit(0);
-    }
-  } catch (...) {
-    ::_exit(2);
-  }
-}
 
 }  // namespace
 
@@ -184,7 +59,7 @@ void WorkerPool::start(Worker& w) {
     for (const auto& other : workers_)
       if (other.fd >= 0) ::close(other.fd);
     ::close(fds[0]);
-    serve(fds[1], parent, options_.eval.memory_limit_bytes, w.progress);
+    serve_requests(fds[1], parent, options_.eval.memory_limit_bytes, w.progress);
   }
   ::close(fds[1]);
   w.progress->reset();
@@ -356,7 +231,7 @@ std::optional<WorkerPool::Done> WorkerPool::wait() {
       while (!w.jobs.empty()) {
         auto body = complete_frame(w.answer);
         if (!body) break;
-        w.answer.erase(0, kHeader + body->size());
+        w.answer.erase(0, kFrameHeader + body->size());
         ChildEnd end;
         end.output = std::move(*body);
         end_job(w, end, true);
