@@ -14,5 +14,7 @@ int list_command(const std::vector<std::string>& args);
 int claims_command(const std::vector<std::string>& args);
 int merge_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
+int drift_command(const std::vector<std::string>& args);
+[[noreturn]] int worker_command(const std::vector<std::string>& args);
 
 }  // namespace parity::cli

@@ -30,6 +30,8 @@ commands:
   claims   check the seed tutorials' claims on both       parity claims --markdown
   merge    join the outputs of a sharded campaign         parity merge SHARD0 SHARD1 -o DIR
   report   an HTML page of a campaign, to triage          parity report DIR -o report.html
+  drift    what changed between two LibTorch releases    parity drift --against build-torch-2.15/parity
+  worker   (internal) LibTorch traces for another drift  parity worker
 
 `parity <command> --help` describes each command.
 )";
@@ -54,7 +56,7 @@ void warn_if_planted() {
 
 int dispatch(const std::vector<std::string>& args) {
   using namespace parity::cli;
-  if (args.empty()) throw UsageError("no command given (commands: fuzz, replay, run, list, claims, merge, report; see `parity --help`)");
+  if (args.empty()) throw UsageError("no command given (commands: fuzz, replay, run, list, claims, merge, report, drift; see `parity --help`)");
   const std::string& command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "--help" || command == "-h" || command == "help") {
@@ -62,7 +64,8 @@ int dispatch(const std::vector<std::string>& args) {
     return 0;
   }
   // Only the commands that run impl care; report, merge and list read files or tables.
-  if (command == "fuzz" || command == "replay" || command == "run" || command == "claims") warn_if_planted();
+  if (command == "fuzz" || command == "replay" || command == "run" || command == "claims" || command == "drift")
+    warn_if_planted();
   if (command == "fuzz") return fuzz_command(rest);
   if (command == "replay") return replay_command(rest);
   if (command == "run") return run_command(rest);
@@ -70,7 +73,9 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "claims") return claims_command(rest);
   if (command == "merge") return merge_command(rest);
   if (command == "report") return report_command(rest);
-  throw UsageError("unknown command \"" + command + "\" (commands: fuzz, replay, run, list, claims, merge, report; see `parity --help`)");
+  if (command == "drift") return drift_command(rest);
+  if (command == "worker") return worker_command(rest);
+  throw UsageError("unknown command \"" + command + "\" (commands: fuzz, replay, run, list, claims, merge, report, drift; see `parity --help`)");
 }
 
 }  // namespace

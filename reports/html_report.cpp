@@ -470,7 +470,13 @@ std::string render_summary(const ReportInput& in, const std::vector<Group>& grou
   if (in.summary) {
     const RunSummary& r = *in.summary;
     std::string cls = r.unexpected_findings > 0 ? "bad" : (r.findings > 0 || r.interrupted ? "warn" : "good");
-    std::string verdict = r.unexpected_findings > 0
+    std::string verdict = r.drift ? (r.findings > 0 ? plural(r.findings, "difference") + " in " +
+                                                          plural(groups.size(), "group") + " between LibTorch " +
+                                                          r.libtorch_version + " and " + r.drift->other_libtorch_version
+                                                    : "LibTorch " + r.libtorch_version + " and " +
+                                                          r.drift->other_libtorch_version + " agreed on all " +
+                                                          std::to_string(r.cases) + " cases")
+                          : r.unexpected_findings > 0
                               ? plural(r.unexpected_findings, "unexpected divergence") + " in " +
                                     plural(unexpected_groups, "group")
                               : r.findings > 0 ? "no unexpected divergences (" + std::to_string(r.expected_findings) +
@@ -486,6 +492,7 @@ std::string render_summary(const ReportInput& in, const std::vector<Group>& grou
     if (r.interrupted) html += "<p class=\"notice\">The campaign was interrupted before its budget was spent.</p>";
     html += "<dl class=\"facts\">";
     html += fact("LibTorch", r.libtorch_version);
+    if (r.drift) html += fact("against", "LibTorch " + r.drift->other_libtorch_version + " (" + r.drift->other_parity + ")");
     html += fact("cases", std::to_string(r.cases));
     char rate[128];
     std::snprintf(rate, sizeof rate, "%.1f/s over %.1f s (%s)", r.cases_per_second, r.seconds,
@@ -505,6 +512,7 @@ std::string render_summary(const ReportInput& in, const std::vector<Group>& grou
                                   std::to_string(r.max_steps) + " steps");
     html += fact("device", r.device);
     html += "</dl>";
+    if (r.drift) return html;  // a drift run counts no coverage: both sides are LibTorch
     const auto starved = reports::starved(r.coverage);
     std::string cov = "Coverage: " + (starved.empty() ? std::string("every op, layout kind, memory format, error "
                                                                     "category and autograd situation was exercised.")
@@ -598,10 +606,21 @@ std::string replay_command(const ReportInput& in, const Group& g) {
          shell_word(in.findings_path) + " --index " + std::to_string(g.shown_record);
 }
 
-std::string render_traces(const Finding& f) {
+// What the two sides of a finding are: impl and LibTorch for a campaign, two LibTorch releases for a drift run.
+struct Sides {
+  std::string left = "impl", right = "LibTorch (the oracle)";
+};
+
+Sides sides_of(const ReportInput& in) {
+  if (!in.summary || !in.summary->drift) return {};
+  return {"LibTorch " + in.summary->libtorch_version, "LibTorch " + in.summary->drift->other_libtorch_version};
+}
+
+std::string render_traces(const Finding& f, const Sides& sides) {
   const Divergence& d = f.divergence;
   std::string html = "<h3>Traces</h3><table class=\"traces\"><colgroup><col class=\"step\"><col><col></colgroup>"
-                     "<thead><tr><th>step</th><th>impl</th><th>LibTorch (the oracle)</th></tr></thead><tbody>";
+                     "<thead><tr><th>step</th><th>" + esc(sides.left) + "</th><th>" + esc(sides.right) +
+                     "</th></tr></thead><tbody>";
   const program::Trace* impl = f.impl_trace ? &*f.impl_trace : nullptr;
   const program::Trace* oracle = f.oracle_trace ? &*f.oracle_trace : nullptr;
   for (std::size_t i = 0; i < f.program.steps.size(); ++i) {
@@ -615,6 +634,7 @@ std::string render_traces(const Finding& f) {
 
 std::string render_group(const ReportInput& in, const Group& g, std::size_t index) {
   const Finding* f = g.shown;
+  const Sides sides = sides_of(in);
   const std::string id = "g" + std::to_string(index);
   std::string html = "<section class=\"group" + std::string(g.expected ? " is-expected" : "") + "\" id=\"" + id +
                      "\" " + group_attributes(g) + ">";
@@ -645,16 +665,20 @@ std::string render_group(const ReportInput& in, const Group& g, std::size_t inde
     std::string where = d.step >= 0 ? "step " + std::to_string(d.step) + " (" + op_at(f->program, d.step) + ")" : "the program";
     if (d.value >= 0) where += ", value v" + std::to_string(d.value);
     html += "<div class=\"divergence\"><strong>First difference</strong> at " + esc(where) + ": <code>" + esc(program::to_string(d.kind)) +
-            "</code><div class=\"sides\"><div class=\"side\"><span class=\"label\">impl</span><code>" + esc(d.impl) +
-            "</code></div><div class=\"side\"><span class=\"label\">LibTorch (the oracle)</span><code>" + esc(d.oracle) +
+            "</code><div class=\"sides\"><div class=\"side\"><span class=\"label\">" + esc(sides.left) + "</span><code>" +
+            esc(d.impl) + "</code></div><div class=\"side\"><span class=\"label\">" + esc(sides.right) + "</span><code>" +
+            esc(d.oracle) +
             "</code></div></div></div>";
   }
   if (!g.program) return html + "</section>";
   html += "<h3>Minimal program</h3>" + render_program(*g.program, g.diverging_step());
-  if (f) html += render_traces(*f);
+  if (f) html += render_traces(*f, sides);
 
   html += "<h3>Repro</h3>";
-  if (f)
+  if (f && in.summary && in.summary->drift)
+    html += "<p class=\"meta\">The repros print the values of whichever LibTorch runs them: build and run them "
+            "against each release to see both sides.</p>";
+  else if (f)
     html += "<p class=\"meta\">Replay it on both: <code>" + esc(replay_command(in, g)) +
             "</code>. The repros run the program on LibTorch alone and print the oracle's side of every value.</p>";
   const program::Trace* oracle = f && f->oracle_trace ? &*f->oracle_trace : nullptr;
@@ -700,7 +724,9 @@ std::string html_report(const ReportInput& in) {
   html += "<meta name=\"generator\" content=\"parity " + esc(parity_commit()) + ", report schema " +
           std::to_string(kReportSchemaVersion) + "\">\n";
   html += "<title>" + esc(title) + "</title>\n<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n<main>\n";
-  html += "<header><h1>parity report</h1><p class=\"meta\">impl against LibTorch: each group is one signature "
+  const Sides sides = sides_of(in);
+  html += "<header><h1>parity report</h1><p class=\"meta\">" + esc(sides.left) + " against " +
+          esc(in.summary && in.summary->drift ? sides.right : std::string("LibTorch")) + ": each group is one signature "
           "(op : observation kind [: error category]); the first differing observation is marked.</p></header>\n";
   for (const auto& w : in.warnings) html += "<p class=\"notice\">" + esc(w) + "</p>\n";
   html += "<section id=\"summary\">" + render_summary(in, groups) + "</section>\n";

@@ -134,7 +134,7 @@ json to_json(const RunSummary& r) {
     ops[name] = {{"generated", c.generated}, {"ok", c.ok}, {"raised", c.raised}, {"skipped", c.skipped}};
   json by_kind = json::object();
   for (const auto& [kind, n] : r.findings_by_kind) by_kind[std::string(program::to_string(kind))] = n;
-  return {{"schema_version", kReportSchemaVersion},
+  json out = {{"schema_version", kReportSchemaVersion},
           {"kind", "run"},
           {"libtorch_version", r.libtorch_version},
           {"parity_commit", r.parity_commit},
@@ -167,6 +167,8 @@ json to_json(const RunSummary& r) {
           {"jobs", r.jobs},
           {"memory_limit_mb", r.memory_limit_mb},
           {"interrupted", r.interrupted}};
+  if (r.drift) out["drift"] = {{"other_libtorch_version", r.drift->other_libtorch_version}, {"other_parity", r.drift->other_parity}};
+  return out;
 }
 
 RunSummary run_summary_from_json(const json& j) {
@@ -218,6 +220,11 @@ RunSummary run_summary_from_json(const json& j) {
   r.jobs = j.contains("jobs") ? get<int>(j, "jobs") : 1;
   r.memory_limit_mb = j.contains("memory_limit_mb") ? u64(j, "memory_limit_mb") : 0;
   r.interrupted = get<bool>(j, "interrupted");
+  if (j.contains("drift")) {
+    const json& d = j.at("drift");
+    if (!d.is_object()) throw JsonError("run summary: field \"drift\" must be an object");
+    r.drift = RunSummary::Drift{get<std::string>(d, "other_libtorch_version"), get<std::string>(d, "other_parity")};
+  }
   return r;
 }
 

@@ -90,6 +90,14 @@ struct RunSummary {
   int jobs = 1;                       // cases evaluated side by side (per shard)
   std::uint64_t memory_limit_mb = 0;  // of one evaluating process; 0: none
   bool interrupted = false;  // stopped by SIGINT/SIGTERM before its budget
+  // A `parity drift` run compares two LibTorch releases instead of impl with LibTorch: the findings' impl side is
+  // this build's LibTorch (libtorch_version), their oracle side the other build's.
+  struct Drift {
+    std::string other_libtorch_version;
+    std::string other_parity;  // the other build's parity binary
+    bool operator==(const Drift&) const = default;
+  };
+  std::optional<Drift> drift;
   bool operator==(const RunSummary&) const = default;
 };
 

@@ -1,0 +1,118 @@
+// `parity drift` (what changed between two PyTorch releases) and `parity worker` (the LibTorch traces another
+// build's drift asks this build for).
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <random>
+
+#include "cli/args.h"
+#include "cli/campaign_printer.h"
+#include "cli/commands.h"
+#include "engine/drift.h"
+#include "engine/worker_protocol.h"
+#include "oracle/torch_backend.h"
+#include "program/json.h"
+
+namespace parity::cli {
+
+namespace {
+
+constexpr std::string_view kHelp = R"(usage: parity drift --against OTHER_PARITY [--seconds S | --cases N] [--seed K] [--out DIR]
+                    [--max-steps N] [--timeout-ms T] [--memory-mb M] [--shrink-share F] [--overwrite]
+
+What changed between two PyTorch releases: generated programs run on this build's LibTorch and on the LibTorch
+of another parity build (OTHER_PARITY, its parity binary, e.g. build-torch-2.15/parity), each in a worker
+process of its own build; their traces (values, aliasing, strides, versions, requires_grad, grad_fn names,
+gradients, errors) are compared observation by observation, and each difference is shrunk to a minimal program.
+
+Writes, as a campaign does, DIR/findings.jsonl (this build's LibTorch on the impl side, the other's on the oracle
+side), DIR/run.json (with a `drift` field naming the other release) and DIR/report.html, grouped by signature.
+Both builds must read the same programs: build them from one source tree.
+
+options:
+  --against P       the other build's parity binary (required)
+  --seconds S       time budget (default 60 when --cases is not given)
+  --cases N         case budget: cases 0..N-1
+  --seed K          campaign seed (default: random, printed)
+  --out DIR         output folder (default parity-drift)
+  --max-steps N     longest generated program
+  --timeout-ms T    time limit of one program on one LibTorch (default 10000)
+  --memory-mb M     address-space limit of each worker (default 4096; 0: none)
+  --shrink-share F  share of the time budget shrinking may use (default 0.25)
+  --overwrite       replace an earlier run's output in DIR
+
+exit status: 0 the releases agree on every case, 1 they differ somewhere, 2 bad usage or setup.
+)";
+
+constexpr std::string_view kWorkerHelp = R"(usage: parity worker [--memory-mb M]
+
+Internal: serves `parity drift` of another build. Reads requests from standard input (a socket) and answers each
+with this build's LibTorch trace of the program (engine/worker_protocol.h), until the other end closes it.
+)";
+
+}  // namespace
+
+int drift_command(const std::vector<std::string>& argv) {
+  if (print_help_if_asked(argv, kHelp)) return 0;
+  Args args("parity drift", argv,
+            {{"--against"}, {"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"},
+             {"--memory-mb"}, {"--shrink-share"}, {"--overwrite", false}});
+  if (!args.positional().empty())
+    throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity drift --help`)");
+  engine::DriftConfig c;
+  const auto other = args.value("--against");
+  if (!other || other->empty()) throw UsageError("--against needs the other build's parity binary");
+  c.other_parity = *other;
+  c.seconds = args.number("--seconds", 0.0, 1e9);
+  c.cases = args.uint64("--cases", 0, std::uint64_t{1} << 62);
+  if (!c.seconds && !c.cases) c.seconds = 60.0;
+  if (auto s = args.uint64("--seed", 0, UINT64_MAX)) c.seed = *s;
+  else c.seed = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  if (auto d = args.value("--out")) {
+    if (d->empty()) throw UsageError("--out needs a folder");
+    c.out = *d;
+  }
+  if (auto k = args.uint64("--max-steps", 1, program::kMaxSteps)) c.generator.max_steps = static_cast<int>(*k);
+  if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) c.timeout = std::chrono::milliseconds(*t);
+  if (auto m = args.uint64("--memory-mb", 0, std::uint64_t{1} << 30)) c.memory_limit_bytes = *m << 20;
+  if (auto f = args.number("--shrink-share", 0.0, 1.0)) c.shrink_share = *f;
+  engine::prepare_output(c.out, args.has("--overwrite"));
+
+  std::fprintf(stderr, "parity drift: LibTorch %s (this build) against %s, seed %llu, output %s\n",
+               oracle::torch_version().c_str(), c.other_parity.c_str(), static_cast<unsigned long long>(c.seed),
+               c.out.string().c_str());
+  CampaignPrinter printer;
+  std::optional<StopOnSignals> signals(std::in_place);
+  const reports::RunSummary s = engine::run_drift(c, StopOnSignals::stop_flag(), &printer);
+  signals.reset();
+
+  std::printf("parity drift: LibTorch %s against %s: %llu cases in %.1f s (%.1f/s), %llu differences in %zu "
+              "groups; seed %llu%s\n",
+              s.libtorch_version.c_str(), s.drift->other_libtorch_version.c_str(),
+              static_cast<unsigned long long>(s.cases), s.seconds, s.cases_per_second,
+              static_cast<unsigned long long>(s.findings), s.groups.size(), static_cast<unsigned long long>(c.seed),
+              s.interrupted ? " (interrupted)" : "");
+  for (const auto& [sig, g] : s.groups)
+    std::printf("  %6llu  %s  [first case %llu%s]\n", static_cast<unsigned long long>(g.count),
+                sig.to_string().c_str(), static_cast<unsigned long long>(g.first_case),
+                g.smallest ? (", smallest " + std::to_string(g.smallest->program.steps.size()) + " steps").c_str()
+                           : "");
+  std::fflush(stdout);
+  // The page, as `parity report` makes it for a campaign.
+  const int page = report_command({c.out.string(), "-o", (c.out / "report.html").string()});
+  if (page != 0) std::fprintf(stderr, "parity drift: the HTML report could not be built\n");
+  return s.findings > 0 ? 1 : 0;
+}
+
+int worker_command(const std::vector<std::string>& argv) {
+  if (print_help_if_asked(argv, kWorkerHelp)) return 0;
+  Args args("parity worker", argv, {{"--memory-mb"}});
+  std::size_t limit = 0;
+  if (auto m = args.uint64("--memory-mb", 0, std::uint64_t{1} << 30)) limit = static_cast<std::size_t>(*m) << 20;
+  // No parent watches this worker's progress across the exec: its own record of it is enough for the loop.
+  static engine::Progress progress;
+  engine::serve_requests(0, ::getppid(), limit, &progress);
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,167 @@
+#include "engine/trace_worker.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "engine/isolation.h"
+#include "engine/worker_protocol.h"
+#include "program/json.h"
+
+namespace parity::engine {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+// How often a wait looks at the stop flag.
+constexpr int kPollMs = 100;
+}  // namespace
+
+TraceWorker::TraceWorker(std::string executable, std::chrono::milliseconds timeout, std::size_t memory_limit_bytes,
+                         const std::atomic<bool>* stop)
+    : executable_(std::move(executable)), timeout_(timeout), memory_limit_bytes_(memory_limit_bytes), stop_(stop) {
+  if (::access(executable_.c_str(), X_OK) != 0)
+    throw EvaluationError("cannot run " + executable_ + ": " + std::strerror(errno));
+}
+
+TraceWorker::~TraceWorker() { kill(); }
+
+void TraceWorker::start() {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    throw EvaluationError(std::string("cannot create a socket pair for a worker: ") + std::strerror(errno));
+  const std::string memory_mb = std::to_string(memory_limit_bytes_ >> 20);
+  std::vector<const char*> argv = {executable_.c_str(), "worker", "--memory-mb", memory_mb.c_str(), nullptr};
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw EvaluationError(std::string("cannot fork a worker: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    // The worker's end becomes its standard input (not close-on-exec once duplicated); stdout and stderr stay.
+    if (::dup2(fds[1], 0) < 0) ::_exit(127);
+    ::execv(executable_.c_str(), const_cast<char* const*>(argv.data()));
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+  pid_ = pid;
+  fd_ = fds[0];
+  buffer_.clear();
+}
+
+void TraceWorker::kill() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (fd_ >= 0) ::close(fd_);
+  pid_ = -1;
+  fd_ = -1;
+  buffer_.clear();
+}
+
+void TraceWorker::send(const program::Program& program) {
+  if (pid_ < 0) start();
+  deadline_ = Clock::now() + timeout_;
+  const std::string request = frame(oracle_trace_request(program));
+  // The socket is non-blocking: a large program is written as the worker reads it.
+  std::string_view rest = request;
+  while (!rest.empty()) {
+    const ssize_t n = ::send(fd_, rest.data(), rest.size(), MSG_NOSIGNAL);
+    if (n >= 0) {
+      rest.remove_prefix(static_cast<std::size_t>(n));
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return;  // it died: receive() says how
+    pollfd p{fd_, POLLOUT, 0};
+    if (::poll(&p, 1, kPollMs) < 0 && errno != EINTR) return;
+    if (Clock::now() > deadline_) return;
+  }
+}
+
+TraceAnswer TraceWorker::receive() {
+  TraceAnswer out;
+  if (pid_ < 0) {
+    out.outcome = TraceAnswer::Outcome::Crash;
+    out.failure = "the worker is not running";
+    return out;
+  }
+  for (;;) {
+    if (auto body = complete_frame(buffer_)) {
+      buffer_.erase(0, kFrameHeader + body->size());
+      nlohmann::json answer;
+      try {
+        answer = nlohmann::json::parse(*body);
+      } catch (const std::exception& e) {
+        kill();
+        throw EvaluationError(executable_ + " worker sent an answer that is not JSON: " + e.what());
+      }
+      if (answer.contains("fatal")) {
+        kill();
+        throw EvaluationError(executable_ + " worker: " + answer["fatal"].get<std::string>());
+      }
+      version_ = answer.value("libtorch_version", version_);
+      if (answer.contains("escaped")) {
+        out.outcome = TraceAnswer::Outcome::Escaped;
+        out.failure = "an exception escaped the run loop: " + answer["escaped"].get<std::string>();
+      } else {
+        out.trace = program::trace_from_json(answer.at("trace"));
+      }
+      return out;
+    }
+    if (stop_ && stop_->load()) {
+      kill();
+      out.outcome = TraceAnswer::Outcome::Interrupted;
+      out.failure = "interrupted";
+      return out;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
+    if (left <= 0) {
+      kill();
+      out.outcome = TraceAnswer::Outcome::Timeout;
+      out.failure = "no trace after " + std::to_string(timeout_.count()) + " ms";
+      return out;
+    }
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(std::min<long long>(left, kPollMs))) < 0 && errno != EINTR)
+      throw EvaluationError(std::string("cannot wait for a worker: ") + std::strerror(errno));
+    char chunk[1 << 16];
+    const ssize_t n = ::read(fd_, chunk, sizeof chunk);
+    if (n > 0) {
+      buffer_.append(chunk, static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
+    // The worker closed its end: it died. How, from its status.
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    ::close(fd_);
+    fd_ = -1;
+    buffer_.clear();
+    out.outcome = TraceAnswer::Outcome::Crash;
+    if (WIFSIGNALED(status))
+      out.failure = "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + ::strsignal(WTERMSIG(status)) + ")";
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryStatus)
+      out.failure = "ran out of its memory limit";
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+      throw EvaluationError("cannot run " + executable_ + " worker (exec failed, or it has no `worker` command)");
+    else
+      out.failure = "exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return out;
+  }
+}
+
+}  // namespace parity::engine

@@ -1,0 +1,59 @@
+// A worker process of a parity build, possibly another one (another LibTorch), that runs programs on its
+// LibTorch alone and answers with the traces (`parity worker`, engine/worker_protocol.h): what `parity drift`
+// compares. One program at a time; a worker that crashes, hangs past the time limit or exceeds its memory limit
+// ends only that program's run (the answer says how) and is started again for the next.
+#pragma once
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "program/program.h"
+#include "program/trace.h"
+
+namespace parity::engine {
+
+struct TraceAnswer {
+  enum class Outcome { Traced, Escaped, Crash, Timeout, Interrupted };
+  Outcome outcome = Outcome::Traced;
+  std::optional<program::Trace> trace;  // Traced only
+  std::string failure;                  // otherwise: what happened, for a person
+};
+
+class TraceWorker {
+ public:
+  // `executable`: a parity binary (this one: /proc/self/exe). Throws EvaluationError when it cannot be run.
+  TraceWorker(std::string executable, std::chrono::milliseconds timeout, std::size_t memory_limit_bytes,
+              const std::atomic<bool>* stop);
+  ~TraceWorker();
+  TraceWorker(const TraceWorker&) = delete;
+  TraceWorker& operator=(const TraceWorker&) = delete;
+
+  // Sends the program (starting the worker first when it is not running); receive() waits for the answer.
+  // Throws EvaluationError when the worker cannot be started or answers {"fatal": ...}.
+  void send(const program::Program& program);
+  TraceAnswer receive();
+
+  const std::string& executable() const { return executable_; }
+  // The worker's LibTorch version, once it has answered a program.
+  const std::string& libtorch_version() const { return version_; }
+
+ private:
+  void start();
+  void kill();
+
+  std::string executable_;
+  std::chrono::milliseconds timeout_;
+  std::size_t memory_limit_bytes_;
+  const std::atomic<bool>* stop_;
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  std::chrono::steady_clock::time_point deadline_;
+  std::string buffer_;
+  std::string version_;
+};
+
+}  // namespace parity::engine
