@@ -1,9 +1,13 @@
 // `parity claims`: the seed claims (properties/claims), each run on LibTorch and on impl, with LibTorch's
 // verdict and whether impl agrees. Each side of each claim runs in a child process with a time limit, as
 // `parity fuzz` runs its cases: the parent never runs a backend, and a crash or hang is a verdict, not the end.
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -25,7 +29,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kHelp = R"(usage: parity claims [--json | --markdown] [--only ID] [--timeout-ms T]
+constexpr std::string_view kHelp = R"(usage: parity claims [--json | --markdown] [--only ID] [--timeout-ms T] [--against OTHER_PARITY]
 
 Checks the factual claims of the tutorials in shared/seeds (what aliases, what requires grad, which gradient
 a snippet computes, what raises, which memory format survives). Each claim is a small program and a check
@@ -37,6 +41,9 @@ options:
   --markdown       a Markdown table, to paste into a report
   --only ID        check one claim
   --timeout-ms T   time limit of one claim on one backend (default 10000)
+  --against P      also show each claim's verdict on the LibTorch of another parity build (its parity binary,
+                   e.g. build-torch-2.15/parity, which runs `claims --json`): a column per release, and the
+                   claims whose verdict differs between them
 
 exit status: 0 impl agrees with LibTorch on every claim, 1 it disagrees on one or more (or a claim's program
 did not run as intended on LibTorch), 2 bad usage or setup.
@@ -106,6 +113,49 @@ claims::SideResult judge_side(const claims::Claim& c, bool libtorch, std::chrono
   return claims::judge(c, *run.trace);
 }
 
+// ---- another release's verdicts ------------------------------------------------------------------------------
+
+// What another build's LibTorch says of each claim (`OTHER claims --json`), by claim id.
+struct OtherRelease {
+  std::string libtorch_version;
+  std::map<std::string, json> libtorch;  // the "libtorch" object of each claim: holds, observed, ran_as_intended
+};
+
+OtherRelease other_release(const std::string& parity, const std::optional<std::string>& only,
+                           std::chrono::milliseconds timeout) {
+  std::string command = "'" + parity + "' claims --json --timeout-ms " + std::to_string(timeout.count());
+  if (only) command += " --only '" + *only + "'";
+  if (parity.find('\'') != std::string::npos || (only && only->find('\'') != std::string::npos))
+    throw UsageError("--against and --only must not contain a single quote");
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) throw UsageError("cannot run " + parity);
+  std::string text;
+  char chunk[1 << 16];
+  for (std::size_t n; (n = std::fread(chunk, 1, sizeof chunk, pipe)) > 0;) text.append(chunk, n);
+  const int status = ::pclose(pipe);
+  // 0 and 1 are verdicts (impl's agreement on that build); anything else is a failure to run.
+  if (!WIFEXITED(status) || WEXITSTATUS(status) > 1)
+    throw UsageError(parity + " claims --json failed (exit status " +
+                     std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
+  OtherRelease out;
+  try {
+    const json j = json::parse(text);
+    out.libtorch_version = j.at("libtorch_version").get<std::string>();
+    for (const json& c : j.at("claims")) out.libtorch[c.at("id").get<std::string>()] = c.at("libtorch");
+  } catch (const std::exception& e) {
+    throw UsageError(parity + " claims --json printed no claims: " + std::string(e.what()).substr(0, 200));
+  }
+  return out;
+}
+
+// A claim's verdict on the other release ("holds", "refuted", "BROKEN"), or "-" when that build lacks the claim.
+std::string other_cell(const OtherRelease& o, const std::string& id) {
+  auto it = o.libtorch.find(id);
+  if (it == o.libtorch.end()) return "-";
+  if (!it->second.value("ran_as_intended", false)) return "BROKEN";
+  return it->second.value("holds", false) ? "holds" : "refuted";
+}
+
 // ---- rendering -----------------------------------------------------------------------------------------------
 
 std::string verdict_word(const claims::Verdict& v) { return v.holds ? "holds" : "refuted"; }
@@ -171,25 +221,54 @@ std::string libtorch_cell(const claims::SideResult& s) {
   return s.ran_as_intended() ? verdict_word(s.verdict) : "BROKEN";
 }
 
-void print_table(const std::vector<Row>& rows, const Counts& n) {
+// The claims whose LibTorch verdict differs between the two releases.
+std::vector<std::string> changed_between(const std::vector<Row>& rows, const OtherRelease& other) {
+  std::vector<std::string> ids;
+  for (const Row& r : rows)
+    if (other_cell(other, r.claim->id) != libtorch_cell(r.result.libtorch)) ids.push_back(r.claim->id);
+  return ids;
+}
+
+std::string changed_line(const std::vector<Row>& rows, const OtherRelease& other) {
+  const auto ids = changed_between(rows, other);
+  std::string s = "LibTorch " + oracle::torch_version() + " and " + other.libtorch_version + ": ";
+  if (ids.empty()) return s + "every claim has the same verdict.";
+  s += std::to_string(ids.size()) + (ids.size() == 1 ? " claim differs:" : " claims differ:");
+  for (const auto& id : ids) s += " " + id;
+  return s + ".";
+}
+
+void print_table(const std::vector<Row>& rows, const Counts& n, const OtherRelease* other) {
   std::size_t id_width = 2, source_width = 6;
   for (const Row& r : rows) {
     id_width = std::max(id_width, r.claim->id.size());
     source_width = std::max(source_width, r.claim->source.size());
   }
-  std::cout << pad("id", id_width) << "  " << pad("source", source_width) << "  " << pad("libtorch", 8) << "  "
-            << pad("impl", 10) << "  observed (libtorch)\n";
+  const std::string this_release = "libtorch " + oracle::torch_version();
+  const std::string other_release = other ? "libtorch " + other->libtorch_version : "";
+  const std::size_t lt_width = std::max<std::size_t>(8, this_release.size());
+  std::cout << pad("id", id_width) << "  " << pad("source", source_width) << "  " << pad(other ? this_release : "libtorch", lt_width) << "  ";
+  if (other) std::cout << pad(other_release, std::max<std::size_t>(8, other_release.size())) << "  ";
+  std::cout << pad("impl", 10) << "  observed (libtorch)\n";
   for (const Row& r : rows) {
     const auto& lt = r.result.libtorch;
     const auto& im = r.result.impl;
     std::cout << pad(r.claim->id, id_width) << "  " << pad(r.claim->source, source_width) << "  "
-              << pad(libtorch_cell(lt), 8) << "  " << pad(r.result.agrees ? "agrees" : "DISAGREES", 10) << "  "
-              << one_line(lt.verdict.observed) << "\n";
+              << pad(libtorch_cell(lt), lt_width) << "  ";
+    if (other) {
+      const std::string cell = other_cell(*other, r.claim->id);
+      std::cout << pad(cell + (cell != libtorch_cell(lt) ? " *" : ""), std::max<std::size_t>(8, other_release.size()))
+                << "  ";
+    }
+    std::cout << pad(r.result.agrees ? "agrees" : "DISAGREES", 10) << "  " << one_line(lt.verdict.observed) << "\n";
     if (!r.result.agrees)
       std::cout << pad("", id_width + source_width + 4) << "impl: " << verdict_word(im.verdict) << ": "
                 << one_line(im.verdict.observed) << "\n";
   }
   std::cout << "\n" << footer(n) << "\n";
+  if (other)
+    std::cout << changed_line(rows, *other) << (changed_between(rows, *other).empty() ? "" : " (* marks them)")
+              << "\n";
   if (n.deepcopy) std::cout << "note: " << kDeepcopyNote << "\n";
 }
 
@@ -202,19 +281,29 @@ std::string md_cell(const std::string& text) {
   return out;
 }
 
-void print_markdown(const std::vector<Row>& rows, const Counts& n) {
-  std::cout << "| id | source | claim | LibTorch | observed on LibTorch | impl |\n"
-            << "|---|---|---|---|---|---|\n";
+void print_markdown(const std::vector<Row>& rows, const Counts& n, const OtherRelease* other) {
+  if (other)
+    std::cout << "| id | source | claim | LibTorch " << oracle::torch_version() << " | LibTorch " << other->libtorch_version
+              << " | observed on LibTorch " << oracle::torch_version() << " | impl |\n"
+              << "|---|---|---|---|---|---|---|\n";
+  else
+    std::cout << "| id | source | claim | LibTorch | observed on LibTorch | impl |\n"
+              << "|---|---|---|---|---|---|\n";
   for (const Row& r : rows) {
     const auto& lt = r.result.libtorch;
     const auto& im = r.result.impl;
     std::string impl_cell = r.result.agrees ? "agrees"
                                             : "**disagrees**: " + verdict_word(im.verdict) + ", " + im.verdict.observed;
     std::cout << "| `" << r.claim->id << "` | " << md_cell(sources_of(*r.claim)) << " | " << md_cell(r.claim->statement)
-              << " | " << (lt.ran_as_intended() ? verdict_word(lt.verdict) : "**broken**") << " | "
-              << md_cell(lt.verdict.observed) << " | " << md_cell(impl_cell) << " |\n";
+              << " | " << (lt.ran_as_intended() ? verdict_word(lt.verdict) : "**broken**") << " | ";
+    if (other) {
+      const std::string cell = other_cell(*other, r.claim->id);
+      std::cout << (cell != libtorch_cell(lt) ? "**" + cell + "**" : cell) << " | ";
+    }
+    std::cout << md_cell(lt.verdict.observed) << " | " << md_cell(impl_cell) << " |\n";
   }
   std::cout << "\n" << footer(n) << "\n";
+  if (other) std::cout << "\n" << changed_line(rows, *other) << "\n";
   if (n.deepcopy) std::cout << "\nNote: " << kDeepcopyNote << "\n";
 }
 
@@ -226,7 +315,7 @@ ordered side_json(const claims::SideResult& s) {
   return j;
 }
 
-void print_json(const std::vector<Row>& rows, const Counts& n) {
+void print_json(const std::vector<Row>& rows, const Counts& n, const OtherRelease* other) {
   ordered out;
   out["libtorch_version"] = oracle::torch_version();
   ordered list = ordered::array();
@@ -238,7 +327,16 @@ void print_json(const std::vector<Row>& rows, const Counts& n) {
                     {"libtorch", side_json(r.result.libtorch)},
                     {"impl", side_json(r.result.impl)},
                     {"agrees", r.result.agrees}});
+  if (other)
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      auto it = other->libtorch.find(rows[i].claim->id);
+      list[i]["other_libtorch"] = it == other->libtorch.end() ? ordered(nullptr) : ordered::parse(it->second.dump());
+    }
   out["claims"] = std::move(list);
+  if (other) {
+    out["other_libtorch_version"] = other->libtorch_version;
+    out["changed_between_releases"] = changed_between(rows, *other);
+  }
   out["summary"] = {{"claims", n.claims},
                     {"holding", n.holding},
                     {"refuted", n.refuted},
@@ -253,7 +351,8 @@ void print_json(const std::vector<Row>& rows, const Counts& n) {
 
 int claims_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
-  Args args("parity claims", argv, {{"--json", false}, {"--markdown", false}, {"--only"}, {"--timeout-ms"}});
+  Args args("parity claims", argv,
+            {{"--json", false}, {"--markdown", false}, {"--only"}, {"--timeout-ms"}, {"--against"}});
   if (!args.positional().empty())
     throw UsageError("`parity claims` takes no positional arguments (see `parity claims --help`)");
   if (args.has("--json") && args.has("--markdown")) throw UsageError("--json and --markdown exclude each other");
@@ -272,10 +371,13 @@ int claims_command(const std::vector<std::string>& argv) {
     claims::SideResult im = judge_side(*c, /*libtorch=*/false, timeout);
     rows.push_back({c, claims::combine(std::move(lt), std::move(im))});
   }
+  std::optional<OtherRelease> other;
+  if (auto against = args.value("--against")) other = other_release(*against, only, timeout);
+  const OtherRelease* o = other ? &*other : nullptr;
   const Counts n = count(rows);
-  if (args.has("--json")) print_json(rows, n);
-  else if (args.has("--markdown")) print_markdown(rows, n);
-  else print_table(rows, n);
+  if (args.has("--json")) print_json(rows, n, o);
+  else if (args.has("--markdown")) print_markdown(rows, n, o);
+  else print_table(rows, n, o);
   return n.disagreements == 0 && n.broken == 0 ? 0 : 1;
 }
 
