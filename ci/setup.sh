@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
-# Installs what parity needs (Debian packages), only when missing, then configures and builds.
-# Usage: ci/setup.sh [BUILD_DIR]   (default: build). Extra CMake flags: PARITY_CMAKE_FLAGS="...".
+# Installs what parity needs (Debian packages; for a PyPI oracle, a project-local venv), only when missing, then
+# configures and builds.
+# Usage: [PARITY_TORCH=1.13|2.15] ci/setup.sh [BUILD_DIR]
+#   PARITY_TORCH picks the oracle: 1.13 (the default) is Debian's libtorch-dev; 2.15 is PyPI's torch wheel as
+#   pinned in ci/torch-2.15.txt, installed into .venv-torch-2.15. BUILD_DIR defaults to build (1.13) or
+#   build-torch-2.15. Extra CMake flags: PARITY_CMAKE_FLAGS="...".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build_dir=${1:-build}
+torch=${PARITY_TORCH:-1.13}
+case "$torch" in
+  1.13) default_build=build ;;
+  2.15) default_build=build-torch-2.15 ;;
+  *) echo "parity setup: PARITY_TORCH=$torch is not an oracle parity knows (1.13, 2.15)" >&2; exit 2 ;;
+esac
+build_dir=${1:-$default_build}
 
 packages=(build-essential cmake ninja-build git ccache libtorch-dev librapidcheck-dev nlohmann-json3-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libssl-dev chromium python3)
+          libgtest-dev libgmock-dev libbenchmark-dev libssl-dev chromium python3 python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -27,8 +37,29 @@ if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
     python3 -m pip install --quiet --break-system-packages 'jsonschema>=4.18'
 fi
 
+oracle_flags=()
+if [ "$torch" != 1.13 ]; then
+  # The wheel is LibTorch for C++ and PyTorch for the Python repros: one venv serves both.
+  venv=.venv-torch-$torch
+  requirements=ci/torch-$torch.txt
+  wanted=$(sed -n 's/^torch==//p' "$requirements")
+  if ! "$venv/bin/python" -c "import sys, torch; sys.exit(torch.__version__.split('+')[0] != '$wanted')" 2>/dev/null; then
+    echo "parity setup: installing torch $wanted into $venv (PyPI, about 5 GB, once)"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+  fi
+  torch_dir=$("$venv/bin/python" -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null)
+  # CMAKE_PREFIX_PATH names the torch/ folder itself: its share/cmake would pair 2.x's headers with the first
+  # libtorch.so on the system paths (Debian's 1.13).
+  oracle_flags=(-DCMAKE_PREFIX_PATH="$torch_dir" -DPARITY_TORCH_VERSION="$wanted"
+                -DPARITY_REPRO_PYTHON="$PWD/$venv/bin/python")
+  # The drift test compares this release with the default oracle's build when there is one (ci/test.sh builds
+  # it first).
+  [ -x build/parity ] && oracle_flags+=(-DPARITY_DRIFT_AGAINST="$PWD/build/parity")
+fi
+
 if [ ! -f "$build_dir/build.ninja" ]; then
   # shellcheck disable=SC2086
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo ${PARITY_CMAKE_FLAGS:-}
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${oracle_flags[@]}" ${PARITY_CMAKE_FLAGS:-}
 fi
 cmake --build "$build_dir" --parallel "$(nproc)"

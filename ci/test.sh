@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# The whole test suite: unit tests, properties (impl and LibTorch), and the fixed-seed differential campaign.
+# The whole test suite, against both oracles: unit tests, properties (impl and LibTorch), the seed claims, the
+# fixed-seed differential campaign and the report checks, first with Debian's LibTorch 1.13 (build/), then with
+# PyPI's LibTorch 2.15 (build-torch-2.15/, whose Python repros run with that PyTorch).
+# Usage: ci/test.sh [BUILD_DIR]   (the 1.13 build; default build). PARITY_ORACLES="1.13" runs one oracle only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build_dir=${1:-build}
-ci/setup.sh "$build_dir"
-cd "$build_dir"
-# JUnit XML for CI dashboards: one file for every test ctest ran (unit, property, differential), with labels.
-ctest --output-on-failure --timeout 900 -j "$(nproc)" --output-junit junit.xml
+status=0
+for torch in ${PARITY_ORACLES:-1.13 2.15}; do
+  if [ "$torch" = 1.13 ]; then build_dir=${1:-build}; else build_dir=build-torch-$torch; fi
+  echo "parity test: the suite against LibTorch $torch ($build_dir)"
+  PARITY_TORCH=$torch ci/setup.sh "$build_dir"
+  # JUnit XML for CI dashboards: one file per oracle, every test ctest ran (unit, property, differential, report).
+  (cd "$build_dir" && ctest --output-on-failure --timeout 900 -j "$(nproc)" --output-junit junit.xml) || status=1
+done
+exit "$status"
