@@ -284,41 +284,12 @@ class Campaign {
     ++(known ? summary_.expected_findings : summary_.unexpected_findings);
     if (recorded_[sig] >= kMaxRecordedPerSignature) return;
 
-    reports::Finding f;
-    f.parity_commit = summary_.parity_commit;
-    f.generator_version = summary_.generator_version;
-    f.libtorch_version = summary_.libtorch_version;
-    f.device = summary_.device;
-    f.planted_faults = summary_.planted_faults;
-    f.seed = c_.seed;
-    f.case_index = k;
-    f.case_seed = case_seed(c_.seed, k);
-    f.size = case_size(k);
-    f.signature = sig;
+    reports::Finding f = case_finding(summary_, c_.seed, k, sig);
     f.expected = known != nullptr;
     f.known_reason = known ? known->reason : "";
-    f.original_program_size = program.steps.size();
-    f.program = program;
-    // A hang is not shrunk: every candidate could cost a full time limit.
-    if (ev.outcome != Evaluation::Outcome::Timeout) {
-      const double allowance = shrink_allowance();
-      if (allowance <= 0) {
-        ++summary_.unshrunk_findings;
-      } else {
-        const auto began = Clock::now();
-        Shrunk s = shrink(std::move(generated), program, std::move(ev), sig,
-                          [this](const std::vector<Program>& ps) { return evaluate_candidates(ps); },
-                          {kMaxShrinkEvaluations, std::min(kMaxShrinkSeconds, allowance), stop_, summary_.jobs});
-        summary_.shrink_seconds += std::chrono::duration<double>(Clock::now() - began).count();
-        f.program = std::move(s.program);
-        f.shrink_evaluations = s.evaluations;
-        ev = std::move(s.evaluation);
-      }
-    }
-    f.divergence = *ev.divergence;
-    f.severity = f.divergence.severity;
-    f.impl_trace = std::move(ev.impl);
-    f.oracle_trace = std::move(ev.oracle);
+    shrink_into_finding(f, std::move(generated), program, std::move(ev),
+                        [this](const std::vector<Program>& ps) { return evaluate_candidates(ps); },
+                        shrink_allowance(), stop_, summary_.jobs, summary_);
     writer_.append(to_json(f));
     group.offer(k, f.program);
     ++recorded_[sig];

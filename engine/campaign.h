@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/shrink.h"
 #include "generators/program_gen.h"
 #include "reports/finding.h"
 #include "reports/known_divergences.h"
@@ -22,8 +23,6 @@
 namespace parity::engine {
 
 inline constexpr int kMaxRecordedPerSignature = 3;  // findings written to findings.jsonl per signature
-inline constexpr int kMaxShrinkEvaluations = 200;  // per finding
-inline constexpr double kMaxShrinkSeconds = 60;    // per finding
 // Shrinking may always use this much of a campaign in all, however short the campaign: a first finding is shrunk.
 inline constexpr double kMinShrinkSeconds = 10;
 

@@ -139,40 +139,14 @@ class Drift {
     ++summary_.findings_by_kind[d.kind];
     if (recorded_[sig] >= kMaxRecordedPerSignature) return;
 
-    reports::Finding f;
-    f.parity_commit = summary_.parity_commit;
-    f.generator_version = summary_.generator_version;
-    f.libtorch_version = summary_.libtorch_version;
-    f.seed = c_.seed;
-    f.case_index = k;
-    f.case_seed = case_seed(c_.seed, k);
-    f.size = case_size(k);
-    f.signature = sig;
-    f.original_program_size = program.steps.size();
-    f.program = program;
-    if (ev.outcome != Evaluation::Outcome::Timeout) {
-      const double allowance = shrink_allowance();
-      if (allowance <= 0) {
-        ++summary_.unshrunk_findings;
-      } else {
-        const auto began = Clock::now();
-        auto evaluate_all = [this](const std::vector<Program>& ps) {
-          std::vector<Evaluation> out;
-          for (const Program& p : ps) out.push_back(evaluate(p));
-          return out;
-        };
-        Shrunk s = shrink(std::move(generated), program, std::move(ev), sig, evaluate_all,
-                          {kMaxShrinkEvaluations, std::min(kMaxShrinkSeconds, allowance), stop_, 1});
-        summary_.shrink_seconds += std::chrono::duration<double>(Clock::now() - began).count();
-        f.program = std::move(s.program);
-        f.shrink_evaluations = s.evaluations;
-        ev = std::move(s.evaluation);
-      }
-    }
-    f.divergence = *ev.divergence;
-    f.severity = f.divergence.severity;
-    f.impl_trace = std::move(ev.impl);
-    f.oracle_trace = std::move(ev.oracle);
+    reports::Finding f = case_finding(summary_, c_.seed, k, sig);
+    auto evaluate_all = [this](const std::vector<Program>& ps) {
+      std::vector<Evaluation> out;
+      for (const Program& p : ps) out.push_back(evaluate(p));
+      return out;
+    };
+    shrink_into_finding(f, std::move(generated), program, std::move(ev), evaluate_all, shrink_allowance(), stop_, 1,
+                        summary_);
     writer_.append(to_json(f));
     group.offer(k, f.program);
     ++recorded_[sig];

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "engine/case_seed.h"
+
 namespace parity::engine {
 
 Shrunk shrink(const rc::Shrinkable<program::Program>& start, program::Program program, Evaluation ev,
@@ -55,6 +57,46 @@ Shrunk shrink(const rc::Shrinkable<program::Program>& start, program::Program pr
     }
   }
   return out;
+}
+
+reports::Finding case_finding(const reports::RunSummary& summary, std::uint64_t seed, std::uint64_t k,
+                              const program::Signature& sig) {
+  reports::Finding f;
+  f.parity_commit = summary.parity_commit;
+  f.generator_version = summary.generator_version;
+  f.libtorch_version = summary.libtorch_version;
+  f.device = summary.device;
+  f.planted_faults = summary.planted_faults;
+  f.seed = seed;
+  f.case_index = k;
+  f.case_seed = case_seed(seed, k);
+  f.size = case_size(k);
+  f.signature = sig;
+  return f;
+}
+
+void shrink_into_finding(reports::Finding& f, rc::Shrinkable<program::Program> generated,
+                         const program::Program& program, Evaluation ev, const BatchEvaluator& evaluate,
+                         double allowance, const std::atomic<bool>* stop, int batch, reports::RunSummary& summary) {
+  f.original_program_size = program.steps.size();
+  f.program = program;
+  if (ev.outcome != Evaluation::Outcome::Timeout) {
+    if (allowance <= 0) {
+      ++summary.unshrunk_findings;
+    } else {
+      const auto began = std::chrono::steady_clock::now();
+      Shrunk s = shrink(std::move(generated), program, std::move(ev), f.signature, evaluate,
+                        {kMaxShrinkEvaluations, std::min(kMaxShrinkSeconds, allowance), stop, batch});
+      summary.shrink_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+      f.program = std::move(s.program);
+      f.shrink_evaluations = s.evaluations;
+      ev = std::move(s.evaluation);
+    }
+  }
+  f.divergence = *ev.divergence;
+  f.severity = f.divergence.severity;
+  f.impl_trace = std::move(ev.impl);
+  f.oracle_trace = std::move(ev.oracle);
 }
 
 }  // namespace parity::engine

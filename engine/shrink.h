@@ -10,8 +10,13 @@
 #include "engine/evaluate.h"
 #include "program/program.h"
 #include "program/signature.h"
+#include "reports/finding.h"
+#include "reports/run_summary.h"
 
 namespace parity::engine {
+
+inline constexpr int kMaxShrinkEvaluations = 200;  // per finding
+inline constexpr double kMaxShrinkSeconds = 60;    // per finding
 
 // How candidates are judged: a batch at a time (side by side in a campaign's workers), one Evaluation each, in
 // order.
@@ -39,5 +44,19 @@ struct Shrunk {
 // does not depend on the batch size.
 Shrunk shrink(const rc::Shrinkable<program::Program>& start, program::Program program, Evaluation ev,
               const program::Signature& signature, const BatchEvaluator& evaluate, const ShrinkBudget& budget = {});
+
+// The finding of a run's case k (seed `seed`) with signature `sig`, before shrinking: what the run's summary says
+// of the build, the generator and LibTorch, and how to generate the case again.
+reports::Finding case_finding(const reports::RunSummary& summary, std::uint64_t seed, std::uint64_t k,
+                              const program::Signature& sig);
+
+// A run's diverging case (`program`, generated as `generated`, evaluated as `ev`) made into finding `f` (whose
+// signature is set): the smallest program that diverges with that signature, the evaluations spent, the
+// divergence and both traces. `allowance`: seconds of the run's shrinking budget left; none left records the
+// case as found (summary.unshrunk_findings). A hang is never shrunk: every candidate could cost a full time
+// limit. The time spent is added to summary.shrink_seconds. Used by campaigns and drift runs alike.
+void shrink_into_finding(reports::Finding& f, rc::Shrinkable<program::Program> generated,
+                         const program::Program& program, Evaluation ev, const BatchEvaluator& evaluate,
+                         double allowance, const std::atomic<bool>* stop, int batch, reports::RunSummary& summary);
 
 }  // namespace parity::engine
