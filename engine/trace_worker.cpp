@@ -34,27 +34,18 @@ TraceWorker::TraceWorker(std::string executable, std::chrono::milliseconds timeo
 TraceWorker::~TraceWorker() { kill(); }
 
 void TraceWorker::start() {
-  int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-    throw EvaluationError(std::string("cannot create a socket pair for a worker: ") + std::strerror(errno));
   const std::string memory_mb = std::to_string(memory_limit_bytes_ >> 20);
   std::vector<const char*> argv = {executable_.c_str(), "worker", "--memory-mb", memory_mb.c_str(), nullptr};
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw EvaluationError(std::string("cannot fork a worker: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
+  const WorkerSocket s = fork_with_socket();
+  if (s.pid == 0) {
     // The worker's end becomes its standard input (not close-on-exec once duplicated); stdout and stderr stay.
-    if (::dup2(fds[1], 0) < 0) ::_exit(127);
+    if (::dup2(s.fd, 0) < 0) ::_exit(127);
     ::execv(executable_.c_str(), const_cast<char* const*>(argv.data()));
     ::_exit(127);
   }
-  ::close(fds[1]);
-  ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-  pid_ = pid;
-  fd_ = fds[0];
+  ::fcntl(s.fd, F_SETFL, ::fcntl(s.fd, F_GETFL) | O_NONBLOCK);
+  pid_ = s.pid;
+  fd_ = s.fd;
   buffer_.clear();
 }
 

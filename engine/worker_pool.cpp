@@ -43,29 +43,19 @@ WorkerPool::~WorkerPool() {
 }
 
 void WorkerPool::start(Worker& w) {
-  int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-    throw EvaluationError(std::string("cannot create a socket pair for a worker: ") + std::strerror(errno));
   const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw EvaluationError(std::string("cannot fork a worker: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
+  const WorkerSocket s = fork_with_socket();
+  if (s.pid == 0) {
     // The other workers' sockets are the parent's business: holding them would keep them open after the
     // parent closes its ends.
     for (const auto& other : workers_)
       if (other.fd >= 0) ::close(other.fd);
-    ::close(fds[0]);
-    serve_requests(fds[1], parent, options_.eval.memory_limit_bytes, w.progress);
+    serve_requests(s.fd, parent, options_.eval.memory_limit_bytes, w.progress);
   }
-  ::close(fds[1]);
   w.progress->reset();
-  ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-  w.pid = pid;
-  w.fd = fds[0];
+  ::fcntl(s.fd, F_SETFL, ::fcntl(s.fd, F_GETFL) | O_NONBLOCK);
+  w.pid = s.pid;
+  w.fd = s.fd;
   w.answer.clear();
   ++started_;
 }

@@ -89,6 +89,20 @@ std::optional<std::string> complete_frame(const std::string& buffer) {
   return buffer.substr(kFrameHeader, n);
 }
 
+WorkerSocket fork_with_socket() {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    throw EvaluationError(std::string("cannot create a socket pair for a worker: ") + std::strerror(errno));
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw EvaluationError(std::string("cannot fork a worker: ") + std::strerror(errno));
+  }
+  ::close(fds[pid == 0 ? 0 : 1]);
+  return {pid, fds[pid == 0 ? 1 : 0]};
+}
+
 bool write_all(int fd, std::string_view data) {
   while (!data.empty()) {
     const ssize_t r = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);

@@ -31,6 +31,14 @@ std::optional<std::string> complete_frame(const std::string& buffer);
 // Writes all of `data` to a socket; false when the other end has gone.
 bool write_all(int fd, std::string_view data);
 
+// A worker process with a socket to it: in the parent {the worker's pid, the parent's end}, in the worker {0, the
+// worker's end}, each process having closed the other end. Both ends are close-on-exec. Throws EvaluationError.
+struct WorkerSocket {
+  pid_t pid;
+  int fd;
+};
+WorkerSocket fork_with_socket();
+
 // A request for a program or a generated case (evaluated on both backends), or for a program's LibTorch trace.
 std::string request_body(const std::variant<program::Program, GeneratedCase>& what, bool want_traces);
 std::string oracle_trace_request(const program::Program& program);
