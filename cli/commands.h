@@ -15,6 +15,6 @@ int claims_command(const std::vector<std::string>& args);
 int merge_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
 int drift_command(const std::vector<std::string>& args);
-[[noreturn]] int worker_command(const std::vector<std::string>& args);
+int worker_command(const std::vector<std::string>& args);
 
 }  // namespace parity::cli
