@@ -29,8 +29,8 @@ struct DriftConfig {
   double shrink_share = 0.25;                             // as CampaignConfig's
 };
 
-// Runs cases until a budget is spent or `stop` turns true, into an output folder prepare_output made ready. Throws EvaluationError when a worker cannot run, reports::ReportError when the output cannot
-// be written.
+// Runs cases until a budget is spent or `stop` turns true, into an output folder prepare_output made ready.
+// Throws EvaluationError when a worker cannot run, reports::ReportError when the output cannot be written.
 reports::RunSummary run_drift(const DriftConfig& config, const std::atomic<bool>* stop = nullptr,
                               CampaignObserver* observer = nullptr);
 

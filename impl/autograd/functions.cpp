@@ -170,9 +170,8 @@ Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& 
   // LibTorch 1.13's as_strided_backward, down to the in-place ops it runs on the gradient it returns (each bumps
   // that tensor's version, which .grad shows). It is a plain function, not an op, so what it calls goes through
   // the ADInplaceOrView key: at::zeros and new_zeros count their own zero_ (in 1.13; 2.x's do not,
-  // VersionGate::FactoriesCountNoZero). An empty geometry gives zeros (at version 1 in 2.x too, which scatters
-  // into its new_zeros even then); otherwise new_zeros, the scatter (copy_ or index_add_) and, where the input
-  // geometry may overlap, div_.
+  // VersionGate::FactoriesCountNoZero). An empty geometry gives zeros, at version 1 in 2.15 as in 1.13;
+  // otherwise new_zeros, the scatter (copy_ or index_add_) and, where the input geometry may overlap, div_.
   const bool zeros_count = !follows(VersionGate::FactoriesCountNoZero);
   auto any_empty = [](const Dims& d) { return std::find(d.begin(), d.end(), 0) != d.end(); };
   if (any_empty(sizes) || any_empty(input.sizes)) {

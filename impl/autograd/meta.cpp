@@ -29,7 +29,8 @@ void move_retains_grad_hook(const Tensor& t, const std::shared_ptr<Node>& fn) {
 // to, and from VersionGate::ViewOfNoGradViewMessage on the text LibTorch has for it.
 [[noreturn]] void view_rebase_error(const AutogradMeta& m, bool indirect) {
   std::string modified = indirect ? "its base or another view of its base has been" : "is being";
-  const std::string output = m.grad_fn ? "Output " + std::to_string(m.output_nr) + " of " + m.grad_fn->message_name() : "";
+  const std::string output =
+      m.grad_fn ? "Output " + std::to_string(m.output_nr) + " of " + m.grad_fn->message_name() : "";
   std::string msg;
   if (!m.grad_fn)
     msg = "A view was created in no_grad mode and " + modified + " modified inplace with grad mode enabled.";

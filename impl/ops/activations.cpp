@@ -256,8 +256,9 @@ Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
     ops::clamp_kernel(out, x, lo, hi);
   };
   // clamp_backward: the gradient passes where min <= self <= max, bounds included (2.x: excluded, min < self <
-  // max). LibTorch computes it as where(self >= min [& self <= max], grad, zero): the mask comes from comparisons with a 0-dim tensor and
-  // `where` iterates (mask, grad, zero), so neither takes TensorIterator's same-shape fast path.
+  // max). LibTorch computes it as where(self >= min [& self <= max], grad, zero): the mask comes from comparisons
+  // with a 0-dim tensor and `where` iterates (mask, grad, zero), so neither takes TensorIterator's same-shape fast
+  // path.
   // The saved self is read as it is when unpacked: set_data may have given it another dtype (compared here in the
   // gradient's, which holds every bound parity draws exactly) or another shape, broadcast with the gradient as
   // `where` broadcasts (raising where it cannot; a larger result is then refused by the engine).
