@@ -77,7 +77,8 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"not implemented for 'Half'", ErrorCategory::DType},
     {"not implemented for 'BFloat16'", ErrorCategory::DType},
     {"Boolean inputs not supported", ErrorCategory::DType},               // relu
-    {"expected scalar type", ErrorCategory::DType},                        // mm/matmul operands of two dtypes
+    {"expected scalar type", ErrorCategory::DType},
+    {"Autograd not support dtype", ErrorCategory::DType},                  // 2.x: history on a bool result                        // mm/matmul operands of two dtypes
     {"to have same dtype", ErrorCategory::DType},                          // dot
     {"have the same dtype", ErrorCategory::DType},  // 2.x: mm ("expected m1 and m2 to ..."), mv ("addmv input tensors must ...")
     {"must match the size of tensor", ErrorCategory::Shape},

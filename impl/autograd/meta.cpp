@@ -152,6 +152,12 @@ std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs
 }
 
 void set_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
+  // LibTorch's set_history refuses a result of a dtype autograd does not differentiate, which only an op that
+  // skipped its own dtype checks can give it (a bool product of an empty matmul): 1.13 fails an INTERNAL ASSERT
+  // there (a ledger entry), 2.x raises (VersionGate::HistoryRefusesIntegralResults).
+  if (follows(VersionGate::HistoryRefusesIntegralResults))
+    PARITY_CHECK(is_floating(t.dtype()), ErrorKind::DType,
+                 "Autograd not support dtype: " + std::string(type_name(t.dtype())));
   auto& m = materialize(t);
   m.output_nr = fn->add_input_metadata(t);
   m.grad_fn = fn;
