@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <numeric>
+#include <string_view>
 
 #include "impl/cpu/loops.h"
 #include "impl/error.h"
 #include "impl/version_gate.h"
-#include <limits>
 
 namespace parity::impl::ops {
 
@@ -409,16 +411,32 @@ void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
 }
 
 namespace {
+// The vector registers of the kernels LibTorch runs: AVX2's 32 bytes, or AVX512's 64 where 2.x finds the CPU has
+// it (VersionGate::Avx512Kernels; 1.13 runs AVX2 kernels on such CPUs too). ATEN_CPU_CAPABILITY=avx2 (or
+// default) keeps 2.x on AVX2, as it tells LibTorch.
+std::int64_t vector_bytes() {
+  if (!follows(VersionGate::Avx512Kernels)) return 32;
+  static const bool avx512 = [] {
+    const char* capability = std::getenv("ATEN_CPU_CAPABILITY");
+    if (capability && std::string_view(capability) != "avx512") return false;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  }();
+  return avx512 ? 64 : 32;
+}
+
 // rsqrt_kernel (pow's -0.5) for bfloat16. cpu_kernel_vec runs a dense operand as one loop in memory order: its
-// vectorised part, blocks of 32 elements (two AVX2 vectors of 16, the kernels LibTorch 1.13 runs on these
-// machines), divides in float and rounds once; its scalar part (the rest, and every element of a strided
-// operand) divides by c10's bfloat16 sqrt, so the root is rounded before the quotient.
+// vectorised part, blocks of two vectors (32 elements under AVX2, 64 under AVX512), divides in float and rounds
+// once; its scalar part (the rest, and every element of a strided operand) divides by c10's bfloat16 sqrt, so
+// the root is rounded before the quotient.
 void rsqrt_bfloat16(const Tensor& out, const Tensor& x) {
   // TensorIterator ignores size-1 dims, whose strides may differ.
   bool one_loop = out.is_non_overlapping_and_dense() && x.is_non_overlapping_and_dense();
   for (std::size_t d = 0; one_loop && d < out.sizes().size(); ++d)
     one_loop = out.sizes()[d] == 1 || out.strides()[d] == x.strides()[d];
-  const std::int64_t vectorised = one_loop ? out.numel() / 32 * 32 : 0;
+  const std::int64_t block = 2 * vector_bytes() / static_cast<std::int64_t>(sizeof(BFloat16));
+  const std::int64_t vectorised = one_loop ? out.numel() / block * block : 0;
   BFloat16* o = out.data<BFloat16>();
   const BFloat16* in = x.data<BFloat16>();
   cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()}, [&](const std::int64_t* off) {
