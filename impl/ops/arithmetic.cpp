@@ -460,10 +460,12 @@ Tensor pow(const Tensor& x, Scalar e) {
 }
 
 namespace {
+// resize_reduction wraps every dim (a range error first) before make_dim_mask looks for repeated ones.
 std::vector<bool> reduce_mask(const Tensor& x, const Dims& dims) {
   std::vector<bool> mask(static_cast<std::size_t>(x.dim()), dims.empty());
-  for (auto d : dims) {
-    std::int64_t w = wrap_dim(d, x.dim());
+  Dims wrapped;
+  for (auto d : dims) wrapped.push_back(wrap_dim(d, x.dim()));
+  for (auto w : wrapped) {
     if (x.dim() == 0) continue;
     PARITY_CHECK(!mask[w], ErrorKind::IndexRange,
           "dim " + std::to_string(w) + " appears multiple times in the list of dims");
