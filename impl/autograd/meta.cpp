@@ -225,7 +225,10 @@ void retain_grad(const Tensor& t) {
   if (is_leaf(t)) return;
   auto& m = materialize(t);
   if (m.retains_grad) return;
-  if (m.hooks_list_made) {
+  // 1.13 makes the tensor's hook list before it reads grad_fn: when that read raises, a second retain_grad finds
+  // the list and only sets the flag. 2.x reads grad_fn again, and raises again
+  // (VersionGate::RetainGradReadsGradFnEachTime).
+  if (m.hooks_list_made && !follows(VersionGate::RetainGradReadsGradFnEachTime)) {
     m.retains_grad = true;
     return;
   }
