@@ -177,6 +177,13 @@ class Taint {
       for (std::size_t u = 0; u < below.size(); ++u)
         if (below[u]) grad_tainted_[u] = true;
     }
+    // A gradient is the tensor's, whatever id names it (an op that returned its operand, to() asking for nothing).
+    for (int v = 0; v < index; ++v) {
+      if (!grad_tainted_[v] || !session.has_value(v)) continue;
+      const void* tensor = session.tensor_key(v);
+      for (int j = 0; j < index; ++j)
+        if (session.has_value(j) && session.tensor_key(j) == tensor) grad_tainted_[j] = true;
+    }
   }
 
   // AccumulateGrad adds into an existing .grad in place: when that gradient's elements share memory, the sum
