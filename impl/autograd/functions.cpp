@@ -15,13 +15,16 @@ namespace parity::impl::autograd {
 TensorList Formula::apply(TensorList&& grads) {
   // Saved tensors are unpacked first, as in PyTorch's generated nodes: a stale or freed one raises even when
   // no gradient flows.
-  std::vector<std::size_t> order(saved_.size());
-  std::iota(order.begin(), order.end(), 0);
-  if (follows(VersionGate::SavedUnpackByName))
+  TensorList saved(saved_.size());
+  if (saved_.size() > 1 && follows(VersionGate::SavedUnpackByName)) {
+    std::vector<std::size_t> order(saved_.size());
+    std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return saved_names_[a] < saved_names_[b]; });
-  TensorList saved(saved_.size());
-  for (std::size_t i : order) saved[i] = saved_[i].unpack(*this);
+    for (std::size_t i : order) saved[i] = saved_[i].unpack(*this);
+  } else {
+    for (std::size_t i = 0; i < saved_.size(); ++i) saved[i] = saved_[i].unpack(*this);
+  }
   const Tensor& g = grads.empty() ? Tensor() : grads[0];
   if (!g.defined()) return TensorList(next_edges().size());
   return fn_(g, saved, *this);
