@@ -462,6 +462,22 @@ std::string fact(std::string_view label, const std::string& value) {
   return "<div><dt>" + esc(label) + "</dt><dd>" + esc(value) + "</dd></div>";
 }
 
+// The summary's one-line verdict: a drift run's differences between releases, or a campaign's divergences.
+std::string verdict_text(const RunSummary& r, std::size_t groups, std::size_t unexpected_groups) {
+  if (r.drift) {
+    const std::string releases = r.libtorch_version + " and " + r.drift->other_libtorch_version;
+    if (r.findings > 0)
+      return plural(r.findings, "difference") + " in " + plural(groups, "group") + " between LibTorch " + releases;
+    return "LibTorch " + releases + " agreed on all " + std::to_string(r.cases) + " cases";
+  }
+  if (r.unexpected_findings > 0)
+    return plural(r.unexpected_findings, "unexpected divergence") + " in " + plural(unexpected_groups, "group");
+  if (r.findings > 0)
+    return "no unexpected divergences (" + std::to_string(r.expected_findings) +
+           " expected, all in the known-divergences ledger)";
+  return "impl agreed with LibTorch on all " + std::to_string(r.cases) + " cases";
+}
+
 std::string render_summary(const ReportInput& in, const std::vector<Group>& groups) {
   std::string html;
   std::size_t unexpected_groups = 0;
@@ -470,18 +486,7 @@ std::string render_summary(const ReportInput& in, const std::vector<Group>& grou
   if (in.summary) {
     const RunSummary& r = *in.summary;
     std::string cls = r.unexpected_findings > 0 ? "bad" : (r.findings > 0 || r.interrupted ? "warn" : "good");
-    std::string verdict = r.drift ? (r.findings > 0 ? plural(r.findings, "difference") + " in " +
-                                                          plural(groups.size(), "group") + " between LibTorch " +
-                                                          r.libtorch_version + " and " + r.drift->other_libtorch_version
-                                                    : "LibTorch " + r.libtorch_version + " and " +
-                                                          r.drift->other_libtorch_version + " agreed on all " +
-                                                          std::to_string(r.cases) + " cases")
-                          : r.unexpected_findings > 0
-                              ? plural(r.unexpected_findings, "unexpected divergence") + " in " +
-                                    plural(unexpected_groups, "group")
-                              : r.findings > 0 ? "no unexpected divergences (" + std::to_string(r.expected_findings) +
-                                                     " expected, all in the known-divergences ledger)"
-                                               : "impl agreed with LibTorch on all " + std::to_string(r.cases) + " cases";
+    const std::string verdict = verdict_text(r, groups.size(), unexpected_groups);
     html += "<p class=\"verdict " + cls + "\">" + esc(verdict) + "</p>";
     if (!r.planted_faults.empty()) {
       html += "<p class=\"notice planted\"><strong>Planted faults.</strong> This campaign ran with impl deliberately "
