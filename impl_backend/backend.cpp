@@ -116,6 +116,10 @@ class ImplSession final : public pg::Session {
       throw pg::StepError(to_program(e.kind()), e.what());
     }
     if (fault && fault->kind == PlantedFault::Kind::Values && values_[index]) plant_wrong_value(*values_[index]);
+    if (fault && fault->kind == PlantedFault::Kind::Flaky && values_[index]) {
+      if (!flaky_this_run_) flaky_this_run_ = flaky_turn();  // one turn per evaluation, at the op's first run
+      if (*flaky_this_run_) plant_wrong_value(*values_[index]);
+    }
     if (fault && fault->kind == PlantedFault::Kind::WritesInput) plant_wrong_value(in(step, 0));
     if (fault && fault->kind == PlantedFault::Kind::Fresh && values_[index]) {
       const Tensor& self = *values_[index];
@@ -323,6 +327,7 @@ class ImplSession final : public pg::Session {
   std::vector<std::optional<Tensor>> values_;
   std::map<const void*, Tensor> kept_grads_;  // every gradient grad_tensor_key named, alive for unique keys
   std::map<std::int64_t, DeepcopyMemo> memos_;  // one per copy.deepcopy call of the program
+  std::optional<bool> flaky_this_run_;          // a Flaky fault's turn, taken at its op's first run
 };
 
 class ImplBackend final : public pg::Backend {

@@ -1,10 +1,13 @@
 #include "impl_backend/planted_faults.h"
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <new>
 #include <stdexcept>
 
 #include "program/internal_assert.h"
@@ -19,6 +22,7 @@ constexpr std::pair<std::string_view, PlantedFault::Kind> kKinds[] = {
     {"message", PlantedFault::Kind::Message},
     {"fresh", PlantedFault::Kind::Fresh},
     {"writes_input", PlantedFault::Kind::WritesInput},
+    {"flaky", PlantedFault::Kind::Flaky},
     {"crash", PlantedFault::Kind::Crash},
     {"abort", PlantedFault::Kind::Abort},
     {"hang", PlantedFault::Kind::Hang},
@@ -34,8 +38,8 @@ std::string_view trim(std::string_view s) {
 PlantedFault parse_one(std::string_view item) {
   auto bad = [&](const std::string& why) {
     return std::invalid_argument(std::string(kPlantVariable) + ": \"" + std::string(item).substr(0, 60) + "\" " + why +
-                                 " (expected OP=KIND, comma-separated, KIND one of values, error, message, fresh, writes_input, crash, "
-                                 "abort, hang, oom; OP from `parity list`)");
+                                 " (expected OP=KIND, comma-separated, KIND one of values, error, message, fresh, writes_input, "
+                                 "flaky, crash, abort, hang, oom; OP from `parity list`)");
   };
   const auto eq = item.find('=');
   if (eq == std::string_view::npos) throw bad("has no '='");
@@ -72,7 +76,8 @@ bool is_process_fault(PlantedFault::Kind kind) {
     case PlantedFault::Kind::Error:
     case PlantedFault::Kind::Message:
     case PlantedFault::Kind::Fresh:
-    case PlantedFault::Kind::WritesInput: return false;
+    case PlantedFault::Kind::WritesInput:
+    case PlantedFault::Kind::Flaky: return false;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
@@ -96,7 +101,8 @@ void misbehave(const PlantedFault& fault) {
     case PlantedFault::Kind::Error:
     case PlantedFault::Kind::Message:
     case PlantedFault::Kind::Fresh:
-    case PlantedFault::Kind::WritesInput: break;
+    case PlantedFault::Kind::WritesInput:
+    case PlantedFault::Kind::Flaky: break;
   }
   PARITY_HARNESS_UNREACHABLE("planted fault " + fault.text() + " returned from misbehaving");
 }
@@ -120,12 +126,31 @@ std::vector<PlantedFault> parse_planted_faults(std::string_view spec) {
   return out;
 }
 
+namespace {
+// The Flaky faults' turn counter: mapped shared and anonymous when the faults are parsed, so the campaign's
+// workers and forked children, which all run after that, take turns from one count.
+std::atomic<unsigned>* g_flaky_turns = nullptr;
+}  // namespace
+
 const std::vector<PlantedFault>& planted_faults() {
   static const std::vector<PlantedFault> faults = [] {
     const char* v = std::getenv(kPlantVariable);
-    return v ? parse_planted_faults(v) : std::vector<PlantedFault>{};
+    auto parsed = v ? parse_planted_faults(v) : std::vector<PlantedFault>{};
+    for (const auto& f : parsed) {
+      if (f.kind != PlantedFault::Kind::Flaky || g_flaky_turns) continue;
+      void* shared = ::mmap(nullptr, sizeof(std::atomic<unsigned>), PROT_READ | PROT_WRITE,
+                            MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+      if (shared == MAP_FAILED) throw std::runtime_error(std::string(kPlantVariable) + ": cannot map the turn counter");
+      g_flaky_turns = new (shared) std::atomic<unsigned>(0);
+    }
+    return parsed;
   }();
   return faults;
+}
+
+bool flaky_turn() {
+  PARITY_HARNESS_ASSERT(g_flaky_turns != nullptr, "flaky_turn asked with no flaky fault planted");
+  return g_flaky_turns->fetch_add(1) % 2 == 0;
 }
 
 std::vector<std::string> planted_fault_texts() {

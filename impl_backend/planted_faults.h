@@ -24,6 +24,9 @@ struct PlantedFault {
               // to `return self`. Storage aliasing still agrees; tensor identity does not.
     WritesInput,  // an op that writes none of its operands adds 1 to operand 0's first element, bumping no
                   // version: a kernel that used its input as scratch. Only schema conformance sees it at the step.
+    Flaky,  // as Values, but in every other evaluation that runs the op, counted across the process and those it
+            // forks (flaky_turn): the same program diverges on some runs and not others, as a race or
+            // uninitialised memory would make it. What a campaign's confirming runs must catch.
     // The process running the op misbehaves instead of running it, as a broken kernel would, for testing that
     // a campaign isolates it: one finding for exactly that case, and the cases after it run normally.
     Crash,        // SIGSEGV
@@ -39,6 +42,9 @@ struct PlantedFault {
 
 // Whether the fault ends or stalls the process running the op (Crash, Abort, Hang, OutOfMemory).
 bool is_process_fault(PlantedFault::Kind);
+// For a Flaky fault: whether this evaluation (the caller asks once per evaluation) plants it. Turns alternate
+// through a counter in memory shared with every process forked after PARITY_PLANT was parsed (planted_faults()).
+bool flaky_turn();
 // What a process-level fault does; does not return. Internal assert for another kind.
 [[noreturn]] void misbehave(const PlantedFault& fault);
 
