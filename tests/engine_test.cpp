@@ -17,6 +17,7 @@
 #include "engine/evaluation_process.h"
 #include "engine/isolation.h"
 #include "engine/worker_pool.h"
+#include "tests/campaign_test_support.h"
 #include "impl_backend/planted_faults.h"
 #include "program/compare.h"
 #include "program/json.h"
@@ -32,35 +33,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "parity-engine-XXXXXX").string();
-    if (::mkdtemp(tmpl.data())) path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-// PARITY_PLANT is read once per process (impl_backend/planted_faults.h), so a test that needs faults planted
-// runs again in a fresh process of this binary with the variable set. Returns true in that process; in the
-// first one it checks the rerun passed and returns false.
-bool in_process_planted_with(const std::string& faults) {
-  if (const char* now = std::getenv(impl_backend::kPlantVariable); now && faults == now) return true;
-  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string self = fs::read_symlink("/proc/self/exe").string();
-  const std::string command = std::string(impl_backend::kPlantVariable) + "=" + faults + " '" + self +
-                              "' --gtest_filter=" + test->test_suite_name() + "." + test->name();
-  const int status = std::system(command.c_str());
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << " failed (status " << status << ")";
-  return false;
-}
+using testing::in_process_planted_with;
+using testing::reviewed_ledger;
+using testing::TempDir;
 
 // A campaign of cases 0..cases-1 of `seed` on two workers, into a fresh folder of `dir`.
 CampaignConfig two_worker_campaign(const TempDir& dir, std::uint64_t seed, std::uint64_t cases) {
@@ -237,7 +212,7 @@ TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
     c.out = dir.path() / name;
     prepare_output(c.out, false);
     // The ledger in force, as in a real campaign: LibTorch's own bugs are not the planted fault's findings.
-    CampaignResult result = run_campaign(c, reports::KnownDivergences::load(reports::default_known_divergences_path()));
+    CampaignResult result = run_campaign(c, reviewed_ledger());
     return std::pair(std::move(result), reports::read_jsonl(c.out / "findings.jsonl"));
   };
   auto [first, first_findings] = campaign("a", Isolation::Workers, 2);
@@ -275,13 +250,6 @@ TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
   }
   EXPECT_EQ(first.summary, second.summary);
   EXPECT_EQ(first_findings.records, second_findings.records);
-}
-
-// The reviewed ledger, as `parity fuzz` reads it: a planted campaign is judged against it, so that LibTorch's
-// own known bugs elsewhere do not hide or pose as the fault.
-const reports::KnownDivergences& reviewed_ledger() {
-  static const auto k = reports::KnownDivergences::load(reports::default_known_divergences_path());
-  return k;
 }
 
 // Expects every unexpected group of a planted campaign to be at `op`; returns the findings of `kind` among them
@@ -447,7 +415,7 @@ TEST(EngineCampaign, CrashingCasesDoNotStopTheCampaign) {
   TempDir dir;
   const CampaignConfig c = two_worker_campaign(dir, 11, 60);
   // The ledger in force, as in a real campaign: LibTorch's own bugs are not the planted fault's findings.
-  const CampaignResult r = run_campaign(c, reports::KnownDivergences::load(reports::default_known_divergences_path()));
+  const CampaignResult r = run_campaign(c, reviewed_ledger());
   EXPECT_EQ(r.summary.cases, 60u);
   EXPECT_GT(r.summary.crashes, 0u);
   EXPECT_LT(r.summary.crashes, 60u);  // the cases without add ran normally
