@@ -55,6 +55,9 @@ options:
   --require-coverage
                    fail (exit 3) when some op, layout kind, memory format, error category or autograd
                    situation was never exercised; each is listed on stderr and in run.json (coverage.starved)
+  --confirm N      evaluate a divergence N more times before recording it (default 3; 0: no confirmation): one
+                   that does not diverge the same way every time is flaky, labelled so in its finding
+                   (reproducible: diverged/runs) and recorded unshrunk
   --overwrite      replace the campaign output already in DIR (run.json, findings.jsonl, report.html); without
                    it such a folder is refused, so that two campaigns' findings never mix
   --strict-known   fail (exit 4) when a known-divergence entry has expired, or is in force for this LibTorch
@@ -122,7 +125,7 @@ Options parse_options(const std::vector<std::string>& argv) {
   Args args("parity fuzz", argv,
             {{"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"}, {"--known"},
              {"--jobs"}, {"--isolation"}, {"--memory-mb"}, {"--shrink-share"}, {"--require-coverage", false},
-             {"--strict-known", false}, {"--overwrite", false}});
+             {"--strict-known", false}, {"--overwrite", false}, {"--confirm"}});
   if (!args.positional().empty())
     throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity fuzz --help`)");
   Options o;
@@ -152,6 +155,7 @@ Options parse_options(const std::vector<std::string>& argv) {
   }
   if (auto m = args.uint64("--memory-mb", 0, std::uint64_t{1} << 30)) o.campaign.memory_limit_bytes = *m << 20;
   if (auto f = args.number("--shrink-share", 0.0, 1.0)) o.campaign.shrink_share = *f;
+  if (auto n = args.uint64("--confirm", 0, 100)) o.campaign.confirm_runs = static_cast<int>(*n);
   o.require_coverage = args.has("--require-coverage");
   o.strict_known = args.has("--strict-known");
   o.overwrite = args.has("--overwrite");

@@ -287,14 +287,38 @@ class Campaign {
     reports::Finding f = case_finding(summary_, c_.seed, k, sig);
     f.expected = known != nullptr;
     f.known_reason = known ? known->reason : "";
-    shrink_into_finding(f, std::move(generated), program, std::move(ev),
-                        [this](const std::vector<Program>& ps) { return evaluate_candidates(ps); },
-                        shrink_allowance(), stop_, summary_.jobs, summary_);
+    f.reproducible = confirm(program, sig);
+    if (f.reproducible && f.reproducible->flaky()) {
+      // Recorded as found: shrinking needs a divergence that repeats.
+      ++summary_.flaky_findings;
+      f.program = program;
+      f.original_program_size = program.steps.size();
+      f.divergence = *ev.divergence;
+      f.severity = f.divergence.severity;
+      f.impl_trace = std::move(ev.impl);
+      f.oracle_trace = std::move(ev.oracle);
+    } else {
+      shrink_into_finding(f, std::move(generated), program, std::move(ev),
+                          [this](const std::vector<Program>& ps) { return evaluate_candidates(ps); },
+                          shrink_allowance(), stop_, summary_.jobs, summary_);
+    }
     writer_.append(to_json(f));
     group.offer(k, f.program);
     ++recorded_[sig];
     ++summary_.recorded_findings;
     if (observer_) observer_->on_finding(f);
+  }
+
+  // `runs` more evaluations of a diverging program, counting those that diverge with its signature; none when
+  // confirmation is off or the campaign was stopped meanwhile (an interrupted run says nothing).
+  std::optional<reports::Finding::Reproducibility> confirm(const Program& program, const program::Signature& sig) {
+    if (c_.confirm_runs <= 0) return std::nullopt;
+    reports::Finding::Reproducibility r{c_.confirm_runs, 0};
+    for (const Evaluation& e : evaluate_candidates(std::vector<Program>(static_cast<std::size_t>(r.runs), program))) {
+      if (e.outcome == Evaluation::Outcome::Interrupted) return std::nullopt;
+      if (e.divergence && program::signature(program, *e.divergence) == sig) ++r.diverged;
+    }
+    return r;
   }
 
   const CampaignConfig& c_;

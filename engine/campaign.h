@@ -42,6 +42,9 @@ struct CampaignConfig {
   // `seconds`, or of the time so far without it; never less than kMinShrinkSeconds): later findings are recorded
   // as found, and run.json counts them (unshrunk_findings). 0: nothing is shrunk.
   double shrink_share = 0.25;
+  // A divergence about to be recorded is evaluated this many times more first (reports::Finding::reproducible);
+  // one that does not repeat every time is flaky and recorded unshrunk. 0: not confirmed.
+  int confirm_runs = 3;
   reports::ShardInfo shard;             // this process runs the cases k with k % total == index
 };
 

@@ -44,6 +44,10 @@ json to_json(const Finding& f) {
           {"severity", program::to_string(f.severity)},
           {"expected", f.expected},
           {"known_reason", f.known_reason},
+          {"reproducible", f.reproducible ? json{{"runs", f.reproducible->runs},
+                                                 {"diverged", f.reproducible->diverged},
+                                                 {"flaky", f.reproducible->flaky()}}
+                                          : json(nullptr)},
           {"program", program::to_json(f.program)},
           {"original_program_size", f.original_program_size},
           {"shrink_evaluations", f.shrink_evaluations},
@@ -72,6 +76,16 @@ Finding finding_from_json(const json& j) {
   else throw JsonError("finding: field \"signature\" (" + signature.substr(0, 80) + ") is not a signature");
   f.expected = typed<bool>(j, "expected");
   f.known_reason = typed<std::string>(j, "known_reason");
+  // Absent from findings written before confirmation existed: they were not confirmed.
+  if (auto r = j.find("reproducible"); r != j.end() && !r->is_null()) {
+    const std::string what = std::string(kWhat) + ": reproducible";
+    Finding::Reproducibility rep{json_typed<int>(*r, "runs", what), json_typed<int>(*r, "diverged", what)};
+    if (rep.runs < 1 || rep.diverged < 0 || rep.diverged > rep.runs)
+      throw JsonError("finding: field \"reproducible\" needs 0 <= diverged <= runs and runs >= 1");
+    if (json_typed<bool>(*r, "flaky", what) != rep.flaky())
+      throw JsonError("finding: field \"reproducible.flaky\" disagrees with its counts");
+    f.reproducible = rep;
+  }
   try {
     f.program = program::program_from_json(field(j, "program"));
   } catch (const JsonError& e) {

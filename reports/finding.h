@@ -28,6 +28,17 @@ struct Finding {
   program::Divergence::Severity severity = program::Divergence::Severity::Major;
   bool expected = false;  // matched a known divergence
   std::string known_reason;
+  // The program evaluated again `runs` times before shrinking (parity fuzz --confirm), `diverged` of them with
+  // this signature. Fewer than all: the finding is flaky (it depends on something the program does not fix, such
+  // as timing or memory), and it is recorded as found, since shrinking needs a divergence that repeats. Absent:
+  // not confirmed (--confirm 0, or the campaign was stopped meanwhile).
+  struct Reproducibility {
+    int runs = 0;
+    int diverged = 0;
+    bool flaky() const { return diverged < runs; }
+    bool operator==(const Reproducibility&) const = default;
+  };
+  std::optional<Reproducibility> reproducible;
   program::Program program;  // shrunk
   std::size_t original_program_size = 0;  // steps before shrinking
   int shrink_evaluations = 0;

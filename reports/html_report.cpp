@@ -65,6 +65,7 @@ th { font-size:12px; color:var(--muted); font-weight:600; }
 .badge { display:inline-block; font-size:12px; font-weight:600; padding:1px 8px; border-radius:10px; margin-left:6px; vertical-align:middle; }
 .badge.unexpected { color:var(--bad); background:var(--bad-bg); }
 .badge.expected { color:var(--muted); background:var(--panel); border:1px solid var(--line); }
+.badge.flaky { color:var(--warn); background:var(--panel); border:1px dashed var(--warn); }
 .badge.minor { color:var(--warn); background:var(--warn-bg); }
 section.group { border:1px solid var(--line); border-radius:8px; padding:16px 20px; margin:20px 0; }
 section.group.is-expected { opacity:.92; }
@@ -508,6 +509,9 @@ std::string render_summary(const ReportInput& in, const std::vector<Group>& grou
                                  std::to_string(r.expected_findings) + " expected");
     html += fact("crashes / timeouts / out of memory", std::to_string(r.crashes) + " / " + std::to_string(r.timeouts) +
                                                            " / " + std::to_string(r.out_of_memory));
+    if (r.flaky_findings > 0)
+      html += fact("flaky", std::to_string(r.flaky_findings) +
+                                " findings did not diverge on every confirming run (recorded unshrunk)");
     if (r.unshrunk_findings > 0)
       html += fact("unshrunk", std::to_string(r.unshrunk_findings) +
                                    " findings recorded as found: the shrinking budget was spent");
@@ -645,9 +649,17 @@ std::string render_group(const ReportInput& in, const Group& g, std::size_t inde
                      "\" " + group_attributes(g) + ">";
   html += "<h2 class=\"mono\"><a href=\"#" + id + "\">" + esc(g.signature.to_string()) + "</a>" + verdict_badge(g);
   if (f && f->divergence.severity == Divergence::Severity::Minor) html += "<span class=\"badge minor\">minor</span>";
+  if (f && f->reproducible && f->reproducible->flaky())
+    html += "<span class=\"badge flaky\" title=\"diverged on " + std::to_string(f->reproducible->diverged) + " of " +
+            std::to_string(f->reproducible->runs) + " confirming runs\">flaky " +
+            std::to_string(f->reproducible->diverged) + "/" + std::to_string(f->reproducible->runs) + "</span>";
   html += "</h2>";
   std::string meta = plural(g.count, "case") + ", first seen in case " + std::to_string(g.first_case);
-  if (f)
+  if (f && f->reproducible && f->reproducible->flaky())
+    meta += "; shown: case " + std::to_string(f->case_index) + ", not shrunk (flaky: it diverged on " +
+            std::to_string(f->reproducible->diverged) + " of " + std::to_string(f->reproducible->runs) +
+            " confirming runs)";
+  else if (f)
     meta += "; shown: case " + std::to_string(f->case_index) + ", shrunk from " +
             std::to_string(f->original_program_size) + " to " + plural(f->program.steps.size(), "step") + " in " +
             plural(static_cast<std::size_t>(f->shrink_evaluations), "evaluation");

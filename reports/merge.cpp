@@ -77,7 +77,7 @@ RunSummary merge_summaries(const std::vector<RunSummary>& shards) {
   RunSummary out = first;
   out.seconds = 0;
   out.cases = out.findings = out.unexpected_findings = out.expected_findings = out.recorded_findings = 0;
-  out.crashes = out.timeouts = out.out_of_memory = out.unshrunk_findings = 0;
+  out.crashes = out.timeouts = out.out_of_memory = out.unshrunk_findings = out.flaky_findings = 0;
   out.shrink_seconds = 0;
   out.groups.clear();
   out.findings_by_kind.clear();
@@ -98,6 +98,7 @@ RunSummary merge_summaries(const std::vector<RunSummary>& shards) {
     out.out_of_memory += s.out_of_memory;
     out.shrink_seconds += s.shrink_seconds;
     out.unshrunk_findings += s.unshrunk_findings;
+    out.flaky_findings += s.flaky_findings;
     for (const auto& [sig, g] : s.groups) out.groups[sig].merge(g);
     add_counts(out.findings_by_kind, s.findings_by_kind);
     add_counts(out.ops, s.ops);

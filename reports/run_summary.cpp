@@ -154,6 +154,7 @@ json to_json(const RunSummary& r) {
           {"out_of_memory", r.out_of_memory},
           {"shrink_seconds", r.shrink_seconds},
           {"unshrunk_findings", r.unshrunk_findings},
+          {"flaky_findings", r.flaky_findings},
           {"groups", to_json(r.groups)},
           {"findings_by_kind", std::move(by_kind)},
           {"ops", std::move(ops)},
@@ -195,6 +196,8 @@ RunSummary run_summary_from_json(const json& j) {
   r.out_of_memory = j.contains("out_of_memory") ? u64(j, "out_of_memory") : 0;
   r.shrink_seconds = j.contains("shrink_seconds") ? get<double>(j, "shrink_seconds") : 0;
   r.unshrunk_findings = j.contains("unshrunk_findings") ? u64(j, "unshrunk_findings") : 0;
+  // Absent from run.json written before confirmation: nothing was flaky then.
+  r.flaky_findings = j.contains("flaky_findings") ? u64(j, "flaky_findings") : 0;
   r.groups = finding_groups_from_json(field(j, "groups"));
   for (const auto& [name, n] : map_field<std::uint64_t>(j, "findings_by_kind")) {
     auto kind = program::parse_divergence_kind(name);

@@ -76,6 +76,7 @@ struct RunSummary {
   std::uint64_t out_of_memory = 0;        // cases whose process exceeded the memory limit
   double shrink_seconds = 0;              // spent shrinking, within the campaign's seconds
   std::uint64_t unshrunk_findings = 0;    // recorded as found: the campaign's shrinking budget was spent
+  std::uint64_t flaky_findings = 0;       // recorded findings that did not diverge on every confirming run
   FindingGroups groups;
   std::map<program::DivergenceKind, std::uint64_t> findings_by_kind;
   std::map<std::string, OpCounts> ops;

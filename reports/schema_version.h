@@ -7,10 +7,12 @@
 //      `memory_limit_mb` (persistent workers); parity reads run.json of version 2 with their old meanings.
 //   4: run.json's coverage has `situation_pairs` and `backward_through`; a version 3 run.json reads as one that
 //      reached none of them.
+//   5: findings have `reproducible` (confirming runs before shrinking); run.json has `flaky_findings`; a
+//      version 4 record reads as unconfirmed, with nothing flaky.
 #pragma once
 
 namespace parity::reports {
 
-inline constexpr int kReportSchemaVersion = 4;
+inline constexpr int kReportSchemaVersion = 5;
 
 }  // namespace parity::reports
