@@ -17,6 +17,7 @@
 #include "cli/campaign_printer.h"
 #include "cli/render.h"
 #include "engine/campaign.h"
+#include "engine/journal.h"
 #include "engine/worker_pool.h"
 #include "program/coverage.h"
 #include "program/json.h"
@@ -58,11 +59,18 @@ options:
   --confirm N      evaluate a divergence N more times before recording it (default 3; 0: no confirmation): one
                    that does not diverge the same way every time is flaky, labelled so in its finding
                    (reproducible: diverged/runs) and recorded unshrunk
-  --overwrite      replace the campaign output already in DIR (run.json, findings.jsonl, report.html); without
-                   it such a folder is refused, so that two campaigns' findings never mix
+  --overwrite      replace the campaign output already in DIR (run.json, findings.jsonl, report.html,
+                   journal.json); without it such a folder is refused, so that two campaigns' findings never mix
+  --resume DIR     go on with the campaign in DIR, stopped or killed, from its journal (DIR/journal.json): with
+                   its settings, from the first case it had not judged, recording the finding it was shrinking
+                   unless findings.jsonl has it. Only --jobs, --require-coverage and --strict-known may be given
+                   with it. The journal is removed when the campaign completes
   --strict-known   fail (exit 4) when a known-divergence entry has expired, or is in force for this LibTorch
                    but matched no finding of the run (run.json known_divergence_hits): the ledger must only
                    hold what still happens. Meant for long campaigns; a short one may miss a rare entry
+
+DIR/journal.json is the campaign's state, rewritten (atomically) every second and around each finding, so a
+campaign killed at any moment loses no finding: --resume finishes it, and run.json then counts every case once.
 
 Sharding follows GoogleTest: GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX (or Bazel's TEST_TOTAL_SHARDS/
 TEST_SHARD_INDEX) make this process take only the cases k with k % total == index.
@@ -115,20 +123,33 @@ reports::ShardInfo shard_from_env() {
 
 struct Options {
   engine::CampaignConfig campaign;  // all but the shard, which the environment gives
-  std::optional<std::filesystem::path> known;
   bool require_coverage = false;
   bool strict_known = false;
   bool overwrite = false;
+  std::optional<std::filesystem::path> resume;  // the folder of the campaign to go on with
 };
 
+// The flags --resume may come with: the others would change the campaign, whose settings its journal holds.
+constexpr std::string_view kResumeAllows[] = {"--resume", "--jobs", "--require-coverage", "--strict-known"};
+
 Options parse_options(const std::vector<std::string>& argv) {
-  Args args("parity fuzz", argv,
-            {{"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"}, {"--known"},
-             {"--jobs"}, {"--isolation"}, {"--memory-mb"}, {"--shrink-share"}, {"--require-coverage", false},
-             {"--strict-known", false}, {"--overwrite", false}, {"--confirm"}});
+  const std::vector<FlagSpec> kFlags = {
+      {"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"}, {"--known"},
+      {"--jobs"}, {"--isolation"}, {"--memory-mb"}, {"--shrink-share"}, {"--require-coverage", false},
+      {"--strict-known", false}, {"--overwrite", false}, {"--confirm"}, {"--resume"}};
+  Args args("parity fuzz", argv, kFlags);
   if (!args.positional().empty())
     throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity fuzz --help`)");
   Options o;
+  if (auto d = args.value("--resume")) {
+    if (d->empty()) throw UsageError("--resume needs the folder of the campaign to go on with");
+    o.resume = *d;
+    for (const FlagSpec& f : kFlags)
+      if (args.has(f.name) &&
+          std::find(std::begin(kResumeAllows), std::end(kResumeAllows), f.name) == std::end(kResumeAllows))
+        throw UsageError(f.name + " cannot be given with --resume: the campaign goes on with the settings its "
+                         "journal holds (only --jobs, --require-coverage and --strict-known may change)");
+  }
   o.campaign.seconds = args.number("--seconds", 0.0, 1e9);
   o.campaign.cases = args.uint64("--cases", 0, std::uint64_t{1} << 62);
   if (!o.campaign.seconds && !o.campaign.cases) o.campaign.seconds = 60.0;
@@ -140,7 +161,7 @@ Options parse_options(const std::vector<std::string>& argv) {
   }
   if (auto k = args.uint64("--max-steps", 1, program::kMaxSteps)) o.campaign.generator.max_steps = static_cast<int>(*k);
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) o.campaign.timeout = std::chrono::milliseconds(*t);
-  if (auto k = args.value("--known")) o.known = *k;
+  if (auto k = args.value("--known")) o.campaign.known_file = *k;
   if (auto m = args.value("--isolation")) {
     auto isolation = reports::parse_isolation(*m);
     if (!isolation) throw UsageError("--isolation must be workers or fork, not \"" + m->substr(0, 40) + "\"");
@@ -163,8 +184,8 @@ Options parse_options(const std::vector<std::string>& argv) {
 }
 
 // An explicit --known file must exist; the source tree's file is optional (a binary copied elsewhere).
-reports::KnownDivergences load_known(const Options& o) {
-  if (o.known) return reports::KnownDivergences::load(*o.known);
+reports::KnownDivergences load_known(const engine::CampaignConfig& c) {
+  if (c.known_file) return reports::KnownDivergences::load(*c.known_file);
   auto path = reports::default_known_divergences_path();
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return {};
@@ -244,26 +265,54 @@ bool check_coverage(const reports::RunSummary& s) {
   return false;
 }
 
+// DIR's journal, when this binary can go on with it: the same LibTorch, commit, generator and planted faults
+// (another would judge other programs, or the same ones otherwise), and the same shard if the environment names
+// one. `given` holds the flags --resume allows (--jobs).
+engine::Journal read_resumable_journal(const std::filesystem::path& dir, const engine::CampaignConfig& given) {
+  engine::Journal j = engine::read_journal(dir);
+  if (auto why = engine::resume_mismatches(j); !why.empty()) {
+    std::string text = dir.string() + ": this parity cannot resume the campaign (";
+    for (std::size_t i = 0; i < why.size(); ++i) text += (i ? "; " : "") + why[i];
+    throw UsageError(text + "): resume it with the build (and PARITY_PLANT) that started it");
+  }
+  const reports::ShardInfo env_shard = shard_from_env();
+  if (env_shard != reports::ShardInfo{} && env_shard != j.config.shard)
+    throw UsageError("the environment names shard " + std::to_string(env_shard.index) + "/" +
+                     std::to_string(env_shard.total) + ", but the campaign in " + dir.string() + " is shard " +
+                     std::to_string(j.config.shard.index) + "/" + std::to_string(j.config.shard.total));
+  if (given.isolation == engine::Isolation::Workers && j.config.isolation == engine::Isolation::Workers)
+    j.config.jobs = given.jobs;
+  return j;
+}
+
 }  // namespace
 
 int fuzz_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
   Options o = parse_options(argv);
-  o.campaign.shard = shard_from_env();
-  const reports::KnownDivergences known = load_known(o);
-  engine::prepare_output(o.campaign.out, o.overwrite);
+  std::optional<engine::Journal> journal;
+  if (o.resume) {
+    journal = read_resumable_journal(*o.resume, o.campaign);
+    o.campaign = journal->config;
+  } else {
+    o.campaign.shard = shard_from_env();
+  }
+  const reports::KnownDivergences known = load_known(o.campaign);
+  if (!journal) engine::prepare_output(o.campaign.out, o.overwrite);
   CampaignPrinter printer;
   for (const auto* k : known.expired(reports::today_utc()))
     printer.message("parity: warning: known divergence \"" + k->signature + "\" expired on " + k->expires +
                     "; it no longer matches: review it");
 
   std::optional<StopOnSignals> signals(std::in_place);
-  std::fprintf(stderr, "parity fuzz: seed %llu, shard %d/%d, %s, output %s\n",
+  std::fprintf(stderr, "parity fuzz: %sseed %llu, shard %d/%d, %s, output %s\n",
+               journal ? ("resuming from case " + std::to_string(journal->next_case) + ", ").c_str() : "",
                static_cast<unsigned long long>(o.campaign.seed), o.campaign.shard.index, o.campaign.shard.total,
                reports::describe_isolation(o.campaign.isolation, o.campaign.jobs).c_str(),
                o.campaign.out.string().c_str());
   const engine::CampaignResult result =
-      engine::run_campaign(o.campaign, known, StopOnSignals::stop_flag(), &printer);
+      journal ? engine::resume_campaign(*journal, known, StopOnSignals::stop_flag(), &printer)
+              : engine::run_campaign(o.campaign, known, StopOnSignals::stop_flag(), &printer);
   signals.reset();
 
   print_final(o.campaign, result.summary);

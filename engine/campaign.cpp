@@ -8,6 +8,7 @@
 #include "engine/case_seed.h"
 #include "engine/evaluate.h"
 #include "engine/isolation.h"
+#include "engine/journal.h"
 #include "engine/shrink.h"
 #include "engine/worker_pool.h"
 #include "impl_backend/planted_faults.h"
@@ -27,6 +28,9 @@ using Clock = std::chrono::steady_clock;
 using program::Divergence;
 using program::Program;
 using Ticket = WorkerPool::Ticket;
+
+// How often a campaign rewrites its journal between findings: the most work a kill can cost a --resume.
+constexpr auto kCheckpointEvery = std::chrono::seconds(1);
 
 // Case k's program, from its shrink tree.
 Program value_of(const rc::Shrinkable<Program>& s, std::uint64_t k) {
@@ -102,7 +106,7 @@ struct StepTally {
 class Campaign {
  public:
   Campaign(const CampaignConfig& c, const reports::KnownDivergences& known, const std::atomic<bool>* stop,
-           CampaignObserver* observer)
+           CampaignObserver* observer, const Journal* resume)
       : c_(c),
         known_(known),
         stop_(stop),
@@ -126,6 +130,7 @@ class Campaign {
     for (const auto& k : known_.entries())
       if (reports::KnownDivergences::applies(k, summary_.libtorch_version, today_))
         summary_.known_divergence_hits[k.signature] = 0;
+    if (resume) go_on_from(*resume);
   }
 
   // Cases are handed out in index order, enough to keep every worker busy, and judged (counted, shrunk,
@@ -134,8 +139,10 @@ class Campaign {
     start_ = Clock::now();
     const auto total = static_cast<std::uint64_t>(summary_.shard.total);
     const std::size_t window = runner_.capacity() + static_cast<std::size_t>(summary_.jobs);
-    std::uint64_t next_to_start = static_cast<std::uint64_t>(summary_.shard.index);
+    std::uint64_t next_to_start = next_case_;
     std::uint64_t next_to_judge = next_to_start;
+    if (pending_) record_pending();
+    checkpoint(next_to_judge);
     bool starting = true, interrupted = false;
     while (!interrupted) {
       while (starting && cases_in_flight_.size() + ready_.size() < window) {
@@ -158,22 +165,57 @@ class Campaign {
         interrupted = true;
         break;
       }
-      judge(next_to_judge, std::move(ev));
+      judge(next_to_judge, std::move(ev), next_to_judge + total);
       next_to_judge += total;
+      if (Clock::now() - last_checkpoint_ >= kCheckpointEvery) checkpoint(next_to_judge);
       if (observer_) observer_->on_progress(progress(), false);
     }
     summary_.interrupted = stopped() || interrupted;
+    // A stopped campaign keeps its journal, up to date, for --resume; a complete one is all in run.json.
+    if (summary_.interrupted) checkpoint(next_to_judge);
     summary_.seconds = elapsed();
     summary_.cases_per_second = summary_.seconds > 0 ? static_cast<double>(summary_.cases) / summary_.seconds : 0;
     tally_.fold_into(summary_);
     if (observer_) observer_->on_progress(progress(), true);
     reports::write_run_summary(c_.out / "run.json", summary_);
+    if (!summary_.interrupted) remove_journal(c_.out);
     return {summary_, today_};
   }
 
  private:
   bool stopped() const { return stop_ && stop_->load(); }
-  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  // Seconds of the whole campaign, the runs before a --resume included.
+  double elapsed() const { return elapsed_before_ + std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+  // The state a resumed campaign starts from (Journal): its summary already counts the cases below next_case.
+  void go_on_from(const Journal& j) {
+    const auto hits = std::move(summary_.known_divergence_hits);
+    summary_ = j.summary;
+    for (const auto& [signature, n] : hits) summary_.known_divergence_hits.emplace(signature, n);
+    summary_.interrupted = false;
+    summary_.jobs = c_.isolation == Isolation::Workers ? c_.jobs : 1;
+    ++summary_.resumed;
+    next_case_ = j.next_case;
+    elapsed_before_ = j.elapsed;
+    pending_ = j.pending;
+    // What findings.jsonl holds is recorded, whatever the journal last said: a finding written just before a
+    // kill is not written again.
+    for (const auto& record : reports::read_jsonl(c_.out / "findings.jsonl").records) {
+      reports::Finding f = reports::finding_from_json(record);
+      ++recorded_[f.signature];
+      if (pending_ && pending_->case_index == f.case_index && pending_->signature == f.signature)
+        pending_program_on_file_ = f.program;
+    }
+  }
+
+  // The journal as of now: every case below `next_case` judged, `pending_` perhaps not yet in findings.jsonl.
+  void checkpoint(std::uint64_t next_case) {
+    Journal j{c_, next_case, elapsed(), summary_, pending_};
+    tally_.fold_into(j.summary);
+    j.summary.seconds = j.elapsed;
+    write_journal(c_.out, j);
+    last_checkpoint_ = Clock::now();
+  }
 
   CampaignProgress progress() const {
     CampaignProgress p{elapsed(), summary_.cases, summary_.findings, summary_.groups.size(), c_.seconds, {}};
@@ -221,7 +263,8 @@ class Campaign {
 
   // A case that completed and agreed is counted from its evaluation alone; the program of one that diverged or
   // died is generated here, as the worker did, for its signature, shrinking and finding.
-  void judge(std::uint64_t k, Evaluation ev) {
+  // `next_case`: the case judged after this one (where a resumed campaign would go on).
+  void judge(std::uint64_t k, Evaluation ev, std::uint64_t next_case) {
     ++summary_.cases;
     count(ev);
     if (!ev.divergence && ev.outcome == Evaluation::Outcome::Completed) return;
@@ -236,7 +279,7 @@ class Campaign {
       // Its steps never reported (ev.steps is empty): they count as generated only.
       for (const auto& step : program.steps) ++tally_.ops[static_cast<std::size_t>(step.op)].generated;
     }
-    if (ev.divergence) on_divergence(k, std::move(generated), program, std::move(ev));
+    if (ev.divergence) on_divergence(k, std::move(generated), program, std::move(ev), next_case);
   }
 
   void count(const Evaluation& ev) {
@@ -270,7 +313,8 @@ class Campaign {
     if (ev.outcome == Evaluation::Outcome::OutOfMemory) ++summary_.out_of_memory;
   }
 
-  void on_divergence(std::uint64_t k, rc::Shrinkable<Program> generated, const Program& program, Evaluation ev) {
+  void on_divergence(std::uint64_t k, rc::Shrinkable<Program> generated, const Program& program, Evaluation ev,
+                     std::uint64_t next_case) {
     const Divergence d = *ev.divergence;
     const program::Signature sig = program::signature(program, d);
     const auto* known = known_.match(sig, summary_.libtorch_version, today_);
@@ -288,25 +332,18 @@ class Campaign {
     f.expected = known != nullptr;
     f.known_reason = known ? known->reason : "";
     f.reproducible = confirm(program, sig);
-    if (f.reproducible && f.reproducible->flaky()) {
-      // Recorded as found: shrinking needs a divergence that repeats.
-      ++summary_.flaky_findings;
-      f.program = program;
-      f.original_program_size = program.steps.size();
-      f.divergence = *ev.divergence;
-      f.severity = f.divergence.severity;
-      f.impl_trace = std::move(ev.impl);
-      f.oracle_trace = std::move(ev.oracle);
-    } else {
-      shrink_into_finding(f, std::move(generated), program, std::move(ev),
-                          [this](const std::vector<Program>& ps) { return evaluate_candidates(ps); },
-                          shrink_allowance(), stop_, summary_.jobs, summary_);
-    }
-    writer_.append(to_json(f));
-    group.offer(k, f.program);
-    ++recorded_[sig];
-    ++summary_.recorded_findings;
-    if (observer_) observer_->on_finding(f);
+    // Found, not yet shrunk: the journal has it, as it stands, before shrinking (which may take a minute) starts.
+    f.program = program;
+    f.original_program_size = program.steps.size();
+    f.divergence = *ev.divergence;
+    f.severity = f.divergence.severity;
+    f.impl_trace = ev.impl;
+    f.oracle_trace = ev.oracle;
+    pending_ = f;
+    checkpoint(next_case);
+    finish_and_record(std::move(f), std::move(generated), program, std::move(ev));
+    pending_.reset();
+    checkpoint(next_case);
   }
 
   // `runs` more evaluations of a diverging program, counting those that diverge with its signature; none when
@@ -321,6 +358,53 @@ class Campaign {
     return r;
   }
 
+  // Shrinks the found finding `f` (a flaky one stays as found: shrinking needs a divergence that repeats) and
+  // appends it to findings.jsonl.
+  void finish_and_record(reports::Finding f, rc::Shrinkable<Program> generated, const Program& program,
+                         Evaluation ev) {
+    if (f.reproducible && f.reproducible->flaky()) ++summary_.flaky_findings;
+    else
+      shrink_into_finding(f, std::move(generated), program, std::move(ev),
+                          [this](const std::vector<Program>& ps) { return evaluate_candidates(ps); },
+                          shrink_allowance(), stop_, summary_.jobs, summary_);
+    writer_.append(to_json(f));
+    on_recorded(f.case_index, f.signature, f.program);
+    if (observer_) observer_->on_finding(f);
+  }
+
+  void on_recorded(std::uint64_t k, const program::Signature& sig, const Program& shrunk) {
+    summary_.groups[sig].offer(k, shrunk);
+    ++recorded_[sig];
+    ++summary_.recorded_findings;
+  }
+
+  // The divergence a killed campaign was recording when it stopped: written already (then only counted as
+  // recorded), or shrunk again from its case and written. Its case is evaluated again first; if it no longer
+  // diverges that way, the finding is written as the journal kept it, found but unshrunk.
+  void record_pending() {
+    reports::Finding f = std::move(*pending_);
+    pending_.reset();
+    if (pending_program_on_file_) {
+      // recorded_ already counts it (go_on_from read findings.jsonl); the summary, taken before, does not.
+      summary_.groups[f.signature].offer(f.case_index, *pending_program_on_file_);
+      ++summary_.recorded_findings;
+      if (f.reproducible && f.reproducible->flaky()) ++summary_.flaky_findings;
+      return;
+    }
+    rc::Shrinkable<Program> generated = generate_case(c_.seed, f.case_index, c_.generator);
+    const Program program = value_of(generated, f.case_index);
+    Evaluation ev = std::move(evaluate_candidates({program}).front());
+    if (ev.divergence && program::signature(program, *ev.divergence) == f.signature) {
+      finish_and_record(std::move(f), std::move(generated), program, std::move(ev));
+    } else {
+      if (f.reproducible && f.reproducible->flaky()) ++summary_.flaky_findings;
+      else ++summary_.unshrunk_findings;
+      writer_.append(to_json(f));
+      on_recorded(f.case_index, f.signature, f.program);
+      if (observer_) observer_->on_finding(f);
+    }
+  }
+
   const CampaignConfig& c_;
   const reports::KnownDivergences& known_;
   const std::atomic<bool>* stop_;
@@ -332,6 +416,12 @@ class Campaign {
   std::map<program::Signature, int> recorded_;
   std::string today_;
   Clock::time_point start_;
+  // Resuming (go_on_from): where to go on, the time already spent, and the divergence being recorded.
+  std::uint64_t next_case_ = static_cast<std::uint64_t>(c_.shard.index);
+  double elapsed_before_ = 0;
+  std::optional<reports::Finding> pending_;
+  std::optional<Program> pending_program_on_file_;  // pending_'s program as findings.jsonl has it, if it does
+  Clock::time_point last_checkpoint_;
   std::map<Ticket, std::uint64_t> cases_in_flight_;  // by ticket: case index
   std::map<std::uint64_t, Evaluation> ready_;        // by case index: finished, not judged
   std::map<Ticket, Evaluation> candidates_done_;     // shrinking candidates, finished
@@ -342,7 +432,7 @@ class Campaign {
 void prepare_output(const std::filesystem::path& out, bool overwrite) {
   std::error_code ec;
   // findings.jsonl is appended to as findings come: a second campaign into one folder would mix with the first.
-  for (const char* name : {"run.json", "findings.jsonl", "report.html"}) {
+  for (const char* name : {"run.json", "findings.jsonl", "report.html", kJournalFile}) {
     if (!std::filesystem::exists(out / name, ec)) continue;
     if (!overwrite)
       throw reports::ReportError(out.string() + " already holds a campaign's output (" + name +
@@ -358,7 +448,12 @@ void prepare_output(const std::filesystem::path& out, bool overwrite) {
 
 CampaignResult run_campaign(const CampaignConfig& config, const reports::KnownDivergences& known,
                             const std::atomic<bool>* stop, CampaignObserver* observer) {
-  return Campaign(config, known, stop, observer).run();
+  return Campaign(config, known, stop, observer, nullptr).run();
+}
+
+CampaignResult resume_campaign(const Journal& journal, const reports::KnownDivergences& known,
+                               const std::atomic<bool>* stop, CampaignObserver* observer) {
+  return Campaign(journal.config, known, stop, observer, &journal).run();
 }
 
 std::vector<StaleKnownEntry> stale_known_entries(const reports::KnownDivergences& known,

@@ -46,6 +46,9 @@ struct CampaignConfig {
   // one that does not repeat every time is flaky and recorded unshrunk. 0: not confirmed.
   int confirm_runs = 3;
   reports::ShardInfo shard;             // this process runs the cases k with k % total == index
+  // The ledger file the campaign was given (--known), kept in the journal so that --resume loads the same one;
+  // none: the source tree's default.
+  std::optional<std::filesystem::path> known_file;
 };
 
 // What the campaign has done and what it was asked to do (either budget may be absent).
@@ -75,14 +78,26 @@ struct CampaignResult {
   std::string today;            // the date (UTC) the known divergences were judged on
 };
 
-// Makes `out` ready for a campaign: the output of an earlier one (run.json, findings.jsonl, report.html) is
-// refused, or removed with `overwrite`, so that two campaigns' findings never mix. Throws reports::ReportError.
+// Makes `out` ready for a campaign: the output of an earlier one (run.json, findings.jsonl, report.html,
+// journal.json) is refused, or removed with `overwrite`, so that two campaigns' findings never mix. Throws
+// reports::ReportError.
 void prepare_output(const std::filesystem::path& out, bool overwrite);
 
-// Runs cases until a budget is spent or `stop` turns true (then summary.interrupted). Throws EvaluationError
-// when the machinery fails, reports::ReportError when the output cannot be written.
+struct Journal;
+
+// Runs cases until a budget is spent or `stop` turns true (then summary.interrupted). Its journal
+// (engine/journal.h) is kept in `out` while it runs and after a stop, and removed once run.json says it is
+// complete. Throws EvaluationError when the machinery fails, reports::ReportError when the output cannot be
+// written.
 CampaignResult run_campaign(const CampaignConfig& config, const reports::KnownDivergences& known,
                             const std::atomic<bool>* stop = nullptr, CampaignObserver* observer = nullptr);
+
+// Goes on with the campaign `journal` describes (its config, with journal.config.out its folder) from where the
+// journal left it: the divergence it was recording is recorded unless findings.jsonl has it already, and the
+// cases from journal.next_case on are run; the summary counts every case once. The caller checks
+// resume_mismatches first. Throws as run_campaign.
+CampaignResult resume_campaign(const Journal& journal, const reports::KnownDivergences& known,
+                               const std::atomic<bool>* stop = nullptr, CampaignObserver* observer = nullptr);
 
 // What --strict-known refuses in a finished campaign: entries expired on `today`, and entries in force that
 // matched no finding. `why` says which, for a person.

@@ -512,6 +512,7 @@ std::string render_summary(const ReportInput& in, const std::vector<Group>& grou
     if (r.flaky_findings > 0)
       html += fact("flaky", std::to_string(r.flaky_findings) +
                                 " findings did not diverge on every confirming run (recorded unshrunk)");
+    if (r.resumed > 0) html += fact("resumed", std::to_string(r.resumed) + " times (parity fuzz --resume)");
     if (r.unshrunk_findings > 0)
       html += fact("unshrunk", std::to_string(r.unshrunk_findings) +
                                    " findings recorded as found: the shrinking budget was spent");

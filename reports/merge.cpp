@@ -78,6 +78,7 @@ RunSummary merge_summaries(const std::vector<RunSummary>& shards) {
   out.seconds = 0;
   out.cases = out.findings = out.unexpected_findings = out.expected_findings = out.recorded_findings = 0;
   out.crashes = out.timeouts = out.out_of_memory = out.unshrunk_findings = out.flaky_findings = 0;
+  out.resumed = 0;
   out.shrink_seconds = 0;
   out.groups.clear();
   out.findings_by_kind.clear();
@@ -99,6 +100,7 @@ RunSummary merge_summaries(const std::vector<RunSummary>& shards) {
     out.shrink_seconds += s.shrink_seconds;
     out.unshrunk_findings += s.unshrunk_findings;
     out.flaky_findings += s.flaky_findings;
+    out.resumed += s.resumed;
     for (const auto& [sig, g] : s.groups) out.groups[sig].merge(g);
     add_counts(out.findings_by_kind, s.findings_by_kind);
     add_counts(out.ops, s.ops);

@@ -167,7 +167,8 @@ json to_json(const RunSummary& r) {
           {"isolation", to_string(r.isolation)},
           {"jobs", r.jobs},
           {"memory_limit_mb", r.memory_limit_mb},
-          {"interrupted", r.interrupted}};
+          {"interrupted", r.interrupted},
+          {"resumed", r.resumed}};
   if (r.drift) out["drift"] = {{"other_libtorch_version", r.drift->other_libtorch_version}, {"other_parity", r.drift->other_parity}};
   return out;
 }
@@ -196,7 +197,7 @@ RunSummary run_summary_from_json(const json& j) {
   r.out_of_memory = j.contains("out_of_memory") ? u64(j, "out_of_memory") : 0;
   r.shrink_seconds = j.contains("shrink_seconds") ? get<double>(j, "shrink_seconds") : 0;
   r.unshrunk_findings = j.contains("unshrunk_findings") ? u64(j, "unshrunk_findings") : 0;
-  // Absent from run.json written before confirmation: nothing was flaky then.
+  // Absent from run.json written before confirmation and --resume: nothing was flaky or resumed then.
   r.flaky_findings = j.contains("flaky_findings") ? u64(j, "flaky_findings") : 0;
   r.groups = finding_groups_from_json(field(j, "groups"));
   for (const auto& [name, n] : map_field<std::uint64_t>(j, "findings_by_kind")) {
@@ -223,6 +224,7 @@ RunSummary run_summary_from_json(const json& j) {
   r.jobs = j.contains("jobs") ? get<int>(j, "jobs") : 1;
   r.memory_limit_mb = j.contains("memory_limit_mb") ? u64(j, "memory_limit_mb") : 0;
   r.interrupted = get<bool>(j, "interrupted");
+  r.resumed = j.contains("resumed") ? get<int>(j, "resumed") : 0;
   if (j.contains("drift")) {
     const json& d = j.at("drift");
     if (!d.is_object()) throw JsonError("run summary: field \"drift\" must be an object");

@@ -91,6 +91,7 @@ struct RunSummary {
   int jobs = 1;                       // cases evaluated side by side (per shard)
   std::uint64_t memory_limit_mb = 0;  // of one evaluating process; 0: none
   bool interrupted = false;  // stopped by SIGINT/SIGTERM before its budget
+  int resumed = 0;           // times the campaign went on from its journal (parity fuzz --resume) after a stop
   // A `parity drift` run compares two LibTorch releases instead of impl with LibTorch: the findings' impl side is
   // this build's LibTorch (libtorch_version), their oracle side the other build's.
   struct Drift {

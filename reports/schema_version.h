@@ -7,8 +7,8 @@
 //      `memory_limit_mb` (persistent workers); parity reads run.json of version 2 with their old meanings.
 //   4: run.json's coverage has `situation_pairs` and `backward_through`; a version 3 run.json reads as one that
 //      reached none of them.
-//   5: findings have `reproducible` (confirming runs before shrinking); run.json has `flaky_findings`; a
-//      version 4 record reads as unconfirmed, with nothing flaky.
+//   5: findings have `reproducible` (confirming runs before shrinking); run.json has `flaky_findings` and
+//      `resumed`; a version 4 record reads as unconfirmed, with nothing flaky and never resumed.
 #pragma once
 
 namespace parity::reports {

@@ -1,0 +1,139 @@
+#include "engine/journal.h"
+
+#include <nlohmann/json.hpp>
+
+#include "generators/program_gen.h"
+#include "impl_backend/planted_faults.h"
+#include "oracle/torch_backend.h"
+#include "program/json.h"
+#include "reports/build_info.h"
+#include "reports/error.h"
+#include "reports/json_fields.h"
+#include "reports/jsonl.h"
+
+namespace parity::engine {
+
+namespace {
+
+using nlohmann::json;
+constexpr std::string_view kWhat = "campaign journal";
+
+json optional_json(const auto& v) { return v ? json(*v) : json(nullptr); }
+
+json config_to_json(const CampaignConfig& c) {
+  return {{"seed", program::uint64_to_json(c.seed)},
+          {"cases", c.cases ? program::uint64_to_json(*c.cases) : json(nullptr)},
+          {"seconds", optional_json(c.seconds)},
+          {"max_steps", c.generator.max_steps},
+          {"invalid_share", c.generator.invalid_share},
+          {"swarm_share", c.generator.swarm_share},
+          {"timeout_ms", c.timeout.count()},
+          {"isolation", reports::to_string(c.isolation)},
+          {"jobs", c.jobs},
+          {"memory_limit_mb", c.memory_limit_bytes >> 20},
+          {"shrink_share", c.shrink_share},
+          {"confirm_runs", c.confirm_runs},
+          {"shard", {{"index", c.shard.index}, {"total", c.shard.total}}},
+          {"known", c.known_file ? json(c.known_file->string()) : json(nullptr)}};
+}
+
+CampaignConfig config_from_json(const json& j) {
+  using reports::json_typed;
+  const std::string what = std::string(kWhat) + ": campaign";
+  CampaignConfig c;
+  c.seed = reports::json_u64(j, "seed", what);
+  if (!reports::json_field(j, "cases", what).is_null()) c.cases = reports::json_u64(j, "cases", what);
+  if (!reports::json_field(j, "seconds", what).is_null()) c.seconds = json_typed<double>(j, "seconds", what);
+  c.generator.max_steps = json_typed<int>(j, "max_steps", what);
+  c.generator.invalid_share = json_typed<double>(j, "invalid_share", what);
+  c.generator.swarm_share = json_typed<double>(j, "swarm_share", what);
+  c.timeout = std::chrono::milliseconds(json_typed<std::int64_t>(j, "timeout_ms", what));
+  const auto isolation = reports::parse_isolation(json_typed<std::string>(j, "isolation", what));
+  if (!isolation) throw program::JsonError(what + ": field \"isolation\" names no isolation parity knows");
+  c.isolation = *isolation;
+  c.jobs = json_typed<int>(j, "jobs", what);
+  c.memory_limit_bytes = static_cast<std::size_t>(json_typed<std::uint64_t>(j, "memory_limit_mb", what)) << 20;
+  c.shrink_share = json_typed<double>(j, "shrink_share", what);
+  c.confirm_runs = json_typed<int>(j, "confirm_runs", what);
+  const json& shard = reports::json_field(j, "shard", what);
+  c.shard.index = json_typed<int>(shard, "index", what + ".shard");
+  c.shard.total = json_typed<int>(shard, "total", what + ".shard");
+  if (c.shard.total < 1 || c.shard.index < 0 || c.shard.index >= c.shard.total || c.jobs < 1 || c.confirm_runs < 0)
+    throw program::JsonError(what + ": shard, jobs or confirm_runs out of range");
+  const json& k = reports::json_field(j, "known", what);
+  if (!k.is_null()) c.known_file = json_typed<std::string>(j, "known", what);
+  return c;
+}
+
+}  // namespace
+
+void write_journal(const std::filesystem::path& dir, const Journal& journal) {
+  const json j = {{"journal_version", kJournalVersion},
+                  {"campaign", config_to_json(journal.config)},
+                  {"next_case", program::uint64_to_json(journal.next_case)},
+                  {"elapsed", journal.elapsed},
+                  {"summary", reports::to_json(journal.summary)},
+                  {"pending", journal.pending ? reports::to_json(*journal.pending) : json(nullptr)}};
+  reports::write_text_file_atomically(dir / kJournalFile, j.dump(), "the campaign journal");
+}
+
+Journal read_journal(const std::filesystem::path& dir) {
+  const std::filesystem::path path = dir / kJournalFile;
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec)))
+    throw reports::ReportError(path.string() + ": no journal, so nothing to resume: the campaign in " +
+                               dir.string() + " finished (see its run.json), or was not started by parity fuzz");
+  try {
+    const json j = json::parse(reports::read_text_file(path));
+    using reports::json_typed;
+    const auto version = json_typed<int>(j, "journal_version", kWhat);
+    if (version != kJournalVersion)
+      throw program::JsonError(std::string(kWhat) + ": journal_version " + std::to_string(version) +
+                               " is not the one this parity writes (" + std::to_string(kJournalVersion) +
+                               "): resume it with the parity that started it");
+    Journal out;
+    out.config = config_from_json(reports::json_field(j, "campaign", kWhat));
+    out.config.out = dir;
+    out.next_case = reports::json_u64(j, "next_case", kWhat);
+    out.elapsed = json_typed<double>(j, "elapsed", kWhat);
+    out.summary = reports::run_summary_from_json(reports::json_field(j, "summary", kWhat));
+    if (const json& p = reports::json_field(j, "pending", kWhat); !p.is_null())
+      out.pending = reports::finding_from_json(p);
+    return out;
+  } catch (const json::parse_error& e) {
+    throw reports::ReportError(path.string() + ": " + reports::describe_parse_error(e));
+  } catch (const program::JsonError& e) {
+    throw reports::ReportError(path.string() + ": " + e.what());
+  }
+}
+
+void remove_journal(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::remove(dir / kJournalFile, ec);
+  if (ec) throw reports::ReportError((dir / kJournalFile).string() + ": cannot remove it: " + ec.message());
+}
+
+std::vector<std::string> resume_mismatches(const Journal& j) {
+  reports::RunSummary mine;
+  mine.libtorch_version = oracle::torch_version();
+  mine.parity_commit = std::string(reports::parity_commit());
+  mine.generator_version = generators::generator_version();
+  mine.planted_faults = impl_backend::planted_fault_texts();
+  std::vector<std::string> out;
+  auto differ = [&](const std::string& what, const std::string& theirs, const std::string& ours) {
+    if (theirs != ours) out.push_back(what + ": the campaign's is " + theirs + ", this parity's is " + ours);
+  };
+  const reports::RunSummary& s = j.summary;
+  differ("LibTorch", s.libtorch_version, mine.libtorch_version);
+  differ("parity commit", s.parity_commit, mine.parity_commit);
+  differ("generator version", std::to_string(s.generator_version), std::to_string(mine.generator_version));
+  auto joined = [](const std::vector<std::string>& v) {
+    std::string t;
+    for (const auto& x : v) t += (t.empty() ? "" : ",") + x;
+    return t.empty() ? std::string("none") : t;
+  };
+  differ("planted faults (PARITY_PLANT)", joined(s.planted_faults), joined(mine.planted_faults));
+  return out;
+}
+
+}  // namespace parity::engine
