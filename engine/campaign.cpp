@@ -119,6 +119,7 @@ class Campaign {
     summary_.planted_faults = impl_backend::planted_fault_texts();
     summary_.seed = c_.seed;
     summary_.shard = c_.shard;
+    summary_.budget = {c_.cases, c_.seconds};
     summary_.max_steps = c_.generator.max_steps;
     summary_.timeout_ms = static_cast<int>(c_.timeout.count());
     summary_.isolation = c_.isolation;

@@ -50,6 +50,7 @@ class Drift {
     summary_.parity_commit = std::string(reports::parity_commit());
     summary_.generator_version = generators::generator_version();
     summary_.seed = c_.seed;
+    summary_.budget = {c_.cases, c_.seconds};
     summary_.max_steps = c_.generator.max_steps;
     summary_.timeout_ms = static_cast<int>(c_.timeout.count());
     summary_.jobs = 2;  // one worker per LibTorch, side by side

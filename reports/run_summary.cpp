@@ -33,6 +33,11 @@ std::string describe_isolation(Isolation i, int jobs) {
   return std::to_string(jobs) + (jobs == 1 ? " worker" : " workers");
 }
 
+std::uint64_t cases_in_shard(std::uint64_t cases, const ShardInfo& shard) {
+  const auto total = static_cast<std::uint64_t>(shard.total), index = static_cast<std::uint64_t>(shard.index);
+  return cases > index ? (cases - index + total - 1) / total : 0;
+}
+
 using nlohmann::json;
 using program::JsonError;
 
@@ -105,6 +110,24 @@ Coverage coverage_from_json(const json& j) {
   return c;
 }
 
+json budget_to_json(const Budget& b) {
+  return {{"cases", b.cases ? program::uint64_to_json(*b.cases) : json(nullptr)},
+          {"seconds", b.seconds ? json(*b.seconds) : json(nullptr)}};
+}
+
+Budget budget_from_json(const json& j) {
+  const json& b = field(j, "budget");
+  if (!b.is_object()) throw JsonError("run summary: field \"budget\" must be an object");
+  constexpr std::string_view what = "run summary: budget";
+  Budget out;
+  if (!json_field(b, "cases", what).is_null()) out.cases = json_u64(b, "cases", what);
+  if (!json_field(b, "seconds", what).is_null()) {
+    out.seconds = json_typed<double>(b, "seconds", what);
+    if (*out.seconds < 0) throw JsonError("run summary: budget.seconds must not be negative");
+  }
+  return out;
+}
+
 }  // namespace
 
 Coverage Coverage::zeroed() {
@@ -162,6 +185,7 @@ json to_json(const RunSummary& r) {
           {"known_divergence_hits", r.known_divergence_hits},
           {"coverage", coverage_to_json(r.coverage)},
           {"shard", {{"index", r.shard.index}, {"total", r.shard.total}}},
+          {"budget", budget_to_json(r.budget)},
           {"max_steps", r.max_steps},
           {"timeout_ms", r.timeout_ms},
           {"isolation", to_string(r.isolation)},
@@ -212,6 +236,8 @@ RunSummary run_summary_from_json(const json& j) {
   const json& shard = field(j, "shard");
   r.shard.index = get<int>(shard, "index");
   r.shard.total = get<int>(shard, "total");
+  // Absent before version 5: the budget is unknown, as if neither flag had been given.
+  if (j.contains("budget")) r.budget = budget_from_json(j);
   r.max_steps = get<int>(j, "max_steps");
   r.timeout_ms = get<int>(j, "timeout_ms");
   if (j.contains("isolation")) {

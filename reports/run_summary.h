@@ -39,6 +39,17 @@ struct ShardInfo {
   bool operator==(const ShardInfo&) const = default;
 };
 
+// What a campaign was asked to run (`--cases`, `--seconds`), so that a reader of run.json can tell a run that spent
+// its budget from one cut short. A campaign has one or both; a run.json of version 4 or older recorded neither.
+struct Budget {
+  std::optional<std::uint64_t> cases;  // case indices 0..cases-1, shared out among the shards
+  std::optional<double> seconds;
+  bool operator==(const Budget&) const = default;
+};
+
+// How many of the case indices 0..cases-1 fall to `shard` (those k with k % total == index).
+std::uint64_t cases_in_shard(std::uint64_t cases, const ShardInfo& shard);
+
 // How often the campaign exercised what it is meant to test, judged on LibTorch alone (program/coverage.h):
 // ops executed ok, layout kinds of operands of ok steps, memory formats requested by ok steps, the dtypes of ok
 // steps' results, error categories LibTorch raised (whatever impl did: a disagreement is a finding, the category
@@ -85,6 +96,7 @@ struct RunSummary {
   std::map<std::string, std::uint64_t> known_divergence_hits;
   Coverage coverage;
   ShardInfo shard;
+  Budget budget;
   int max_steps = 0;
   int timeout_ms = 0;
   Isolation isolation = Isolation::Workers;
