@@ -29,13 +29,13 @@ StopOnSignals::StopOnSignals() {
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, &old_int_);
-  ::sigaction(SIGTERM, &sa, &old_term_);
+  for (std::size_t i = 0; i < std::size(engine::kStopSignals); ++i)
+    ::sigaction(engine::kStopSignals[i], &sa, &old_[i]);
 }
 
 StopOnSignals::~StopOnSignals() {
-  ::sigaction(SIGINT, &old_int_, nullptr);
-  ::sigaction(SIGTERM, &old_term_, nullptr);
+  for (std::size_t i = 0; i < std::size(engine::kStopSignals); ++i)
+    ::sigaction(engine::kStopSignals[i], &old_[i], nullptr);
 }
 
 const std::atomic<bool>* StopOnSignals::stop_flag() { return &g_stop; }

@@ -1,13 +1,15 @@
 // What `parity fuzz` and `parity drift` show while they run: the progress line, each finding as it is recorded,
-// and the stop flag that SIGINT/SIGTERM raise so that a run ends cleanly (its output written) when interrupted.
+// and the stop flag that the stop signals raise so that a run ends cleanly (its output written) when interrupted.
 #pragma once
 #include <signal.h>
 
 #include <atomic>
+#include <iterator>
 #include <string>
 
 #include "cli/progress.h"
 #include "engine/campaign.h"
+#include "engine/isolation.h"
 
 namespace parity::cli {
 
@@ -21,8 +23,9 @@ class CampaignPrinter : public engine::CampaignObserver {
   ProgressLine progress_;
 };
 
-// While it lives, SIGINT and SIGTERM set stop_flag() instead of killing the process; it restores the previous
-// handlers. Installed without SA_RESTART: a blocked poll or read returns, and the loop sees the flag at once.
+// While it lives, the stop signals (engine::kStopSignals: SIGINT, SIGTERM, SIGHUP, SIGUSR1) set stop_flag() instead
+// of killing the process; it restores the previous handlers. Installed without SA_RESTART: a blocked poll or read
+// returns, and the loop sees the flag at once.
 class StopOnSignals {
  public:
   StopOnSignals();
@@ -32,7 +35,7 @@ class StopOnSignals {
   static const std::atomic<bool>* stop_flag();
 
  private:
-  struct sigaction old_int_ {}, old_term_ {};
+  struct sigaction old_[std::size(engine::kStopSignals)] {};
 };
 
 }  // namespace parity::cli

@@ -28,7 +28,8 @@ gradients, errors) are compared observation by observation, and each difference 
 
 Writes, as a campaign does, DIR/findings.jsonl (this build's LibTorch on the impl side, the other's on the oracle
 side), DIR/run.json (with a `drift` field naming the other release) and DIR/report.html, grouped by signature.
-Both builds must read the same programs: build them from one source tree.
+Both builds must read the same programs: build them from one source tree. SIGINT (Ctrl-C), SIGTERM, SIGHUP and
+SIGUSR1 stop it cleanly: its output is written, run.json marked interrupted.
 
 options:
   --against P       the other build's parity binary (required)
@@ -79,11 +80,12 @@ int drift_command(const std::vector<std::string>& argv) {
   if (auto f = args.number("--shrink-share", 0.0, 1.0)) c.shrink_share = *f;
   engine::prepare_output(c.out, args.has("--overwrite"));
 
+  // Before the first line, so that a signal sent once it is printed finds the handlers in place.
+  std::optional<StopOnSignals> signals(std::in_place);
   std::fprintf(stderr, "parity drift: LibTorch %s (this build) against %s, seed %llu, output %s\n",
                oracle::torch_version().c_str(), c.other_parity.c_str(), static_cast<unsigned long long>(c.seed),
                c.out.string().c_str());
   CampaignPrinter printer;
-  std::optional<StopOnSignals> signals(std::in_place);
   const reports::RunSummary s = engine::run_drift(c, StopOnSignals::stop_flag(), &printer);
   signals.reset();
 

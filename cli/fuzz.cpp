@@ -34,7 +34,8 @@ constexpr std::string_view kHelp = R"(usage: parity fuzz [options]
 Runs generated programs on impl and on LibTorch in isolated worker processes, with a time and a memory limit
 per case, and compares their traces. A worker that crashes, hangs or runs out of memory ends only its case
 (a crash, timeout or out_of_memory finding) and is replaced. Diverging cases are shrunk and appended to
-DIR/findings.jsonl as they are found; DIR/run.json summarises the campaign. Ctrl-C stops it cleanly.
+DIR/findings.jsonl as they are found; DIR/run.json summarises the campaign. SIGINT (Ctrl-C), SIGTERM, SIGHUP
+and SIGUSR1 stop it cleanly: run.json is written, marked interrupted.
 
 options:
   --seconds N      stop after N seconds (default 60 when --cases is not given)

@@ -89,8 +89,7 @@ ChildEnd wait_for(pid_t pid, int fd, std::chrono::milliseconds timeout, const st
 }  // namespace
 
 void become_isolated_child(pid_t parent) {
-  ::signal(SIGINT, SIG_DFL);
-  ::signal(SIGTERM, SIG_DFL);
+  for (int sig : kStopSignals) ::signal(sig, SIG_DFL);
   ::signal(SIGPIPE, SIG_DFL);
 #ifdef __linux__
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);

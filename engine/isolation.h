@@ -2,6 +2,7 @@
 // result through a pipe, the parent enforces a time limit and notices interrupts. A crash or a hang is then
 // an outcome the caller reports, not the end of parity.
 #pragma once
+#include <signal.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -26,7 +27,12 @@ struct ChildEnd {
   std::string describe(std::chrono::milliseconds timeout) const;
 };
 
-// The first thing a child forked for isolated work does: interrupts become the parent's to handle (the child
+// The signals that stop a campaign cleanly, its output written and marked interrupted: Ctrl-C, kill's default, a
+// closed terminal or ssh session, and the warning batch schedulers send before they kill a job (Slurm's
+// --signal=USR1). Any one of them left at its default would end the run with no run.json.
+inline constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
+
+// The first thing a child forked for isolated work does: the stop signals become the parent's to handle (the child
 // dies with the rest of the process group), and the child dies with the parent. Ends the child at once when the
 // parent (`parent`, its pid before the fork) is already gone.
 void become_isolated_child(pid_t parent);

@@ -102,7 +102,7 @@ struct RunSummary {
   Isolation isolation = Isolation::Workers;
   int jobs = 1;                       // cases evaluated side by side (per shard)
   std::uint64_t memory_limit_mb = 0;  // of one evaluating process; 0: none
-  bool interrupted = false;  // stopped by SIGINT/SIGTERM before its budget
+  bool interrupted = false;  // stopped by a signal (SIGINT, SIGTERM, SIGHUP, SIGUSR1) before its budget was spent
   int resumed = 0;           // times the campaign went on from its journal (parity fuzz --resume) after a stop
   // A `parity drift` run compares two LibTorch releases instead of impl with LibTorch: the findings' impl side is
   // this build's LibTorch (libtorch_version), their oracle side the other build's.

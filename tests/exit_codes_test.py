@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""`parity fuzz` and `parity drift` stopped by a signal, run as CI and batch schedulers stop them.
+
+usage: exit_codes_test.py PARITY_BINARY WORK_DIR
+
+Each stop signal (SIGINT, SIGTERM, SIGHUP, SIGUSR1) sent to a running campaign must end it cleanly: run.json
+written and marked interrupted, with the budget it was given, so that a partial run is never taken for a whole one.
+"""
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+failures = []
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1)
+# Far more cases than run before the signal: the campaign is always stopped midway.
+MANY_CASES = 1_000_000
+
+
+def fail(message):
+    failures.append(message)
+    print(f"exit_codes: FAIL: {message}", file=sys.stderr)
+
+
+def clean_env(**extra):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
+                        "PARITY_PLANT")}
+    env.update(extra)
+    return env
+
+
+def run_until_signal(cmd, started, sig, settle_s=2.0, timeout_s=120):
+    """Starts `cmd`, waits for the stderr line starting with `started` (printed once its signal handlers are in
+    place), lets it run `settle_s`, sends `sig` and returns (exit status, output). A status below 0 is the
+    signal that killed it."""
+    proc = subprocess.Popen(cmd, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = []
+    ready = threading.Event()
+
+    def drain(stream):
+        for line in stream:
+            lines.append(line)
+            if line.startswith(started):
+                ready.set()
+
+    threads = [threading.Thread(target=drain, args=(s,), daemon=True) for s in (proc.stdout, proc.stderr)]
+    for t in threads:
+        t.start()
+    if not ready.wait(timeout_s):
+        proc.kill()
+        proc.wait()
+        return None, "".join(lines)
+    time.sleep(settle_s)
+    proc.send_signal(sig)
+    try:
+        code = proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        code = "still running after the signal"
+    for t in threads:
+        t.join(timeout=10)
+    return code, "".join(lines)
+
+
+def read_run(out):
+    try:
+        return json.loads((out / "run.json").read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        return e
+
+
+def check_stopped_run(label, out, code, text, budget_cases):
+    run = read_run(out)
+    if isinstance(run, Exception):
+        fail(f"{label}: no readable run.json after the signal ({run}); exit {code}, output:\n{text[-1500:]}")
+        return
+    if run.get("interrupted") is not True:
+        fail(f"{label}: run.json is not marked interrupted")
+    if run.get("budget") != {"cases": budget_cases, "seconds": None}:
+        fail(f"{label}: run.json budget is {run.get('budget')}, expected cases {budget_cases}")
+    if not 0 <= run["cases"] < budget_cases:
+        fail(f"{label}: run.json says {run['cases']} cases of a budget of {budget_cases}")
+    if not isinstance(code, int) or code < 0:
+        fail(f"{label}: did not end cleanly ({code}); output:\n{text[-1500:]}")
+
+
+def check_fuzz_signals(parity, work):
+    for sig in STOP_SIGNALS:
+        out = work / f"fuzz-{sig.name}"
+        # The CI campaign's command (ci/campaign.sh, ctest differential_campaign), stopped midway.
+        cmd = [parity, "fuzz", "--cases", str(MANY_CASES), "--seed", "20261121", "--require-coverage", "--jobs", "1",
+               "--out", str(out)]
+        code, text = run_until_signal(cmd, "parity fuzz: seed", sig)
+        check_stopped_run(f"parity fuzz stopped by {sig.name}", out, code, text, MANY_CASES)
+
+
+def check_drift_signals(parity, work):
+    # drift against this very build: it runs the same workers and loop as against another release.
+    for sig in (signal.SIGHUP, signal.SIGUSR1):
+        out = work / f"drift-{sig.name}"
+        cmd = [parity, "drift", "--against", parity, "--cases", str(MANY_CASES), "--seed", "3", "--out", str(out)]
+        code, text = run_until_signal(cmd, "parity drift: LibTorch", sig)
+        check_stopped_run(f"parity drift stopped by {sig.name}", out, code, text, MANY_CASES)
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    parity = os.path.abspath(argv[1])
+    work = pathlib.Path(argv[2]).resolve()
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+
+    check_fuzz_signals(parity, work)
+    check_drift_signals(parity, work)
+
+    if failures:
+        print(f"exit_codes: {len(failures)} failure(s); outputs kept in {work}", file=sys.stderr)
+        return 1
+    shutil.rmtree(work, ignore_errors=True)
+    print("exit_codes: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
