@@ -4,7 +4,8 @@
 # PARITY_TORCH picks the oracle (ci/setup.sh): Debian's LibTorch 1.13 (default, build/) or PyPI's 2.15
 # (build-torch-2.15/). Writes OUT_DIR/findings.jsonl (one divergence per line, as found), OUT_DIR/run.json (the
 # summary) and OUT_DIR/report.html (the page to triage, built even when the campaign fails or is interrupted).
-# Exit status: the campaign's (0 nothing unexpected, 1 unexpected findings; see `parity fuzz --help`).
+# Exit status: the campaign's (0 budget spent, nothing unexpected; 1 unexpected findings; 5 stopped by a signal
+# before its budget was spent; 6 no case ran; see `parity fuzz --help`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}

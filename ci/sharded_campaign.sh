@@ -8,8 +8,9 @@
 #   (GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX) with --jobs cores/SHARDS (at least 1) into OUT/shard-i; the merge goes to
 #   OUT/merged (run.json, findings.jsonl, report.html). FUZZ_OPTIONS go to every shard (e.g. --require-coverage).
 #   PARITY names the parity binary (default: build/parity, built by ci/setup.sh first).
-# Exit status: 2 if a shard failed to run or the merge failed; else 1 if any shard had unexpected findings, then 3
-# (starved coverage), then 4 (stale ledger), as `parity fuzz` says; 0 when every shard passed.
+# Exit status: 2 if a shard failed to run or the merge failed; else 1 if any shard had unexpected findings, then 5
+# (a shard was stopped by a signal), 6 (a shard ran no case), 3 (starved coverage), 4 (stale ledger), as
+# `parity fuzz` says; 0 when every shard passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ $# -lt 2 ]]; then
@@ -42,12 +43,12 @@ for (( i = 0; i < shards; i++ )); do
   pids+=($!)
 done
 worst=0
-rank() { case $1 in 0) echo 0 ;; 4) echo 1 ;; 3) echo 2 ;; 1) echo 3 ;; *) echo 4 ;; esac; }
+rank() { case $1 in 0) echo 0 ;; 4) echo 1 ;; 3) echo 2 ;; 6) echo 3 ;; 5) echo 4 ;; 1) echo 5 ;; *) echo 6 ;; esac; }
 for (( i = 0; i < shards; i++ )); do
   status=0
   wait "${pids[$i]}" || status=$?
   echo "shard $i/$shards: exit $status ($(tail -n 1 "$out/shard-$i.log" 2>/dev/null))"
-  (( status == 0 || status == 1 || status == 3 || status == 4 )) || status=2
+  (( status == 0 || status == 1 || status == 3 || status == 4 || status == 5 || status == 6 )) || status=2
   (( $(rank "$status") > $(rank "$worst") )) && worst=$status
 done
 dirs=()

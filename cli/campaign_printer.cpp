@@ -1,12 +1,19 @@
 #include "cli/campaign_printer.h"
 
 #include "cli/render.h"
+#include "program/internal_assert.h"
 
 namespace parity::cli {
 
 namespace {
 std::atomic<bool> g_stop{false};
-extern "C" void on_stop_signal(int) { g_stop.store(true); }
+std::atomic<int> g_signal{0};  // the first stop signal received, for the message that explains the exit status
+static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may only touch lock-free atomics");
+extern "C" void on_stop_signal(int sig) {
+  int none = 0;
+  g_signal.compare_exchange_strong(none, sig);
+  g_stop.store(true);
+}
 }  // namespace
 
 void CampaignPrinter::on_progress(const engine::CampaignProgress& p, bool final) {
@@ -39,5 +46,16 @@ StopOnSignals::~StopOnSignals() {
 }
 
 const std::atomic<bool>* StopOnSignals::stop_flag() { return &g_stop; }
+
+std::string StopOnSignals::received() {
+  const int sig = g_signal.load();
+  if (sig == 0) return "";
+  if (sig == SIGINT) return "SIGINT";
+  if (sig == SIGTERM) return "SIGTERM";
+  if (sig == SIGHUP) return "SIGHUP";
+  if (sig == SIGUSR1) return "SIGUSR1";
+  PARITY_HARNESS_UNREACHABLE("a stop signal handler ran for signal " + std::to_string(sig) +
+                             ", which engine::kStopSignals does not list");
+}
 
 }  // namespace parity::cli

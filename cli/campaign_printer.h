@@ -33,6 +33,8 @@ class StopOnSignals {
   StopOnSignals(const StopOnSignals&) = delete;
   StopOnSignals& operator=(const StopOnSignals&) = delete;
   static const std::atomic<bool>* stop_flag();
+  // The stop signal that came first, as "SIGTERM"; empty when none came.
+  static std::string received();
 
  private:
   struct sigaction old_[std::size(engine::kStopSignals)] {};

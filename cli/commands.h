@@ -1,6 +1,6 @@
 // The subcommands of `parity`. Each takes its arguments (after the subcommand's name) and returns the exit
 // code: 0 success/agreement, 1 unexpected findings/divergence, 2 bad usage or input (thrown as exceptions and
-// reported by main).
+// reported by main); the campaign commands' others are in cli/exit_status.h.
 #pragma once
 #include <string>
 #include <vector>

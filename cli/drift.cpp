@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "cli/campaign_printer.h"
 #include "cli/commands.h"
+#include "cli/exit_status.h"
 #include "engine/drift.h"
 #include "engine/worker_protocol.h"
 #include "oracle/torch_backend.h"
@@ -43,7 +44,8 @@ options:
   --shrink-share F  share of the time budget shrinking may use (default 0.25)
   --overwrite       replace an earlier run's output in DIR
 
-exit status: 0 the releases agree on every case, 1 they differ somewhere, 2 bad usage or setup.
+exit status: 0 the releases agree on every case of the budget, 1 they differ somewhere (however the run ended),
+2 bad usage or setup, 5 a signal stopped the run before its budget was spent, 6 no case ran (as `parity fuzz`).
 )";
 
 constexpr std::string_view kWorkerHelp = R"(usage: parity worker [--memory-mb M]
@@ -104,7 +106,9 @@ int drift_command(const std::vector<std::string>& argv) {
   // The page, as `parity report` makes it for a campaign.
   const int page = report_command({c.out.string(), "-o", (c.out / "report.html").string()});
   if (page != 0) std::fprintf(stderr, "parity drift: the HTML report could not be built\n");
-  return s.findings > 0 ? 1 : 0;
+  const std::optional<int> unfinished = unfinished_run_status("parity drift", s);
+  if (s.findings > 0) return kExitUnexpectedFindings;
+  return unfinished.value_or(kExitOk);
 }
 
 int worker_command(const std::vector<std::string>& argv) {

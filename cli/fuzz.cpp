@@ -15,6 +15,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/campaign_printer.h"
+#include "cli/exit_status.h"
 #include "cli/render.h"
 #include "engine/campaign.h"
 #include "engine/journal.h"
@@ -79,18 +80,18 @@ TEST_SHARD_INDEX) make this process take only the cases k with k % total == inde
 Coverage (run.json "coverage", and the "coverage:" line at the end) is judged on LibTorch's traces and
 counted per process: with shards, each shard must reach everything for --require-coverage to pass.
 
-exit status:
-  0  no unexpected findings (and, with --require-coverage, nothing starved)
-  1  unexpected findings (whatever the coverage)
+exit status (where several apply, the first of 1, 5, 6, 3, 4 is given):
+  0  the budget was spent, with no unexpected findings (and nothing starved or stale where asked)
+  1  unexpected findings, however the run ended: a finding stands
   2  bad usage or setup
   3  --require-coverage: no unexpected findings, but something was never exercised
   4  --strict-known: no unexpected findings, everything exercised, but the ledger has a stale or expired entry
+  5  interrupted: a signal (SIGINT, SIGTERM, SIGHUP, SIGUSR1) stopped the run before its budget was spent;
+     run.json is written and marked interrupted, coverage and the ledger are not judged
+  6  no case ran: the budget gave this process none (--cases 0, --seconds 0, or a shard with no case index
+     below --cases)
 )";
 
-constexpr int kExitOk = 0;
-constexpr int kExitUnexpectedFindings = 1;
-constexpr int kExitStarved = 3;
-constexpr int kExitStaleLedger = 4;
 // The end-of-run line names at most this many starved items; run.json has them all.
 constexpr std::size_t kStarvedShown = 6;
 
@@ -316,11 +317,15 @@ int fuzz_command(const std::vector<std::string>& argv) {
               : engine::run_campaign(o.campaign, known, StopOnSignals::stop_flag(), &printer);
   signals.reset();
 
-  print_final(o.campaign, result.summary);
+  const reports::RunSummary& s = result.summary;
+  print_final(o.campaign, s);
   // Starved items and stale ledger entries are listed even when findings decide the exit status: all need fixing.
-  const bool starved = o.require_coverage && !check_coverage(result.summary);
-  const bool stale = o.strict_known && !check_known(known, result);
-  if (result.summary.unexpected_findings > 0) return kExitUnexpectedFindings;
+  // A run cut short or given no case has neither judged: it says why it is no verdict instead.
+  const std::optional<int> unfinished = unfinished_run_status("parity fuzz", s);
+  const bool starved = !unfinished && o.require_coverage && !check_coverage(s);
+  const bool stale = !unfinished && o.strict_known && !check_known(known, result);
+  if (s.unexpected_findings > 0) return kExitUnexpectedFindings;
+  if (unfinished) return *unfinished;
   if (starved) return kExitStarved;
   return stale ? kExitStaleLedger : kExitOk;
 }

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""`parity fuzz` and `parity drift` stopped by a signal, run as CI and batch schedulers stop them.
+"""The exit statuses of `parity fuzz` and `parity drift` that tell a whole run from a partial or empty one.
 
 usage: exit_codes_test.py PARITY_BINARY WORK_DIR
 
 Each stop signal (SIGINT, SIGTERM, SIGHUP, SIGUSR1) sent to a running campaign must end it cleanly: run.json
-written and marked interrupted, with the budget it was given, so that a partial run is never taken for a whole one.
+written and marked interrupted, with the budget it was given, and exit status 5, so that a partial run is never
+taken for a whole one. A campaign given no case (--cases 0, --seconds 0, a shard with no case index below --cases)
+must fail with exit status 6, saying why.
 """
 import json
 import os
@@ -20,6 +22,8 @@ failures = []
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1)
 # Far more cases than run before the signal: the campaign is always stopped midway.
 MANY_CASES = 1_000_000
+EXIT_INTERRUPTED = 5
+EXIT_NO_CASES = 6
 
 
 def fail(message):
@@ -69,6 +73,10 @@ def run_until_signal(cmd, started, sig, settle_s=2.0, timeout_s=120):
     return code, "".join(lines)
 
 
+def sig_name(label):
+    return label.rsplit(" ", 1)[-1]
+
+
 def read_run(out):
     try:
         return json.loads((out / "run.json").read_text())
@@ -87,8 +95,10 @@ def check_stopped_run(label, out, code, text, budget_cases):
         fail(f"{label}: run.json budget is {run.get('budget')}, expected cases {budget_cases}")
     if not 0 <= run["cases"] < budget_cases:
         fail(f"{label}: run.json says {run['cases']} cases of a budget of {budget_cases}")
-    if not isinstance(code, int) or code < 0:
-        fail(f"{label}: did not end cleanly ({code}); output:\n{text[-1500:]}")
+    if code != EXIT_INTERRUPTED:
+        fail(f"{label}: exit {code}, expected {EXIT_INTERRUPTED} (interrupted); output:\n{text[-1500:]}")
+    elif f"stopped by {sig_name(label)}" not in text:
+        fail(f"{label}: stderr does not say which signal stopped it:\n{text[-1500:]}")
 
 
 def check_fuzz_signals(parity, work):
@@ -110,6 +120,32 @@ def check_drift_signals(parity, work):
         check_stopped_run(f"parity drift stopped by {sig.name}", out, code, text, MANY_CASES)
 
 
+def check_no_case(parity, work):
+    plans = {
+        "--cases 0": ([ "--cases", "0"], {}, "--cases 0 asks for none"),
+        "--seconds 0": (["--seconds", "0"], {}, "--seconds 0 ran out before the first case started"),
+        "an empty shard": (["--cases", "3"], {"GTEST_TOTAL_SHARDS": "5", "GTEST_SHARD_INDEX": "4"},
+                           "--cases 3 gives shard 4 of 5 no case"),
+    }
+    for n, (label, (args, env, why)) in enumerate(plans.items()):
+        out = work / f"no-case-{n}"
+        cmd = [parity, "fuzz", "--seed", "1", "--jobs", "1", "--out", str(out)] + args
+        p = subprocess.run(cmd, env=clean_env(**env), capture_output=True, text=True, timeout=120)
+        if p.returncode != EXIT_NO_CASES:
+            fail(f"parity fuzz with {label} exited {p.returncode}, expected {EXIT_NO_CASES} (no case ran):\n"
+                 f"{p.stderr[-1500:]}")
+        elif why not in p.stderr:
+            fail(f"parity fuzz with {label}: stderr does not say \"{why}\":\n{p.stderr[-1500:]}")
+        run = read_run(out)
+        if isinstance(run, Exception) or run["cases"] != 0 or run["interrupted"]:
+            fail(f"parity fuzz with {label}: run.json should say 0 cases, not interrupted: {run}")
+    out = work / "no-case-drift"
+    p = subprocess.run([parity, "drift", "--against", parity, "--cases", "0", "--out", str(out)], env=clean_env(),
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != EXIT_NO_CASES:
+        fail(f"parity drift --cases 0 exited {p.returncode}, expected {EXIT_NO_CASES}:\n{p.stderr[-1500:]}")
+
+
 def main(argv):
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -121,6 +157,7 @@ def main(argv):
 
     check_fuzz_signals(parity, work)
     check_drift_signals(parity, work)
+    check_no_case(parity, work)
 
     if failures:
         print(f"exit_codes: {len(failures)} failure(s); outputs kept in {work}", file=sys.stderr)
