@@ -111,7 +111,8 @@ reports::ShardInfo shard_from_env() {
       throw UsageError(std::string(total ? index_name : total_name) + " must be set together with " +
                        (total ? total_name : index_name));
     std::uint64_t t = parse_uint64(*total, total_name), i = parse_uint64(*index, index_name);
-    if (t < 1 || t > 1000000) throw UsageError(std::string(total_name) + " must be between 1 and 1000000");
+    if (t < 1 || t > static_cast<std::uint64_t>(reports::kMaxShards))
+      throw UsageError(std::string(total_name) + " must be between 1 and " + std::to_string(reports::kMaxShards));
     if (i >= t)
       throw UsageError(std::string(index_name) + "=" + *index + " must be below " + total_name + "=" + *total);
     shard.total = static_cast<int>(t);

@@ -15,38 +15,51 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kHelp = R"(usage: parity merge DIR DIR... -o OUT
+constexpr std::string_view kHelp = R"(usage: parity merge DIR DIR... -o OUT [--allow-partial]
 
 Joins the outputs of one campaign run in shards (GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX) into OUT: run.json with
 the counts of all shards (wall time of the longest shard), and findings.jsonl with every shard's findings, in
-shard order. The shards must be one campaign (same seed, generator, LibTorch, parity commit, limits) and all
-must be given; a missing or repeated shard is refused. OUT must not hold a run already.
+shard order. OUT must not hold a run already.
+
+Refused always: shards of another campaign (seed, generator, LibTorch, parity commit, limits, budget), a shard
+given twice, and a run.json that is no campaign's (a shard index or total out of range, more cases than its
+budget holds). Refused unless --allow-partial, since the merged run would cover only part of its budget: a
+missing shard, an interrupted one, one that ran fewer cases than its --cases share, findings.jsonl lines that
+are not findings of their shard (bad JSON, a record of another kind, seed or shard), a torn last line, or fewer
+findings than its run.json recorded. Each problem is named with its file and line.
 
 options:
-  -o, --out OUT    the folder to write
+  -o, --out OUT     the folder to write
+  --allow-partial   merge such a set anyway: lines that are no findings are left out, every problem is printed
+                    on stderr and listed in OUT/run.json ("partial")
 
-exit status: 0 merged, 2 bad usage, a missing shard, or outputs of different campaigns.
+exit status: 0 merged (whole, or partial with --allow-partial), 2 bad usage, unreadable or inconsistent shards,
+or a partial set without --allow-partial.
 )";
 
-struct Shard {
-  fs::path dir;
-  reports::RunSummary summary;
-  reports::JsonlContents findings;
-};
+// Problems named in the error line that refuses a partial set; all of them with --allow-partial.
+constexpr std::size_t kProblemsShown = 5;
 
-Shard read_shard(const fs::path& dir) {
-  Shard s{dir, {}, {}};
+reports::ShardOutput read_shard(const fs::path& dir) {
+  reports::ShardOutput s{dir, {}, {}};
   const fs::path run = dir / "run.json";
+  std::error_code ec;
+  if (!fs::exists(run, ec) && fs::is_directory(dir, ec))
+    throw reports::ReportError(run.string() + ": missing: the shard did not finish (killed?); run it again, or "
+                               "leave its folder out and give --allow-partial to merge the others");
   try {
     s.summary = reports::run_summary_from_json(nlohmann::json::parse(reports::read_text_file(run)));
   } catch (const nlohmann::json::parse_error& e) {
     throw reports::ReportError(run.string() + ": " + reports::describe_parse_error(e));
+  } catch (const reports::ReportError&) {
+    throw;
   } catch (const std::exception& e) {
     throw reports::ReportError(run.string() + ": " + e.what());
   }
   // parity fuzz always writes findings.jsonl (empty without findings); a shard's folder copied without it is
-  // still a shard, whose run.json has the counts.
-  if (fs::exists(dir / "findings.jsonl")) s.findings = reports::read_jsonl(dir / "findings.jsonl");
+  // still a shard, whose run.json says how many findings went missing.
+  if (fs::exists(dir / "findings.jsonl", ec))
+    s.findings = reports::read_jsonl(dir / "findings.jsonl", reports::Malformed::Skip);
   return s;
 }
 
@@ -54,22 +67,30 @@ Shard read_shard(const fs::path& dir) {
 
 int merge_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
-  Args args("parity merge", argv, {{"--out", true, "-o"}});
+  Args args("parity merge", argv, {{"--out", true, "-o"}, {"--allow-partial", false}});
   auto out = args.value("--out");
   if (!out || out->empty()) throw UsageError("`parity merge` needs -o OUT (see `parity merge --help`)");
   if (args.positional().empty()) throw UsageError("`parity merge` needs the shards' folders (see `parity merge --help`)");
   const fs::path out_dir = *out;
+  const bool allow_partial = args.has("--allow-partial");
 
-  std::vector<Shard> shards;
-  std::vector<reports::RunSummary> summaries;
+  std::vector<reports::ShardOutput> shards;
   for (const auto& d : args.positional()) {
     std::error_code ec;
     if (fs::exists(out_dir) && fs::equivalent(d, out_dir, ec))
       throw UsageError("OUT " + out_dir.string() + " is one of the shards' folders");
     shards.push_back(read_shard(d));
-    summaries.push_back(shards.back().summary);
   }
-  const reports::RunSummary merged = reports::merge_summaries(summaries);
+  const reports::MergedRun merged = reports::merge_shards(shards);
+  const std::vector<std::string>& problems = merged.problems;
+  if (!problems.empty() && !allow_partial) {
+    std::string listed;
+    for (std::size_t i = 0; i < problems.size() && i < kProblemsShown; ++i) listed += (i ? "; " : "") + problems[i];
+    if (problems.size() > kProblemsShown)
+      listed += "; and " + std::to_string(problems.size() - kProblemsShown) + " more";
+    throw reports::ReportError("the shards make a partial run: " + listed +
+                               ". Give --allow-partial to merge them anyway (run.json then lists every problem)");
+  }
 
   if (fs::exists(out_dir / "run.json") || fs::exists(out_dir / "findings.jsonl"))
     throw UsageError(out_dir.string() + " already holds a run: merge into an empty folder");
@@ -78,25 +99,21 @@ int merge_command(const std::vector<std::string>& argv) {
   if (ec || !fs::is_directory(out_dir))
     throw reports::ReportError(out_dir.string() + ": cannot create the output folder" + (ec ? ": " + ec.message() : ""));
 
-  std::uint64_t findings = 0;
-  {
-    std::optional<reports::JsonlWriter> writer;
-    for (const Shard& s : shards) {
-      if (s.findings.torn_tail)
-        std::cerr << "parity merge: warning: " << (s.dir / "findings.jsonl").string()
-                  << " ends in a torn line (the shard was killed while writing); it is left out\n";
-      for (const auto& record : s.findings.records) {
-        if (!writer) writer.emplace(out_dir / "findings.jsonl");
-        writer->append(record);
-        ++findings;
-      }
-    }
+  if (!merged.findings.empty()) {
+    reports::JsonlWriter writer(out_dir / "findings.jsonl");
+    for (const auto& record : merged.findings) writer.append(record);
   }
-  reports::write_run_summary(out_dir / "run.json", merged);
-  std::cout << "parity merge: " << shards.size() << " shards, " << merged.cases << " cases, " << merged.findings
-            << " findings (" << merged.unexpected_findings << " unexpected), " << findings << " recorded; seed "
-            << merged.seed << "\nsummary: " << (out_dir / "run.json").string();
-  if (findings) std::cout << ", findings: " << (out_dir / "findings.jsonl").string();
+  reports::write_run_summary(out_dir / "run.json", merged.summary);
+  const reports::RunSummary& m = merged.summary;
+  for (const auto& p : problems) std::cerr << "parity merge: --allow-partial: " << p << "\n";
+  if (!problems.empty())
+    std::cerr << "parity merge: --allow-partial: the merged run is partial (" << problems.size()
+              << " problems above, listed in run.json \"partial\")\n";
+  std::cout << "parity merge: " << shards.size() << " shards, " << m.cases << " cases, " << m.findings
+            << " findings (" << m.unexpected_findings << " unexpected), " << merged.findings.size()
+            << " recorded; seed " << m.seed << (problems.empty() ? "" : "; partial") << "\nsummary: "
+            << (out_dir / "run.json").string();
+  if (!merged.findings.empty()) std::cout << ", findings: " << (out_dir / "findings.jsonl").string();
   std::cout << "\n";
   return 0;
 }

@@ -156,6 +156,7 @@ JsonlContents parse_jsonl(std::string_view text, const std::string& origin, Malf
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     try {
       out.records.push_back(nlohmann::json::parse(line));
+      out.lines.push_back(line_no);
     } catch (const nlohmann::json::parse_error& e) {
       if (last) {
         out.torn_tail = true;

@@ -28,6 +28,7 @@ class JsonlWriter {
 
 struct JsonlContents {
   std::vector<nlohmann::json> records;
+  std::vector<std::size_t> lines;  // the line (from 1) of each record, for messages that point into the file
   bool torn_tail = false;  // the last line was incomplete and was skipped
   std::vector<std::string> malformed;  // with Malformed::Skip: "FILE:LINE: why" of each other line skipped
 };

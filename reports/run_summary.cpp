@@ -192,7 +192,8 @@ json to_json(const RunSummary& r) {
           {"jobs", r.jobs},
           {"memory_limit_mb", r.memory_limit_mb},
           {"interrupted", r.interrupted},
-          {"resumed", r.resumed}};
+          {"resumed", r.resumed},
+          {"partial", r.partial}};
   if (r.drift) out["drift"] = {{"other_libtorch_version", r.drift->other_libtorch_version}, {"other_parity", r.drift->other_parity}};
   return out;
 }
@@ -236,6 +237,13 @@ RunSummary run_summary_from_json(const json& j) {
   const json& shard = field(j, "shard");
   r.shard.index = get<int>(shard, "index");
   r.shard.total = get<int>(shard, "total");
+  // Readers size and index by these (merge lists the missing shards): hostile values stop here.
+  if (r.shard.total < 1 || r.shard.total > kMaxShards)
+    throw JsonError("run summary: shard.total " + std::to_string(r.shard.total) + " must be between 1 and " +
+                    std::to_string(kMaxShards));
+  if (r.shard.index < 0 || r.shard.index >= r.shard.total)
+    throw JsonError("run summary: shard.index " + std::to_string(r.shard.index) + " must be below shard.total (" +
+                    std::to_string(r.shard.total) + ")");
   // Absent before version 5: the budget is unknown, as if neither flag had been given.
   if (j.contains("budget")) r.budget = budget_from_json(j);
   r.max_steps = get<int>(j, "max_steps");
@@ -251,6 +259,7 @@ RunSummary run_summary_from_json(const json& j) {
   r.memory_limit_mb = j.contains("memory_limit_mb") ? u64(j, "memory_limit_mb") : 0;
   r.interrupted = get<bool>(j, "interrupted");
   r.resumed = j.contains("resumed") ? get<int>(j, "resumed") : 0;
+  if (j.contains("partial")) r.partial = get<std::vector<std::string>>(j, "partial");  // version 5 on
   if (j.contains("drift")) {
     const json& d = j.at("drift");
     if (!d.is_object()) throw JsonError("run summary: field \"drift\" must be an object");

@@ -38,6 +38,8 @@ struct ShardInfo {
   int total = 1;
   bool operator==(const ShardInfo&) const = default;
 };
+// The most shards a campaign may be split into (GTEST_TOTAL_SHARDS); run.json naming more is refused when read.
+inline constexpr int kMaxShards = 1000000;
 
 // What a campaign was asked to run (`--cases`, `--seconds`), so that a reader of run.json can tell a run that spent
 // its budget from one cut short. A campaign has one or both; a run.json of version 4 or older recorded neither.
@@ -104,6 +106,10 @@ struct RunSummary {
   std::uint64_t memory_limit_mb = 0;  // of one evaluating process; 0: none
   bool interrupted = false;  // stopped by a signal (SIGINT, SIGTERM, SIGHUP, SIGUSR1) before its budget was spent
   int resumed = 0;           // times the campaign went on from its journal (parity fuzz --resume) after a stop
+  // What `parity merge --allow-partial` let through (reports/merge.h): a shard missing, interrupted or short of its
+  // budget, findings lost or lines that were no findings, one sentence each naming the file. Empty for a campaign
+  // and a whole merge.
+  std::vector<std::string> partial;
   // A `parity drift` run compares two LibTorch releases instead of impl with LibTorch: the findings' impl side is
   // this build's LibTorch (libtorch_version), their oracle side the other build's.
   struct Drift {

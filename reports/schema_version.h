@@ -8,8 +8,9 @@
 //   4: run.json's coverage has `situation_pairs` and `backward_through`; a version 3 run.json reads as one that
 //      reached none of them.
 //   5: findings have `reproducible` (confirming runs before shrinking); run.json has `flaky_findings`,
-//      `resumed` and `budget` (the `--cases` and `--seconds` asked for, so a partial run can be told from a whole
-//      one); a version 4 record reads as unconfirmed, with nothing flaky, never resumed and an unknown budget.
+//      `resumed`, `budget` (the `--cases` and `--seconds` asked for, so a partial run can be told from a whole
+//      one) and `partial` (what `parity merge --allow-partial` let through); a version 4 record reads as
+//      unconfirmed, with nothing flaky, never resumed, an unknown budget and merged whole.
 #pragma once
 
 namespace parity::reports {

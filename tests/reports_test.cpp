@@ -13,7 +13,6 @@
 #include "reports/finding.h"
 #include "reports/jsonl.h"
 #include "reports/known_divergences.h"
-#include "reports/merge.h"
 #include "reports/run_summary.h"
 #include "reports/schema_version.h"
 
@@ -368,72 +367,6 @@ TEST(ReportsKnown, TheReviewedFileLoads) {
   } catch (const ReportError& e) {
     EXPECT_NE(std::string(e.what()).find("k.json: malformed JSON"), std::string::npos) << e.what();
   }
-}
-
-}  // namespace
-}  // namespace parity::reports
-
-namespace parity::reports {
-namespace {
-
-RunSummary shard_summary(int index, int total, std::uint64_t cases, double seconds) {
-  RunSummary r;
-  r.libtorch_version = "1.13.0";
-  r.parity_commit = "abc";
-  r.generator_version = 2;
-  r.seed = 9;
-  r.max_steps = 14;
-  r.timeout_ms = 10000;
-  r.shard = {index, total};
-  r.cases = cases;
-  r.seconds = seconds;
-  r.findings = r.unexpected_findings = 1;
-  r.groups[sig("add:values")].add_case(static_cast<std::uint64_t>(index));
-  r.ops = {{"add", {cases, cases, 0, 0}}};
-  r.coverage = Coverage::zeroed();
-  r.coverage.situations["version_error"] = cases;
-  return r;
-}
-
-TEST(ReportsMerge, SumsShardsOfOneCampaign) {
-  RunSummary m = merge_summaries({shard_summary(1, 2, 30, 2.0), shard_summary(0, 2, 10, 4.0)});
-  EXPECT_EQ(m.cases, 40u);
-  EXPECT_DOUBLE_EQ(m.seconds, 4.0);  // side by side: the longest shard
-  EXPECT_DOUBLE_EQ(m.cases_per_second, 10.0);
-  EXPECT_EQ(m.groups.at(sig("add:values")).count, 2u);
-  EXPECT_EQ(m.groups.at(sig("add:values")).first_case, 0u);
-  EXPECT_EQ(m.ops.at("add").generated, 40u);
-  EXPECT_EQ(m.coverage.situations.at("version_error"), 40u);
-  EXPECT_EQ(m.shard, (ShardInfo{0, 1}));
-}
-
-TEST(ReportsMerge, RefusesOtherCampaignsAndIncompleteSets) {
-  auto message = [](const std::vector<RunSummary>& shards) {
-    try {
-      merge_summaries(shards);
-    } catch (const ReportError& e) {
-      return std::string(e.what());
-    }
-    return std::string("merged");
-  };
-  RunSummary other_seed = shard_summary(1, 2, 5, 1);
-  other_seed.seed = 10;
-  EXPECT_NE(message({shard_summary(0, 2, 5, 1), other_seed}).find("its seed is 10"), std::string::npos);
-  RunSummary other_torch = shard_summary(1, 2, 5, 1);
-  other_torch.libtorch_version = "2.1.0";
-  EXPECT_NE(message({shard_summary(0, 2, 5, 1), other_torch}).find("LibTorch version"), std::string::npos);
-  RunSummary other_ledger = shard_summary(1, 2, 5, 1);
-  other_ledger.known_divergence_hits = {{"add:values", 0}};
-  EXPECT_NE(message({shard_summary(0, 2, 5, 1), other_ledger}).find("known divergences in force is add:values"),
-            std::string::npos);
-  RunSummary planted = shard_summary(1, 2, 5, 1);
-  planted.planted_faults = {"mul=values"};
-  EXPECT_NE(message({shard_summary(0, 2, 5, 1), planted}).find("planted faults is mul=values, the first one's is none"),
-            std::string::npos);
-  EXPECT_NE(message({shard_summary(0, 3, 5, 1), shard_summary(2, 3, 5, 1)}).find("shards missing: 1 (of 3)"),
-            std::string::npos);
-  EXPECT_NE(message({shard_summary(0, 2, 5, 1), shard_summary(0, 2, 5, 1)}).find("given twice"), std::string::npos);
-  EXPECT_EQ(message({}), "nothing to merge");
 }
 
 }  // namespace
