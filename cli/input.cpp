@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "program/json.h"
 #include "reports/error.h"
+#include "reports/input_file.h"
 #include "reports/jsonl.h"
 
 namespace parity::cli {

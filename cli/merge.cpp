@@ -5,6 +5,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "reports/error.h"
+#include "reports/input_file.h"
 #include "reports/jsonl.h"
 #include "reports/merge.h"
 #include "reports/run_summary.h"

@@ -1,6 +1,5 @@
 // `parity report`: the HTML page of a campaign's output folder, for a person to triage.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "cli/args.h"
@@ -8,6 +7,7 @@
 #include "cli/render.h"
 #include "reports/error.h"
 #include "reports/html_report.h"
+#include "reports/input_file.h"
 #include "reports/jsonl.h"
 
 namespace parity::cli {

@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "reports/error.h"
+#include "reports/input_file.h"
 
 namespace parity::reports {
 
@@ -82,28 +82,6 @@ void JsonlWriter::append(const nlohmann::json& record) {
   while (::fsync(fd_) != 0) {
     if (errno != EINTR) fail_errno(path_, "cannot fsync");
   }
-}
-
-std::string read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
-  std::error_code ec;
-  auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status))
-    throw ReportError(path.string() + ": cannot read: " + (ec ? ec.message() : std::string("no such file")));
-  if (std::filesystem::is_directory(status)) throw ReportError(path.string() + ": cannot read: is a folder");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReportError(path.string() + ": cannot read: " + std::strerror(errno));
-  if (std::filesystem::is_regular_file(status)) {
-    auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size > max_bytes)
-      throw ReportError(path.string() + ": file is too large (" + std::to_string(size) + " bytes; the limit is " +
-                        std::to_string(max_bytes) + ")");
-  }
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) throw ReportError(path.string() + ": cannot read: I/O error");
-  std::string text = out.str();
-  if (text.size() > max_bytes) throw ReportError(path.string() + ": file is too large");
-  return text;
 }
 
 void write_text_file_atomically(const std::filesystem::path& path, std::string_view text, const std::string& what) {

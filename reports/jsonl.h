@@ -37,13 +37,10 @@ struct JsonlContents {
 // readers that show what they can, like the HTML report).
 enum class Malformed { Refuse, Skip };
 
-// Reads every record. Throws ReportError for an unreadable file, or (Refuse) a malformed line other than the last.
+// Reads every record (read_text_file). Throws ReportError for an unreadable file, or (Refuse) a malformed line other than the last.
 JsonlContents read_jsonl(const std::filesystem::path& path, Malformed = Malformed::Refuse);
 // The same, for text already read; `origin` names it in messages.
 JsonlContents parse_jsonl(std::string_view text, const std::string& origin, Malformed = Malformed::Refuse);
-
-// Reads a whole (text) file, refusing unreadable paths, folders and files above `max_bytes`. Throws ReportError.
-std::string read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes = std::uintmax_t{1} << 30);
 
 // Writes `text` to `path` through a temporary file and a rename, so the file is either the old or the new one.
 // `what` names the content in messages ("the run summary"). Throws ReportError with the reason.

@@ -7,6 +7,7 @@
 
 #include "program/json.h"
 #include "reports/error.h"
+#include "reports/input_file.h"
 #include "reports/jsonl.h"
 
 namespace parity::reports {

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""What parity reads and writes, checked against hostile paths and files (issue 13's reproductions).
+
+usage: file_safety_test.py PARITY_BINARY WORK_DIR
+
+Inputs: a device or a FIFO is refused at once (no hang, no endless read).
+
+Every parity run has a time limit and a memory limit, so that a parity that hangs or reads without end fails
+this test instead of stalling or exhausting the machine. No test touches anything outside WORK_DIR but
+/dev/zero, which it only reads.
+"""
+import json
+import os
+import pathlib
+import resource
+import shutil
+import stat
+import subprocess
+import sys
+
+failures = []
+PARITY = None
+WORK = None
+
+
+def fail(message):
+    failures.append(message)
+    print(f"file_safety: FAIL: {message}", file=sys.stderr)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+    return condition
+
+
+def limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+
+class Run:
+    def __init__(self, args, rc, out, err):
+        self.args, self.rc, self.out, self.err = args, rc, out, err
+
+    def __str__(self):
+        return f"`parity {' '.join(self.args)}` (exit {self.rc}): {(self.out + self.err)[-2000:]}"
+
+
+def parity(*args, plant=None, timeout=60):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE", "PARITY_PLANT")}
+    if plant:
+        env["PARITY_PLANT"] = plant
+    args = [str(a) for a in args]
+    try:
+        p = subprocess.run([PARITY] + args, env=env, capture_output=True, timeout=timeout, preexec_fn=limit_memory)
+    except subprocess.TimeoutExpired:
+        return Run(args, "timeout", "", f"did not finish in {timeout} s")
+    return Run(args, p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
+
+
+def expect_refused(r, *fragments):
+    """Exit 2 with one error line holding every fragment."""
+    ok = check(r.rc == 2, f"expected exit 2 from {r}")
+    for f in fragments:
+        ok = check(f in r.err, f"expected {f!r} in the error of {r}") and ok
+    return ok
+
+
+def file_type(path):
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return "absent"
+    for name, test in (("link", stat.S_ISLNK), ("fifo", stat.S_ISFIFO), ("chr", stat.S_ISCHR),
+                       ("dir", stat.S_ISDIR), ("file", stat.S_ISREG)):
+        if test(mode):
+            return name
+    return "other"
+
+
+def findings_lines(folder):
+    return (folder / "findings.jsonl").read_text().splitlines()
+
+
+# ---- inputs ---------------------------------------------------------------------------------------------------
+
+def test_a_device_is_not_read():
+    r = parity("replay", "/dev/zero", timeout=30)
+    expect_refused(r, "/dev/zero: cannot read: it is a character device")
+
+
+def test_a_fifo_does_not_hang(base):
+    fifo = WORK / "program.fifo"
+    os.mkfifo(fifo)
+    expect_refused(parity("run", fifo, timeout=30), "program.fifo: cannot read: it is a FIFO")
+    expect_refused(parity("replay", fifo, timeout=30), "program.fifo: cannot read: it is a FIFO")
+    copy = WORK / "b3"
+    shutil.copytree(base, copy)
+    (copy / "run.json").unlink()
+    os.mkfifo(copy / "run.json")
+    r = parity("report", copy, "-o", WORK / "b3.html", timeout=30)
+    check(r.rc == 0, f"a run.json that is a FIFO is left out of the page, with a warning: {r}")
+    check("run.json: cannot read: it is a FIFO" in r.err, f"the warning names the FIFO: {r}")
+    (copy / "findings.jsonl").unlink()
+    os.mkfifo(copy / "findings.jsonl")
+    expect_refused(parity("report", copy, "-o", WORK / "b3.html", timeout=30), "findings.jsonl: cannot read: it is a FIFO")
+
+
+def main(argv):
+    global PARITY, WORK
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    PARITY = str(pathlib.Path(argv[1]).resolve())
+    WORK = pathlib.Path(argv[2]).resolve()
+    shutil.rmtree(WORK, ignore_errors=True)
+    WORK.mkdir(parents=True)
+    base = WORK / "base"
+    r = parity("fuzz", "--cases", 300, "--seed", 7, "--out", base, plant="mul=values,neg=error", timeout=300)
+    if r.rc != 1 or not (base / "findings.jsonl").exists() or not findings_lines(base):
+        print(f"file_safety: the planted campaign found nothing: {r}", file=sys.stderr)
+        return 1
+    tests = [(name, f) for name, f in globals().items() if name.startswith("test_")]
+    for name, f in tests:
+        before = len(failures)
+        try:
+            f(base) if f.__code__.co_argcount else f()
+        except Exception as e:  # a test that breaks is a failure, and the others still run
+            fail(f"{name} raised {type(e).__name__}: {e}")
+        print(f"file_safety: {name}: {'ok' if len(failures) == before else 'FAILED'}")
+    if failures:
+        print(f"file_safety: {len(failures)} failure(s)", file=sys.stderr)
+        return 1
+    print(f"file_safety: all {len(tests)} checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
