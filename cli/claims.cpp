@@ -20,6 +20,7 @@
 #include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
 #include "program/json.h"
+#include "program/json_text.h"
 #include "properties/claims/claim.h"
 #include "properties/claims/evaluate.h"
 
@@ -92,7 +93,7 @@ SideRun run_side(const program::Program& p, bool libtorch, std::chrono::millisec
   }
   const std::string& text = end.output;
   try {
-    json r = json::parse(text);
+    json r = program::parse_json_text(text, "the child's answer");
     if (r.contains("fatal")) throw engine::EvaluationError(r["fatal"].get<std::string>());
     if (r.contains("escaped")) {
       out.failure = "an exception escaped the run: " + r["escaped"].get<std::string>();
@@ -139,7 +140,7 @@ OtherRelease other_release(const std::string& parity, const std::optional<std::s
                      std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
   OtherRelease out;
   try {
-    const json j = json::parse(text);
+    const json j = program::parse_json_text(text, parity + " claims --json");
     out.libtorch_version = j.at("libtorch_version").get<std::string>();
     for (const json& c : j.at("claims")) out.libtorch[c.at("id").get<std::string>()] = c.at("libtorch");
   } catch (const std::exception& e) {

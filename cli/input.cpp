@@ -2,6 +2,7 @@
 
 #include "cli/args.h"
 #include "program/json.h"
+#include "program/json_text.h"
 #include "reports/error.h"
 #include "reports/input_file.h"
 #include "reports/jsonl.h"
@@ -39,12 +40,7 @@ ReplayInput from_document(const json& j, const std::filesystem::path& path) {
 }  // namespace
 
 json load_json_file(const std::filesystem::path& path) {
-  std::string text = reports::read_text_file(path);
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw reports::ReportError(path.string() + ": malformed JSON: " + reports::describe_parse_error(e));
-  }
+  return program::parse_json_text(reports::read_text_file(path), path.string());
 }
 
 program::Program load_program_file(const std::filesystem::path& path) {
@@ -53,13 +49,13 @@ program::Program load_program_file(const std::filesystem::path& path) {
 }
 
 ReplayInput load_replay_input(const std::filesystem::path& path, std::optional<std::size_t> index) {
-  std::string text = reports::read_text_file(path);
+  const std::string text = reports::read_text_file(path);
   json whole;
   std::string whole_error;
   try {
-    whole = json::parse(text);
-  } catch (const json::parse_error& e) {
-    whole_error = reports::describe_parse_error(e);
+    whole = program::parse_json_text(text, path.string());
+  } catch (const program::JsonError& e) {
+    whole_error = e.what();
   }
   if (whole_error.empty()) {
     if (index && *index != 0)
@@ -71,9 +67,9 @@ ReplayInput load_replay_input(const std::filesystem::path& path, std::optional<s
   try {
     lines = reports::parse_jsonl(text, path.string());
   } catch (const reports::ReportError&) {
-    throw reports::ReportError(path.string() + ": malformed JSON: " + whole_error);
+    throw reports::ReportError(whole_error);
   }
-  if (lines.records.empty()) throw reports::ReportError(path.string() + ": malformed JSON: " + whole_error);
+  if (lines.records.empty()) throw reports::ReportError(whole_error);
   std::size_t n = index.value_or(0);
   if (n >= lines.records.size())
     throw UsageError(path.string() + " holds " + std::to_string(lines.records.size()) + " complete findings; --index " +

@@ -4,6 +4,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "program/json_text.h"
 #include "reports/error.h"
 #include "reports/input_file.h"
 #include "reports/jsonl.h"
@@ -48,10 +49,9 @@ reports::ShardOutput read_shard(const fs::path& dir) {
   if (!fs::exists(run, ec) && fs::is_directory(dir, ec))
     throw reports::ReportError(run.string() + ": missing: the shard did not finish (killed?); run it again, or "
                                "leave its folder out and give --allow-partial to merge the others");
+  const nlohmann::json j = program::parse_json_text(reports::read_text_file(run), run.string());
   try {
-    s.summary = reports::run_summary_from_json(nlohmann::json::parse(reports::read_text_file(run)));
-  } catch (const nlohmann::json::parse_error& e) {
-    throw reports::ReportError(run.string() + ": " + reports::describe_parse_error(e));
+    s.summary = reports::run_summary_from_json(j);
   } catch (const reports::ReportError&) {
     throw;
   } catch (const std::exception& e) {

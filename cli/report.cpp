@@ -5,6 +5,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/render.h"
+#include "program/json_text.h"
 #include "reports/error.h"
 #include "reports/html_report.h"
 #include "reports/input_file.h"
@@ -41,10 +42,19 @@ std::optional<reports::RunSummary> read_summary(const fs::path& path, std::vecto
                        "recorded findings only");
     return std::nullopt;
   }
+  // Errors of reading and parsing name the file themselves.
+  nlohmann::json j;
   try {
-    return reports::run_summary_from_json(nlohmann::json::parse(reports::read_text_file(path)));
-  } catch (const nlohmann::json::parse_error& e) {
-    warnings.push_back(path.string() + " is unreadable (" + reports::describe_parse_error(e) + "); it is left out");
+    j = program::parse_json_text(reports::read_text_file(path), path.string());
+  } catch (const reports::ReportError& e) {
+    warnings.push_back(std::string(e.what()) + "; it is left out");
+    return std::nullopt;
+  } catch (const program::JsonError& e) {
+    warnings.push_back(std::string(e.what()) + "; it is left out");
+    return std::nullopt;
+  }
+  try {
+    return reports::run_summary_from_json(j);
   } catch (const std::exception& e) {
     warnings.push_back(path.string() + " is unreadable (" + e.what() + "); it is left out");
   }

@@ -16,6 +16,7 @@
 #include "program/backend.h"
 #include "program/error_category.h"
 #include "program/json.h"
+#include "program/json_text.h"
 #include "program/op_table.h"
 
 namespace parity::engine {
@@ -313,7 +314,7 @@ void parse_counts(std::string_view counts, const program::Program* program, Eval
 // Reads run_in_child's answer.
 void parse_result(const std::string& text, const program::Program* program, Evaluation& out) {
   if (text.starts_with('{')) {
-    json r = json::parse(text);
+    json r = program::parse_json_text(text, "the evaluating process's answer");
     if (r.contains("fatal")) throw EvaluationError(r["fatal"].get<std::string>());
     out.impl_version = r.at("impl_version").get<std::string>();
     out.oracle_version = r.at("oracle_version").get<std::string>();
@@ -334,7 +335,7 @@ void parse_result(const std::string& text, const program::Program* program, Eval
   out.oracle_version = std::string(line.substr(tab1 + 1, tab2 - tab1 - 1));
   parse_counts(line.substr(tab2 + 1), program, out);
   if (line_end == all.size()) return;
-  const json r = json::parse(all.substr(line_end + 1));
+  const json r = program::parse_json_text(all.substr(line_end + 1), "the evaluating process's answer", 2);
   if (!r.at("divergence").is_null()) out.divergence = program::divergence_from_json(r["divergence"]);
   out.impl = program::trace_from_json(r.at("impl"));
   out.oracle = program::trace_from_json(r.at("oracle"));

@@ -15,6 +15,7 @@
 #include "engine/isolation.h"
 #include "engine/worker_protocol.h"
 #include "program/json.h"
+#include "program/json_text.h"
 
 namespace parity::engine {
 
@@ -93,7 +94,7 @@ TraceAnswer TraceWorker::receive() {
       buffer_.erase(0, kFrameHeader + body->size());
       nlohmann::json answer;
       try {
-        answer = nlohmann::json::parse(*body);
+        answer = program::parse_json_text(*body, executable_ + " worker's answer");
       } catch (const std::exception& e) {
         kill();
         throw EvaluationError(executable_ + " worker sent an answer that is not JSON: " + e.what());

@@ -12,6 +12,7 @@
 #include "engine/isolation.h"
 #include "program/internal_assert.h"
 #include "program/json.h"
+#include "program/json_text.h"
 
 namespace parity::engine {
 
@@ -65,7 +66,7 @@ program::Program read_request(const std::string& request) {
   if (request.size() < 2 || (request[0] != 'P' && request[0] != 'C' && request[0] != 'T'))
     throw std::runtime_error("a request without its kind and flag");
   const std::string_view body = std::string_view(request).substr(2);
-  if (request[0] != 'C') return program::program_from_json(nlohmann::json::parse(body));
+  if (request[0] != 'C') return program::program_from_json(program::parse_json_text(body, "a request"));
   const GeneratedCase c = read_case(body);
   return generate_case(c.seed, c.k, c.config).value();
 }

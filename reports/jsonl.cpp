@@ -9,6 +9,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "program/json_text.h"
 #include "reports/error.h"
 #include "reports/input_file.h"
 
@@ -110,14 +111,6 @@ void write_text_file_atomically(const std::filesystem::path& path, std::string_v
   }
 }
 
-std::string describe_parse_error(const nlohmann::json::parse_error& e) {
-  std::string what = e.what();
-  // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> "parse error at line 1, ..."
-  if (auto close = what.find("] "); what.rfind("[json.exception", 0) == 0 && close != std::string::npos)
-    what = what.substr(close + 2);
-  return what;
-}
-
 JsonlContents read_jsonl(const std::filesystem::path& path, Malformed malformed) {
   return parse_jsonl(read_text_file(path), path.string(), malformed);
 }
@@ -126,23 +119,22 @@ JsonlContents parse_jsonl(std::string_view text, const std::string& origin, Malf
   JsonlContents out;
   std::size_t pos = 0, line_no = 0;
   while (pos < text.size()) {
-    std::size_t nl = text.find('\n', pos);
-    const bool last = nl == std::string_view::npos || text.find_first_not_of(" \t\r\n", nl) == std::string_view::npos;
+    const std::size_t nl = text.find('\n', pos);
     std::string_view line = text.substr(pos, (nl == std::string_view::npos ? text.size() : nl) - pos);
     pos = nl == std::string_view::npos ? text.size() : nl + 1;
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     try {
-      out.records.push_back(nlohmann::json::parse(line));
+      out.records.push_back(program::parse_json_text(line, origin, line_no));
       out.lines.push_back(line_no);
-    } catch (const nlohmann::json::parse_error& e) {
-      if (last) {
+    } catch (const program::JsonError& e) {
+      // A record and its newline are written at once, so only a write cut short leaves a line without one.
+      if (nl == std::string_view::npos) {
         out.torn_tail = true;
         break;
       }
-      std::string why = origin + ":" + std::to_string(line_no) + ": malformed JSON line: " + describe_parse_error(e);
-      if (malformed == Malformed::Refuse) throw ReportError(why);
-      out.malformed.push_back(std::move(why));
+      if (malformed == Malformed::Refuse) throw ReportError(e.what());
+      out.malformed.push_back(e.what());
     }
   }
   return out;

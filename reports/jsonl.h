@@ -29,15 +29,17 @@ class JsonlWriter {
 struct JsonlContents {
   std::vector<nlohmann::json> records;
   std::vector<std::size_t> lines;  // the line (from 1) of each record, for messages that point into the file
-  bool torn_tail = false;  // the last line was incomplete and was skipped
-  std::vector<std::string> malformed;  // with Malformed::Skip: "FILE:LINE: why" of each other line skipped
+  bool torn_tail = false;  // the last line was incomplete (no newline ends it) and was skipped
+  // With Malformed::Skip: "FILE:LINE:COLUMN: malformed JSON: why" of each other line skipped.
+  std::vector<std::string> malformed;
 };
 
 // What to do with a malformed line other than the last: refuse the file, or skip the line and say so (for
 // readers that show what they can, like the HTML report).
 enum class Malformed { Refuse, Skip };
 
-// Reads every record (read_text_file). Throws ReportError for an unreadable file, or (Refuse) a malformed line other than the last.
+// Reads every record (read_text_file, program::parse_json_text). Throws ReportError for an unreadable file, or
+// (Refuse) a malformed line other than a torn last one, naming the file, line and column.
 JsonlContents read_jsonl(const std::filesystem::path& path, Malformed = Malformed::Refuse);
 // The same, for text already read; `origin` names it in messages.
 JsonlContents parse_jsonl(std::string_view text, const std::string& origin, Malformed = Malformed::Refuse);
@@ -45,8 +47,5 @@ JsonlContents parse_jsonl(std::string_view text, const std::string& origin, Malf
 // Writes `text` to `path` through a temporary file and a rename, so the file is either the old or the new one.
 // `what` names the content in messages ("the run summary"). Throws ReportError with the reason.
 void write_text_file_atomically(const std::filesystem::path& path, std::string_view text, const std::string& what);
-
-// A JSON parse error as one line: where it happened and why, without the library's exception prefix.
-std::string describe_parse_error(const nlohmann::json::parse_error& e);
 
 }  // namespace parity::reports

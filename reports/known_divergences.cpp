@@ -6,9 +6,9 @@
 #include <regex>
 
 #include "program/json.h"
+#include "program/json_text.h"
 #include "reports/error.h"
 #include "reports/input_file.h"
-#include "reports/jsonl.h"
 
 namespace parity::reports {
 
@@ -96,12 +96,12 @@ std::string today_utc() {
 }
 
 KnownDivergences KnownDivergences::load(const std::filesystem::path& path) {
-  std::string text = read_text_file(path, std::uintmax_t{16} << 20);
+  const std::string text = read_text_file(path, std::uintmax_t{16} << 20);
   json j;
   try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw ReportError(path.string() + ": malformed JSON: " + describe_parse_error(e));
+    j = program::parse_json_text(text, path.string());
+  } catch (const program::JsonError& e) {
+    throw ReportError(e.what());
   }
   return from_json(j, path.string());
 }

@@ -4,6 +4,8 @@
 usage: file_safety_test.py PARITY_BINARY WORK_DIR
 
 Inputs: a device or a FIFO is refused at once (no hang, no endless read).
+JSON: nesting 100,000 levels deep and a number out of range (1e400) are refused with the file and line named,
+never a crash.
 
 Every parity run has a time limit and a memory limit, so that a parity that hangs or reads without end fails
 this test instead of stalling or exhausting the machine. No test touches anything outside WORK_DIR but
@@ -105,6 +107,42 @@ def test_a_fifo_does_not_hang(base):
     (copy / "findings.jsonl").unlink()
     os.mkfifo(copy / "findings.jsonl")
     expect_refused(parity("report", copy, "-o", WORK / "b3.html", timeout=30), "findings.jsonl: cannot read: it is a FIFO")
+
+
+# ---- JSON -----------------------------------------------------------------------------------------------------
+
+def test_deep_nesting(base):
+    deep = "[" * 100000 + "]" * 100000
+    shard = WORK / "b4"
+    shutil.copytree(base, shard)
+    line = len(findings_lines(shard)) + 1
+    with open(shard / "findings.jsonl", "a") as f:
+        f.write(deep + "\n")
+    where = f"findings.jsonl:{line}:"
+    expect_refused(parity("merge", shard, "-o", WORK / "m4"), where, "nested deeper than")
+    expect_refused(parity("replay", shard / "findings.jsonl", "--index", line - 1), where, "nested deeper than")
+    r = parity("report", shard, "-o", WORK / "b4.html")
+    check(r.rc == 0 and where in r.err and "nested deeper than" in r.err,
+          f"report leaves the deep line out, naming it: {r}")
+    (WORK / "deep.json").write_text('{"schema_version": 1, "steps": ' + deep + "}")
+    expect_refused(parity("run", WORK / "deep.json"), "deep.json:1:", "nested deeper than")
+    (WORK / "deep-known.json").write_text('{"schema_version": 1, "entries": ' + deep + "}")
+    expect_refused(parity("fuzz", "--cases", 1, "--known", WORK / "deep-known.json", "--out", WORK / "deep-out"),
+                   "deep-known.json:1:", "nested deeper than")
+    run = WORK / "b5"
+    shutil.copytree(base, run)
+    (run / "run.json").write_text('{"groups": ' + deep + "}\n")
+    expect_refused(parity("merge", run, "-o", WORK / "m5"), "run.json:1:", "nested deeper than")
+
+
+def test_number_out_of_range(base):
+    finding = json.loads(findings_lines(base)[0])
+    text = json.dumps(finding).replace('"shrink_evaluations": %d' % finding["shrink_evaluations"],
+                                       '"shrink_evaluations": 1e400')
+    check("1e400" in text, "the test could not place 1e400 in a finding")
+    path = WORK / "overflow.jsonl"
+    path.write_text(text + "\n")
+    expect_refused(parity("replay", path), "overflow.jsonl:1:", "number overflow parsing '1e400'")
 
 
 def main(argv):
