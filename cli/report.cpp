@@ -10,6 +10,7 @@
 #include "reports/html_report.h"
 #include "reports/input_file.h"
 #include "reports/jsonl.h"
+#include "reports/output_file.h"
 
 namespace parity::cli {
 

@@ -1,12 +1,10 @@
 #include "reports/jsonl.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <system_error>
 
 #include "program/json_text.h"
@@ -19,17 +17,6 @@ namespace {
 
 [[noreturn]] void fail_errno(const std::filesystem::path& path, const std::string& what) {
   throw ReportError(path.string() + ": " + what + ": " + std::strerror(errno));
-}
-
-void write_all(int fd, const std::filesystem::path& path, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail_errno(path, "cannot write");
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
 }
 
 // Cuts the file back to just after its last newline: a partial record was never reported.
@@ -56,59 +43,22 @@ void cut_torn_tail(int fd, const std::filesystem::path& path) {
   if (st.st_size != 0 && ::ftruncate(fd, 0) != 0) fail_errno(path, "cannot truncate a torn last line");
 }
 
-}  // namespace
-
-JsonlWriter::JsonlWriter(std::filesystem::path path) : path_(std::move(path)) {
+const std::filesystem::path& with_parent_folders(const std::filesystem::path& path) {
   std::error_code ec;
-  if (path_.has_parent_path()) std::filesystem::create_directories(path_.parent_path(), ec);
-  if (ec) throw ReportError(path_.parent_path().string() + ": cannot create folder: " + ec.message());
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0) fail_errno(path_, "cannot open for appending");
-  try {
-    cut_torn_tail(fd_, path_);
-  } catch (...) {
-    ::close(fd_);
-    throw;
-  }
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) throw ReportError(path.parent_path().string() + ": cannot create folder: " + ec.message());
+  return path;
 }
 
-JsonlWriter::~JsonlWriter() {
-  if (fd_ >= 0) ::close(fd_);
+}  // namespace
+
+JsonlWriter::JsonlWriter(const std::filesystem::path& path) : file_(with_parent_folders(path)) {
+  cut_torn_tail(file_.fd(), file_.path());
 }
 
 void JsonlWriter::append(const nlohmann::json& record) {
   // One write per record: with O_APPEND, concurrent writers (shards sharing a folder) never interleave lines.
-  std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  write_all(fd_, path_, line);
-  while (::fsync(fd_) != 0) {
-    if (errno != EINTR) fail_errno(path_, "cannot fsync");
-  }
-}
-
-void write_text_file_atomically(const std::filesystem::path& path, std::string_view text, const std::string& what) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw ReportError(path.string() + ": cannot write " + what + ": is a folder");
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw ReportError(path.string() + ": cannot write " + what + ": " + std::strerror(errno) +
-                        " (is its folder there and writable?)");
-    out << text;
-    out.flush();
-    if (!out) {
-      fs::remove(tmp, ec);
-      throw ReportError(path.string() + ": cannot write " + what + " (disk full?)");
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    fs::remove(tmp, ec);
-    throw ReportError(path.string() + ": cannot write " + what + ": " + why);
-  }
+  file_.append(record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 JsonlContents read_jsonl(const std::filesystem::path& path, Malformed malformed) {

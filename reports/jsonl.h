@@ -4,26 +4,29 @@
 #pragma once
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
 #include <vector>
+
+#include "reports/output_file.h"
 
 namespace parity::reports {
 
 class JsonlWriter {
  public:
-  // Opens for appending (creating the file and its parent folders). A torn last line left by an earlier crash
-  // is cut off, so that the next record starts on a line of its own. Throws ReportError.
-  explicit JsonlWriter(std::filesystem::path path);
-  ~JsonlWriter();
+  // Opens for appending (creating the file and its parent folders; a symbolic link, a FIFO, a device or a
+  // folder at `path` is refused: see AppendFile). A torn last line left by an earlier crash is cut off, so that
+  // the next record starts on a line of its own. Throws ReportError.
+  explicit JsonlWriter(const std::filesystem::path& path);
   JsonlWriter(const JsonlWriter&) = delete;
   JsonlWriter& operator=(const JsonlWriter&) = delete;
 
   // Writes one line and fsyncs it. Throws ReportError.
   void append(const nlohmann::json& record);
-  const std::filesystem::path& path() const { return path_; }
+  const std::filesystem::path& path() const { return file_.path(); }
 
  private:
-  std::filesystem::path path_;
-  int fd_ = -1;
+  AppendFile file_;
 };
 
 struct JsonlContents {
@@ -43,9 +46,5 @@ enum class Malformed { Refuse, Skip };
 JsonlContents read_jsonl(const std::filesystem::path& path, Malformed = Malformed::Refuse);
 // The same, for text already read; `origin` names it in messages.
 JsonlContents parse_jsonl(std::string_view text, const std::string& origin, Malformed = Malformed::Refuse);
-
-// Writes `text` to `path` through a temporary file and a rename, so the file is either the old or the new one.
-// `what` names the content in messages ("the run summary"). Throws ReportError with the reason.
-void write_text_file_atomically(const std::filesystem::path& path, std::string_view text, const std::string& what);
 
 }  // namespace parity::reports

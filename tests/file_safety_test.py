@@ -6,6 +6,8 @@ usage: file_safety_test.py PARITY_BINARY WORK_DIR
 Inputs: a device or a FIFO is refused at once (no hang, no endless read).
 JSON: nesting 100,000 levels deep and a number out of range (1e400) are refused with the file and line named,
 never a crash.
+Outputs: a device node, a FIFO or a symbolic link where an output goes is refused, left as it was, and nothing
+is written through it.
 
 Every parity run has a time limit and a memory limit, so that a parity that hangs or reads without end fails
 this test instead of stalling or exhausting the machine. No test touches anything outside WORK_DIR but
@@ -83,6 +85,33 @@ def file_type(path):
 
 def findings_lines(folder):
     return (folder / "findings.jsonl").read_text().splitlines()
+
+
+# ---- outputs --------------------------------------------------------------------------------------------------
+
+def test_output_on_a_device_node(base):
+    node = WORK / "fakenull"
+    if os.geteuid() == 0:
+        os.mknod(node, stat.S_IFCHR | 0o600, os.makedev(1, 3))  # a null device of our own, never /dev/null
+        kind = "chr"
+    else:
+        os.mkfifo(node)  # mknod needs root; a FIFO is the same case for parity
+        kind = "fifo"
+    r = parity("report", base, "-o", node)
+    expect_refused(r, str(node), "will not write the report there")
+    check(file_type(node) == kind, f"-o {node} ({kind}) is now {file_type(node)}")
+
+
+def test_link_at_the_old_temporary_name():
+    out = WORK / "out"
+    out.mkdir()
+    (out / "run.json.tmp").symlink_to(WORK / "victim")
+    r = parity("fuzz", "--cases", 5, "--seed", 7, "--out", out)
+    check(r.rc == 0, f"expected exit 0 from {r}")
+    check(file_type(WORK / "victim") == "absent", "a campaign wrote through out/run.json.tmp, a link to ../victim")
+    check(file_type(out / "run.json") == "file", f"out/run.json is a {file_type(out / 'run.json')}")
+    left = [p.name for p in out.iterdir() if p.name.endswith(".tmp") and p.name != "run.json.tmp"]
+    check(not left, f"temporary files left in {out}: {left}")
 
 
 # ---- inputs ---------------------------------------------------------------------------------------------------

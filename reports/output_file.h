@@ -1,0 +1,38 @@
+// Files parity writes (run.json, findings.jsonl, report.html, a merge's outputs): only a regular file or a new
+// one is written, never through a symbolic link, into a device or a FIFO;
+// and what is written is on disk when the call returns, so a crash or a kill loses nothing already reported.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace parity::reports {
+
+// Replaces `path` by a file holding `text`: written to a new file of a unique name beside it (created with
+// O_EXCL, so nothing that is there already, a link included, is followed or reused), fsynced, renamed over
+// `path`, then the folder fsynced, so that `path` is the old file or the new one whatever happens. Refuses a
+// `path` that exists and is not a regular file. `what` names the content in messages ("the run summary").
+// Throws ReportError naming the path; the temporary file is removed on failure.
+void write_text_file_atomically(const std::filesystem::path& path, std::string_view text, const std::string& what);
+
+// A file records are appended to: created if absent, opened without following a symbolic link and refused
+// unless it is a regular file (opened without blocking, so that a FIFO is refused rather than waited on).
+class AppendFile {
+ public:
+  explicit AppendFile(std::filesystem::path path);  // throws ReportError
+  ~AppendFile();
+  AppendFile(const AppendFile&) = delete;
+  AppendFile& operator=(const AppendFile&) = delete;
+
+  // Writes `data` with one write call (O_APPEND: concurrent appenders never interleave within it) and fsyncs,
+  // so it is on disk when this returns. Throws ReportError.
+  void append(std::string_view data);
+  int fd() const { return fd_; }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+};
+
+}  // namespace parity::reports

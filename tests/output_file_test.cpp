@@ -1,0 +1,114 @@
+// reports/output_file.h: outputs are regular files or new ones. A symbolic link, a FIFO or a folder where an
+// output goes is refused and left as it was, nothing is written through it, and no temporary file stays behind.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "reports/error.h"
+#include "reports/jsonl.h"
+#include "reports/output_file.h"
+
+namespace parity::reports {
+namespace {
+
+namespace fs = std::filesystem;
+
+class OutputFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "parity-output-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string error_of(const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const ReportError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+  // Every name in the folder, so that a temporary file left behind shows.
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir_)) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  static std::string contents(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  fs::path dir_;
+};
+
+TEST_F(OutputFile, ReplacesARegularFileAndLeavesNothingElse) {
+  write_text_file_atomically(dir_ / "run.json", "old\n", "the run summary");
+  write_text_file_atomically(dir_ / "run.json", "new\n", "the run summary");
+  EXPECT_EQ(contents(dir_ / "run.json"), "new\n");
+  EXPECT_EQ(names(), std::vector<std::string>{"run.json"});
+}
+
+TEST_F(OutputFile, NeverWritesThroughASymbolicLink) {
+  fs::create_symlink(dir_ / "victim", dir_ / "run.json");
+  const std::string e = error_of([&] { write_text_file_atomically(dir_ / "run.json", "x", "the run summary"); });
+  EXPECT_NE(e.find("run.json: will not write the run summary there: it is a symbolic link"), std::string::npos) << e;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "run.json"));
+  EXPECT_FALSE(fs::exists(dir_ / "victim"));
+  EXPECT_EQ(names(), std::vector<std::string>{"run.json"});
+}
+
+TEST_F(OutputFile, ALinkWhereTheOldFixedTemporaryNameWasIsIgnored) {
+  fs::create_symlink(dir_ / "victim", dir_ / "run.json.tmp");
+  write_text_file_atomically(dir_ / "run.json", "x", "the run summary");
+  EXPECT_FALSE(fs::exists(dir_ / "victim"));
+  EXPECT_FALSE(fs::is_symlink(dir_ / "run.json"));
+  EXPECT_EQ(contents(dir_ / "run.json"), "x");
+}
+
+TEST_F(OutputFile, AFifoOrAFolderIsRefusedAndKept) {
+  ASSERT_EQ(::mkfifo((dir_ / "page.html").c_str(), 0600), 0);
+  std::string e = error_of([&] { write_text_file_atomically(dir_ / "page.html", "x", "the report"); });
+  EXPECT_NE(e.find("page.html: will not write the report there: it is a FIFO"), std::string::npos) << e;
+  EXPECT_TRUE(fs::is_fifo(dir_ / "page.html"));
+  fs::create_directory(dir_ / "d");
+  e = error_of([&] { write_text_file_atomically(dir_ / "d", "x", "the report"); });
+  EXPECT_NE(e.find("it is a folder"), std::string::npos) << e;
+  EXPECT_EQ(names(), (std::vector<std::string>{"d", "page.html"}));
+}
+
+TEST_F(OutputFile, AFailedWriteLeavesNoTemporaryFile) {
+  const std::string e = error_of([&] { write_text_file_atomically(dir_ / "missing" / "run.json", "x", "it"); });
+  EXPECT_NE(e.find("is its folder there"), std::string::npos) << e;
+  EXPECT_EQ(names(), std::vector<std::string>{});
+}
+
+TEST_F(OutputFile, AppendingRefusesLinksFifosAndFolders) {
+  fs::create_symlink(dir_ / "outside.jsonl", dir_ / "findings.jsonl");  // dangling: O_CREAT would make it
+  std::string e = error_of([&] { JsonlWriter w(dir_ / "findings.jsonl"); });
+  EXPECT_NE(e.find("findings.jsonl: will not append there: it is a symbolic link"), std::string::npos) << e;
+  EXPECT_FALSE(fs::exists(dir_ / "outside.jsonl"));
+  // A FIFO without a reader: refused at once, not waited on.
+  ASSERT_EQ(::mkfifo((dir_ / "fifo.jsonl").c_str(), 0600), 0);
+  e = error_of([&] { JsonlWriter w(dir_ / "fifo.jsonl"); });
+  EXPECT_NE(e.find("fifo.jsonl: will not append there: it is a FIFO"), std::string::npos) << e;
+  e = error_of([&] { AppendFile f(dir_); });
+  EXPECT_NE(e.find("it is a folder"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace parity::reports
