@@ -21,7 +21,8 @@ constexpr std::string_view kHelp = R"(usage: parity merge DIR DIR... -o OUT [--a
 
 Joins the outputs of one campaign run in shards (GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX) into OUT: run.json with
 the counts of all shards (wall time of the longest shard), and findings.jsonl with every shard's findings, in
-shard order. OUT must not hold a run already.
+shard order. OUT must not hold a run already (a symbolic link named run.json or findings.jsonl counts as one,
+dangling or not).
 
 Refused always: shards of another campaign (seed, generator, LibTorch, parity commit, limits, budget), a shard
 given twice, and a run.json that is no campaign's (a shard index or total out of range, more cases than its
@@ -93,9 +94,11 @@ int merge_command(const std::vector<std::string>& argv) {
                                ". Give --allow-partial to merge them anyway (run.json then lists every problem)");
   }
 
-  if (fs::exists(out_dir / "run.json") || fs::exists(out_dir / "findings.jsonl"))
-    throw UsageError(out_dir.string() + " already holds a run: merge into an empty folder");
+  // symlink_status: a dangling link is there too, and writing through it would write outside OUT.
   std::error_code ec;
+  for (const char* name : {"run.json", "findings.jsonl"})
+    if (fs::exists(fs::symlink_status(out_dir / name, ec)))
+      throw UsageError(out_dir.string() + " already holds a run (" + name + "): merge into an empty folder");
   fs::create_directories(out_dir, ec);
   if (ec || !fs::is_directory(out_dir))
     throw reports::ReportError(out_dir.string() + ": cannot create the output folder" + (ec ? ": " + ec.message() : ""));

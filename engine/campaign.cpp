@@ -433,8 +433,10 @@ class Campaign {
 void prepare_output(const std::filesystem::path& out, bool overwrite) {
   std::error_code ec;
   // findings.jsonl is appended to as findings come: a second campaign into one folder would mix with the first.
+  // symlink_status: a link is there even when what it names is not, and writing through it would write outside
+  // --out. --overwrite removes the link itself, never what it names.
   for (const char* name : {"run.json", "findings.jsonl", "report.html", kJournalFile}) {
-    if (!std::filesystem::exists(out / name, ec)) continue;
+    if (!std::filesystem::exists(std::filesystem::symlink_status(out / name, ec))) continue;
     if (!overwrite)
       throw reports::ReportError(out.string() + " already holds a campaign's output (" + name +
                                  "): give another --out, or --overwrite to replace it");

@@ -8,6 +8,7 @@ JSON: nesting 100,000 levels deep and a number out of range (1e400) are refused 
 never a crash.
 Outputs: a device node, a FIFO or a symbolic link where an output goes is refused, left as it was, and nothing
 is written through it.
+A dangling link where a campaign's or a merge's output goes counts as output already there.
 
 Every parity run has a time limit and a memory limit, so that a parity that hangs or reads without end fails
 this test instead of stalling or exhausting the machine. No test touches anything outside WORK_DIR but
@@ -112,6 +113,30 @@ def test_link_at_the_old_temporary_name():
     check(file_type(out / "run.json") == "file", f"out/run.json is a {file_type(out / 'run.json')}")
     left = [p.name for p in out.iterdir() if p.name.endswith(".tmp") and p.name != "run.json.tmp"]
     check(not left, f"temporary files left in {out}: {left}")
+
+
+def test_findings_through_a_dangling_link():
+    out = WORK / "out2"
+    out.mkdir()
+    (out / "findings.jsonl").symlink_to(WORK / "outside")
+    r = parity("fuzz", "--cases", 60, "--seed", 7, "--out", out, plant="mul=values")
+    expect_refused(r, "already holds a campaign's output (findings.jsonl)")
+    check(file_type(WORK / "outside") == "absent", "a campaign wrote its findings outside --out, through a link")
+    # --overwrite removes the link itself, never what it names.
+    r = parity("fuzz", "--cases", 60, "--seed", 7, "--out", out, "--overwrite", plant="mul=values")
+    check(r.rc in (0, 1), f"expected exit 0 or 1 (findings) from {r}")
+    check(file_type(WORK / "outside") == "absent", "--overwrite wrote findings outside --out, through a link")
+    check(file_type(out / "findings.jsonl") == "file" and findings_lines(out),
+          "--overwrite did not write findings.jsonl as a file of its own")
+
+
+def test_merge_into_a_dangling_link(base):
+    out = WORK / "merged"
+    out.mkdir()
+    (out / "findings.jsonl").symlink_to(WORK / "merge-outside")
+    r = parity("merge", base, "-o", out)
+    expect_refused(r, "already holds a run (findings.jsonl)")
+    check(file_type(WORK / "merge-outside") == "absent", "merge wrote findings outside -o, through a link")
 
 
 # ---- inputs ---------------------------------------------------------------------------------------------------
