@@ -31,7 +31,9 @@ A campaign that was killed leaves a torn last line or no run.json: the page is s
 read, and says what was left out.
 
 options:
-  -o, --out OUT    the page to write (default RUN_DIR/report.html)
+  -o, --out OUT    the page to write (default RUN_DIR/report.html): a new file or a regular one, which is
+                   replaced whole; a symbolic link, a FIFO, a device or RUN_DIR's run.json or findings.jsonl is
+                   refused
 
 exit status: 0 written, 2 bad usage, or nothing readable in RUN_DIR.
 )";
@@ -99,6 +101,7 @@ int report_command(const std::vector<std::string>& argv) {
     out = *o;
   }
   if (fs::is_directory(out, ec)) throw UsageError("-o " + out.string() + " is a folder; give the page's file name");
+  reports::refuse_output_over_input(out, {dir / "run.json", dir / "findings.jsonl"}, "-o");
 
   reports::ReportInput in;
   in.findings_path = (dir / "findings.jsonl").string();

@@ -156,4 +156,23 @@ void AppendFile::append(std::string_view data) {
   sync(fd_, path_);
 }
 
+void refuse_output_over_input(const fs::path& out, const std::vector<fs::path>& inputs, std::string_view option) {
+  struct stat o {};
+  const bool out_exists = ::stat(out.c_str(), &o) == 0;
+  for (const fs::path& in : inputs) {
+    struct stat i {};
+    const bool in_exists = ::stat(in.c_str(), &i) == 0;
+    bool same = false;
+    if (out_exists && in_exists) {
+      same = o.st_dev == i.st_dev && o.st_ino == i.st_ino;
+    } else if (!out_exists && !in_exists) {
+      std::error_code ec1, ec2;
+      same = fs::weakly_canonical(out, ec1) == fs::weakly_canonical(in, ec2) && !ec1 && !ec2;
+    }
+    if (same)
+      throw ReportError(std::string(option) + " " + out.string() + " is " + in.string() +
+                        ", an input of this command: write the output elsewhere");
+  }
+}
+
 }  // namespace parity::reports

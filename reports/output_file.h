@@ -1,10 +1,11 @@
 // Files parity writes (run.json, findings.jsonl, report.html, a merge's outputs): only a regular file or a new
-// one is written, never through a symbolic link, into a device or a FIFO;
+// one is written, never through a symbolic link, into a device or a FIFO, nor over an input of the same command;
 // and what is written is on disk when the call returns, so a crash or a kill loses nothing already reported.
 #pragma once
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace parity::reports {
 
@@ -34,5 +35,10 @@ class AppendFile {
   std::filesystem::path path_;
   int fd_ = -1;
 };
+
+// Refuses an output `out` that is one of the command's `inputs`: the same file (device and inode) where both
+// exist, the same path where neither does. `option` names the flag in the message ("-o"). Throws ReportError.
+void refuse_output_over_input(const std::filesystem::path& out, const std::vector<std::filesystem::path>& inputs,
+                              std::string_view option);
 
 }  // namespace parity::reports

@@ -9,6 +9,7 @@ never a crash.
 Outputs: a device node, a FIFO or a symbolic link where an output goes is refused, left as it was, and nothing
 is written through it.
 A dangling link where a campaign's or a merge's output goes counts as output already there.
+An output may not be an input of the same command.
 
 Every parity run has a time limit and a memory limit, so that a parity that hangs or reads without end fails
 this test instead of stalling or exhausting the machine. No test touches anything outside WORK_DIR but
@@ -128,6 +129,18 @@ def test_findings_through_a_dangling_link():
     check(file_type(WORK / "outside") == "absent", "--overwrite wrote findings outside --out, through a link")
     check(file_type(out / "findings.jsonl") == "file" and findings_lines(out),
           "--overwrite did not write findings.jsonl as a file of its own")
+
+
+def test_report_over_its_own_input(base):
+    copy = WORK / "b2"
+    shutil.copytree(base, copy)
+    before = {name: (copy / name).read_bytes() for name in ("findings.jsonl", "run.json")}
+    os.link(copy / "findings.jsonl", WORK / "alias.jsonl")
+    for out in (copy / "findings.jsonl", copy / "run.json", WORK / "alias.jsonl"):
+        r = parity("report", copy, "-o", out)
+        expect_refused(r, "an input of this command")
+    for name, data in before.items():
+        check((copy / name).read_bytes() == data, f"`parity report -o` replaced its input {name}")
 
 
 def test_merge_into_a_dangling_link(base):

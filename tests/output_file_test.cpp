@@ -110,5 +110,21 @@ TEST_F(OutputFile, AppendingRefusesLinksFifosAndFolders) {
   EXPECT_NE(e.find("it is a folder"), std::string::npos) << e;
 }
 
+TEST_F(OutputFile, AnOutputMayNotBeAnInput) {
+  std::ofstream(dir_ / "findings.jsonl") << "{}\n";
+  const fs::path findings = dir_ / "findings.jsonl", run = dir_ / "run.json";
+  // The same file by another name: a hard link, a path through "..".
+  fs::create_hard_link(findings, dir_ / "alias.jsonl");
+  for (const fs::path& out : {findings, dir_ / "alias.jsonl", dir_ / "sub" / ".." / "findings.jsonl"}) {
+    fs::create_directories(dir_ / "sub");
+    const std::string e = error_of([&] { refuse_output_over_input(out, {run, findings}, "-o"); });
+    EXPECT_NE(e.find("-o " + out.string() + " is " + findings.string() + ", an input of this command"),
+              std::string::npos) << e;
+  }
+  // An input that is not there yet is still one, by its path.
+  EXPECT_NE(error_of([&] { refuse_output_over_input(run, {run, findings}, "-o"); }).find("an input"), std::string::npos);
+  EXPECT_EQ(error_of([&] { refuse_output_over_input(dir_ / "page.html", {run, findings}, "-o"); }), "(no error)");
+}
+
 }  // namespace
 }  // namespace parity::reports
