@@ -1,6 +1,7 @@
 // Text for people: divergences and step outcomes as `parity` prints them.
 #pragma once
 #include <string>
+#include <string_view>
 
 #include "program/compare.h"
 #include "program/program.h"
@@ -12,7 +13,12 @@ namespace parity::cli {
 std::string describe_divergence(const program::Program&, const program::Divergence&);
 // One step's outcome in a column: "ok v3 [2, 3] float32 strides [3, 1]", "error(shape)", "skipped".
 std::string describe_step(const program::StepObs&, int step);
-// Makes a message safe for one terminal line: control characters become spaces, length is capped.
+// Text read from a file (a finding's fields, messages quoting it), made safe to print on a terminal: every
+// control character but newline and tab is written as a visible escape (ESC as \x1b, a C1 control such as
+// U+009B as \u009b), so that a hostile finding cannot move the cursor, recolour or retitle the terminal.
+std::string terminal_safe(std::string_view text);
+// A message for one terminal line: newlines and tabs become spaces, the length is capped (at `max` bytes of the
+// message, before escaping), then terminal_safe.
 std::string one_line(std::string text, std::size_t max = 1000);
 
 }  // namespace parity::cli

@@ -47,7 +47,7 @@ int replay_command(const std::vector<std::string>& argv) {
   if (in.finding && in.finding->planted_faults != impl_backend::planted_fault_texts()) {
     const std::string faults = program::join(in.finding->planted_faults, ",");
     std::cerr << "parity replay: warning: this finding was made with " << impl_backend::kPlantVariable << "="
-              << (faults.empty() ? std::string("(unset)") : faults)
+              << (faults.empty() ? std::string("(unset)") : one_line(faults, 200))
               << ", which differs from now: set it the same way to replay it as it was found\n";
   }
   engine::Evaluation ev = engine::evaluate_isolated(in.program, options);

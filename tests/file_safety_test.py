@@ -10,6 +10,7 @@ Outputs: a device node, a FIFO or a symbolic link where an output goes is refuse
 is written through it.
 A dangling link where a campaign's or a merge's output goes counts as output already there.
 An output may not be an input of the same command.
+Text from a finding reaches the terminal with its control characters escaped.
 
 Every parity run has a time limit and a memory limit, so that a parity that hangs or reads without end fails
 this test instead of stalling or exhausting the machine. No test touches anything outside WORK_DIR but
@@ -210,6 +211,32 @@ def test_number_out_of_range(base):
     path = WORK / "overflow.jsonl"
     path.write_text(text + "\n")
     expect_refused(parity("replay", path), "overflow.jsonl:1:", "number overflow parsing '1e400'")
+
+
+# ---- text on the terminal -------------------------------------------------------------------------------------
+
+HOSTILE = "\x1b[2J\x1b]0;owned\x07\u009b31m"
+
+
+def test_control_characters_are_escaped(base):
+    finding = json.loads(findings_lines(base)[0])
+    plant = ",".join(finding["planted_faults"])
+    finding["planted_faults"] = finding["planted_faults"] + ["mul=values" + HOSTILE]
+    path = WORK / "hostile.json"
+    path.write_text(json.dumps(finding))
+    r = parity("replay", path, plant=plant)
+    check(r.rc == 1, f"the hostile finding still replays: {r}")
+    for shown in (r.out, r.err):
+        check(not any(c in shown for c in "\x1b\x07\u009b"), f"a control character reached the terminal: {shown!r}")
+    check("\\x1b[2J\\x1b]0;owned\\x07\\u009b31m" in r.err, f"the planted faults are shown escaped: {r.err!r}")
+    # The page's warnings, printed on stderr, quote the file too.
+    copy = WORK / "b6"
+    shutil.copytree(base, copy)
+    finding["signature"] = "mul" + HOSTILE
+    with open(copy / "findings.jsonl", "a") as f:
+        f.write(json.dumps(finding) + "\n")
+    r = parity("report", copy, "-o", WORK / "b6.html")
+    check(r.rc == 0 and "\\x1b[2J" in r.err and "\x1b" not in r.err, f"report's warnings are escaped: {r.err!r}")
 
 
 def main(argv):
