@@ -6,8 +6,11 @@
 #include "cli/input.h"
 #include "cli/render.h"
 #include "engine/evaluate.h"
+#include "generators/program_gen.h"
 #include "impl_backend/planted_faults.h"
+#include "oracle/torch_backend.h"
 #include "program/repro.h"
+#include "reports/build_info.h"
 
 namespace parity::cli {
 
@@ -16,7 +19,9 @@ namespace {
 constexpr std::string_view kHelp = R"(usage: parity replay FILE [--index N] [--timeout-ms T] [--cpp] [--python]
 
 Runs the program of a finding again on impl and on LibTorch (in a child process, as `parity fuzz` does) and
-prints the verdict: "still diverges: <signature> ..." or "agrees now".
+prints the verdict: "still diverges: <signature> ..." or "agrees now". A finding made with other planted
+faults, another LibTorch, another parity commit or another generator is still replayed, with a warning on
+stderr for each difference: the verdict may then differ for that reason.
 
 FILE is a finding (one JSON object), a findings.jsonl (finding N, counted from 0; default 0), or a program.
 
@@ -28,6 +33,29 @@ options:
 
 exit status: 0 agrees now, 1 still diverges, 2 bad usage or input.
 )";
+
+// What the finding records of the build that found it, against this binary: a difference is one line each.
+void warn_if_made_elsewhere(const reports::Finding& f) {
+  // A planted finding diverges again only with the same faults: a verdict without them would mislead.
+  if (f.planted_faults != impl_backend::planted_fault_texts()) {
+    const std::string faults = program::join(f.planted_faults, ",");
+    std::cerr << "parity replay: warning: this finding was made with " << impl_backend::kPlantVariable << "="
+              << (faults.empty() ? std::string("(unset)") : one_line(faults, 200))
+              << ", which differs from now: set it the same way to replay it as it was found\n";
+  }
+  auto differs = [](const std::string& what, const std::string& then, const std::string& now,
+                    const std::string& consequence) {
+    if (then == now) return;
+    std::cerr << "parity replay: warning: this finding was made with " << what << " " << one_line(then, 100)
+              << ", this binary has " << now << ": " << consequence << "\n";
+  };
+  differs("LibTorch", f.libtorch_version, oracle::torch_version(),
+          "the judge itself changed, so the verdict may differ for that reason alone");
+  differs("parity commit", f.parity_commit, std::string(reports::parity_commit()),
+          "impl or the harness may have changed since");
+  differs("generator version", std::to_string(f.generator_version), std::to_string(generators::generator_version()),
+          "the program is replayed as recorded, but its seed would now generate another one");
+}
 
 }  // namespace
 
@@ -43,13 +71,7 @@ int replay_command(const std::vector<std::string>& argv) {
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) options.timeout = std::chrono::milliseconds(*t);
 
   ReplayInput in = load_replay_input(args.positional()[0], index);
-  // A planted finding diverges again only with the same faults: a verdict without them would mislead.
-  if (in.finding && in.finding->planted_faults != impl_backend::planted_fault_texts()) {
-    const std::string faults = program::join(in.finding->planted_faults, ",");
-    std::cerr << "parity replay: warning: this finding was made with " << impl_backend::kPlantVariable << "="
-              << (faults.empty() ? std::string("(unset)") : one_line(faults, 200))
-              << ", which differs from now: set it the same way to replay it as it was found\n";
-  }
+  if (in.finding) warn_if_made_elsewhere(*in.finding);
   engine::Evaluation ev = engine::evaluate_isolated(in.program, options);
   const std::string recorded = in.finding ? in.finding->signature.to_string() : "";
   int rc = 0;

@@ -11,6 +11,7 @@ is written through it.
 A dangling link where a campaign's or a merge's output goes counts as output already there.
 An output may not be an input of the same command.
 Text from a finding reaches the terminal with its control characters escaped.
+`replay` warns when a finding was made by another LibTorch, commit or generator.
 
 Every parity run has a time limit and a memory limit, so that a parity that hangs or reads without end fails
 this test instead of stalling or exhausting the machine. No test touches anything outside WORK_DIR but
@@ -237,6 +238,19 @@ def test_control_characters_are_escaped(base):
         f.write(json.dumps(finding) + "\n")
     r = parity("report", copy, "-o", WORK / "b6.html")
     check(r.rc == 0 and "\\x1b[2J" in r.err and "\x1b" not in r.err, f"report's warnings are escaped: {r.err!r}")
+
+
+def test_replay_warns_of_another_build(base):
+    finding = json.loads(findings_lines(base)[0])
+    plant = ",".join(finding["planted_faults"])
+    finding.update(libtorch_version="0.0.1-elsewhere", parity_commit="0000000", generator_version=1)
+    path = WORK / "elsewhere.json"
+    path.write_text(json.dumps(finding))
+    r = parity("replay", path, plant=plant)
+    check(r.rc == 1, f"a finding of another build is still replayed: {r}")
+    for made_with in ("LibTorch 0.0.1-elsewhere", "parity commit 0000000", "generator version 1,"):
+        lines = [l for l in r.err.splitlines() if "warning: this finding was made with " + made_with in l]
+        check(len(lines) == 1, f"one warning line for {made_with!r}: {r.err!r}")
 
 
 def main(argv):
