@@ -9,6 +9,7 @@
 #include "reports/input_file.h"
 #include "reports/jsonl.h"
 #include "reports/merge.h"
+#include "reports/output_file.h"
 #include "reports/run_summary.h"
 
 namespace parity::cli {
@@ -21,8 +22,9 @@ constexpr std::string_view kHelp = R"(usage: parity merge DIR DIR... -o OUT [--a
 
 Joins the outputs of one campaign run in shards (GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX) into OUT: run.json with
 the counts of all shards (wall time of the longest shard), and findings.jsonl with every shard's findings, in
-shard order. OUT must not hold a run already (a symbolic link named run.json or findings.jsonl counts as one,
-dangling or not).
+shard order. OUT must be a new or an empty folder (a symbolic link named run.json or findings.jsonl in it counts
+as a run already there, dangling or not); both files appear in it together, or neither does if the merge is
+killed or fails.
 
 Refused always: shards of another campaign (seed, generator, LibTorch, parity commit, limits, budget), a shard
 given twice, and a run.json that is no campaign's (a shard index or total out of range, more cases than its
@@ -99,15 +101,14 @@ int merge_command(const std::vector<std::string>& argv) {
   for (const char* name : {"run.json", "findings.jsonl"})
     if (fs::exists(fs::symlink_status(out_dir / name, ec)))
       throw UsageError(out_dir.string() + " already holds a run (" + name + "): merge into an empty folder");
-  fs::create_directories(out_dir, ec);
-  if (ec || !fs::is_directory(out_dir))
-    throw reports::ReportError(out_dir.string() + ": cannot create the output folder" + (ec ? ": " + ec.message() : ""));
-
+  // Both files appear at once or not at all: a merge killed between them must not leave half a run.
+  reports::StagedFolder staged(out_dir);
   if (!merged.findings.empty()) {
-    reports::JsonlWriter writer(out_dir / "findings.jsonl");
+    reports::JsonlWriter writer(staged.path() / "findings.jsonl");
     for (const auto& record : merged.findings) writer.append(record);
   }
-  reports::write_run_summary(out_dir / "run.json", merged.summary);
+  reports::write_run_summary(staged.path() / "run.json", merged.summary);
+  staged.publish();
   const reports::RunSummary& m = merged.summary;
   for (const auto& p : problems) std::cerr << "parity merge: --allow-partial: " << p << "\n";
   if (!problems.empty())

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "program/splitmix.h"
@@ -154,6 +155,43 @@ AppendFile::~AppendFile() {
 void AppendFile::append(std::string_view data) {
   write_all(fd_, path_, data);
   sync(fd_, path_);
+}
+
+StagedFolder::StagedFolder(fs::path out) : out_(std::move(out)) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(out_, ec);
+  if (fs::exists(st) && !(fs::is_directory(st) && fs::is_empty(out_, ec)))
+    throw ReportError(out_.string() + ": will not write there: it " +
+                      (fs::is_directory(st) ? std::string("is a folder that is not empty") : "exists and is not a folder") +
+                      " (give a new or empty folder)");
+  const fs::path parent = out_.has_parent_path() ? out_.parent_path() : fs::path(".");
+  fs::create_directories(parent, ec);
+  const std::string name = out_.filename().empty() ? out_.parent_path().filename().string() : out_.filename().string();
+  std::string tmpl = (parent / ("." + name + ".parity-XXXXXX")).string();
+  if (!::mkdtemp(tmpl.data())) fail_errno(parent, "cannot create a folder to write " + out_.string() + " in");
+  staged_ = tmpl;
+  // mkdtemp's folder is 0700; the published one is read by others (CI artifacts), as any new folder would be.
+  const mode_t umask = ::umask(0);
+  ::umask(umask);
+  ::chmod(staged_.c_str(), 0777 & ~umask);
+}
+
+StagedFolder::~StagedFolder() {
+  std::error_code ec;
+  if (!published_) fs::remove_all(staged_, ec);
+}
+
+void StagedFolder::publish() {
+  // The files in it are synced one by one as written; the folder's own entries must be on disk before it is
+  // renamed, and the rename must be on disk before publish returns.
+  sync_folder(staged_);
+  if (::rename(staged_.c_str(), out_.c_str()) != 0) {
+    if (errno == ENOTEMPTY || errno == EEXIST)
+      throw ReportError(out_.string() + ": will not write there: something was written into it meanwhile");
+    fail_errno(out_, "cannot move the written folder into place");
+  }
+  published_ = true;
+  sync_folder(out_.has_parent_path() ? out_.parent_path() : fs::path("."));
 }
 
 void refuse_output_over_input(const fs::path& out, const std::vector<fs::path>& inputs, std::string_view option) {

@@ -36,6 +36,29 @@ class AppendFile {
   int fd_ = -1;
 };
 
+// A folder of outputs that appears whole or not at all (a merge's run.json and findings.jsonl: a kill between
+// the two files must not leave half a run). Its files are written into a new hidden folder beside `out`, which
+// publish() renames to `out` in one step; `out` must be absent or an empty folder. Destroyed unpublished (an
+// error), the hidden folder is removed; a kill leaves it (named .OUT.parity-XXXXXX), and never a partial `out`.
+class StagedFolder {
+ public:
+  explicit StagedFolder(std::filesystem::path out);  // throws ReportError
+  ~StagedFolder();
+  StagedFolder(const StagedFolder&) = delete;
+  StagedFolder& operator=(const StagedFolder&) = delete;
+
+  // Where to write the folder's files until publish().
+  const std::filesystem::path& path() const { return staged_; }
+  // Renames the staged folder to `out` (replacing it if it is an empty folder) and syncs what holds it.
+  // Throws ReportError, naming `out`, when `out` has gained content meanwhile or the rename fails.
+  void publish();
+
+ private:
+  std::filesystem::path out_;
+  std::filesystem::path staged_;
+  bool published_ = false;
+};
+
 // Refuses an output `out` that is one of the command's `inputs`: the same file (device and inode) where both
 // exist, the same path where neither does. `option` names the flag in the message ("-o"). Throws ReportError.
 void refuse_output_over_input(const std::filesystem::path& out, const std::vector<std::filesystem::path>& inputs,

@@ -126,5 +126,30 @@ TEST_F(OutputFile, AnOutputMayNotBeAnInput) {
   EXPECT_EQ(error_of([&] { refuse_output_over_input(dir_ / "page.html", {run, findings}, "-o"); }), "(no error)");
 }
 
+// A staged folder appears whole, in a new or an empty folder, and leaves nothing when it is not published.
+TEST_F(OutputFile, AStagedFolderAppearsWholeOrNotAtAll) {
+  for (const bool existed_empty : {false, true}) {
+    const fs::path out = dir_ / (existed_empty ? "empty" : "new");
+    if (existed_empty) fs::create_directory(out);
+    StagedFolder staged(out);
+    write_text_file_atomically(staged.path() / "a", "1", "a");
+    write_text_file_atomically(staged.path() / "b", "2", "b");
+    EXPECT_FALSE(fs::exists(out / "a")) << "visible before publish";
+    staged.publish();
+    EXPECT_TRUE(fs::exists(out / "a") && fs::exists(out / "b"));
+  }
+  {
+    StagedFolder abandoned(dir_ / "abandoned");
+    write_text_file_atomically(abandoned.path() / "a", "1", "a");
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "abandoned"));
+  EXPECT_EQ(names(), (std::vector<std::string>{"empty", "new"})) << "a staging folder was left behind";
+
+  std::ofstream(dir_ / "new" / "other") << "x";
+  EXPECT_NE(error_of([&] { StagedFolder s(dir_ / "new"); }).find("not empty"), std::string::npos);
+  std::ofstream(dir_ / "file") << "x";
+  EXPECT_NE(error_of([&] { StagedFolder s(dir_ / "file"); }).find("not a folder"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace parity::reports
