@@ -6,10 +6,12 @@
 #include "impl_backend/planted_faults.h"
 #include "oracle/torch_backend.h"
 #include "program/json.h"
+#include "program/json_text.h"
 #include "reports/build_info.h"
 #include "reports/error.h"
 #include "reports/json_fields.h"
-#include "reports/jsonl.h"
+#include "reports/input_file.h"
+#include "reports/output_file.h"
 
 namespace parity::engine {
 
@@ -83,8 +85,8 @@ Journal read_journal(const std::filesystem::path& dir) {
   if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec)))
     throw reports::ReportError(path.string() + ": no journal, so nothing to resume: the campaign in " +
                                dir.string() + " finished (see its run.json), or was not started by parity fuzz");
+  const json j = program::parse_json_text(reports::read_text_file(path), path.string());  // names the file
   try {
-    const json j = json::parse(reports::read_text_file(path));
     using reports::json_typed;
     const auto version = json_typed<int>(j, "journal_version", kWhat);
     if (version != kJournalVersion)
@@ -100,8 +102,6 @@ Journal read_journal(const std::filesystem::path& dir) {
     if (const json& p = reports::json_field(j, "pending", kWhat); !p.is_null())
       out.pending = reports::finding_from_json(p);
     return out;
-  } catch (const json::parse_error& e) {
-    throw reports::ReportError(path.string() + ": " + reports::describe_parse_error(e));
   } catch (const program::JsonError& e) {
     throw reports::ReportError(path.string() + ": " + e.what());
   }
