@@ -84,6 +84,10 @@ int replay_command(const std::vector<std::string>& argv) {
   } else {
     std::cout << "agrees now" << (recorded.empty() ? "" : " (recorded as " + recorded + ")") << "\n";
   }
+  if (in.finding && in.finding->reproducible && in.finding->reproducible->flaky())
+    std::cerr << "parity replay: note: this finding is flaky: it diverged on " << in.finding->reproducible->diverged
+              << " of " << in.finding->reproducible->runs << " confirming runs, so one replay "
+              << (rc ? "that diverges" : "that agrees") << " says little; replay it several times\n";
   const program::Trace* oracle = ev.oracle ? &*ev.oracle : nullptr;
   if (args.has("--cpp")) std::cout << "\n" << program::cpp_repro(in.program, oracle);
   if (args.has("--python")) std::cout << "\n" << program::python_repro(in.program, oracle);

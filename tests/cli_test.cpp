@@ -231,6 +231,25 @@ TEST_F(Cli, ShortCampaignWritesItsSummary) {
   }
 }
 
+// A flaky finding says so when replayed: one replay that agrees (or diverges) proves little about it.
+TEST_F(Cli, ReplayOfAFlakyFindingSaysItIsFlaky) {
+  const fs::path out = dir_ / "flaky";
+  Result r = parity("fuzz --cases 120 --seed 7 --isolation fork --out " + out.string(), 600, "PARITY_PLANT=mul=flaky");
+  ASSERT_EQ(r.exit_code, 1) << r.output;
+  std::ifstream in(out / "findings.jsonl");
+  std::string line;
+  int index = 0, flaky = 0;
+  while (std::getline(in, line)) {
+    const nlohmann::json f = nlohmann::json::parse(line);
+    Result replay = parity("replay " + (out / "findings.jsonl").string() + " --index " + std::to_string(index++), 120,
+                           "PARITY_PLANT=mul=flaky");
+    const bool is_flaky = f["reproducible"].is_object() && f["reproducible"]["flaky"] == true;
+    flaky += is_flaky;
+    EXPECT_EQ(replay.output.find("this finding is flaky") != std::string::npos, is_flaky) << replay.output;
+  }
+  EXPECT_GT(flaky, 0);
+}
+
 TEST_F(Cli, RequireCoverageFailsOnStarvedItems) {
   fs::path out = dir_ / "starved";
   // Two cases cannot reach every situation: each starved item is named on stderr, and the exit status says so.
