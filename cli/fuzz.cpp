@@ -24,6 +24,7 @@
 #include "program/json.h"
 #include "reports/build_info.h"
 #include "reports/known_divergences.h"
+#include "reports/output_file.h"
 #include "reports/run_summary.h"
 
 namespace parity::cli {
@@ -62,7 +63,8 @@ options:
                    that does not diverge the same way every time is flaky, labelled so in its finding
                    (reproducible: diverged/runs) and recorded unshrunk
   --overwrite      replace the campaign output already in DIR (run.json, findings.jsonl, report.html,
-                   journal.json); without it such a folder is refused, so that two campaigns' findings never mix
+                   journal.json; a symbolic link there is removed, never what it names); without it such a
+                   folder is refused, so that two campaigns' findings never mix
   --resume DIR     go on with the campaign in DIR, stopped or killed, from its journal (DIR/journal.json): with
                    its settings, from the first case it had not judged, recording the finding it was shrinking
                    unless findings.jsonl has it. Only --jobs, --require-coverage and --strict-known may be given
@@ -120,7 +122,8 @@ reports::ShardInfo shard_from_env() {
     break;
   }
   // Bazel asks test runners that shard to say so by touching this file.
-  if (auto status = env("TEST_SHARD_STATUS_FILE")) std::ofstream(*status, std::ios::app);
+  // Created if absent, never followed through a symbolic link (reports/output_file.h), as every output.
+  if (auto status = env("TEST_SHARD_STATUS_FILE")) reports::AppendFile touched(*status);
   return shard;
 }
 

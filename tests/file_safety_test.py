@@ -54,11 +54,12 @@ class Run:
         return f"`parity {' '.join(self.args)}` (exit {self.rc}): {(self.out + self.err)[-2000:]}"
 
 
-def parity(*args, plant=None, timeout=60):
+def parity(*args, plant=None, timeout=60, extra_env=None):
     env = {k: v for k, v in os.environ.items()
            if k not in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE", "PARITY_PLANT")}
     if plant:
         env["PARITY_PLANT"] = plant
+    env.update(extra_env or {})
     args = [str(a) for a in args]
     try:
         p = subprocess.run([PARITY] + args, env=env, capture_output=True, timeout=timeout, preexec_fn=limit_memory)
@@ -131,6 +132,16 @@ def test_findings_through_a_dangling_link():
     check(file_type(WORK / "outside") == "absent", "--overwrite wrote findings outside --out, through a link")
     check(file_type(out / "findings.jsonl") == "file" and findings_lines(out),
           "--overwrite did not write findings.jsonl as a file of its own")
+
+
+def test_shard_status_file_through_a_link():
+    # Bazel's TEST_SHARD_STATUS_FILE is touched, never written through a symbolic link.
+    link = WORK / "status-link"
+    link.symlink_to(WORK / "status-outside")
+    r = parity("fuzz", "--cases", 1, "--seed", 7, "--out", WORK / "status-out",
+               extra_env={"TEST_SHARD_STATUS_FILE": str(link)})
+    expect_refused(r, "symbolic link")
+    check(file_type(WORK / "status-outside") == "absent", "TEST_SHARD_STATUS_FILE was followed through a link")
 
 
 def test_report_over_its_own_input(base):
