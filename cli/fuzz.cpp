@@ -252,8 +252,8 @@ void print_final(const engine::CampaignConfig& c, const reports::RunSummary& s) 
 bool check_known(const reports::KnownDivergences& known, const engine::CampaignResult& r) {
   const auto stale = engine::stale_known_entries(known, r.summary, r.today);
   for (const auto& s : stale)
-    std::fprintf(stderr, "parity fuzz: --strict-known: known divergence \"%s\" %s\n", s.entry->signature.c_str(),
-                 s.why.c_str());
+    std::fprintf(stderr, "parity fuzz: --strict-known: known divergence \"%s\" %s\n",
+                 terminal_safe(s.entry->signature).c_str(), terminal_safe(s.why).c_str());
   std::fflush(stderr);
   return stale.empty();
 }
@@ -307,8 +307,8 @@ int fuzz_command(const std::vector<std::string>& argv) {
   if (!journal) engine::prepare_output(o.campaign.out, o.overwrite);
   CampaignPrinter printer;
   for (const auto* k : known.expired(reports::today_utc()))
-    printer.message("parity: warning: known divergence \"" + k->signature + "\" expired on " + k->expires +
-                    "; it no longer matches: review it");
+    printer.message("parity: warning: known divergence \"" + terminal_safe(k->signature) + "\" expired on " +
+                    terminal_safe(k->expires) + "; it no longer matches: review it");
 
   std::optional<StopOnSignals> signals(std::in_place);
   std::fprintf(stderr, "parity fuzz: %sseed %llu, shard %d/%d, %s, output %s\n",
