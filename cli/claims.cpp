@@ -15,7 +15,10 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/memory_limit.h"
 #include "cli/render.h"
+#include "engine/evaluate.h"
+#include "engine/evaluation_process.h"
 #include "engine/isolation.h"
 #include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
@@ -30,7 +33,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kHelp = R"(usage: parity claims [--json | --markdown] [--only ID] [--timeout-ms T] [--against OTHER_PARITY]
+constexpr std::string_view kHelp = R"(usage: parity claims [--json | --markdown] [--only ID] [--timeout-ms T] [--memory-mb M] [--against OTHER_PARITY]
 
 Checks the factual claims of the tutorials in shared/seeds (what aliases, what requires grad, which gradient
 a snippet computes, what raises, which memory format survives). Each claim is a small program and a check
@@ -42,6 +45,9 @@ options:
   --markdown       a Markdown table, to paste into a report
   --only ID        check one claim
   --timeout-ms T   time limit of one claim on one backend (default 10000)
+  --memory-mb M    address-space limit of one claim on one backend in MiB (default 4096; 0: none); a claim
+                   that exceeds it did not run (out_of_memory). Not applied in an AddressSanitizer build (its
+                   shadow memory takes terabytes of address space), which says so on stderr
   --against P      also show each claim's verdict on the LibTorch of another parity build (its parity binary,
                    e.g. build-torch-2.15/parity, which runs `claims --json`): a column per release, and the
                    claims whose verdict differs between them
@@ -81,14 +87,33 @@ std::string side_result(const program::Program& p, bool libtorch) {
   return result.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-SideRun run_side(const program::Program& p, bool libtorch, std::chrono::milliseconds timeout) {
-  const engine::ChildEnd end = engine::run_isolated([&] { return side_result(p, libtorch); }, timeout);
+// The limits of one side of one claim, as `parity fuzz` puts on one case.
+struct Limits {
+  std::chrono::milliseconds timeout{10000};
+  std::size_t memory_bytes = engine::kDefaultMemoryLimitBytes;
+};
+
+SideRun run_side(const program::Program& p, bool libtorch, const Limits& limits) {
+  static engine::Progress* const progress = engine::map_shared_progress(1);
+  progress->reset();
+  const engine::ChildEnd end = engine::run_isolated(
+      [&] {
+        engine::enter_evaluating_process(limits.memory_bytes, progress);
+        return side_result(p, libtorch);
+      },
+      limits.timeout);
   SideRun out;
   switch (end.how) {
-    case engine::ChildEnd::How::Timeout: out.failure = "timeout: " + end.describe(timeout); return out;
+    case engine::ChildEnd::How::Timeout: out.failure = "timeout: " + end.describe(limits.timeout); return out;
     case engine::ChildEnd::How::Signal:
     case engine::ChildEnd::How::Exit:
-    case engine::ChildEnd::How::Interrupted: out.failure = "crash: " + end.describe(timeout); return out;
+      if (progress->out_of_memory.load()) {
+        out.failure = "out_of_memory: an allocation failed under the memory limit of " +
+                      std::to_string(limits.memory_bytes >> 20) + " MiB";
+        return out;
+      }
+      [[fallthrough]];
+    case engine::ChildEnd::How::Interrupted: out.failure = "crash: " + end.describe(limits.timeout); return out;
     case engine::ChildEnd::How::Finished: break;
   }
   const std::string& text = end.output;
@@ -108,8 +133,8 @@ SideRun run_side(const program::Program& p, bool libtorch, std::chrono::millisec
   return out;
 }
 
-claims::SideResult judge_side(const claims::Claim& c, bool libtorch, std::chrono::milliseconds timeout) {
-  SideRun run = run_side(c.program, libtorch, timeout);
+claims::SideResult judge_side(const claims::Claim& c, bool libtorch, const Limits& limits) {
+  SideRun run = run_side(c.program, libtorch, limits);
   if (!run.trace) return claims::no_trace(run.failure);
   return claims::judge(c, *run.trace);
 }
@@ -122,9 +147,9 @@ struct OtherRelease {
   std::map<std::string, json> libtorch;  // the "libtorch" object of each claim: holds, observed, ran_as_intended
 };
 
-OtherRelease other_release(const std::string& parity, const std::optional<std::string>& only,
-                           std::chrono::milliseconds timeout) {
-  std::string command = "'" + parity + "' claims --json --timeout-ms " + std::to_string(timeout.count());
+OtherRelease other_release(const std::string& parity, const std::optional<std::string>& only, const Limits& limits) {
+  std::string command = "'" + parity + "' claims --json --timeout-ms " + std::to_string(limits.timeout.count()) +
+                        " --memory-mb " + std::to_string(limits.memory_bytes >> 20);
   if (only) command += " --only '" + *only + "'";
   if (parity.find('\'') != std::string::npos || (only && only->find('\'') != std::string::npos))
     throw UsageError("--against and --only must not contain a single quote");
@@ -353,12 +378,13 @@ void print_json(const std::vector<Row>& rows, const Counts& n, const OtherReleas
 int claims_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
   Args args("parity claims", argv,
-            {{"--json", false}, {"--markdown", false}, {"--only"}, {"--timeout-ms"}, {"--against"}});
+            {{"--json", false}, {"--markdown", false}, {"--only"}, {"--timeout-ms"}, {"--memory-mb"}, {"--against"}});
   if (!args.positional().empty())
     throw UsageError("`parity claims` takes no positional arguments (see `parity claims --help`)");
   if (args.has("--json") && args.has("--markdown")) throw UsageError("--json and --markdown exclude each other");
-  std::chrono::milliseconds timeout{10000};
-  if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) timeout = std::chrono::milliseconds(*t);
+  Limits limits;
+  if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) limits.timeout = std::chrono::milliseconds(*t);
+  limits.memory_bytes = memory_limit_bytes(args, "parity claims");
 
   std::vector<const claims::Claim*> selected;
   const auto only = args.value("--only");
@@ -368,12 +394,12 @@ int claims_command(const std::vector<std::string>& argv) {
 
   std::vector<Row> rows;
   for (const claims::Claim* c : selected) {
-    claims::SideResult lt = judge_side(*c, /*libtorch=*/true, timeout);
-    claims::SideResult im = judge_side(*c, /*libtorch=*/false, timeout);
+    claims::SideResult lt = judge_side(*c, /*libtorch=*/true, limits);
+    claims::SideResult im = judge_side(*c, /*libtorch=*/false, limits);
     rows.push_back({c, claims::combine(std::move(lt), std::move(im))});
   }
   std::optional<OtherRelease> other;
-  if (auto against = args.value("--against")) other = other_release(*against, only, timeout);
+  if (auto against = args.value("--against")) other = other_release(*against, only, limits);
   const OtherRelease* o = other ? &*other : nullptr;
   const Counts n = count(rows);
   if (args.has("--json")) print_json(rows, n, o);

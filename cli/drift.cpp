@@ -10,6 +10,7 @@
 #include "cli/campaign_printer.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/memory_limit.h"
 #include "engine/drift.h"
 #include "engine/worker_protocol.h"
 #include "oracle/torch_backend.h"
@@ -40,7 +41,9 @@ options:
   --out DIR         output folder (default parity-drift)
   --max-steps N     longest generated program
   --timeout-ms T    time limit of one program on one LibTorch (default 10000)
-  --memory-mb M     address-space limit of each worker (default 4096; 0: none)
+  --memory-mb M     address-space limit of each worker in MiB (default 4096; 0: none); a program that exceeds
+                    it is an out_of_memory difference. Not applied in an AddressSanitizer build (its shadow
+                    memory takes terabytes of address space), which says so on stderr
   --shrink-share F  share of the time budget shrinking may use (default 0.25)
   --overwrite       replace an earlier run's output in DIR
 
@@ -52,6 +55,9 @@ constexpr std::string_view kWorkerHelp = R"(usage: parity worker [--memory-mb M]
 
 Internal: serves `parity drift` of another build. Reads requests from standard input (a socket) and answers each
 with this build's LibTorch trace of the program (engine/worker_protocol.h), until the other end closes it.
+
+options:
+  --memory-mb M    its address-space limit in MiB (default 4096; 0: none), as `parity drift --memory-mb`
 )";
 
 }  // namespace
@@ -78,7 +84,7 @@ int drift_command(const std::vector<std::string>& argv) {
   }
   if (auto k = args.uint64("--max-steps", 1, program::kMaxSteps)) c.generator.max_steps = static_cast<int>(*k);
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) c.timeout = std::chrono::milliseconds(*t);
-  if (auto m = args.uint64("--memory-mb", 0, std::uint64_t{1} << 30)) c.memory_limit_bytes = *m << 20;
+  c.memory_limit_bytes = memory_limit_bytes(args, "parity drift");
   if (auto f = args.number("--shrink-share", 0.0, 1.0)) c.shrink_share = *f;
   engine::prepare_output(c.out, args.has("--overwrite"));
 
@@ -114,8 +120,7 @@ int drift_command(const std::vector<std::string>& argv) {
 int worker_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kWorkerHelp)) return 0;
   Args args("parity worker", argv, {{"--memory-mb"}});
-  std::size_t limit = 0;
-  if (auto m = args.uint64("--memory-mb", 0, std::uint64_t{1} << 30)) limit = static_cast<std::size_t>(*m) << 20;
+  const std::size_t limit = memory_limit_bytes(args, "parity worker");
   // No parent watches this worker's progress across the exec: its own record of it is enough for the loop.
   static engine::Progress progress;
   engine::serve_requests(0, ::getppid(), limit, &progress);

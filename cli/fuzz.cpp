@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/campaign_printer.h"
 #include "cli/exit_status.h"
+#include "cli/memory_limit.h"
 #include "cli/render.h"
 #include "engine/campaign.h"
 #include "engine/journal.h"
@@ -51,7 +52,8 @@ options:
   --isolation M    workers (default): persistent workers, many cases each; fork: a child forked for every
                    case and shrinking candidate, one at a time (slow; the reference the workers must match)
   --memory-mb M    address-space limit of one worker in MiB (default 4096; 0: none); a case that exceeds it is
-                   an out_of_memory finding
+                   an out_of_memory finding. Not applied in an AddressSanitizer build (its shadow memory takes
+                   terabytes of address space), which says so on stderr
   --shrink-share F share of the campaign's time (--seconds, or the time so far) that shrinking may take in all,
                    never less than 10 s (default 0.25; 0: no shrinking); findings beyond it are recorded
                    unshrunk
@@ -180,7 +182,7 @@ Options parse_options(const std::vector<std::string>& argv) {
   } else {
     o.campaign.jobs = jobs ? static_cast<int>(*jobs) : engine::usable_cores();
   }
-  if (auto m = args.uint64("--memory-mb", 0, std::uint64_t{1} << 30)) o.campaign.memory_limit_bytes = *m << 20;
+  o.campaign.memory_limit_bytes = memory_limit_bytes(args, "parity fuzz");
   if (auto f = args.number("--shrink-share", 0.0, 1.0)) o.campaign.shrink_share = *f;
   if (auto n = args.uint64("--confirm", 0, 100)) o.campaign.confirm_runs = static_cast<int>(*n);
   o.require_coverage = args.has("--require-coverage");

@@ -4,6 +4,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "cli/memory_limit.h"
 #include "cli/render.h"
 #include "engine/evaluate.h"
 #include "generators/program_gen.h"
@@ -16,7 +17,7 @@ namespace parity::cli {
 
 namespace {
 
-constexpr std::string_view kHelp = R"(usage: parity replay FILE [--index N] [--timeout-ms T] [--cpp] [--python]
+constexpr std::string_view kHelp = R"(usage: parity replay FILE [--index N] [--timeout-ms T] [--memory-mb M] [--cpp] [--python]
 
 Runs the program of a finding again on impl and on LibTorch (in a child process, as `parity fuzz` does) and
 prints the verdict: "still diverges: <signature> ..." or "agrees now". A finding made with other planted
@@ -28,6 +29,9 @@ FILE is a finding (one JSON object), a findings.jsonl (finding N, counted from 0
 options:
   --index N        which finding of a findings.jsonl
   --timeout-ms T   time limit (default 10000)
+  --memory-mb M    address-space limit of the child in MiB (default 4096; 0: none); a program that exceeds it
+                   diverges as out_of_memory. Not applied in an AddressSanitizer build (its shadow memory takes
+                   terabytes of address space), which says so on stderr
   --cpp            then print a C++ (LibTorch) repro of the program
   --python         then print a Python (PyTorch) repro of the program
 
@@ -61,7 +65,7 @@ void warn_if_made_elsewhere(const reports::Finding& f) {
 
 int replay_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
-  Args args("parity replay", argv, {{"--index"}, {"--timeout-ms"}, {"--cpp", false}, {"--python", false}});
+  Args args("parity replay", argv, {{"--index"}, {"--timeout-ms"}, {"--memory-mb"}, {"--cpp", false}, {"--python", false}});
   if (args.positional().size() != 1)
     throw UsageError("`parity replay` takes one FILE (see `parity replay --help`)");
   std::optional<std::size_t> index;
@@ -69,6 +73,7 @@ int replay_command(const std::vector<std::string>& argv) {
   engine::EvalOptions options;
   options.want_traces = true;
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) options.timeout = std::chrono::milliseconds(*t);
+  options.memory_limit_bytes = memory_limit_bytes(args, "parity replay");
 
   ReplayInput in = load_replay_input(args.positional()[0], index);
   if (in.finding) warn_if_made_elsewhere(*in.finding);

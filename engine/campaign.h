@@ -37,7 +37,7 @@ struct CampaignConfig {
   std::chrono::milliseconds timeout{10000};  // of one case
   Isolation isolation = Isolation::Workers;
   int jobs = 1;                          // workers side by side (Fork: 1)
-  std::size_t memory_limit_bytes = std::size_t{4} << 30;  // address space of one worker or child; 0: none
+  std::size_t memory_limit_bytes = kDefaultMemoryLimitBytes;  // address space of one worker or child; 0: none
   // Shrinking stops for the rest of the campaign once it has used this share of the campaign's time (of
   // `seconds`, or of the time so far without it; never less than kMinShrinkSeconds): later findings are recorded
   // as found, and run.json counts them (unshrunk_findings). 0: nothing is shrunk.

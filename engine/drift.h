@@ -25,7 +25,7 @@ struct DriftConfig {
   std::filesystem::path out = "parity-drift";
   generators::GenConfig generator;
   std::chrono::milliseconds timeout{10000};              // of one program on one LibTorch
-  std::size_t memory_limit_bytes = std::size_t{4} << 30;  // of one worker
+  std::size_t memory_limit_bytes = kDefaultMemoryLimitBytes;  // of one worker
   double shrink_share = 0.25;                             // as CampaignConfig's
 };
 

@@ -42,11 +42,16 @@ struct Evaluation {
   std::string impl_version, oracle_version;
 };
 
+// The memory limit of every evaluating process unless told otherwise (`--memory-mb` of each command): far above
+// what a generated case needs, far below what makes a machine swap.
+inline constexpr std::size_t kDefaultMemoryLimitBytes = std::size_t{4} << 30;
+
 struct EvalOptions {
   std::chrono::milliseconds timeout{10000};
   bool want_traces = false;
   const std::atomic<bool>* stop = nullptr;  // when set, the child is killed and the outcome is Interrupted
-  std::size_t memory_limit_bytes = 0;       // address space of the evaluating process; 0: no limit
+  // Address space of the evaluating process; 0: no limit (engine/evaluation_process.h).
+  std::size_t memory_limit_bytes = kDefaultMemoryLimitBytes;
 };
 
 // Throws EvaluationError when the machinery fails.

@@ -357,7 +357,7 @@ Progress* g_oom_progress = nullptr;  // the evaluating process's slot, for the n
 }  // namespace
 
 void enter_evaluating_process(std::size_t memory_limit_bytes, Progress* progress) {
-  if (memory_limit_bytes == 0) return;
+  if (memory_limit_bytes == 0 || !kAddressSpaceLimitSupported) return;
   rlimit limit{static_cast<rlim_t>(memory_limit_bytes), static_cast<rlim_t>(memory_limit_bytes)};
   ::setrlimit(RLIMIT_AS, &limit);
   g_oom_progress = progress;

@@ -37,9 +37,27 @@ Progress* map_shared_progress(int count);
 // Called first in a freshly forked evaluating process. With a limit (bytes, 0 for none) the process's address
 // space is capped there, and an allocation that fails (operator new) ends the process with kOutOfMemoryStatus
 // after marking `progress`: the case is then an out_of_memory finding instead of a worker that carries on in an
-// unknown state, or a machine that swaps.
+// unknown state, or a machine that swaps. An address-space cap bounds the resident memory as well (a resident
+// page is a mapped one), so no watch of the resident set is needed besides, except where no cap can be set: see
+// kAddressSpaceLimitSupported.
 inline constexpr int kOutOfMemoryStatus = 86;
 void enter_evaluating_process(std::size_t memory_limit_bytes, Progress* progress);
+
+// Whether this build can cap an evaluating process's address space. An AddressSanitizer build cannot: ASan
+// reserves terabytes of address space for its shadow memory when the process starts, so any cap ends the
+// process at its next mapping. There enter_evaluating_process applies no cap, whatever the limit, and the
+// commands say so on stderr (cli/memory_limit.h).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSpaceLimitSupported = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSpaceLimitSupported = false;
+#else
+inline constexpr bool kAddressSpaceLimitSupported = true;
+#endif
+#else
+inline constexpr bool kAddressSpaceLimitSupported = true;
+#endif
 
 // The evaluating process's whole work for one program: both backends, the comparison, and the result as one
 // JSON text. Never throws: a broken setup is a {"fatal": ...} the parent raises as EvaluationError.

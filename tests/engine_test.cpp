@@ -403,6 +403,8 @@ TEST(EngineWorkers, PlantedHangEndsOnlyItsCase) {
 }
 
 TEST(EngineWorkers, PlantedOutOfMemoryEndsOnlyItsCase) {
+  if (!kAddressSpaceLimitSupported)
+    GTEST_SKIP() << "an AddressSanitizer build caps no address space (engine/evaluation_process.h)";
   if (!in_process_planted_with("neg=oom")) return;
   expect_isolated({"neg=oom", Evaluation::Outcome::OutOfMemory, program::DivergenceKind::OutOfMemory,
                    "memory limit of 4096 MiB"});

@@ -1,0 +1,24 @@
+#include "cli/memory_limit.h"
+
+#include <cstdint>
+#include <iostream>
+
+#include "engine/evaluate.h"
+#include "engine/evaluation_process.h"
+
+namespace parity::cli {
+
+std::size_t memory_limit_bytes(const Args& args, std::string_view command) {
+  std::size_t limit = engine::kDefaultMemoryLimitBytes;
+  if (auto m = args.uint64("--memory-mb", 0, std::uint64_t{1} << 30)) limit = static_cast<std::size_t>(*m) << 20;
+  if (limit == 0 || engine::kAddressSpaceLimitSupported) return limit;
+  static bool said = false;
+  if (!said)
+    std::cerr << command << ": note: this is an AddressSanitizer build, which reserves terabytes of address "
+              << "space for its shadow memory: --memory-mb (" << (limit >> 20) << " MiB) is not applied, and a "
+              << "program is not stopped for the memory it takes\n";
+  said = true;
+  return 0;
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Bounded memory, run as a user would: every command that evaluates programs holds the process running a
+backend to `--memory-mb`, and a program past it is an out_of_memory divergence.
+
+usage: memory_test.py PARITY_BINARY WORK_DIR
+
+A valid program of 512 steps of `zeros [1048576] float64` (4 GiB of tensors) once drove `parity run`'s child to
+7.7 GB of resident memory and was reported as a timeout. Under `--memory-mb 1024`, `parity run` and `parity
+replay` must end it as out_of_memory (exit 1), with no process of parity's tree resident beyond the limit
+(getrusage(RUSAGE_CHILDREN).ru_maxrss: the largest of the waited-for descendants); `parity claims` must apply
+its default limit too (an allocation planted past it is out_of_memory).
+"""
+import json
+import os
+import resource
+import subprocess
+import sys
+
+LIMIT_MB = 1024
+# What a process of the tree may hold besides the capped child: parity's own parent process, LibTorch loaded.
+MARGIN_MB = 256
+
+failures = []
+
+
+def fail(message):
+    failures.append(message)
+    print(f"memory_test: FAIL: {message}", file=sys.stderr)
+
+
+def zeros_program(steps):
+    step = {"op": "zeros", "attrs": {"sizes": [1048576], "dtype": "float64", "requires_grad": False},
+            "inputs": [], "grad_enabled": True}
+    return {"schema_version": 1, "steps": [step] * steps}
+
+
+def parity(binary, args, env_extra=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "PARITY_PLANT")}
+    env.update(env_extra or {})
+    p = subprocess.run([binary] + args, env=env, capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def max_rss_mb():
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # Linux: KiB
+
+
+def expect_bounded(what):
+    rss = max_rss_mb()
+    if rss > LIMIT_MB + MARGIN_MB:
+        fail(f"{what}: a process of parity's tree was resident at {rss:.0f} MiB, over --memory-mb {LIMIT_MB}")
+
+
+def expect_out_of_memory(what, code, text):
+    if code != 1:
+        fail(f"{what} exited {code}, expected 1 (a divergence):\n{text[-3000:]}")
+    elif "zeros:out_of_memory" not in text:
+        fail(f"{what} did not end as zeros:out_of_memory:\n{text[-3000:]}")
+    expect_bounded(what)
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    binary, work = argv[1], argv[2]
+    os.makedirs(work, exist_ok=True)
+    big = os.path.join(work, "zeros-512.json")
+    with open(big, "w") as f:
+        json.dump(zeros_program(512), f)
+    limits = ["--memory-mb", str(LIMIT_MB), "--timeout-ms", "120000"]
+
+    code, out, err = parity(binary, ["run", big] + limits)
+    expect_out_of_memory("parity run", code, out + err)
+    code, out, err = parity(binary, ["replay", big] + limits)
+    expect_out_of_memory("parity replay", code, out + err)
+
+    # impl's clone allocating past the default limit: that side of the claim did not run, out of memory.
+    code, out, err = parity(binary, ["claims", "--only", "clone-own-memory", "--json"], {"PARITY_PLANT": "clone=oom"})
+    try:
+        impl = json.loads(out)["claims"][0]["impl"]
+    except (ValueError, KeyError, IndexError) as e:
+        impl = {"problem": f"no claim in the output ({e})"}
+    if code != 1 or not impl.get("problem", "").startswith("out_of_memory"):
+        fail(f"parity claims with PARITY_PLANT=clone=oom exited {code}, impl's side is not out_of_memory:\n"
+             f"{(out + err)[-3000:]}")
+
+    if failures:
+        return 1
+    print(f"memory_test: ok (largest resident process {max_rss_mb():.0f} MiB under --memory-mb {LIMIT_MB})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
