@@ -35,11 +35,12 @@ static_assert(std::atomic<int>::is_always_lock_free);
 Progress* map_shared_progress(int count);
 
 // Called first in a freshly forked evaluating process. With a limit (bytes, 0 for none) the process's address
-// space is capped there, and an allocation that fails (operator new) ends the process with kOutOfMemoryStatus
-// after marking `progress`: the case is then an out_of_memory finding instead of a worker that carries on in an
-// unknown state, or a machine that swaps. An address-space cap bounds the resident memory as well (a resident
-// page is a mapped one), so no watch of the resident set is needed besides, except where no cap can be set: see
-// kAddressSpaceLimitSupported.
+// space is capped there, and an allocation that fails ends the process with kOutOfMemoryStatus after marking
+// `progress`: the case is then an out_of_memory finding instead of a worker that carries on in an unknown
+// state, or a machine that swaps. Every backend allocation reaches that end: operator new calls the
+// new-handler installed here, and impl's and LibTorch's tensor allocators call it too when they fail. An
+// address-space cap bounds the resident memory as well (a resident page is a mapped one), so no watch of the
+// resident set is needed besides, except where no cap can be set: see kAddressSpaceLimitSupported.
 inline constexpr int kOutOfMemoryStatus = 86;
 void enter_evaluating_process(std::size_t memory_limit_bytes, Progress* progress);
 

@@ -1,6 +1,5 @@
 #include "impl/storage.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -10,19 +9,22 @@ namespace parity::impl {
 
 namespace {
 class CpuAllocator final : public Allocator {
+  static constexpr std::align_val_t kAlignment{64};
+
  public:
   void* allocate(std::size_t nbytes) override {
-    // 64-byte alignment like c10's CPU allocator; never a null pointer, even for 0 bytes.
+    // 64-byte alignment like c10's CPU allocator; never a null pointer, even for 0 bytes. Through operator new,
+    // so that a failure calls the new-handler as every other allocation does (an evaluating process's ends it
+    // as out of memory) before it throws std::bad_alloc.
     std::size_t n = (nbytes + 63) / 64 * 64;
-    void* p = std::aligned_alloc(64, n == 0 ? 64 : n);
-    if (!p) throw std::bad_alloc();
+    void* p = ::operator new(n == 0 ? 64 : n, kAlignment);
     // Zero-filled, as the oracle asks of LibTorch's allocator: a formula that reads memory it never wrote (as
     // LibTorch's CopySlices does through an as_strided view beyond its base) then gives the same answer in every
     // process, instead of what an earlier case left in a persistent worker.
     std::memset(p, 0, n == 0 ? 64 : n);
     return p;
   }
-  void deallocate(void* p) noexcept override { std::free(p); }
+  void deallocate(void* p) noexcept override { ::operator delete(p, kAlignment); }
   Device device() const override { return Device{DeviceType::CPU, 0}; }
 };
 }  // namespace

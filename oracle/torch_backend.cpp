@@ -16,9 +16,11 @@
 #include <map>
 #include <set>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "program/content.h"
@@ -57,6 +59,18 @@ using WarningGuard = c10::Warning::WarningHandlerGuard;
 c10::WarningHandler* silent_warnings() {
   static SilentWarnings handler;
   return &handler;
+}
+
+// LibTorch's CPU allocator reports a failed allocation as a c10::Error ("[enforce fail at alloc_cpu.cpp:75] err
+// == 0. DefaultCPUAllocator: can't allocate memory: ..." in 1.13, an OutOfMemoryError from 2.x on) without calling the new-handler that operator new calls. It is called here as
+// operator new would: in an evaluating process it ends the process as out of memory
+// (engine/evaluation_process.h), as impl's allocator does; without a handler the error stays the step's outcome.
+void call_new_handler_if_allocation_failed(const c10::Error& e) {
+  const bool allocation_failed = dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr ||
+                                 std::string_view(e.what_without_backtrace()).find("DefaultCPUAllocator: ") !=
+                                     std::string_view::npos;
+  if (!allocation_failed) return;
+  if (const std::new_handler handler = std::get_new_handler()) handler();
 }
 
 c10::ScalarType to_torch(DType d) {
@@ -151,6 +165,7 @@ class TorchSession final : public program::Session {
       std::optional<torch::Tensor> out = compute(step);
       if (out) values_[index] = std::move(*out);
     } catch (const c10::Error& e) {
+      call_new_handler_if_allocation_failed(e);
       std::string msg = e.what_without_backtrace();
       throw StepError(program::classify_torch_message(msg), msg);
     } catch (const StepError&) {
@@ -172,6 +187,7 @@ class TorchSession final : public program::Session {
     try {
       return observe_value(id, with_values, with_grad);
     } catch (const c10::Error& e) {
+      call_new_handler_if_allocation_failed(e);
       throw std::runtime_error(e.what_without_backtrace());
     }
   }
@@ -220,6 +236,7 @@ class TorchSession final : public program::Session {
     try {
       return flat_values(value(id));
     } catch (const c10::Error& e) {
+      call_new_handler_if_allocation_failed(e);
       throw std::runtime_error(e.what_without_backtrace());
     }
   }

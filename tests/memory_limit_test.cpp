@@ -1,0 +1,74 @@
+// An evaluating process's memory limit holds whichever backend allocates past it: impl's tensor allocator and
+// LibTorch's (which reports a failure as a c10::Error) both end the process as out of memory, as operator new
+// does, instead of the allocation becoming a step that raised and the process going on near its limit.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "engine/evaluate.h"
+#include "engine/evaluation_process.h"
+#include "engine/isolation.h"
+#include "impl_backend/backend.h"
+#include "oracle/torch_backend.h"
+#include "program/backend.h"
+#include "program/program_builder.h"
+
+namespace parity::engine {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The address space this process has mapped, in bytes (/proc/self/statm's first field is in pages).
+std::size_t mapped_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0;
+  statm >> pages;
+  return pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// 64 tensors of 8 MiB each: 512 MiB, twice what the limit leaves. `empty` so that observing them reads no
+// values: the tensors are the only large allocations.
+program::Program large_tensors() {
+  program::ProgramBuilder b;
+  program::Attrs a;
+  a.sizes = {std::int64_t{1} << 20};
+  a.dtype = program::DType::Float64;
+  for (int i = 0; i < 64; ++i) b.step(program::OpId::Empty, {}, a);
+  return b.program();
+}
+
+// Runs the program on one backend in a child whose limit is what it has mapped plus 256 MiB.
+ChildEnd run_limited(bool libtorch, Progress* progress) {
+  const program::Program p = large_tensors();
+  return run_isolated(
+      [&] {
+        enter_evaluating_process(mapped_bytes() + (std::size_t{256} << 20), progress);
+        auto backend = libtorch ? oracle::make_torch_backend() : impl_backend::make_impl_backend();
+        // Reached only when the allocations that failed became steps that raised: say how, for the failure.
+        std::string raised;
+        for (const auto& s : program::run(*backend, p).steps)
+          if (s.status != program::StepObs::Status::Ok) raised += s.message.substr(0, 200) + "; ";
+        return "finished; steps that raised: " + raised;
+      },
+      60000ms);
+}
+
+void expect_out_of_memory(bool libtorch) {
+  if (!kAddressSpaceLimitSupported)
+    GTEST_SKIP() << "an AddressSanitizer build caps no address space (engine/evaluation_process.h)";
+  static Progress* const progress = map_shared_progress(1);
+  progress->reset();
+  const ChildEnd end = run_limited(libtorch, progress);
+  EXPECT_EQ(end.how, ChildEnd::How::Exit) << end.describe(60000ms) << " " << end.output;
+  EXPECT_EQ(end.code, kOutOfMemoryStatus);
+  EXPECT_EQ(progress->out_of_memory.load(), 1);
+}
+
+TEST(MemoryLimit, ImplAllocatingPastTheLimitEndsTheProcessOutOfMemory) { expect_out_of_memory(false); }
+
+TEST(MemoryLimit, LibTorchAllocatingPastTheLimitEndsTheProcessOutOfMemory) { expect_out_of_memory(true); }
+
+}  // namespace
+}  // namespace parity::engine
