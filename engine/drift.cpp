@@ -34,7 +34,21 @@ std::string this_executable() {
 
 // A side that has no trace, as a divergence's text and kind.
 DivergenceKind kind_of(const TraceAnswer& a) {
-  return a.outcome == TraceAnswer::Outcome::Timeout ? DivergenceKind::Timeout : DivergenceKind::Crash;
+  switch (a.outcome) {
+    case TraceAnswer::Outcome::Timeout: return DivergenceKind::Timeout;
+    case TraceAnswer::Outcome::OutOfMemory: return DivergenceKind::OutOfMemory;
+    case TraceAnswer::Outcome::Traced:
+    case TraceAnswer::Outcome::Escaped:
+    case TraceAnswer::Outcome::Crash:
+    case TraceAnswer::Outcome::Interrupted: return DivergenceKind::Crash;
+  }
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
+}
+
+Evaluation::Outcome outcome_of(DivergenceKind kind) {
+  if (kind == DivergenceKind::Timeout) return Evaluation::Outcome::Timeout;
+  if (kind == DivergenceKind::OutOfMemory) return Evaluation::Outcome::OutOfMemory;
+  return Evaluation::Outcome::Crash;
 }
 
 class Drift {
@@ -70,6 +84,7 @@ class Drift {
       ++summary_.cases;
       if (ev.outcome == Evaluation::Outcome::Crash) ++summary_.crashes;
       if (ev.outcome == Evaluation::Outcome::Timeout) ++summary_.timeouts;
+      if (ev.outcome == Evaluation::Outcome::OutOfMemory) ++summary_.out_of_memory;
       if (ev.divergence) on_divergence(k, std::move(generated), program, std::move(ev));
       if (observer_) observer_->on_progress(progress(), false);
     }
@@ -112,7 +127,7 @@ class Drift {
     // A release that crashed, hung or let an exception escape where the other did the same is no drift.
     if (!mine.trace && !theirs.trace && mine.outcome == theirs.outcome) return ev;
     const TraceAnswer& failed = mine.trace ? theirs : mine;
-    ev.outcome = kind_of(failed) == DivergenceKind::Timeout ? Evaluation::Outcome::Timeout : Evaluation::Outcome::Crash;
+    ev.outcome = outcome_of(kind_of(failed));
     Divergence d;
     d.kind = kind_of(failed);
     d.step = -1;  // another build's worker does not say where it was

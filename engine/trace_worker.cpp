@@ -144,14 +144,17 @@ TraceAnswer TraceWorker::receive() {
     fd_ = -1;
     buffer_.clear();
     out.outcome = TraceAnswer::Outcome::Crash;
-    if (WIFSIGNALED(status))
+    if (WIFSIGNALED(status)) {
       out.failure = "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + ::strsignal(WTERMSIG(status)) + ")";
-    else if (WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryStatus)
-      out.failure = "ran out of its memory limit";
-    else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryStatus) {
+      out.outcome = TraceAnswer::Outcome::OutOfMemory;
+      out.failure = "an allocation failed under the memory limit of " + std::to_string(memory_limit_bytes_ >> 20) +
+                    " MiB";
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
       throw EvaluationError("cannot run " + executable_ + " worker (exec failed, or it has no `worker` command)");
-    else
+    } else {
       out.failure = "exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
     return out;
   }
 }

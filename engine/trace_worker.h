@@ -17,7 +17,7 @@
 namespace parity::engine {
 
 struct TraceAnswer {
-  enum class Outcome { Traced, Escaped, Crash, Timeout, Interrupted };
+  enum class Outcome { Traced, Escaped, Crash, Timeout, OutOfMemory, Interrupted };
   Outcome outcome = Outcome::Traced;
   std::optional<program::Trace> trace;  // Traced only
   std::string failure;                  // otherwise: what happened, for a person

@@ -1,6 +1,7 @@
 // An evaluating process's memory limit holds whichever backend allocates past it: impl's tensor allocator and
 // LibTorch's (which reports a failure as a c10::Error) both end the process as out of memory, as operator new
-// does, instead of the allocation becoming a step that raised and the process going on near its limit.
+// does, instead of the allocation becoming a step that raised and the process going on near its limit; and a
+// drift worker that ends so is out of memory too.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include "engine/evaluate.h"
 #include "engine/evaluation_process.h"
 #include "engine/isolation.h"
+#include "engine/trace_worker.h"
 #include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
@@ -28,18 +30,18 @@ std::size_t mapped_bytes() {
   return pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
 }
 
-// 64 tensors of 8 MiB each: 512 MiB, twice what the limit leaves. `empty` so that observing them reads no
-// values: the tensors are the only large allocations.
-program::Program large_tensors() {
+// `count` tensors of 8 MiB each. `empty` so that observing them reads no values: the tensors are the only large
+// allocations.
+program::Program large_tensors(int count = 64) {
   program::ProgramBuilder b;
   program::Attrs a;
   a.sizes = {std::int64_t{1} << 20};
   a.dtype = program::DType::Float64;
-  for (int i = 0; i < 64; ++i) b.step(program::OpId::Empty, {}, a);
+  for (int i = 0; i < count; ++i) b.step(program::OpId::Empty, {}, a);
   return b.program();
 }
 
-// Runs the program on one backend in a child whose limit is what it has mapped plus 256 MiB.
+// Runs 512 MiB of tensors on one backend in a child whose limit is what it has mapped plus 256 MiB.
 ChildEnd run_limited(bool libtorch, Progress* progress) {
   const program::Program p = large_tensors();
   return run_isolated(
@@ -69,6 +71,18 @@ void expect_out_of_memory(bool libtorch) {
 TEST(MemoryLimit, ImplAllocatingPastTheLimitEndsTheProcessOutOfMemory) { expect_out_of_memory(false); }
 
 TEST(MemoryLimit, LibTorchAllocatingPastTheLimitEndsTheProcessOutOfMemory) { expect_out_of_memory(true); }
+
+// `parity drift`'s worker (another build's parity, exec'd) past its limit: an out_of_memory answer, as a
+// campaign's worker gives, not a crash.
+TEST(MemoryLimit, ADriftWorkerPastItsLimitAnswersOutOfMemory) {
+  if (!kAddressSpaceLimitSupported)
+    GTEST_SKIP() << "an AddressSanitizer build caps no address space (engine/evaluation_process.h)";
+  TraceWorker worker(PARITY_CLI_PATH, 60000ms, std::size_t{1} << 30, nullptr);
+  worker.send(large_tensors(256));  // 2 GiB of tensors under 1 GiB
+  const TraceAnswer answer = worker.receive();
+  EXPECT_EQ(answer.outcome, TraceAnswer::Outcome::OutOfMemory) << answer.failure;
+  EXPECT_NE(answer.failure.find("memory limit of 1024 MiB"), std::string::npos) << answer.failure;
+}
 
 }  // namespace
 }  // namespace parity::engine
