@@ -133,6 +133,7 @@ class Drift {
     d.step = -1;  // another build's worker does not say where it was
     d.impl = mine.trace ? "completed" : mine.failure;
     d.oracle = theirs.trace ? "completed" : theirs.failure;
+    if (d.kind == DivergenceKind::Crash) d.signal = failed.signal;
     ev.divergence = d;
     ev.impl = std::move(mine.trace);
     ev.oracle = std::move(theirs.trace);

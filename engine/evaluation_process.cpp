@@ -216,10 +216,12 @@ std::string describe_phase(int phase, int step) {
   }
 }
 
-// A divergence for a child that died or hung, blamed on the side it was running.
-Divergence death(program::DivergenceKind kind, ErrorCategory category, const std::string& what, int phase, int step) {
+// A divergence for a child that died or hung, blamed on the side it was running; `signal` names what killed it.
+Divergence death(program::DivergenceKind kind, ErrorCategory category, const std::string& what, int phase, int step,
+                 std::string signal = {}) {
   Divergence d;
   d.kind = kind;
+  d.signal = std::move(signal);
   d.step = (phase == kImpl || phase == kOracle) ? step : -1;
   std::string text = what + " " + describe_phase(phase, step);
   if (phase == kImpl) {
@@ -392,7 +394,7 @@ Evaluation evaluation_from_end(const ChildEnd& end, const program::Program* prog
       }
       out.outcome = Evaluation::Outcome::Crash;
       out.divergence = death(program::DivergenceKind::Crash, ErrorCategory::Crash, end.describe(options.timeout),
-                             phase, step);
+                             phase, step, end.how == ChildEnd::How::Signal ? signal_name(end.code) : "");
       return out;
     case ChildEnd::How::Finished: break;
   }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <utility>
 #include <cstring>
 #include <string_view>
 
@@ -95,6 +96,29 @@ void become_isolated_child(pid_t parent) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
   if (::getppid() != parent) ::_exit(1);
+}
+
+std::string signal_name(int signal) {
+  // The signals POSIX names (and Linux's SIGSTKFLT, SIGPWR), as a table rather than glibc's sigabbrev_np, so
+  // the name does not depend on the C library.
+  static constexpr std::pair<int, const char*> kNames[] = {
+      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"},     {SIGILL, "SIGILL"},
+      {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},       {SIGFPE, "SIGFPE"},
+      {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"},     {SIGUSR2, "SIGUSR2"},
+      {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},     {SIGCHLD, "SIGCHLD"},
+      {SIGCONT, "SIGCONT"}, {SIGSTOP, "SIGSTOP"}, {SIGTSTP, "SIGTSTP"},     {SIGTTIN, "SIGTTIN"},
+      {SIGTTOU, "SIGTTOU"}, {SIGURG, "SIGURG"},   {SIGXCPU, "SIGXCPU"},     {SIGXFSZ, "SIGXFSZ"},
+      {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}, {SIGWINCH, "SIGWINCH"}, {SIGSYS, "SIGSYS"},
+#ifdef SIGSTKFLT
+      {SIGSTKFLT, "SIGSTKFLT"},
+#endif
+#ifdef SIGPWR
+      {SIGPWR, "SIGPWR"},
+#endif
+  };
+  for (const auto& [number, name] : kNames)
+    if (number == signal) return name;
+  return "SIG" + std::to_string(signal);
 }
 
 std::string ChildEnd::describe(std::chrono::milliseconds timeout) const {

@@ -32,6 +32,10 @@ struct ChildEnd {
 // --signal=USR1). Any one of them left at its default would end the run with no run.json.
 inline constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
 
+// A signal's name as <signal.h> spells it ("SIGSEGV"), or "SIG" and its number for one without a standard name
+// (the real-time signals): what a crash's signature names.
+std::string signal_name(int signal);
+
 // The first thing a child forked for isolated work does: the stop signals become the parent's to handle (the child
 // dies with the rest of the process group), and the child dies with the parent. Ends the child at once when the
 // parent (`parent`, its pid before the fork) is already gone.

@@ -146,6 +146,7 @@ TraceAnswer TraceWorker::receive() {
     out.outcome = TraceAnswer::Outcome::Crash;
     if (WIFSIGNALED(status)) {
       out.failure = "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + ::strsignal(WTERMSIG(status)) + ")";
+      out.signal = signal_name(WTERMSIG(status));
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryStatus) {
       out.outcome = TraceAnswer::Outcome::OutOfMemory;
       out.failure = "an allocation failed under the memory limit of " + std::to_string(memory_limit_bytes_ >> 20) +

@@ -21,6 +21,7 @@ struct TraceAnswer {
   Outcome outcome = Outcome::Traced;
   std::optional<program::Trace> trace;  // Traced only
   std::string failure;                  // otherwise: what happened, for a person
+  std::string signal;                   // Crash by a signal: its name (signal_name)
 };
 
 class TraceWorker {

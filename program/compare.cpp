@@ -283,6 +283,9 @@ Signature signature(const Program& program, const Divergence& d) {
       else if (d.oracle_category) sig.detail = *d.oracle_category;
       break;
     case Kind::ErrorCategory: sig.detail = SideCategories{d.impl_category, d.oracle_category}; break;
+    case Kind::Crash:
+      if (!d.signal.empty()) sig.detail = Signal{d.signal};
+      break;
     case Kind::GradFn: {
       // Both refused to give a grad_fn: what differs is why, as for a step's error.
       auto impl = raised_marker_category(d.impl), oracle = raised_marker_category(d.oracle);
@@ -315,7 +318,6 @@ Signature signature(const Program& program, const Divergence& d) {
     case Kind::GradStridesSize1:
     case Kind::GradValues:
     case Kind::Schema:
-    case Kind::Crash:
     case Kind::Timeout:
     case Kind::OutOfMemory: break;
   }

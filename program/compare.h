@@ -22,6 +22,9 @@ struct Divergence {
   // The category of each side whose step raised (or died: crash, timeout); signatures group by it.
   std::optional<ErrorCategory> impl_category;
   std::optional<ErrorCategory> oracle_category;
+  // Crash: the signal that killed the process ("SIGSEGV", engine::signal_name); empty when it exited, or ended
+  // its answer early. Signatures group by it: a segfault and an abort are different bugs.
+  std::string signal = {};
   bool operator==(const Divergence&) const = default;
 };
 
@@ -36,8 +39,8 @@ std::optional<Divergence> compare(const Trace& impl, const Trace& oracle);
 std::string_view to_string(Divergence::Severity);
 
 // What groups findings: the op of the first differing step (Signature::kProgramOp when the divergence is not
-// tied to a step), the kind, and for status and error_category (and grad_fn refused on both sides) the error
-// categories.
+// tied to a step), the kind, for status and error_category (and grad_fn refused on both sides) the error
+// categories, and for a crash by a signal the signal.
 Signature signature(const Program&, const Divergence&);
 
 }  // namespace parity::program

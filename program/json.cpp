@@ -635,6 +635,7 @@ json to_json(const Divergence& d) {
             {"impl", d.impl},     {"oracle", d.oracle}, {"severity", to_string(d.severity)}};
   if (d.impl_category) j["impl_category"] = to_string(*d.impl_category);
   if (d.oracle_category) j["oracle_category"] = to_string(*d.oracle_category);
+  if (!d.signal.empty()) j["signal"] = d.signal;
   return j;
 }
 
@@ -654,6 +655,11 @@ Divergence divergence_from_json(const json& j) {
   else o.fail_field("severity", "is " + quote(sev) + "; expected major or minor");
   if (o.has("impl_category")) d.impl_category = parse_category(o, "impl_category");
   if (o.has("oracle_category")) d.oracle_category = parse_category(o, "oracle_category");
+  if (o.has("signal")) {  // absent in findings of older parity versions
+    d.signal = o.string("signal");
+    if (d.kind != DivergenceKind::Crash || !Signature::parse("program:crash:" + d.signal))
+      o.fail_field("signal", "is " + quote(d.signal) + "; only a crash has one, named as <signal.h> does (SIGSEGV)");
+  }
   return d;
 }
 

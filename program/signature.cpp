@@ -7,7 +7,7 @@ namespace parity::program {
 namespace {
 
 // What detail a kind's signature carries.
-enum class DetailForm { None, OptionalCategory, Sides, OptionalBothSides };
+enum class DetailForm { None, OptionalCategory, Sides, OptionalBothSides, OptionalSignal };
 
 DetailForm detail_form(DivergenceKind k) {
   switch (k) {
@@ -15,6 +15,7 @@ DetailForm detail_form(DivergenceKind k) {
     case DivergenceKind::Message: return DetailForm::OptionalCategory;
     case DivergenceKind::ErrorCategory: return DetailForm::Sides;
     case DivergenceKind::GradFn: return DetailForm::OptionalBothSides;
+    case DivergenceKind::Crash: return DetailForm::OptionalSignal;
     case DivergenceKind::StepCount:
     case DivergenceKind::ObservedSet:
     case DivergenceKind::Sizes:
@@ -41,7 +42,6 @@ DetailForm detail_form(DivergenceKind k) {
     case DivergenceKind::GradStridesSize1:
     case DivergenceKind::GradValues:
     case DivergenceKind::Schema:
-    case DivergenceKind::Crash:
     case DivergenceKind::Timeout:
     case DivergenceKind::OutOfMemory: return DetailForm::None;
   }
@@ -75,6 +75,12 @@ std::optional<SideCategories> parse_sides(std::string_view s) {
   return sides;
 }
 
+bool valid_signal(std::string_view s) {
+  constexpr std::string_view prefix = "SIG";
+  return s.size() > prefix.size() && s.starts_with(prefix) &&
+         std::all_of(s.begin() + prefix.size(), s.end(), [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); });
+}
+
 bool valid_op(std::string_view op) {
   return !op.empty() && std::all_of(op.begin(), op.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
@@ -89,6 +95,8 @@ std::string Signature::to_string() const {
     s += ":" + std::string(program::to_string(*c));
   } else if (const auto* sides = std::get_if<SideCategories>(&detail)) {
     s += ":impl=" + std::string(side_name(sides->impl)) + ",oracle=" + std::string(side_name(sides->oracle));
+  } else if (const auto* signal = std::get_if<Signal>(&detail)) {
+    s += ":" + signal->name;
   }
   return s;
 }
@@ -129,6 +137,12 @@ std::optional<Signature> Signature::parse(std::string_view text) {
       sig.detail = *sides;
       break;
     }
+    case DetailForm::OptionalSignal:
+      if (detail) {
+        if (!valid_signal(*detail)) return std::nullopt;
+        sig.detail = Signal{std::string(*detail)};
+      }
+      break;
   }
   return sig;
 }

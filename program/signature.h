@@ -20,6 +20,12 @@ struct SideCategories {
   bool operator==(const SideCategories&) const = default;
 };
 
+// The signal that killed a crashed process, as <signal.h> names it: "SIGSEGV".
+struct Signal {
+  std::string name;  // "SIG" and capitals or digits
+  bool operator==(const Signal&) const = default;
+};
+
 struct Signature {
   static constexpr std::string_view kProgramOp = "program";  // the divergence is not tied to a step
 
@@ -28,8 +34,9 @@ struct Signature {
   // Status: the category of the side that raised, if either did ("neg:status:argument"); Message: the category
   // both raised in ("permute:message:shape").
   // ErrorCategory (always) and GradFn (when both raised): each side's ("...:impl=shape,oracle=index_range").
+  // Crash: the signal that killed the process, when one did ("neg:crash:SIGSEGV").
   // Every other kind: nothing.
-  std::variant<std::monostate, ErrorCategory, SideCategories> detail;
+  std::variant<std::monostate, ErrorCategory, SideCategories, Signal> detail;
 
   std::string to_string() const;
   // The signature to_string wrote, or nullopt for any other text (unknown kind or category, a detail the

@@ -745,7 +745,7 @@ std::string html_report(const ReportInput& in) {
   const Sides sides = sides_of(in);
   html += "<header><h1>parity report</h1><p class=\"meta\">" + esc(sides.left) + " against " +
           esc(in.summary && in.summary->drift ? sides.right : std::string("LibTorch")) + ": each group is one signature "
-          "(op : observation kind [: error category]); the first differing observation is marked.</p></header>\n";
+          "(op : observation kind [: error category or signal]); the first differing observation is marked.</p></header>\n";
   for (const auto& w : in.warnings) html += "<p class=\"notice\">" + esc(w) + "</p>\n";
   html += "<section id=\"summary\">" + render_summary(in, groups) + "</section>\n";
   html += render_overview(groups) + "\n";

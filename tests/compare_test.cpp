@@ -340,6 +340,8 @@ TEST(Compare, SignatureOfAStepOutsideTheProgram) {
   EXPECT_EQ(signature(base_program(), d).to_string(), "program:crash");
   d.step = 1;
   EXPECT_EQ(signature(base_program(), d).to_string(), "transpose:crash");
+  d.signal = "SIGSEGV";  // killed by a signal: the signature names it
+  EXPECT_EQ(signature(base_program(), d).to_string(), "transpose:crash:SIGSEGV");
 }
 
 }  // namespace

@@ -355,6 +355,7 @@ struct ProcessFault {
   Evaluation::Outcome outcome;
   program::DivergenceKind kind;
   const char* says;
+  const char* signature;
 };
 
 void expect_isolated(const ProcessFault& fault) {
@@ -382,24 +383,26 @@ void expect_isolated(const ProcessFault& fault) {
   EXPECT_EQ(e.divergence->step, 1);
   EXPECT_NE(e.divergence->impl.find(fault.says), std::string::npos) << e.divergence->impl;
   EXPECT_NE(e.divergence->impl.find("while running impl at step 1"), std::string::npos) << e.divergence->impl;
-  EXPECT_EQ(program::signature(faulty.program(), *e.divergence).to_string(),
-            "neg:" + std::string(program::to_string(fault.kind)));
+  EXPECT_EQ(program::signature(faulty.program(), *e.divergence).to_string(), fault.signature);
   EXPECT_EQ(pool.workers_started(), 2u);  // the faulty case's worker was replaced for the case after it
 }
 
 TEST(EngineWorkers, PlantedCrashEndsOnlyItsCase) {
   if (!in_process_planted_with("neg=crash")) return;
-  expect_isolated({"neg=crash", Evaluation::Outcome::Crash, program::DivergenceKind::Crash, "signal 11"});
+  expect_isolated(
+      {"neg=crash", Evaluation::Outcome::Crash, program::DivergenceKind::Crash, "signal 11", "neg:crash:SIGSEGV"});
 }
 
 TEST(EngineWorkers, PlantedAbortEndsOnlyItsCase) {
   if (!in_process_planted_with("neg=abort")) return;
-  expect_isolated({"neg=abort", Evaluation::Outcome::Crash, program::DivergenceKind::Crash, "signal 6"});
+  expect_isolated(
+      {"neg=abort", Evaluation::Outcome::Crash, program::DivergenceKind::Crash, "signal 6", "neg:crash:SIGABRT"});
 }
 
 TEST(EngineWorkers, PlantedHangEndsOnlyItsCase) {
   if (!in_process_planted_with("neg=hang")) return;
-  expect_isolated({"neg=hang", Evaluation::Outcome::Timeout, program::DivergenceKind::Timeout, "no result after 3000 ms"});
+  expect_isolated({"neg=hang", Evaluation::Outcome::Timeout, program::DivergenceKind::Timeout, "no result after 3000 ms",
+                   "neg:timeout"});
 }
 
 TEST(EngineWorkers, PlantedOutOfMemoryEndsOnlyItsCase) {
@@ -407,7 +410,7 @@ TEST(EngineWorkers, PlantedOutOfMemoryEndsOnlyItsCase) {
     GTEST_SKIP() << "an AddressSanitizer build caps no address space (engine/evaluation_process.h)";
   if (!in_process_planted_with("neg=oom")) return;
   expect_isolated({"neg=oom", Evaluation::Outcome::OutOfMemory, program::DivergenceKind::OutOfMemory,
-                   "memory limit of 4096 MiB"});
+                   "memory limit of 4096 MiB", "neg:out_of_memory"});
 }
 
 // A campaign whose impl crashes on a common op still covers every case, records each crash as a finding of that
@@ -422,7 +425,7 @@ TEST(EngineCampaign, CrashingCasesDoNotStopTheCampaign) {
   EXPECT_GT(r.summary.crashes, 0u);
   EXPECT_LT(r.summary.crashes, 60u);  // the cases without add ran normally
   EXPECT_EQ(r.summary.findings_by_kind.at(program::DivergenceKind::Crash), r.summary.crashes);
-  const auto crash = program::Signature::parse("add:crash").value();
+  const auto crash = program::Signature::parse("add:crash:SIGSEGV").value();
   ASSERT_EQ(r.summary.groups.count(crash), 1u);
   EXPECT_EQ(r.summary.groups.at(crash).count, r.summary.crashes);
   // Only cases with an add can crash (one whose add is skipped, after an error it depends on, does not).

@@ -409,5 +409,21 @@ TEST(JsonDivergence, RoundTrips) {
   EXPECT_THROW(divergence_from_json(j), JsonError);
 }
 
+// A crash names the signal that ended it; only a crash has one, named as <signal.h> does.
+TEST(JsonDivergence, ACrashKeepsItsSignal) {
+  Divergence d{1, -1, DivergenceKind::Crash, "killed by signal 6 (Aborted)", "not run", Divergence::Severity::Major,
+               ErrorCategory::Crash, std::nullopt, "SIGABRT"};
+  json j = to_json(d);
+  EXPECT_EQ(j["signal"], "SIGABRT");
+  EXPECT_EQ(divergence_from_json(json::parse(j.dump())), d);
+  d.signal.clear();
+  EXPECT_FALSE(to_json(d).contains("signal"));
+  j["signal"] = "abort";
+  EXPECT_THROW(divergence_from_json(j), JsonError);
+  j["signal"] = "SIGABRT";
+  j["kind"] = "timeout";
+  EXPECT_THROW(divergence_from_json(j), JsonError);
+}
+
 }  // namespace
 }  // namespace parity::program

@@ -39,6 +39,7 @@ TEST(Signature, ToStringWritesEachForm) {
                        SideCategories{ErrorCategory::ViewInPlace, ErrorCategory::InternalAssert}})
                 .to_string(),
             "select:grad_fn:impl=view_inplace,oracle=internal_assert");
+  EXPECT_EQ((Signature{"neg", DivergenceKind::Crash, Signal{"SIGSEGV"}}).to_string(), "neg:crash:SIGSEGV");
 }
 
 TEST(Signature, ParseRoundTrips) {
@@ -46,7 +47,8 @@ TEST(Signature, ParseRoundTrips) {
        {"mul:values", "backward:grad_values", "program:crash", "program:timeout", "add:step_count", "neg:status",
         "neg:status:argument", "expand:status:argument", "clone:strides_size1", "add_scalar_:grad_strides_size1",
         "transpose:error_category:impl=shape,oracle=index_range", "view:error_category:impl=none,oracle=none",
-        "select:grad_fn:impl=view_inplace,oracle=internal_assert", "select:grad_fn"}) {
+        "select:grad_fn:impl=view_inplace,oracle=internal_assert", "select:grad_fn", "neg:crash:SIGSEGV",
+        "neg:crash:SIGABRT", "program:crash:SIG35"}) {
     auto s = Signature::parse(text);
     ASSERT_TRUE(s) << text;
     EXPECT_EQ(s->to_string(), text);
@@ -55,7 +57,10 @@ TEST(Signature, ParseRoundTrips) {
   ASSERT_TRUE(s);
   EXPECT_EQ(s->op, "neg");
   EXPECT_EQ(s->kind, DivergenceKind::Status);
-  EXPECT_EQ(s->detail, (std::variant<std::monostate, ErrorCategory, SideCategories>{ErrorCategory::Argument}));
+  EXPECT_EQ(s->detail, (decltype(s->detail){ErrorCategory::Argument}));
+  // A segfault and an abort of one op are two bugs.
+  EXPECT_EQ(Signature::parse("neg:crash:SIGABRT")->detail, (decltype(s->detail){Signal{"SIGABRT"}}));
+  EXPECT_NE(Signature::parse("neg:crash:SIGSEGV"), Signature::parse("neg:crash:SIGABRT"));
 }
 
 TEST(Signature, ParseRefusesMalformedText) {
@@ -66,6 +71,9 @@ TEST(Signature, ParseRefusesMalformedText) {
                            "neg:error_category:impl=shape,oracle=", "neg:error_category:oracle=shape,impl=shape",
                            "neg:error_category:impl=shape,oracle=shape,", "neg:error_category:impl=bogus,oracle=shape",
                            "neg:grad_fn:impl=none,oracle=shape", "neg:grad_fn:view_inplace", "program:crash:crash",
+                           "neg:crash:SIG", "neg:crash:sigsegv", "neg:crash:SEGV", "neg:crash:SIGsegv",
+                           "neg:crash:SIGSEGV:x", "neg:timeout:SIGKILL", "neg:values:SIGSEGV",
+                           "neg:status:SIGSEGV",
                            "mul:values\n", " mul:values", "mul:values "}) {
     EXPECT_EQ(Signature::parse(text), std::nullopt) << '"' << text << '"';
   }
