@@ -17,7 +17,7 @@ namespace parity::cli {
 
 namespace {
 
-constexpr std::string_view kHelp = R"(usage: parity replay FILE [--index N] [--timeout-ms T] [--memory-mb M] [--cpp] [--python]
+constexpr std::string_view kHelp = R"(usage: parity replay FILE [--index N] [--timeout-ms T] [--memory-mb M] [--full-values] [--cpp] [--python]
 
 Runs the program of a finding again on impl and on LibTorch (in a child process, as `parity fuzz` does) and
 prints the verdict: "still diverges: <signature> ..." or "agrees now". A finding made with other planted
@@ -32,6 +32,8 @@ options:
   --memory-mb M    address-space limit of the child in MiB (default 4096; 0: none); a program that exceeds it
                    diverges as out_of_memory. Not applied in an AddressSanitizer build (its shadow memory takes
                    terabytes of address space), which says so on stderr
+  --full-values    compare every value of a tensor of more than 4096 elements one by one, as a summary
+                   cannot say which element differs (memory grows with the program's elements)
   --cpp            then print a C++ (LibTorch) repro of the program
   --python         then print a Python (PyTorch) repro of the program
 
@@ -65,7 +67,7 @@ void warn_if_made_elsewhere(const reports::Finding& f) {
 
 int replay_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
-  Args args("parity replay", argv, {{"--index"}, {"--timeout-ms"}, {"--memory-mb"}, {"--cpp", false}, {"--python", false}});
+  Args args("parity replay", argv, {{"--index"}, {"--timeout-ms"}, {"--memory-mb"}, {"--full-values", false}, {"--cpp", false}, {"--python", false}});
   if (args.positional().size() != 1)
     throw UsageError("`parity replay` takes one FILE (see `parity replay --help`)");
   std::optional<std::size_t> index;
@@ -74,6 +76,7 @@ int replay_command(const std::vector<std::string>& argv) {
   options.want_traces = true;
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) options.timeout = std::chrono::milliseconds(*t);
   options.memory_limit_bytes = memory_limit_bytes(args, "parity replay");
+  if (args.has("--full-values")) options.keep_values = program::KeepValues::All;
 
   ReplayInput in = load_replay_input(args.positional()[0], index);
   if (in.finding) warn_if_made_elsewhere(*in.finding);

@@ -15,7 +15,7 @@ namespace parity::cli {
 
 namespace {
 
-constexpr std::string_view kHelp = R"(usage: parity run PROGRAM.json [--timeout-ms T] [--memory-mb M] [--traces] [--cpp] [--python]
+constexpr std::string_view kHelp = R"(usage: parity run PROGRAM.json [--timeout-ms T] [--memory-mb M] [--traces] [--full-values] [--cpp] [--python]
 
 Runs a program on impl and on LibTorch (in a child process) and prints each step's outcome side by side,
 then the first divergence, if any.
@@ -25,7 +25,11 @@ options:
   --memory-mb M    address-space limit of the child in MiB (default 4096; 0: none); a program that exceeds it
                    diverges as out_of_memory. Not applied in an AddressSanitizer build (its shadow memory takes
                    terabytes of address space), which says so on stderr
-  --traces         also print both traces as JSON
+  --traces         also print both traces as JSON. A tensor of more than 4096 elements is kept as a summary
+                   (count, NaNs and infinities, min, max, sum, a position-weighted checksum, a hash of the bits),
+                   which is also how large values are compared
+  --full-values    keep every value of every tensor in the traces, however large (memory grows with the
+                   program's elements)
   --cpp            also print a C++ (LibTorch) repro
   --python         also print a Python (PyTorch) repro
 
@@ -42,12 +46,13 @@ std::string cell(std::string s, std::size_t width) {
 
 int run_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
-  Args args("parity run", argv, {{"--timeout-ms"}, {"--memory-mb"}, {"--traces", false}, {"--cpp", false}, {"--python", false}});
+  Args args("parity run", argv, {{"--timeout-ms"}, {"--memory-mb"}, {"--traces", false}, {"--full-values", false}, {"--cpp", false}, {"--python", false}});
   if (args.positional().size() != 1) throw UsageError("`parity run` takes one PROGRAM.json (see `parity run --help`)");
   engine::EvalOptions options;
   options.want_traces = true;
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) options.timeout = std::chrono::milliseconds(*t);
   options.memory_limit_bytes = memory_limit_bytes(args, "parity run");
+  if (args.has("--full-values")) options.keep_values = program::KeepValues::All;
 
   program::Program p = load_program_file(args.positional()[0]);
   engine::Evaluation ev = engine::evaluate_isolated(p, options);

@@ -11,7 +11,7 @@ Evaluation evaluate_isolated(const program::Program& program, const EvalOptions&
   const ChildEnd end = run_isolated(
       [&] {
         enter_evaluating_process(options.memory_limit_bytes, progress);
-        return evaluate_to_text(program, options.want_traces, *progress);
+        return evaluate_to_text(program, options.want_traces, options.keep_values, *progress);
       },
       options.timeout, options.stop);
   return evaluation_from_end(end, &program, options, *progress);
@@ -20,7 +20,7 @@ Evaluation evaluate_isolated(const program::Program& program, const EvalOptions&
 Evaluation evaluate_in_process(const program::Program& program, bool want_traces) {
   Progress progress;  // nobody watches it: there is no child to lose
   ChildEnd end;
-  end.output = evaluate_to_text(program, want_traces, progress);
+  end.output = evaluate_to_text(program, want_traces, program::KeepValues::SummariseLarge, progress);
   return evaluation_from_end(end, &program, {}, progress);
 }
 

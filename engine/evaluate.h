@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/isolation.h"
+#include "program/backend.h"
 #include "program/compare.h"
 #include "program/coverage.h"
 #include "program/program.h"
@@ -52,6 +53,8 @@ struct EvalOptions {
   const std::atomic<bool>* stop = nullptr;  // when set, the child is killed and the outcome is Interrupted
   // Address space of the evaluating process; 0: no limit (engine/evaluation_process.h).
   std::size_t memory_limit_bytes = kDefaultMemoryLimitBytes;
+  // What the traces keep of large tensors' values (want_traces: what the caller gets; the comparison is the same).
+  program::KeepValues keep_values = program::KeepValues::SummariseLarge;
 };
 
 // Throws EvaluationError when the machinery fails.

@@ -129,7 +129,8 @@ std::string counts_text(const program::Program& program, const program::Trace& i
 // completed is the line "<impl version>\t<oracle version>\t<counts>", then, only when it diverged or traces were
 // asked for, a newline and the JSON object {"divergence", "impl", "oracle"}. Nearly every case agrees, so the
 // parent reads one line and no JSON.
-std::string run_in_child(const program::Program& program, bool want_traces, Progress* progress) {
+std::string run_in_child(const program::Program& program, bool want_traces, program::KeepValues keep,
+                         Progress* progress) {
   progress->phase = kStarting;
   auto impl = impl_backend::make_impl_backend();
   if (!impl) throw Fatal("the impl backend is not available (impl_backend::make_impl_backend() returned null)");
@@ -146,7 +147,7 @@ std::string run_in_child(const program::Program& program, bool want_traces, Prog
     progress->phase = side == 0 ? kImpl : kOracle;
     TracingBackend traced(*backends[side], progress);
     try {
-      traces[side] = program::run(traced, program);
+      traces[side] = program::run(traced, program, keep);
     } catch (const std::exception& e) {
       // The run loop catches what steps raise; anything else broke the Session contract (observe threw).
       const json escaped = {{"impl_version", versions[0]},
@@ -173,9 +174,10 @@ std::string run_in_child(const program::Program& program, bool want_traces, Prog
 
 }  // namespace
 
-std::string evaluate_to_text(const program::Program& program, bool want_traces, Progress& progress) {
+std::string evaluate_to_text(const program::Program& program, bool want_traces, program::KeepValues keep,
+                             Progress& progress) {
   try {
-    return run_in_child(program, want_traces, &progress);
+    return run_in_child(program, want_traces, keep, &progress);
   } catch (const Fatal& e) {
     return json{{"fatal", e.what()}}.dump(-1, ' ', false, json::error_handler_t::replace);
   } catch (const std::exception& e) {

@@ -10,6 +10,7 @@
 
 #include "engine/evaluate.h"
 #include "engine/isolation.h"
+#include "program/backend.h"
 #include "program/program.h"
 
 namespace parity::engine {
@@ -62,7 +63,8 @@ inline constexpr bool kAddressSpaceLimitSupported = true;
 
 // The evaluating process's whole work for one program: both backends, the comparison, and the result as one
 // JSON text. Never throws: a broken setup is a {"fatal": ...} the parent raises as EvaluationError.
-std::string evaluate_to_text(const program::Program& program, bool want_traces, Progress& progress);
+std::string evaluate_to_text(const program::Program& program, bool want_traces, program::KeepValues keep,
+                             Progress& progress);
 
 // LibTorch alone on `program` (`parity drift` compares two releases' traces): {"libtorch_version", "trace"}, or
 // {"libtorch_version", "escaped": message} for an exception that escaped the run loop. Never throws: a broken

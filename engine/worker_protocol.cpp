@@ -145,7 +145,8 @@ std::string oracle_trace_request(const program::Program& program) {
       try {
         const program::Program program = read_request(request);
         answer = request[0] == 'T' ? oracle_trace_to_text(program, *progress)
-                                   : evaluate_to_text(program, request[1] == '1', *progress);
+                                   : evaluate_to_text(program, request[1] == '1',
+                                                      program::KeepValues::SummariseLarge, *progress);
       } catch (const std::exception& e) {
         answer = nlohmann::json{{"fatal", std::string("a worker could not read or generate its case: ") + e.what()}}.dump();
       }

@@ -48,7 +48,12 @@ class Backend {
   virtual std::unique_ptr<Session> start() = 0;
 };
 
-Trace run(Backend& backend, const Program& program);
+// What a trace keeps of each observed tensor's elements (and its gradient's): every value up to
+// kFullValuesUpTo of them and a summary above (program/value_summary.h), so that its memory does not grow with
+// the elements the program makes; or every value (`parity run --full-values`), for a person to read.
+enum class KeepValues { SummariseLarge, All };
+
+Trace run(Backend& backend, const Program& program, KeepValues keep = KeepValues::SummariseLarge);
 
 // A multi-output op's step keeps output `index`; both adapters refuse an index past the outputs the same way.
 template <typename Outputs>

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <limits>
 
 namespace parity::program {
 
@@ -120,6 +121,60 @@ std::string render_element(const std::vector<double>& v, std::size_t i) {
   return "element " + std::to_string(i) + " of " + std::to_string(v.size()) + " = " + at;
 }
 
+// |a - b| <= tol for statistics that may have overflowed: a bound that is not finite says nothing, and a
+// statistic that is not finite must be the same on both sides.
+bool within(double a, double b, double tol) {
+  if (!std::isfinite(tol)) return true;
+  if (!std::isfinite(a) || !std::isfinite(b)) return a == b || (std::isnan(a) && std::isnan(b));
+  return std::fabs(a - b) <= tol;
+}
+
+// How far past the tolerated spread of the checksum a difference must go to count (see summary_difference).
+constexpr double kChecksumSigmas = 6;
+
+// The first statistic by which two summaries of tensors with the same sizes show that their elements are not
+// pairwise `close` under `t`, or nullopt.
+//
+// NaNs and infinities are compared exactly, as element-wise (NaN equals NaN, an infinity only itself): counts,
+// and a hash of their places. The dtypes compared exactly (t zero) are compared by their bits' hash. For the
+// others, element-wise closeness (|a_i - b_i| <= atol + rtol |b_i| =: t_i) bounds each statistic: min and max
+// move by at most atol + rtol max|b|, the sum by at most Σ t_i = n atol + rtol Σ|b_i| (plus the rounding of two
+// sums of n terms). These bounds are sound but grow with n, so one wrong element of a large tensor hides in the
+// sum. The checksum finds it: with weights of pseudo-random sign, tolerated differences add up as a random walk
+// whose spread is at most sqrt(Σ w_i² t_i²) <= 2 sqrt(2 (n atol² + rtol² Σ b_i²)), while one element wrong by d
+// moves it by at least d (|w_i| >= 1). It is held to kChecksumSigmas times that spread: element-wise accepted
+// differences pass it unless nearly every element differs by nearly its whole tolerance with signs that follow
+// the weights' hash, and one element of n differing by more than about 17 sqrt(n) t is found (float32 near 1,
+// n = 2^20: 0.2). A permutation moves the checksum by the weights' differences times the values'.
+std::optional<std::string> summary_difference(const ValueSummary& a, const ValueSummary& b, Tolerance t) {
+  if (a.numel != b.numel) return "element count";
+  if (a.bits == b.bits) return std::nullopt;
+  if (a.nan != b.nan) return "nan count";
+  if (a.pos_inf != b.pos_inf) return "+inf count";
+  if (a.neg_inf != b.neg_inf) return "-inf count";
+  if (a.nonfinite_at != b.nonfinite_at) return "places of nan and inf";
+  if (t.rtol == 0 && t.atol == 0) return "bits";
+  const double n = static_cast<double>(a.numel - a.nan - a.pos_inf - a.neg_inf);
+  const double magnitude = std::max(std::fabs(b.min), std::fabs(b.max));
+  const double rounding = n * std::numeric_limits<double>::epsilon() * (a.abs_sum + b.abs_sum);
+  if (!within(a.min, b.min, t.atol + t.rtol * magnitude)) return "min";
+  if (!within(a.max, b.max, t.atol + t.rtol * magnitude)) return "max";
+  if (!within(a.sum, b.sum, n * t.atol + t.rtol * b.abs_sum + rounding)) return "sum";
+  const double spread = 2 * std::sqrt(2 * (n * t.atol * t.atol + t.rtol * t.rtol * b.sum_sq));
+  if (!within(a.checksum, b.checksum, kChecksumSigmas * spread + 2 * rounding)) return "checksum";
+  return std::nullopt;
+}
+
+std::string render_summary(const ValueSummary& s, const std::string& differs) {
+  return differs + " differs: " + render(s);
+}
+
+// A side's values as a summary: its own, or, for a side that kept every value where the other summarised
+// (traces of runs that kept different amounts), a summary made now by the same rule.
+ValueSummary summary_of(const std::optional<ValueSummary>& summary, const std::vector<double>& values) {
+  return summary ? *summary : summarise(values);
+}
+
 // Walks both traces in order; stops at the first Major difference and remembers the first Minor one.
 class Comparer {
  public:
@@ -205,8 +260,13 @@ class Comparer {
         a.channels_last_3d != b.channels_last_3d || a.non_overlapping_dense != b.non_overlapping_dense)
       return major(Kind::Contiguity, render_contiguity(a), render_contiguity(b));
     if (a.values_defined && b.values_defined) {
-      if (auto i = first_value_difference(a.values, b.values, b.dtype))
+      if (a.summary || b.summary) {
+        const ValueSummary sa = summary_of(a.summary, a.values), sb = summary_of(b.summary, b.values);
+        if (auto differs = summary_difference(sa, sb, tolerance(b.dtype)))
+          return major(Kind::Values, render_summary(sa, *differs), render_summary(sb, *differs));
+      } else if (auto i = first_value_difference(a.values, b.values, b.dtype)) {
         return major(Kind::Values, render_element(a.values, *i), render_element(b.values, *i));
+      }
     }
     grad(step, v, a.grad, b.grad);
   }
@@ -230,10 +290,16 @@ class Comparer {
         return major(Kind::GradStrides, render(a->strides), render(b->strides));
       emit(step, v, Kind::GradStridesSize1, render(a->strides), render(b->strides), Severity::Minor);
     }
-    // Empty values mean "not comparable" (gradients that flowed through uninitialised memory).
-    if (a->values.empty() || b->values.empty()) return;
-    if (auto i = first_value_difference(a->values, b->values, b->dtype))
+    // No values and no summary mean "not comparable" (gradients that flowed through uninitialised memory).
+    auto comparable = [](const GradObs& g) { return !g.values.empty() || g.summary; };
+    if (!comparable(*a) || !comparable(*b)) return;
+    if (a->summary || b->summary) {
+      const ValueSummary sa = summary_of(a->summary, a->values), sb = summary_of(b->summary, b->values);
+      if (auto differs = summary_difference(sa, sb, tolerance(b->dtype)))
+        return major(Kind::GradValues, render_summary(sa, *differs), render_summary(sb, *differs));
+    } else if (auto i = first_value_difference(a->values, b->values, b->dtype)) {
       return major(Kind::GradValues, render_element(a->values, *i), render_element(b->values, *i));
+    }
   }
 
   std::optional<Divergence> major_;

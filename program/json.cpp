@@ -453,22 +453,44 @@ void check_schema(const Obj& root) {
 
 // ---- traces ----
 
+json summary_to_json(const ValueSummary& s) {
+  return {{"numel", s.numel},
+          {"nan", s.nan},
+          {"pos_inf", s.pos_inf},
+          {"neg_inf", s.neg_inf},
+          {"nonfinite_at", hash_text(s.nonfinite_at)},
+          {"min", number_to_json(s.min)},
+          {"max", number_to_json(s.max)},
+          {"sum", number_to_json(s.sum)},
+          {"abs_sum", number_to_json(s.abs_sum)},
+          {"sum_sq", number_to_json(s.sum_sq)},
+          {"checksum", number_to_json(s.checksum)},
+          {"bits", hash_text(s.bits)}};
+}
+
+// The summary of a large tensor's values, written only when there is one (program/value_summary.h).
+void put_summary(json& obs, const std::optional<ValueSummary>& s) {
+  if (s) obs["values_summary"] = summary_to_json(*s);
+}
+
 json grad_to_json(const GradObs& g) {
   json values = json::array();
   for (double v : g.values) values.push_back(number_to_json(v));
-  return {{"sizes", g.sizes},
-          {"strides", g.strides},
-          {"dtype", to_string(g.dtype)},
-          {"values", std::move(values)},
-          {"alias_of", g.alias_of},
-          {"same_as", g.same_as},
-          {"replaced", g.replaced}};
+  json out = {{"sizes", g.sizes},
+              {"strides", g.strides},
+              {"dtype", to_string(g.dtype)},
+              {"values", std::move(values)},
+              {"alias_of", g.alias_of},
+              {"same_as", g.same_as},
+              {"replaced", g.replaced}};
+  put_summary(out, g.summary);
+  return out;
 }
 
 json obs_to_json(const TensorObs& o) {
   json values = json::array();
   for (double v : o.values) values.push_back(number_to_json(v));
-  return {{"value", o.value},
+  json out = {{"value", o.value},
           {"sizes", o.sizes},
           {"strides", o.strides},
           {"offset", o.offset},
@@ -490,11 +512,43 @@ json obs_to_json(const TensorObs& o) {
           {"values_defined", o.values_defined},
           {"values", std::move(values)},
           {"grad", o.grad ? grad_to_json(*o.grad) : json(nullptr)}};
+  put_summary(out, o.summary);
+  return out;
 }
 
 // Observed tensors can have more dims than programs may ask for (a backend bug is data too), so traces get a
 // generous rank limit rather than kMaxDims.
 constexpr std::size_t kMaxObservedDims = 64;
+
+std::uint64_t hash_field(const Obj& o, std::string_view key) {
+  const std::string text = o.string(key);
+  const auto h = parse_hash_text(text);
+  if (!h) o.fail_field(key, "is " + quote(text) + "; expected 16 lowercase hexadecimal digits");
+  return *h;
+}
+
+// A summary beside `values` (absent in traces of older parity versions, and of tensors small enough to keep).
+std::optional<ValueSummary> summary_from_json(const Obj& parent, const std::vector<double>& values) {
+  if (!parent.has("values_summary")) return std::nullopt;
+  Obj o(parent.at("values_summary"), parent.where() + ": values_summary");
+  ValueSummary s;
+  s.numel = o.int64("numel");
+  s.nan = o.int64("nan");
+  s.pos_inf = o.int64("pos_inf");
+  s.neg_inf = o.int64("neg_inf");
+  if (s.numel < 0 || s.nan < 0 || s.pos_inf < 0 || s.neg_inf < 0 || s.nan > s.numel - s.pos_inf - s.neg_inf)
+    o.fail("counts are negative, or more NaNs and infinities than elements");
+  if (!values.empty()) o.fail("is given beside values: a summary stands for values that were not kept");
+  s.nonfinite_at = hash_field(o, "nonfinite_at");
+  s.min = o.number("min");
+  s.max = o.number("max");
+  s.sum = o.number("sum");
+  s.abs_sum = o.number("abs_sum");
+  s.sum_sq = o.number("sum_sq");
+  s.checksum = o.number("checksum");
+  s.bits = hash_field(o, "bits");
+  return s;
+}
 
 GradObs grad_from_json(const Obj& parent) {
   Obj g(parent.at("grad"), parent.where() + ": grad");
@@ -503,6 +557,7 @@ GradObs grad_from_json(const Obj& parent) {
   out.strides = g.ints("strides", kMaxObservedDims);
   out.dtype = parse_dtype_field(g, "dtype");
   out.values = g.numbers("values");
+  out.summary = summary_from_json(g, out.values);
   // Absent in traces of older parity versions.
   if (g.has("alias_of")) out.alias_of = g.int32("alias_of");
   if (g.has("same_as")) out.same_as = g.int32("same_as");
@@ -535,6 +590,7 @@ TensorObs obs_from_json(const json& j, const std::string& where) {
   out.non_overlapping_dense = o.boolean("non_overlapping_dense");
   out.values_defined = o.boolean("values_defined");
   out.values = o.numbers("values");
+  out.summary = summary_from_json(o, out.values);
   if (o.has("grad") && !o.at("grad").is_null()) out.grad = grad_from_json(o);
   return out;
 }

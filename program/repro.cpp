@@ -10,6 +10,7 @@
 #include "program/content.h"
 #include "program/deepcopy_recipe_text.h"
 #include "program/internal_assert.h"
+#include "program/value_summary.h"
 
 namespace parity::program {
 
@@ -204,6 +205,7 @@ constexpr std::string_view kCppPrelude = R"(// parity repro (LibTorch C++). Buil
 //       -L$TORCH/lib -ltorch_cpu -lc10 -Wl,-rpath,$TORCH/lib -o repro
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
@@ -227,6 +229,29 @@ static std::string number(double v) {
   return s.str();
 }
 
+// Past kFullValuesUpTo elements parity's trace keeps a summary instead of the values, and so does this: the
+// counts of NaNs and infinities, and min, max and sum (in order, as parity sums) of the finite elements.
+static void print_values(const torch::Tensor& flat) {
+  const double* v = flat.data_ptr<double>();
+  const int64_t n = flat.numel();
+  if (n <= kFullValuesUpTo) {
+    std::cout << "[";
+    for (int64_t i = 0; i < n; ++i) std::cout << (i ? ", " : "") << number(v[i]);
+    std::cout << "]";
+    return;
+  }
+  int64_t nan = 0, pos_inf = 0, neg_inf = 0;
+  double min = INFINITY, max = -INFINITY, sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::isnan(v[i])) ++nan;
+    else if (std::isinf(v[i])) ++(v[i] > 0 ? pos_inf : neg_inf);
+    else min = std::min(min, v[i]), max = std::max(max, v[i]), sum += v[i];
+  }
+  if (min > max) min = max = 0;  // no finite element
+  std::cout << "<" << n << " elements (summarised): min " << number(min) << ", max " << number(max) << ", sum "
+            << number(sum) << ", " << nan << " nan, " << pos_inf << " +inf, " << neg_inf << " -inf>";
+}
+
 static void show(const char* name, const torch::Tensor& t) {
   if (!t.defined()) {
     std::cout << name << ": undefined\n";
@@ -247,17 +272,17 @@ static void show(const char* name, const torch::Tensor& t) {
   std::cout << std::boolalpha << name << ": sizes=" << t.sizes() << " strides=" << t.strides()
             << " offset=" << t.storage_offset() << " dtype=" << t.dtype() << " requires_grad=" << requires_grad
             << " is_leaf=" << is_leaf << " retains_grad=" << retains_grad << " grad_fn=" << grad_fn
-            << " version=" << t._version() << " values=[";
-  for (int64_t i = 0; i < flat.numel(); ++i) std::cout << (i ? ", " : "") << number(flat.data_ptr<double>()[i]);
-  std::cout << "]\n";
+            << " version=" << t._version() << " values=";
+  print_values(flat);
+  std::cout << "\n";
   if (!grad_fn_error.empty()) std::cout << "  grad_fn raised: " << grad_fn_error << "\n";
   if (is_leaf || retains_grad) {
     const torch::Tensor& g = t.grad();
     if (g.defined()) {
       auto gflat = g.detach().to(torch::kFloat64).contiguous().flatten();
-      std::cout << "  grad: sizes=" << g.sizes() << " strides=" << g.strides() << " values=[";
-      for (int64_t i = 0; i < gflat.numel(); ++i) std::cout << (i ? ", " : "") << number(gflat.data_ptr<double>()[i]);
-      std::cout << "]\n";
+      std::cout << "  grad: sizes=" << g.sizes() << " strides=" << g.strides() << " values=";
+      print_values(gflat);
+      std::cout << "\n";
     }
   }
 }
@@ -267,8 +292,27 @@ int main() {
 
 constexpr std::string_view kPythonPrelude = R"(# parity repro (PyTorch). Run: python3 repro.py
 import copy
+import functools
+import operator
 
 import torch
+
+)";
+
+constexpr std::string_view kPythonShow = R"(
+def values(t):
+    """t's elements; past FULL_VALUES_UP_TO of them, the summary parity's trace keeps instead: the counts of NaNs
+    and infinities, and min, max and sum (in order, as parity sums) of the finite elements."""
+    flat = t.detach().flatten()
+    if flat.numel() <= FULL_VALUES_UP_TO:
+        return flat.tolist()
+    v = flat.to(torch.float64)
+    finite = v[torch.isfinite(v)]
+    lo, hi = (finite.min().item(), finite.max().item()) if finite.numel() else (0.0, 0.0)
+    total = functools.reduce(operator.add, finite.tolist(), 0.0)
+    nan, pos_inf, neg_inf = (int(c.sum()) for c in (v.isnan(), v == float("inf"), v == float("-inf")))
+    return (f"<{flat.numel()} elements (summarised): min {lo!r}, max {hi!r}, sum {total!r}, {nan} nan, "
+            f"{pos_inf} +inf, {neg_inf} -inf>")
 
 def show(name, t):
     if t is None:
@@ -285,12 +329,12 @@ def show(name, t):
         grad_fn, grad_fn_error = "<raised>", e
     print(f"{name}: sizes={list(t.shape)} strides={list(t.stride())} offset={t.storage_offset()} "
           f"dtype={t.dtype} requires_grad={requires_grad} is_leaf={is_leaf} retains_grad={retains_grad} "
-          f"grad_fn={grad_fn} version={t._version} values={t.detach().flatten().tolist()}")
+          f"grad_fn={grad_fn} version={t._version} values={values(t)}")
     if grad_fn_error is not None:
         print(f"  grad_fn raised: {grad_fn_error}")
     if (is_leaf or retains_grad) and t.grad is not None:
         print(f"  grad: sizes={list(t.grad.shape)} strides={list(t.grad.stride())} "
-              f"values={t.grad.detach().flatten().tolist()}")
+              f"values={values(t.grad)}")
 
 )";
 
@@ -309,7 +353,8 @@ std::string cpp_repro(const Program& p, const Trace* oracle) {
   std::ostringstream out;
   // The recipe is long and only deepcopy steps call it: a repro is as short as its program allows.
   const std::vector<std::int64_t> memos = deepcopy_memos(p);
-  out << kCppPrelude << (memos.empty() ? "" : kDeepcopyRecipe) << kCppShow;
+  out << kCppPrelude << (memos.empty() ? "" : kDeepcopyRecipe) << "\nstatic constexpr int64_t kFullValuesUpTo = "
+      << kFullValuesUpTo << ";\n" << kCppShow;
   for (auto memo : memos) out << "  DeepcopyMemo memo" << memo << ";\n";
   std::vector<int> shown;
   for (std::size_t idx = 0; idx < p.steps.size(); ++idx) {
@@ -352,7 +397,7 @@ std::string cpp_repro(const Program& p, const Trace* oracle) {
 
 std::string python_repro(const Program& p, const Trace* oracle) {
   std::ostringstream out;
-  out << kPythonPrelude;
+  out << kPythonPrelude << "FULL_VALUES_UP_TO = " << kFullValuesUpTo << "\n" << kPythonShow;
   for (auto memo : deepcopy_memos(p)) out << "memo" << memo << " = {}\n";
   std::vector<int> shown;
   for (std::size_t idx = 0; idx < p.steps.size(); ++idx) {

@@ -266,12 +266,17 @@ class GradHistory {
   std::vector<int> replaced_;
 };
 
-void observe(Session& session, const Taint& taint, GradHistory& grads, int upto, int id, bool with_grad,
-             StepObs& out) {
+void observe(Session& session, const Taint& taint, GradHistory& grads, KeepValues keep, int upto, int id,
+             bool with_grad, StepObs& out) {
   TensorObs obs = session.observe(id, taint.values_defined(id), with_grad);
   obs.value = id;
   obs.values_defined = taint.values_defined(id);
   if (obs.grad && !taint.grad_defined(id)) obs.grad->values.clear();
+  // Summarised as soon as read: the trace never holds more than one large tensor's values at a time.
+  if (keep == KeepValues::SummariseLarge) {
+    obs.summary = summarise_if_large(obs.values);
+    if (obs.grad) obs.grad->summary = summarise_if_large(obs.grad->values);
+  }
   auto storage = [&](int j) { return session.storage_key(j); };
   auto tensor = [&](int j) { return session.tensor_key(j); };
   obs.alias_of = first_value_with(session, upto, session.storage_key(id), storage);
@@ -297,7 +302,7 @@ void observe(Session& session, const Taint& taint, GradHistory& grads, int upto,
 
 }  // namespace
 
-Trace run(Backend& backend, const Program& program) {
+Trace run(Backend& backend, const Program& program, KeepValues keep) {
   Trace trace;
   trace.backend = backend.name();
   auto session = backend.start();
@@ -342,9 +347,10 @@ Trace run(Backend& backend, const Program& program) {
       obs.schema_violations = schema.after(step, i, obs.status == StepObs::Status::Ok, *session, defined);
       if (op.flags & kMutates) {
         for (int j = 0; j <= i; ++j)
-          if (session->has_value(j)) observe(*session, taint, grads, i, j, (op.flags & (kBackward | kWritesGrad)) != 0, obs);
+          if (session->has_value(j))
+            observe(*session, taint, grads, keep, i, j, (op.flags & (kBackward | kWritesGrad)) != 0, obs);
       } else if (obs.status == StepObs::Status::Ok && session->has_value(i)) {
-        observe(*session, taint, grads, i, i, false, obs);
+        observe(*session, taint, grads, keep, i, i, false, obs);
       }
     } catch (const std::exception& e) {
       // The step made a value the backend cannot even read back (e.g. a negative size): that is its outcome.

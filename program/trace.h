@@ -9,6 +9,7 @@
 
 #include "program/error_category.h"
 #include "program/types.h"
+#include "program/value_summary.h"
 
 namespace parity::program {
 
@@ -16,7 +17,9 @@ struct GradObs {
   std::vector<std::int64_t> sizes;
   std::vector<std::int64_t> strides;
   DType dtype = DType::Float32;
+  // As TensorObs's; both empty when the gradient is not comparable (it flowed through uninitialised memory).
   std::vector<double> values;
+  std::optional<ValueSummary> summary = {};
   int alias_of = -1;  // smallest live value id whose storage the gradient shares (a stolen user gradient), -1: none
   int same_as = -1;   // smallest live value id that is this very gradient tensor (a `grad` step's result), -1: none
   // How many times the value's .grad became another tensor object since the program first saw it defined:
@@ -45,7 +48,10 @@ struct TensorObs {
   int base = -1;
   bool contiguous = false, channels_last = false, channels_last_3d = false, non_overlapping_dense = false;
   bool values_defined = true;  // false for uninitialised memory (empty, empty_like)
-  std::vector<double> values;  // logical row-major order
+  // The elements in logical row-major order; or, for more than kFullValuesUpTo of them, their summary and no
+  // values (unless the run kept every value: KeepValues::All).
+  std::vector<double> values;
+  std::optional<ValueSummary> summary = {};
   std::optional<GradObs> grad;  // observed after backward steps only
   bool operator==(const TensorObs&) const = default;
 };

@@ -283,8 +283,9 @@ std::string render_obs(const TensorObs& o, const std::string& marked, std::optio
                           std::pair{o.non_overlapping_dense, "non-overlapping dense"}})
     if (on) layout += (layout.empty() ? "" : ", ") + std::string(name);
   f.add("contiguity", layout.empty() ? "no dense layout" : layout);
-  f.add("values", o.values_defined ? "values " + values_text(o.values, marked == "values" ? keep : std::nullopt)
-                                   : "values undefined (uninitialised memory)");
+  f.add("values", !o.values_defined ? "values undefined (uninitialised memory)"
+                  : o.summary        ? "values: " + program::render(*o.summary)
+                                     : "values " + values_text(o.values, marked == "values" ? keep : std::nullopt));
   std::string html = f.take();
   const bool grad_marked = marked.rfind("grad_", 0) == 0;
   if (o.grad) {
@@ -296,7 +297,9 @@ std::string render_obs(const TensorObs& o, const std::string& marked, std::optio
     if (o.grad->same_as >= 0 || o.grad->replaced > 0 || marked == "grad_identity")
       g.add("grad_identity", (o.grad->same_as < 0 ? std::string("") : "is v" + std::to_string(o.grad->same_as) + ", ") +
                                  "replaced " + std::to_string(o.grad->replaced) + "×");
-    g.add("grad_values", "values " + values_text(o.grad->values, marked == "grad_values" ? keep : std::nullopt));
+    g.add("grad_values", o.grad->summary
+                             ? "values: " + program::render(*o.grad->summary)
+                             : "values " + values_text(o.grad->values, marked == "grad_values" ? keep : std::nullopt));
     std::string inner = g.take();
     if (marked == "grad_defined") inner = "<mark class=\"first-diff\" title=\"first difference\">" + inner + "</mark>";
     html += "<div class=\"grad\">" + inner + "</div>";

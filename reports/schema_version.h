@@ -8,7 +8,8 @@
 //   4: run.json's coverage has `situation_pairs` and `backward_through`; a version 3 run.json reads as one that
 //      reached none of them.
 //   5: findings have `reproducible` (confirming runs before shrinking), and a crash's divergence has `signal`
-//      with its signature naming it ("neg:crash:SIGSEGV"); run.json has `flaky_findings`, `resumed`, `budget`
+//      with its signature naming it ("neg:crash:SIGSEGV"), and an observed tensor of more than 4096 elements
+//      has `values_summary` in place of its values; run.json has `flaky_findings`, `resumed`, `budget`
 //      (the `--cases` and `--seconds` asked for, so a partial run can be told from a whole one) and `partial`
 //      (what `parity merge --allow-partial` let through); a version 4 record reads as unconfirmed, a crash by no
 //      signal, never resumed, with nothing flaky, an unknown budget and merged whole.

@@ -103,7 +103,7 @@ TEST(EngineEvaluate, InProcessAndIsolatedAgree) {
 TEST(EngineEvaluate, AGarbledAnswerIsACrashNotCounts) {
   const program::Program p = generate_case(3, 21, {}).value();
   Progress progress;
-  const std::string answer = evaluate_to_text(p, false, progress);
+  const std::string answer = evaluate_to_text(p, false, program::KeepValues::SummariseLarge, progress);
   auto read = [&](const std::string& text, const program::Program* program) {
     ChildEnd end;
     end.output = text;

@@ -151,6 +151,22 @@ TEST(HtmlReport, MarksTheFirstDifferenceOnBothSides) {
   EXPECT_NE(html.find("values [1, 4]"), std::string::npos);
 }
 
+// A tensor too large to keep whole is shown as its summary, marked as the first difference like values.
+TEST(HtmlReport, ShowsASummarisedTensorsSummary) {
+  Finding f = values_finding(3);
+  for (program::Trace* t : {&*f.impl_trace, &*f.oracle_trace}) {
+    std::vector<double> values(5000, t->backend == "impl" ? 1.0 : 0.0);
+    program::TensorObs& o = t->steps[1].observed[0];
+    o.sizes = {5000};
+    o.summary = program::summarise_if_large(values);
+    o.values.clear();
+  }
+  const std::string html = html_report(input({f}));
+  EXPECT_EQ(count(html, "<mark class=\"first-diff\" title=\"first difference\"><span class=\"fld\" data-field=\"values\">"), 2u);
+  EXPECT_NE(html.find("values: 5000 elements (summarised): min 1, max 1, sum 5000"), std::string::npos);
+  EXPECT_NE(html.find("values: 5000 elements (summarised): min 0, max 0, sum 0"), std::string::npos);
+}
+
 // The CSP names the SHA-256 of the page's one script and one style: anything else is refused by the browser.
 TEST(HtmlReport, ContentSecurityPolicyAllowsOnlyThePagesOwnScriptAndStyle) {
   const std::string html = html_report(input({values_finding(3)}));

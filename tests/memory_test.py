@@ -8,7 +8,9 @@ A valid program of 512 steps of `zeros [1048576] float64` (4 GiB of tensors) onc
 7.7 GB of resident memory and was reported as a timeout. Under `--memory-mb 1024`, `parity run` and `parity
 replay` must end it as out_of_memory (exit 1), with no process of parity's tree resident beyond the limit
 (getrusage(RUSAGE_CHILDREN).ru_maxrss: the largest of the waited-for descendants); `parity claims` must apply
-its default limit too (an allocation planted past it is out_of_memory).
+its default limit too (an allocation planted past it is out_of_memory). A program whose tensors fit must
+agree with traces that do not grow with its elements (large values kept as summaries), and a wrong element of
+a large tensor must still be a values divergence.
 """
 import json
 import os
@@ -28,10 +30,17 @@ def fail(message):
     print(f"memory_test: FAIL: {message}", file=sys.stderr)
 
 
-def zeros_program(steps):
-    step = {"op": "zeros", "attrs": {"sizes": [1048576], "dtype": "float64", "requires_grad": False},
+def zeros_program(steps, dtype="float64"):
+    step = {"op": "zeros", "attrs": {"sizes": [1048576], "dtype": dtype, "requires_grad": False},
             "inputs": [], "grad_enabled": True}
     return {"schema_version": 1, "steps": [step] * steps}
+
+
+def write_program(work, name, program):
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        json.dump(program, f)
+    return path
 
 
 def parity(binary, args, env_extra=None):
@@ -65,9 +74,7 @@ def main(argv):
         return 2
     binary, work = argv[1], argv[2]
     os.makedirs(work, exist_ok=True)
-    big = os.path.join(work, "zeros-512.json")
-    with open(big, "w") as f:
-        json.dump(zeros_program(512), f)
+    big = write_program(work, "zeros-512.json", zeros_program(512))
     limits = ["--memory-mb", str(LIMIT_MB), "--timeout-ms", "120000"]
 
     code, out, err = parity(binary, ["run", big] + limits)
@@ -83,6 +90,24 @@ def main(argv):
         impl = {"problem": f"no claim in the output ({e})"}
     if code != 1 or not impl.get("problem", "").startswith("out_of_memory"):
         fail(f"parity claims with PARITY_PLANT=clone=oom exited {code}, impl's side is not out_of_memory:\n"
+             f"{(out + err)[-3000:]}")
+
+    # 384 MiB of tensors fit the limit, and the traces (large values kept as summaries) must not grow with
+    # them: every value kept, as JSON, took the child past 1 GiB.
+    fits = write_program(work, "zeros-48.json", zeros_program(48))
+    code, out, err = parity(binary, ["run", fits, "--traces"] + limits)
+    if code != 0 or "the traces agree" not in out or '"values_summary"' not in out:
+        fail(f"parity run of 48 large zeros exited {code}, expected agreeing traces with summarised values:\n"
+             f"{(out + err)[-3000:]}")
+    expect_bounded("parity run of 48 large zeros")
+
+    # A wrong element in a tensor of 2^20 is still a values divergence when the values are summarised.
+    planted = zeros_program(1, "float32")
+    planted["steps"].append({"op": "neg", "inputs": [0], "grad_enabled": True})
+    wrong = write_program(work, "neg-large.json", planted)
+    code, out, err = parity(binary, ["run", wrong], {"PARITY_PLANT": "neg=values"})
+    if code != 1 or "neg:values" not in out:
+        fail(f"parity run with PARITY_PLANT=neg=values on 2^20 elements exited {code} without neg:values:\n"
              f"{(out + err)[-3000:]}")
 
     if failures:

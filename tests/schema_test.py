@@ -411,6 +411,35 @@ def check_encodings(finding_v, run_v, findings, runs):
     return real_nonfinite
 
 
+def check_summarised_trace(parity, schemas, registry, tmp):
+    """Traces of a tensor too large to keep whole (values_summary) as `parity run --traces` prints them: campaigns
+    make no such tensor, so their findings never show the summary form."""
+    program = {"schema_version": 1, "steps": [
+        {"op": "zeros", "inputs": [], "grad_enabled": True,
+         "attrs": {"sizes": [5000], "dtype": "float32", "requires_grad": False}},
+        {"op": "neg", "inputs": [0], "grad_enabled": True}]}
+    path = tmp / "large.json"
+    path.write_text(json.dumps(program))
+    env = {k: v for k, v in os.environ.items() if k != "PARITY_PLANT"}
+    res = subprocess.run([parity, "run", str(path), "--traces"], capture_output=True, text=True, env=env, timeout=120)
+    decoder, traces, at = json.JSONDecoder(), [], 0
+    while (start := res.stdout.find("\n{", at)) >= 0:
+        trace, at = decoder.raw_decode(res.stdout, start + 1)
+        traces.append(trace)
+    if res.returncode != 0 or len(traces) != 2:
+        fail(f"parity run {path} --traces exited {res.returncode} with {len(traces)} traces:\n{res.stdout[-2000:]}")
+        return 0
+    validator = Draft202012Validator({"$ref": schemas["common.schema.json"]["$id"] + "#/$defs/trace"},
+                                     registry=registry)
+    for trace in traces:
+        report_errors(validator, trace, f"{trace['backend']} trace of {path}")
+    observation = traces[0]["steps"][1]["observed"][0]
+    if "values_summary" not in observation or observation["values"]:
+        fail(f"the 5000-element observation of {path} is not summarised: {sorted(observation)}")
+        return 0
+    return mutate_object(validator, traces[0], ["steps", 1, "observed", 0, "values_summary"])
+
+
 def main(argv):
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -457,6 +486,7 @@ def main(argv):
             mutations = check_finding_mutations(finding_v, (with_values or findings["planted"])[0])
             mutations += check_run_mutations(run_v, runs["planted"])
             real_nonfinite = check_encodings(finding_v, run_v, findings, runs)
+    mutations += check_summarised_trace(parity, schemas, registry, tmp)
 
     elapsed = time.monotonic() - start
     if failures:
