@@ -22,6 +22,7 @@ import os
 import pathlib
 import resource
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -54,7 +55,7 @@ class Run:
         return f"`parity {' '.join(self.args)}` (exit {self.rc}): {(self.out + self.err)[-2000:]}"
 
 
-def parity(*args, plant=None, timeout=60, extra_env=None):
+def parity(*args, plant=None, timeout=60, extra_env=None, limits=limit_memory):
     env = {k: v for k, v in os.environ.items()
            if k not in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE", "PARITY_PLANT")}
     if plant:
@@ -62,7 +63,7 @@ def parity(*args, plant=None, timeout=60, extra_env=None):
     env.update(extra_env or {})
     args = [str(a) for a in args]
     try:
-        p = subprocess.run([PARITY] + args, env=env, capture_output=True, timeout=timeout, preexec_fn=limit_memory)
+        p = subprocess.run([PARITY] + args, env=env, capture_output=True, timeout=timeout, preexec_fn=limits)
     except subprocess.TimeoutExpired:
         return Run(args, "timeout", "", f"did not finish in {timeout} s")
     return Run(args, p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
@@ -142,6 +143,29 @@ def test_shard_status_file_through_a_link():
                extra_env={"TEST_SHARD_STATUS_FILE": str(link)})
     expect_refused(r, "symbolic link")
     check(file_type(WORK / "status-outside") == "absent", "TEST_SHARD_STATUS_FILE was followed through a link")
+
+
+def test_a_full_disk_fails_loudly_and_keeps_what_was_written():
+    # A file size limit stands in for a full disk (no mount needed): a write past it fails (EFBIG) as with ENOSPC.
+    # Whichever file fills first (the journal or findings.jsonl), the campaign must stop with an error naming it,
+    # and every finding written before must still be whole.
+    def small_files():
+        limit_memory()
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20 << 10, 20 << 10))
+    out = WORK / "full"
+    r = parity("fuzz", "--cases", 300, "--seed", 7, "--out", out, plant="mul=values,neg=error", limits=small_files,
+               timeout=300)
+    expect_refused(r, str(out), "cannot write", "File too large")
+    findings = out / "findings.jsonl"
+    lines = findings.read_text().split("\n")[:-1] if findings.exists() else []  # the last: empty, or torn
+    if "findings.jsonl: cannot write" in r.err:
+        check(lines, f"no finding was kept of those written before the disk filled: {r}")
+    for line in lines:
+        try:
+            json.loads(line)
+        except json.JSONDecodeError as e:
+            fail(f"a finding written before the disk filled is broken ({e}): {line[:80]}")
 
 
 def test_report_over_its_own_input(base):
