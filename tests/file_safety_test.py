@@ -124,11 +124,11 @@ def test_findings_through_a_dangling_link():
     out = WORK / "out2"
     out.mkdir()
     (out / "findings.jsonl").symlink_to(WORK / "outside")
-    r = parity("fuzz", "--cases", 60, "--seed", 7, "--out", out, plant="mul=values")
+    r = parity("fuzz", "--cases", 100, "--seed", 7, "--out", out, plant="mul=values")
     expect_refused(r, "already holds a campaign's output (findings.jsonl)")
     check(file_type(WORK / "outside") == "absent", "a campaign wrote its findings outside --out, through a link")
     # --overwrite removes the link itself, never what it names.
-    r = parity("fuzz", "--cases", 60, "--seed", 7, "--out", out, "--overwrite", plant="mul=values")
+    r = parity("fuzz", "--cases", 100, "--seed", 7, "--out", out, "--overwrite", plant="mul=values")
     check(r.rc in (0, 1), f"expected exit 0 or 1 (findings) from {r}")
     check(file_type(WORK / "outside") == "absent", "--overwrite wrote findings outside --out, through a link")
     check(file_type(out / "findings.jsonl") == "file" and findings_lines(out),
