@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what parity needs (Debian packages; for a PyPI oracle, a project-local venv), only when missing, then
 # configures and builds.
-# Usage: [PARITY_TORCH=1.13|2.15] ci/setup.sh [BUILD_DIR]
+# Usage: [PARITY_TORCH=1.13|2.15] [PARITY_PRESET=NAME] ci/setup.sh [BUILD_DIR]
 #   PARITY_TORCH picks the oracle: 1.13 (the default) is Debian's libtorch-dev; 2.15 is PyPI's torch wheel as
 #   pinned in ci/torch-2.15.txt, installed into .venv-torch-2.15. BUILD_DIR defaults to build (1.13) or
-#   build-torch-2.15. Extra CMake flags: PARITY_CMAKE_FLAGS="...".
+#   build-torch-2.15. PARITY_PRESET names the configure preset of CMakePresets.json (default: default; asan-ubsan
+#   is the sanitizer build, ci/sanitize.sh). Extra CMake flags: PARITY_CMAKE_FLAGS="...".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 torch=${PARITY_TORCH:-1.13}
@@ -60,6 +61,6 @@ fi
 
 if [ ! -f "$build_dir/build.ninja" ]; then
   # shellcheck disable=SC2086
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${oracle_flags[@]}" ${PARITY_CMAKE_FLAGS:-}
+  cmake --preset "${PARITY_PRESET:-default}" -B "$build_dir" "${oracle_flags[@]}" ${PARITY_CMAKE_FLAGS:-}
 fi
 cmake --build "$build_dir" --parallel "$(nproc)"
