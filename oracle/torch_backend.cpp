@@ -8,12 +8,14 @@
 #include <c10/util/Logging.h>
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/variable.h>
 #include <torch/types.h>
 #include <torch/utils.h>
 #include <torch/version.h>
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <mutex>
 #include <new>
@@ -155,6 +157,60 @@ torch::Tensor make_rand(const program::Attrs& a) {
 
 class TorchSession final : public program::Session {
  public:
+  // What the program made goes when the session ends, but autograd's references can form cycles that nothing
+  // frees: a node saving a tensor whose grad_fn it becomes (an in-place op with the tensor as another operand too,
+  // x.mul_(x)), a leaf's gradient whose history ends in that leaf's AccumulateGrad (backward with create_graph),
+  // two tensors set as each other's gradient. PyTorch makes the same cycles. Without this a persistent worker kept
+  // every one its cases made (LeakSanitizer's reports in the asan-ubsan build). So every gradient is dropped, and
+  // every node reachable from what the session holds releases its saved tensors, as a backward that does not
+  // retain its graph does.
+  // How an edge owns its node: std::shared_ptr up to LibTorch 1.13, c10::intrusive_ptr from 2.x.
+  using NodeRef = decltype(torch::autograd::Edge::function);
+
+  // A new owning reference to a live node, by whichever of the two its release uses (N is Node: a template only
+  // so that the branch of the other release is not compiled).
+  template <typename N>
+  static NodeRef strong_ref(N* fn) {
+    if constexpr (requires { fn->shared_from_this(); }) return fn->shared_from_this();
+    else return c10::intrusive_ptr<N>::unsafe_reclaim_from_nonowning(fn);
+  }
+
+  ~TorchSession() override {
+    WarningGuard quiet(silent_warnings());  // .grad of a non-leaf warns
+    std::vector<torch::Tensor> tensors;
+    for (const auto& v : values_)
+      if (v) tensors.push_back(*v);
+    for (const auto& [key, g] : kept_grads_) tensors.push_back(g);
+    for (const auto& [id, memo] : memos_) {
+      for (const auto& [key, t] : memo.tensors) tensors.push_back(t);
+      for (const auto& [key, t] : memo.storages) tensors.push_back(t);
+    }
+    std::set<const void*> seen;
+    std::vector<NodeRef> nodes;
+    while (!tensors.empty()) {
+      const torch::Tensor t = std::move(tensors.back());
+      tensors.pop_back();
+      if (!t.defined() || !seen.insert(t.unsafeGetTensorImpl()).second) continue;
+      // The node it holds: grad_fn() could regenerate a view's history, or raise.
+      if (torch::autograd::Node* fn = torch::autograd::impl::grad_fn_unsafe(t))
+        nodes.push_back(strong_ref(fn));
+      if (t.is_view()) tensors.emplace_back(t._base());
+      if (t.grad().defined()) {
+        tensors.push_back(t.grad());
+        t.mutable_grad().reset();
+      }
+    }
+    std::set<const torch::autograd::Node*> released;
+    while (!nodes.empty()) {
+      const NodeRef fn = std::move(nodes.back());
+      nodes.pop_back();
+      if (!released.insert(fn.get()).second) continue;
+      fn->release_variables();
+      for (const auto& edge : fn->next_edges())
+        if (edge.function) nodes.push_back(edge.function);
+    }
+  }
+
   void execute(const Step& step, int index) override {
     WarningGuard quiet(silent_warnings());
     PARITY_HARNESS_ASSERT(index >= 0, "negative step index");
