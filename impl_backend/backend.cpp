@@ -1,7 +1,10 @@
 #include "impl_backend/backend.h"
 
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
+#include <vector>
 
 #include "impl/autograd/grad_mode.h"
 #include "impl/autograd/meta.h"
@@ -99,6 +102,47 @@ pg::ErrorCategory to_program(ErrorKind k) {
 class ImplSession final : public pg::Session {
  public:
   explicit ImplSession(TorchVersion follows) : follows_(follows) {}
+  // impl holds autograd state as LibTorch does, so the same cycles form (a node saving a tensor whose grad_fn it
+  // becomes, x.mul_(x); two tensors set as each other's gradient) and outlived the session, in a persistent worker
+  // for good (LeakSanitizer's reports in the asan-ubsan build). It lets go as the oracle's session does: every
+  // gradient dropped, every node reachable from what the session holds releasing its saved tensors. (impl's
+  // AccumulateGrad holds its leaf weakly, so create_graph makes no cycle here as it does in LibTorch.)
+  ~ImplSession() override {
+    std::vector<Tensor> tensors;
+    for (const auto& v : values_)
+      if (v) tensors.push_back(*v);
+    for (const auto& [key, g] : kept_grads_) tensors.push_back(g);
+    for (const auto& [id, memo] : memos_) {
+      for (const auto& [key, t] : memo.tensors) tensors.push_back(t);
+      for (const auto& [key, t] : memo.storages) tensors.push_back(t);
+    }
+    std::set<const void*> seen;
+    std::vector<std::shared_ptr<autograd::Node>> nodes;
+    while (!tensors.empty()) {
+      const Tensor t = std::move(tensors.back());
+      tensors.pop_back();
+      if (!t.defined() || !seen.insert(t.impl()).second) continue;
+      autograd::AutogradMeta* m = autograd::meta(t);
+      if (!m) continue;
+      for (const auto& fn : {m->grad_fn, m->retain_hook_node})
+        if (fn) nodes.push_back(fn);
+      if (m->base) tensors.push_back(*m->base);
+      if (m->grad.defined()) {
+        tensors.push_back(m->grad);
+        m->grad = Tensor();
+      }
+    }
+    std::set<const autograd::Node*> released;
+    while (!nodes.empty()) {
+      const std::shared_ptr<autograd::Node> fn = std::move(nodes.back());
+      nodes.pop_back();
+      if (!released.insert(fn.get()).second) continue;
+      fn->release_variables();
+      for (const auto& edge : fn->next_edges())
+        if (edge.fn) nodes.push_back(edge.fn);
+    }
+  }
+
   void execute(const pg::Step& step, int index) override {
     if (values_.size() <= static_cast<std::size_t>(index)) values_.resize(static_cast<std::size_t>(index) + 1);
     autograd::GradModeGuard mode(step.grad_enabled);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
 #include "program/program_builder.h"
@@ -20,6 +21,10 @@ using program::OpId;
 
 program::Backend& torch_backend() {
   static auto b = oracle::make_torch_backend();
+  return *b;
+}
+program::Backend& impl_backend() {
+  static auto b = impl_backend::make_impl_backend();
   return *b;
 }
 
@@ -71,11 +76,19 @@ TEST(SessionEnd, LibTorchTensorsThatAreEachOthersGradientAreFreed) {
   expect_nothing_kept(torch_backend(), gradients_of_each_other());
 }
 
+TEST(SessionEnd, ImplTensorsThatAreEachOthersGradientAreFreed) {
+  expect_nothing_kept(impl_backend(), gradients_of_each_other());
+}
+
 TEST(SessionEnd, LibTorchTensorSavedByItsOwnNodeIsFreed) {
   expect_nothing_kept(torch_backend(), saved_by_its_own_node());
 }
 
+TEST(SessionEnd, ImplTensorSavedByItsOwnNodeIsFreed) { expect_nothing_kept(impl_backend(), saved_by_its_own_node()); }
+
 TEST(SessionEnd, LibTorchGradientWithHistoryIsFreed) { expect_nothing_kept(torch_backend(), gradient_with_history()); }
+
+TEST(SessionEnd, ImplGradientWithHistoryIsFreed) { expect_nothing_kept(impl_backend(), gradient_with_history()); }
 
 }  // namespace
 }  // namespace parity
