@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, against both oracles: unit tests, properties (impl and LibTorch), the seed claims, the
 # fixed-seed differential campaign and the report checks, first with Debian's LibTorch 1.13 (build/), then with
-# PyPI's LibTorch 2.15 (build-torch-2.15/, whose Python repros run with that PyTorch).
-# Usage: ci/test.sh [BUILD_DIR]   (the 1.13 build; default build). PARITY_ORACLES="1.13" runs one oracle only.
+# PyPI's LibTorch 2.15 (build-torch-2.15/, whose Python repros run with that PyTorch). Then the sanitizer job
+# (ci/sanitize.sh: unit and property tests and the CI campaign's programs under ASan+UBSan, in build-asan/).
+# Usage: ci/test.sh [BUILD_DIR]   (the 1.13 build; default build). PARITY_ORACLES="1.13" runs one oracle only;
+# PARITY_SANITIZE=0 skips the sanitizer job.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
@@ -13,4 +15,9 @@ for torch in ${PARITY_ORACLES:-1.13 2.15}; do
   # JUnit XML for CI dashboards: one file per oracle, every test ctest ran (unit, property, differential, report).
   (cd "$build_dir" && ctest --output-on-failure --timeout 900 -j "$(nproc)" --output-junit junit.xml) || status=1
 done
+# Last: it builds against the 1.13 build's packages.
+if [ "${PARITY_SANITIZE:-1}" != 0 ]; then
+  echo "parity test: unit and property tests and a campaign under ASan+UBSan (build-asan)"
+  ci/sanitize.sh || status=1
+fi
 exit "$status"
