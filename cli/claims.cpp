@@ -48,6 +48,7 @@ options:
   --memory-mb M    address-space limit of one claim on one backend in MiB (default 4096; 0: none); a claim
                    that exceeds it did not run (out_of_memory). Not applied in an AddressSanitizer build (its
                    shadow memory takes terabytes of address space), which says so on stderr
+                   when the flag is given
   --against P      also show each claim's verdict on the LibTorch of another parity build (its parity binary,
                    e.g. build-torch-2.15/parity, which runs `claims --json`): a column per release, and the
                    claims whose verdict differs between them

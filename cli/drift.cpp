@@ -44,6 +44,7 @@ options:
   --memory-mb M     address-space limit of each worker in MiB (default 4096; 0: none); a program that exceeds
                     it is an out_of_memory difference. Not applied in an AddressSanitizer build (its shadow
                     memory takes terabytes of address space), which says so on stderr
+                    when the flag is given
   --shrink-share F  share of the time budget shrinking may use (default 0.25)
   --overwrite       replace an earlier run's output in DIR
 

@@ -54,6 +54,7 @@ options:
   --memory-mb M    address-space limit of one worker in MiB (default 4096; 0: none); a case that exceeds it is
                    an out_of_memory finding. Not applied in an AddressSanitizer build (its shadow memory takes
                    terabytes of address space), which says so on stderr
+                   when the flag is given
   --shrink-share F share of the campaign's time (--seconds, or the time so far) that shrinking may take in all,
                    never less than 10 s (default 0.25; 0: no shrinking); findings beyond it are recorded
                    unshrunk

@@ -10,7 +10,8 @@ namespace parity::cli {
 
 // The limit `args` asks for, in bytes: engine::kDefaultMemoryLimitBytes when the flag is absent, 0 for
 // `--memory-mb 0` (none). A build that cannot cap address space (engine::kAddressSpaceLimitSupported: the
-// AddressSanitizer builds) gets 0 whatever was asked, and `command` says so on stderr, once per process.
+// AddressSanitizer builds) gets 0 whatever was asked; when the flag asked for a limit, `command` says so on
+// stderr, once per process.
 std::size_t memory_limit_bytes(const Args& args, std::string_view command);
 
 }  // namespace parity::cli

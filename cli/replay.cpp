@@ -32,6 +32,7 @@ options:
   --memory-mb M    address-space limit of the child in MiB (default 4096; 0: none); a program that exceeds it
                    diverges as out_of_memory. Not applied in an AddressSanitizer build (its shadow memory takes
                    terabytes of address space), which says so on stderr
+                   when the flag is given
   --full-values    compare every value of a tensor of more than 4096 elements one by one, as a summary
                    cannot say which element differs (memory grows with the program's elements)
   --cpp            then print a C++ (LibTorch) repro of the program

@@ -25,6 +25,7 @@ options:
   --memory-mb M    address-space limit of the child in MiB (default 4096; 0: none); a program that exceeds it
                    diverges as out_of_memory. Not applied in an AddressSanitizer build (its shadow memory takes
                    terabytes of address space), which says so on stderr
+                   when the flag is given
   --traces         also print both traces as JSON. A tensor of more than 4096 elements is kept as a summary
                    (count, NaNs and infinities, min, max, sum, a position-weighted checksum, a hash of the bits),
                    which is also how large values are compared
