@@ -24,29 +24,11 @@ export UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1"
 
 # Unit tests that cannot pass under ASan, each group for the reason above it.
 excluded=(
-  # Their workers cap their address space (--memory-mb, RLIMIT_AS, 4096 MiB by default), and ASan has reserved
-  # terabytes of shadow memory before that: a worker's first new mapping fails and ASan ends it. The campaign below
-  # runs with --memory-mb 0 instead.
-  Cli.ShortCampaignWritesItsSummary
-  Cli.ReportBuildsAPageFromWhatTheCampaignLeft
-  Cli.RequireCoverageFailsOnStarvedItems
-  Cli.StrictKnownFailsOnStaleAndExpiredEntries
-  Cli.MergeJoinsShardsAndRefusesIncompleteSets
-  Cli.FuzzRefusesAFolderHoldingACampaign
-  Cli.ShardsSplitTheCases
-  EngineCampaign.APlantedRewordingIsFoundAsMessageDivergencesOnly
-  EngineCampaign.APlantedFreshResultOfAnInPlaceOpIsFoundByIdentity
-  EngineCampaign.APlantedWriteOfAnInputIsFoundBySchemaConformance
-  EngineCampaign.CrashingCasesDoNotStopTheCampaign
-  EngineWorkers.AgreeWithAChildPerCase
-  EngineWorkers.ACaseGeneratedInTheWorkerIsTheProgramGeneratedHere
-  EngineWorkers.PlantedCrashEndsOnlyItsCase
-  EngineWorkers.PlantedAbortEndsOnlyItsCase
-  EngineWorkers.PlantedHangEndsOnlyItsCase
-  # The same, and ASan's operator new ends the process on an allocation past its own limit (1 TiB) instead of
-  # calling the new-handler that makes it an out_of_memory finding.
+  # A sanitizer build caps no address space (its shadow memory takes terabytes of it: engine::
+  # kAddressSpaceLimitSupported), and ASan's operator new ends the process on an allocation past its own limit
+  # (1 TiB) instead of calling the new-handler that makes it an out_of_memory finding.
   EngineWorkers.PlantedOutOfMemoryEndsOnlyItsCase
-  # The same, and its two campaigns must shrink alike within a budget of time, which ASan's slowdown spends sooner.
+  # Its two campaigns must shrink alike within a budget of time, which ASan's slowdown spends sooner.
   EngineCampaign.PlantedFaultIsFoundShrunkAndDeterministic
 )
 
@@ -57,7 +39,8 @@ status=0
   --gtest_output="xml:$build_dir/junit-unit.xml" || status=1
 "./$build_dir/parity_property_tests" --gtest_output="xml:$build_dir/junit-property.xml" || status=1
 # The CI campaign's seed and cases (CMakeLists.txt's differential_campaign): programs the 1.13 suite judges, so
-# nothing unexpected may differ, and all of its coverage is reached under ASan too. --memory-mb 0: see above.
+# nothing unexpected may differ, and all of its coverage is reached under ASan too. --memory-mb 0: a sanitizer
+# build caps no address space (see above); the command says so itself.
 "./$build_dir/parity" fuzz --cases "$cases" --seed 20261121 --require-coverage --memory-mb 0 \
   --out "$build_dir/campaign-sanitize" --overwrite || status=1
 
