@@ -17,15 +17,16 @@ import sys
 # Folders are repository-relative and exact: a subfolder is its own entry (a file in impl/foo/ is in no folder of
 # this table, hence an error, until impl/foo is added). An allowed entry is a folder, a single file (a path with
 # an extension: that file only), "*" (every folder of this table) or "!folder" (minus that one, after "*").
-IMPL_CORE = ("impl", "impl/autograd", "impl/ops", "impl/cpu", "impl/cuda")  # the library under test
+IMPL_CORE = ("impl", "impl/autograd", "impl/ops", "impl/kernels", "impl/cpu", "impl/cuda")  # the library under test
 ORACLE_API = "oracle/torch_backend.h"  # the oracle's public header; the rest of oracle/ is private to it
 
 RULES = {
     "impl":              IMPL_CORE,  # Tensor, Layout, Storage, dtypes, memory formats: knows no harness
     "impl/autograd":     IMPL_CORE,  # meta, nodes, saved variables, engine, grad mode
     "impl/ops":          IMPL_CORE,  # the ops of impl/ops.h and their derivatives
-    "impl/cpu":          IMPL_CORE,  # CPU loops
-    "impl/cuda":         IMPL_CORE,  # CUDA storage and strided copy
+    "impl/kernels":      ("impl/kernels", "impl/reduced_float.h"),  # kernels for both devices: C++17, nvcc too
+    "impl/cpu":          IMPL_CORE,  # the CPU executor of impl/kernels
+    "impl/cuda":         IMPL_CORE,  # CUDA storage, transfers and the launcher of impl/kernels
     "impl_backend":      IMPL_CORE + ("impl_backend", "program"),  # impl as a program::Backend: steps -> impl calls
     "program":           ("program",),  # op table, Program/Trace, run loop, JSON, compare, repros: no backend
     "generators":        ("generators", "program"),  # RapidCheck generators of layouts and programs, shrinking
