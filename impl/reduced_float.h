@@ -2,31 +2,43 @@
 // nearest-even when made from a float (a double goes through float first, as c10's constructors do), and read
 // back exactly as a float. Arithmetic converts to float, so an op computed on them rounds its float result once
 // when stored, which is what ATen's CPU kernels do for these types.
+//
+// Device code (impl/kernels/) uses these types too, so every function is PARITY_HOST_DEVICE and uses bit
+// operations rather than <cmath>.
 #pragma once
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
+#include "impl/kernels/host_device.h"
+
 namespace parity::impl {
 
 namespace detail {
-inline std::uint32_t float_bits(float f) {
+PARITY_HOST_DEVICE inline std::uint32_t float_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
   std::uint32_t u;
   std::memcpy(&u, &f, sizeof u);
   return u;
+#endif
 }
-inline float bits_float(std::uint32_t u) {
+PARITY_HOST_DEVICE inline float bits_float(std::uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
   float f;
   std::memcpy(&f, &u, sizeof f);
   return f;
+#endif
 }
 
 // c10::detail::fp16_ieee_from_fp32_value: round to nearest-even through float arithmetic on scaled values.
-inline std::uint16_t half_from_float(float f) {
+PARITY_HOST_DEVICE inline std::uint16_t half_from_float(float f) {
   const float scale_to_inf = 0x1.0p+112f;
   const float scale_to_zero = 0x1.0p-110f;
-  float base = (std::fabs(f) * scale_to_inf) * scale_to_zero;
+  float base = (bits_float(float_bits(f) & 0x7FFFFFFFu) * scale_to_inf) * scale_to_zero;  // |f|
   const std::uint32_t w = float_bits(f);
   const std::uint32_t shl1_w = w + w;
   const std::uint32_t sign = w & 0x80000000u;
@@ -41,7 +53,7 @@ inline std::uint16_t half_from_float(float f) {
 }
 
 // c10::detail::fp16_ieee_to_fp32_value.
-inline float half_to_float(std::uint16_t h) {
+PARITY_HOST_DEVICE inline float half_to_float(std::uint16_t h) {
   const std::uint32_t w = static_cast<std::uint32_t>(h) << 16;
   const std::uint32_t sign = w & 0x80000000u;
   const std::uint32_t two_w = w + w;
@@ -52,12 +64,12 @@ inline float half_to_float(std::uint16_t h) {
 }
 
 // c10::detail::round_to_nearest_even; NaN becomes the canonical quiet NaN.
-inline std::uint16_t bfloat16_from_float(float f) {
-  if (std::isnan(f)) return 0x7FC0;
+PARITY_HOST_DEVICE inline std::uint16_t bfloat16_from_float(float f) {
   const std::uint32_t u = float_bits(f);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0;  // NaN
   return static_cast<std::uint16_t>((u + (((u >> 16) & 1u) + 0x7FFFu)) >> 16);
 }
-inline float bfloat16_to_float(std::uint16_t b) { return bits_float(static_cast<std::uint32_t>(b) << 16); }
+PARITY_HOST_DEVICE inline float bfloat16_to_float(std::uint16_t b) { return bits_float(static_cast<std::uint32_t>(b) << 16); }
 }  // namespace detail
 
 template <std::uint16_t (*FromFloat)(float), float (*ToFloat)(std::uint16_t)>
@@ -66,11 +78,11 @@ struct ReducedFloat {
   ReducedFloat() = default;
   // Implicit, as c10's: any arithmetic value converts through float.
   template <typename V, typename = std::enable_if_t<std::is_arithmetic_v<V>>>
-  ReducedFloat(V v) : bits(FromFloat(static_cast<float>(v))) {}
+  PARITY_HOST_DEVICE ReducedFloat(V v) : bits(FromFloat(static_cast<float>(v))) {}
   // From the other 16-bit type: through float, as ATen's copy does.
   template <std::uint16_t (*F)(float), float (*T)(std::uint16_t)>
-  explicit ReducedFloat(ReducedFloat<F, T> o) : bits(FromFloat(static_cast<float>(o))) {}
-  operator float() const { return ToFloat(bits); }
+  PARITY_HOST_DEVICE explicit ReducedFloat(ReducedFloat<F, T> o) : bits(FromFloat(static_cast<float>(o))) {}
+  PARITY_HOST_DEVICE operator float() const { return ToFloat(bits); }
 };
 
 using Half = ReducedFloat<detail::half_from_float, detail::half_to_float>;
