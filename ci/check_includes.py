@@ -24,7 +24,7 @@ RULES = {
     "impl":              IMPL_CORE,  # Tensor, Layout, Storage, dtypes, memory formats: knows no harness
     "impl/autograd":     IMPL_CORE,  # meta, nodes, saved variables, engine, grad mode
     "impl/ops":          IMPL_CORE,  # the ops of impl/ops.h and their derivatives
-    "impl/kernels":      ("impl/kernels", "impl/reduced_float.h"),  # kernels for both devices: C++17, nvcc too
+    "impl/kernels":      ("impl/kernels", "impl/reduced_float.h", "impl/scalar_type.h"),  # both devices: C++17, nvcc too
     "impl/cpu":          IMPL_CORE,  # the CPU executor of impl/kernels
     "impl/cuda":         IMPL_CORE,  # CUDA storage, transfers and the launcher of impl/kernels
     "impl_backend":      IMPL_CORE + ("impl_backend", "program"),  # impl as a program::Backend: steps -> impl calls

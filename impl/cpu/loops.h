@@ -1,76 +1,84 @@
-// The one strided loop every CPU kernel uses: visits each index of `shape` in row-major order and passes the
-// element offset of every operand (strides in elements; a broadcast dim has stride 0). Adjacent dims that
-// every operand walks as one are merged first, and the innermost dim runs as a plain loop.
+// The strided walks of impl's CPU code: over a kernels::Geometry one innermost run at a time (for_each_run, what
+// the executor's loops are built on), and over a shape one element at a time (for_each_offset, for the host code
+// that reads or writes a tensor's elements outside a kernel).
 #pragma once
-#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "impl/error.h"
+#include "impl/kernels/geometry.h"
 
 namespace parity::impl::cpu {
+inline namespace PARITY_KERNEL_ISA {
 
-template <typename F>
-void for_each_offset(const std::vector<std::int64_t>& shape,
-                     std::initializer_list<const std::vector<std::int64_t>*> strides, F&& f) {
-  constexpr std::size_t kMax = 4;
-  constexpr std::size_t kMaxDims = 64;
-  const std::size_t n = strides.size();
-  PARITY_INTERNAL_ASSERT(n <= kMax, "for_each_offset walks at most " + std::to_string(kMax) + " operands, got " +
-                                        std::to_string(n));
-  PARITY_INTERNAL_ASSERT(shape.size() <= kMaxDims, "for_each_offset walks at most " + std::to_string(kMaxDims) +
-                                                       " dims, got " + std::to_string(shape.size()));
-  for (auto s : shape)
-    if (s == 0) return;
-  // Coalesce: dim d merges into d+1 when every operand steps over d exactly as over a whole run of d+1.
-  std::array<std::int64_t, kMaxDims> sz{};
-  std::array<std::array<std::int64_t, kMaxDims>, kMax> st{};
-  std::size_t nd = 0;
-  {
-    std::size_t k = 0;
-    std::array<const std::vector<std::int64_t>*, kMax> in{};
-    for (auto* s : strides) in[k++] = s;
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-      if (shape[d] == 1) continue;
-      bool merge = nd > 0;
-      for (std::size_t i = 0; merge && i < n; ++i) merge = st[i][nd - 1] == shape[d] * (*in[i])[d];
-      if (merge) {
-        sz[nd - 1] *= shape[d];
-        for (std::size_t i = 0; i < n; ++i) st[i][nd - 1] = (*in[i])[d];
-      } else {
-        sz[nd] = shape[d];
-        for (std::size_t i = 0; i < n; ++i) st[i][nd] = (*in[i])[d];
-        ++nd;
-      }
-    }
-  }
-  std::array<std::int64_t, kMax> off{};
-  if (nd == 0) {
-    f(off.data());
+using kernels::Geometry;
+using kernels::kMaxDims;
+using kernels::kMaxOperands;
+
+// Calls body(off, n, inner) for each innermost run of g: `off` holds each operand's offset of the run's first
+// element, `n` its length, `inner` each operand's stride along it.
+template <typename Body>
+void for_each_run(const Geometry& g, Body&& body) {
+  std::int64_t off[kMaxOperands] = {};
+  if (g.numel == 0) return;
+  if (g.ndim == 0) {
+    const std::int64_t none[kMaxOperands] = {};
+    body(off, std::int64_t{1}, none);
     return;
   }
-  const std::size_t last = nd - 1;
-  std::array<std::int64_t, kMaxDims> idx{};
+  const int last = g.ndim - 1;
+  std::int64_t inner[kMaxOperands] = {};
+  for (int k = 0; k < g.noperands; ++k) inner[k] = g.strides[k][last];
+  std::int64_t idx[kMaxDims] = {};
   while (true) {
-    for (std::int64_t k = 0; k < sz[last]; ++k) {
-      f(off.data());
-      for (std::size_t i = 0; i < n; ++i) off[i] += st[i][last];
-    }
-    for (std::size_t i = 0; i < n; ++i) off[i] -= st[i][last] * sz[last];
-    std::size_t d = last;
+    body(off, g.sizes[last], inner);
+    int d = last;
     while (true) {
       if (d == 0) return;
       --d;
-      if (++idx[d] < sz[d]) {
-        for (std::size_t i = 0; i < n; ++i) off[i] += st[i][d];
+      if (++idx[d] < g.sizes[d]) {
+        for (int k = 0; k < g.noperands; ++k) off[k] += g.strides[k][d];
         break;
       }
-      for (std::size_t i = 0; i < n; ++i) off[i] -= st[i][d] * (sz[d] - 1);
+      for (int k = 0; k < g.noperands; ++k) off[k] -= g.strides[k][d] * (g.sizes[d] - 1);
       idx[d] = 0;
     }
   }
 }
 
+// The geometry of `strides` (in elements; 0 on a broadcast dim) over `shape`, each operand's stride vector of
+// shape's rank.
+inline Geometry geometry_of(const std::vector<std::int64_t>& shape,
+                            std::initializer_list<const std::vector<std::int64_t>*> strides) {
+  const std::int64_t* st[kMaxOperands] = {};
+  int n = 0;
+  for (const auto* s : strides) {
+    PARITY_INTERNAL_ASSERT(n < kMaxOperands && s->size() == shape.size(),
+                           "a walk takes at most " + std::to_string(kMaxOperands) + " operands of the shape's rank");
+    st[n++] = s->data();
+  }
+  Geometry g;
+  PARITY_INTERNAL_ASSERT(kernels::make_geometry(static_cast<int>(shape.size()), shape.data(), n, st, g),
+                         "more than " + std::to_string(kMaxDims) + " dims remain after coalescing");
+  return g;
+}
+
+// Visits each index of `shape` in row-major order and passes the element offset of every operand.
+template <typename F>
+void for_each_offset(const std::vector<std::int64_t>& shape,
+                     std::initializer_list<const std::vector<std::int64_t>*> strides, F&& f) {
+  const Geometry g = geometry_of(shape, strides);
+  for_each_run(g, [&](const std::int64_t* start, std::int64_t n, const std::int64_t* inner) {
+    std::int64_t off[kMaxOperands];
+    for (int k = 0; k < g.noperands; ++k) off[k] = start[k];
+    for (std::int64_t i = 0; i < n; ++i) {
+      f(static_cast<const std::int64_t*>(off));
+      for (int k = 0; k < g.noperands; ++k) off[k] += inner[k];
+    }
+  });
+}
+
+}  // inline namespace PARITY_KERNEL_ISA
 }  // namespace parity::impl::cpu

@@ -67,6 +67,16 @@ void strided_copy(const Tensor& dst, const Tensor& src) {
   PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("strided_copy: ") + (err ? err : ""));
 }
 
+void run_pointwise(const impl::kernels::PointwiseCall& call) {
+  const char* err = kernels::run_pointwise(call);
+  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("CUDA pointwise kernel: ") + (err ? err : ""));
+}
+
+void run_sum(const impl::kernels::SumCall& call) {
+  const char* err = kernels::run_sum(call);
+  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("CUDA sum kernel: ") + (err ? err : ""));
+}
+
 Tensor to_host(const Tensor& dev) {
   Tensor out = Tensor::allocate(Layout{dev.sizes(), dev.strides(), dev.offset()}, dev.dtype());
   check_cuda(cudaMemcpy(out.storage().data(), dev.storage().data(),

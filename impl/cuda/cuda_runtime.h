@@ -1,8 +1,11 @@
-// impl's CUDA pieces: device memory for Storage, and the strided copy every device op builds on.
-// Built only when a CUDA compiler is found; impl/cuda/no_cuda.cpp stands in otherwise.
+// impl's CUDA pieces: device memory for Storage, transfers, and the launcher of impl/kernels' kernels (the same
+// functors the CPU executor runs). Built only when a CUDA compiler is found; impl/cuda/no_cuda.cpp stands in
+// otherwise.
 #pragma once
 #include <cstdint>
 
+#include "impl/kernels/pointwise.h"
+#include "impl/kernels/reduce.h"
 #include "impl/tensor.h"
 
 namespace parity::impl::cuda {
@@ -11,6 +14,10 @@ int device_count();  // 0 when the driver or a device is missing (never throws)
 
 // dst[i] = src[i] over a strided index space, both on the device (same dtype), in one kernel launch.
 void strided_copy(const Tensor& dst, const Tensor& src);
+
+// A pointwise call or a sum over device memory, launched and waited for; a CUDA error raises a Device error.
+void run_pointwise(const kernels::PointwiseCall& call);
+void run_sum(const kernels::SumCall& call);
 
 // Host <-> device transfers of a whole tensor; the result is dense in the source's layout order.
 Tensor to_device(const Tensor& cpu, int device = 0);

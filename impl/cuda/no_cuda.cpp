@@ -17,6 +17,8 @@ Allocator& cuda_allocator() { no_cuda(); }
 namespace cuda {
 int device_count() { return 0; }
 void strided_copy(const Tensor&, const Tensor&) { no_cuda(); }
+void run_pointwise(const kernels::PointwiseCall&) { no_cuda(); }
+void run_sum(const kernels::SumCall&) { no_cuda(); }
 Tensor to_device(const Tensor&, int) { no_cuda(); }
 Tensor to_host(const Tensor&) { no_cuda(); }
 }  // namespace cuda

@@ -11,3 +11,13 @@
 #define PARITY_HOST_DEVICE
 #define PARITY_FORCE_INLINE inline __attribute__((always_inline))
 #endif
+
+// Code in impl/kernels and in the CPU executor is compiled several times: once per CPU instruction set
+// (impl/cpu/kernels.cpp), by nvcc, and in ordinary host code. Its functions live in an inline namespace named
+// after the build, so that the linker never merges an AVX2 instantiation with a baseline one (a baseline CPU
+// would then run AVX2 instructions). Data types (Geometry, the calls) stay outside it: every build shares them.
+#if defined(__CUDACC__)
+#define PARITY_KERNEL_ISA isa_cuda
+#elif !defined(PARITY_KERNEL_ISA)
+#define PARITY_KERNEL_ISA isa_host
+#endif

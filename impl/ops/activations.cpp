@@ -54,24 +54,6 @@ Tensor unary_values(UnaryOp op, const Tensor& x) {
   return out;
 }
 
-// The scalar functions of the float unary ops, in the element type (ATen's scalar loops).
-struct ExpFn {
-  template <typename T> static T apply(T v) { return static_cast<T>(std::exp(v)); }
-};
-struct SigmoidFn {
-  // ATen's scalar sigmoid: 1 / (1 + exp(-x)), in the element type.
-  template <typename T> static T apply(T v) { return static_cast<T>(T(1) / (T(1) + std::exp(-v))); }
-};
-struct TanhFn {
-  template <typename T> static T apply(T v) { return static_cast<T>(std::tanh(v)); }
-};
-struct LogFn {
-  template <typename T> static T apply(T v) { return static_cast<T>(std::log(v)); }
-};
-struct SqrtFn {
-  template <typename T> static T apply(T v) { return static_cast<T>(std::sqrt(v)); }
-};
-
 // Unary float ops: integer and bool inputs are computed in the default float type.
 ScalarType floating_result(const Tensor& x) { return is_floating(x.dtype()) ? x.dtype() : kDefaultFloat; }
 
@@ -151,27 +133,27 @@ Tensor sgn(const Tensor& x) {
   return out;
 }
 
-// A unary op computed in floating point by the scalar function Fn, with the derivative `d` of what it saves.
-// `kernel` is the name ATen's CPU kernel dispatches under, which leaves out Half.
-template <typename Fn>
-Activation float_unary(const char* node_name, const char* kernel, Saves saves,
+// A unary op computed in floating point by the kernel `fn` (impl/kernels/pointwise.h: ATen's scalar loops, in the
+// element type), with the derivative `d` of what it saves. `kernel` is the name ATen's CPU kernel dispatches
+// under, which leaves out Half.
+Activation float_unary(UnaryOp fn, const char* node_name, const char* kernel, Saves saves,
                        std::function<Tensor(const Tensor&, const Tensor&)> d) {
-  auto run = [kernel](const Tensor& out, const Tensor& x) {
+  auto run = [fn, kernel](const Tensor& out, const Tensor& x) {
     ops::check_dispatch(kernel, out.dtype(), {ScalarType::Float16});
-    ops::map_unary<Fn>(out, x);
+    ops::unary_kernel(fn, out, x);
   };
   return {node_name, saves, CastCheck::Iterator, floating_result, run, std::move(d)};
 }
 
 const Activation& sigmoid_op() {
-  static const Activation op = float_unary<SigmoidFn>("SigmoidBackward0", "sigmoid_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) {
+  static const Activation op = float_unary(UnaryOp::Sigmoid, "SigmoidBackward0", "sigmoid_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) {
     return result_backward(ops::ResultBackward::Sigmoid, g, r);
   });
   return op;
 }
 
 const Activation& tanh_op() {
-  static const Activation op = float_unary<TanhFn>("TanhBackward0", "tanh_vml_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) {
+  static const Activation op = float_unary(UnaryOp::Tanh, "TanhBackward0", "tanh_vml_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) {
     return result_backward(ops::ResultBackward::Tanh, g, r);
   });
   return op;
@@ -179,20 +161,20 @@ const Activation& tanh_op() {
 
 const Activation& exp_op() {
   static const Activation op =
-      float_unary<ExpFn>("ExpBackward0", "exp_vml_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) { return mul(g, r); });
+      float_unary(UnaryOp::Exp, "ExpBackward0", "exp_vml_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) { return mul(g, r); });
   return op;
 }
 
 // derivatives.yaml: log's gradient is grad.div(self), so log saves its input (log_ a clone of it).
 const Activation& log_op() {
   static const Activation op =
-      float_unary<LogFn>("LogBackward0", "log_vml_cpu", Saves::Self, [](const Tensor& g, const Tensor& self) { return div(g, self); });
+      float_unary(UnaryOp::Log, "LogBackward0", "log_vml_cpu", Saves::Self, [](const Tensor& g, const Tensor& self) { return div(g, self); });
   return op;
 }
 
 // derivatives.yaml: sqrt's gradient is grad / (2 * result), so sqrt saves its result.
 const Activation& sqrt_op() {
-  static const Activation op = float_unary<SqrtFn>("SqrtBackward0", "sqrt_vml_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) {
+  static const Activation op = float_unary(UnaryOp::Sqrt, "SqrtBackward0", "sqrt_vml_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) {
     return div(g, mul(r, Scalar::of_int(2)));
   });
   return op;

@@ -7,7 +7,9 @@
 #include <numeric>
 #include <string_view>
 
+#include "impl/cpu/kernels.h"
 #include "impl/cpu/loops.h"
+#include "impl/cuda/cuda_runtime.h"
 #include "impl/error.h"
 #include "impl/version_gate.h"
 
@@ -109,11 +111,10 @@ Layout elementwise_layout(const Dims& shape, const std::vector<const Layout*>& i
   return Layout{shape, strides, 0};
 }
 
-// The CPU kernels read memory directly: a device tensor here is a caller's mistake, not a crash.
 void require_cpu(std::initializer_list<const Tensor*> ts) {
   for (const Tensor* t : ts)
     PARITY_CHECK(t->device().type == DeviceType::CPU, ErrorKind::Device,
-          "impl's CPU kernels got a tensor on " + t->device().str() + "; only copies run on CUDA so far");
+                 "impl's host loops got a tensor on " + t->device().str() + "; this op runs on the CPU only");
 }
 
 void check_dispatch(const char* kernel, ScalarType t, std::initializer_list<ScalarType> missing) {
@@ -155,6 +156,44 @@ void check_scalar_fits(double value, ScalarType dtype) {
                "value cannot be converted to type " + std::string(name) + " without overflow");
 }
 
+namespace {
+std::byte* element0(const Tensor& t) {
+  return static_cast<std::byte*>(t.storage().data()) + t.offset() * static_cast<std::int64_t>(element_size(t.dtype()));
+}
+
+// A call of `kind` computing in `dtype`, writing `out` from `inputs` broadcast to out's shape.
+kernels::PointwiseCall pointwise_call(kernels::Pointwise kind, ScalarType dtype, const Tensor& out,
+                                      std::initializer_list<const Tensor*> inputs) {
+  kernels::PointwiseCall c;
+  c.kind = kind;
+  c.dtype = dtype;
+  const Dims& shape = out.sizes();
+  Dims strides[kernels::kMaxOperands];
+  const std::int64_t* st[kernels::kMaxOperands] = {out.strides().data()};
+  c.data[0] = element0(out);
+  int n = 1;
+  for (const Tensor* t : inputs) {
+    PARITY_INTERNAL_ASSERT(n < kernels::kMaxOperands && t->device() == out.device(),
+                           "a kernel takes at most 3 inputs, on its output's device (the ops check devices first)");
+    strides[n] = broadcast_strides(*t, shape);
+    st[n] = strides[n].data();
+    c.data[n] = element0(*t);
+    ++n;
+  }
+  PARITY_INTERNAL_ASSERT(kernels::make_geometry(static_cast<int>(shape.size()), shape.data(), n, st, c.geometry),
+                         "more than " + std::to_string(kernels::kMaxDims) + " dims remain after coalescing");
+  return c;
+}
+
+// Runs a call on its output's device: the kernel source is the same, only the executor differs.
+void launch(const kernels::PointwiseCall& c, const Tensor& out) {
+  switch (out.device().type) {
+    case DeviceType::CPU: return cpu::run_pointwise(c);
+    case DeviceType::CUDA: return cuda::run_pointwise(c);
+  }
+}
+}  // namespace
+
 Dims broadcast_strides(const Tensor& t, const Dims& shape) {
   Dims s(shape.size(), 0);
   std::size_t off = shape.size() - t.sizes().size();
@@ -164,204 +203,73 @@ Dims broadcast_strides(const Tensor& t, const Dims& shape) {
 }
 
 void copy_kernel(const Tensor& dst, const Tensor& src) {
-  require_cpu({&dst, &src});
-  Dims ss = broadcast_strides(src, dst.sizes());
-  dispatch(dst.dtype(), [&](auto dtag) {
-    using D = decltype(dtag);
-    dispatch(src.dtype(), [&](auto stag) {
-      using S = decltype(stag);
-      D* d = dst.data<D>();
-      const S* s = src.data<S>();
-      cpu::for_each_offset(dst.sizes(), {&dst.strides(), &ss}, [&](const std::int64_t* off) {
-        if constexpr (std::is_same_v<D, bool>) d[off[0]] = s[off[1]] != S(0);
-        else d[off[0]] = static_cast<D>(s[off[1]]);
-      });
-    });
-  });
+  PARITY_INTERNAL_ASSERT(dst.device() == src.device(), "copy_kernel within one device (cross-device copies transfer)");
+  auto c = pointwise_call(kernels::Pointwise::Copy, dst.dtype(), dst, {&src});
+  c.src_dtype = src.dtype();
+  launch(c, dst);
 }
 
 void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
-  require_cpu({&out, &a, &b});
-  Dims sa = broadcast_strides(a, out.sizes()), sb = broadcast_strides(b, out.sizes());
-  dispatch(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T* o = out.data<T>();
-    const T* x = a.data<T>();
-    const T* y = b.data<T>();
-    cpu::for_each_offset(out.sizes(), {&out.strides(), &sa, &sb}, [&](const std::int64_t* off) {
-      T p = x[off[1]], q = y[off[2]];
-      if constexpr (std::is_same_v<T, bool>) {
-        o[off[0]] = op == BinaryOp::Mul ? (p && q) : (p || q);
-      } else {
-        switch (op) {
-          case BinaryOp::Add: o[off[0]] = p + q; break;
-          case BinaryOp::Sub: o[off[0]] = p - q; break;
-          case BinaryOp::Mul: o[off[0]] = p * q; break;
-          case BinaryOp::Div:  // true division: the output is always floating
-            if constexpr (is_floating_v<T>) o[off[0]] = p / q;
-            break;
-        }
-      }
-    });
-  });
+  PARITY_INTERNAL_ASSERT(op != BinaryOp::Div || is_floating(out.dtype()) , "true division has a floating output");
+  auto c = pointwise_call(kernels::Pointwise::Binary, out.dtype(), out, {&a, &b});
+  c.binary = op;
+  launch(c, out);
 }
 
 void where_kernel(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b) {
-  require_cpu({&out, &condition, &a, &b});
   PARITY_INTERNAL_ASSERT(condition.dtype() == ScalarType::Bool && a.dtype() == out.dtype() && b.dtype() == out.dtype(),
                          "where_kernel's dtypes");
-  Dims sc = broadcast_strides(condition, out.sizes()), sa = broadcast_strides(a, out.sizes()),
-       sb = broadcast_strides(b, out.sizes());
-  const bool* c = condition.data<bool>();
-  dispatch(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T* o = out.data<T>();
-    const T* x = a.data<T>();
-    const T* y = b.data<T>();
-    cpu::for_each_offset(out.sizes(), {&out.strides(), &sc, &sa, &sb},
-                         [&](const std::int64_t* off) { o[off[0]] = c[off[1]] ? x[off[2]] : y[off[3]]; });
-  });
+  launch(pointwise_call(kernels::Pointwise::Where, out.dtype(), out, {&condition, &a, &b}), out);
 }
 
 void compare_kernel(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
-  require_cpu({&out, &a, &b});
   PARITY_INTERNAL_ASSERT(out.dtype() == ScalarType::Bool && a.dtype() == b.dtype(), "compare_kernel's dtypes");
-  Dims sa = broadcast_strides(a, out.sizes()), sb = broadcast_strides(b, out.sizes());
-  bool* o = out.data<bool>();
-  dispatch(a.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* x = a.data<T>();
-    const T* y = b.data<T>();
-    cpu::for_each_offset(out.sizes(), {&out.strides(), &sa, &sb}, [&](const std::int64_t* off) {
-      const bool equal = x[off[1]] == y[off[2]];
-      switch (op) {
-        case CompareOp::Eq: o[off[0]] = equal; break;
-        case CompareOp::Ne: o[off[0]] = !equal; break;
-      }
-    });
-  });
+  auto c = pointwise_call(kernels::Pointwise::Compare, a.dtype(), out, {&a, &b});
+  c.compare = op;
+  launch(c, out);
 }
-
-namespace {
-template <typename T>
-T int_pow(T base, std::int64_t e) {
-  T result = 1;
-  while (e > 0) {
-    if (e & 1) result *= base;
-    base *= base;
-    e >>= 1;
-  }
-  return result;
-}
-}  // namespace
-
-namespace {
-// The elementwise functions of unary_kernel (map_unary passes bool elements through unchanged).
-struct NegFn {
-  template <typename T> static T apply(T v) { return static_cast<T>(-v); }
-};
-struct AbsFn {
-  template <typename T> static T apply(T v) {
-    // Integers wrap as in ATen: abs(INT64_MIN) is INT64_MIN (negated through unsigned to avoid overflow).
-    if constexpr (std::is_integral_v<T>) return v < 0 ? static_cast<T>(0 - static_cast<std::uint64_t>(v)) : v;
-    else return std::abs(v);
-  }
-};
-struct SignFn {
-  // sgn of a real number: NaN and zeros give 0.
-  template <typename T> static T apply(T v) { return static_cast<T>((T(0) < v) - (v < T(0))); }
-};
-
-
-// out[i] = f(a[i], b[i]) for one element type, a and b broadcast to out's shape.
-template <typename F>
-void map_pairs(const Tensor& out, const Tensor& a, const Tensor& b, F&& make_f) {
-  require_cpu({&out, &a, &b});
-  PARITY_INTERNAL_ASSERT(a.dtype() == out.dtype() && b.dtype() == out.dtype(), "map_pairs reads its operands as out's dtype");
-  PARITY_INTERNAL_ASSERT(broadcast_shapes(broadcast_shapes(a.sizes(), b.sizes()), out.sizes()) == out.sizes(),
-                         "map_pairs' operands must broadcast to out's shape");
-  Dims sa = broadcast_strides(a, out.sizes()), sb = broadcast_strides(b, out.sizes());
-  dispatch(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    auto f = make_f(tag);
-    T* o = out.data<T>();
-    const T* x = a.data<T>();
-    const T* y = b.data<T>();
-    cpu::for_each_offset(out.sizes(), {&out.strides(), &sa, &sb},
-                         [&](const std::int64_t* off) { o[off[0]] = f(x[off[1]], y[off[2]]); });
-  });
-}
-
-// A scalar argument as an element: ATen converts bounds to the kernel's type before comparing.
-template <typename T>
-T element(double v) {
-  if constexpr (std::is_same_v<T, bool>) return v != 0;
-  else return static_cast<T>(v);
-}
-}  // namespace
 
 void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x) {
-  switch (op) {
-    case UnaryOp::Neg: return map_unary<NegFn>(out, x);
-    case UnaryOp::Abs: return map_unary<AbsFn>(out, x);
-    case UnaryOp::Sign: return map_unary<SignFn>(out, x);
-  }
+  PARITY_INTERNAL_ASSERT(x.dtype() == out.dtype(), "unary_kernel reads x as out's dtype");
+  auto c = pointwise_call(kernels::Pointwise::Unary, out.dtype(), out, {&x});
+  c.unary = op;
+  launch(c, out);
 }
 
 void clamp_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
-  map_elements(out, x, [lo, hi](auto tag) {
-    using T = decltype(tag);
-    const bool has_lo = lo.has_value(), has_hi = hi.has_value();
-    const T l = element<T>(lo.value_or(0)), h = element<T>(hi.value_or(0));
-    // std::max(v, l) keeps v when either is NaN, as ATen's scalar loop (and its vectorized one) does.
-    return [=](T v) -> T {
-      if (has_lo) v = std::max(v, l);
-      if (has_hi) v = std::min(v, h);
-      return v;
-    };
-  });
+  PARITY_INTERNAL_ASSERT(x.dtype() == out.dtype(), "clamp_kernel reads x as out's dtype");
+  auto c = pointwise_call(kernels::Pointwise::Clamp, out.dtype(), out, {&x});
+  c.has_a = lo.has_value();
+  c.has_b = hi.has_value();
+  c.a = lo.value_or(0);
+  c.b = hi.value_or(0);
+  launch(c, out);
 }
 
 void clamp_mask_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, std::optional<double> hi,
                        bool bounds_included) {
-  require_cpu({&out, &x});
   PARITY_INTERNAL_ASSERT(out.dtype() == ScalarType::Bool && out.sizes() == x.sizes(), "clamp_mask_kernel writes a bool mask of x's shape");
-  dispatch(x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const bool has_lo = lo.has_value(), has_hi = hi.has_value();
-    const T l = element<T>(lo.value_or(0)), h = element<T>(hi.value_or(0));
-    bool* o = out.data<bool>();
-    const T* in = x.data<T>();
-    cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()}, [&](const std::int64_t* off) {
-      const T v = in[off[1]];
-      o[off[0]] = bounds_included ? (!has_lo || v >= l) && (!has_hi || v <= h)
-                                  : (!has_lo || v > l) && (!has_hi || v < h);
-    });
-  });
+  auto c = pointwise_call(kernels::Pointwise::ClampMask, x.dtype(), out, {&x});
+  c.has_a = lo.has_value();
+  c.has_b = hi.has_value();
+  c.a = lo.value_or(0);
+  c.b = hi.value_or(0);
+  c.flag = bounds_included;
+  launch(c, out);
 }
 
 void result_backward_kernel(ResultBackward op, const Tensor& out, const Tensor& grad, const Tensor& y) {
-  map_pairs(out, grad, y, [op](auto tag) {
-    using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bool>) {
-      return +[](T g, T) -> T { return g; };  // never reached: sigmoid and tanh results are floating
-    } else {
-      // In float, rounded once; but sigmoid's float16 kernel computes in c10::Half, rounding after each
-      // operation (as 2.15 does; 1.13 has no float16 sigmoid on the CPU to differentiate).
-      if constexpr (std::is_same_v<T, Half>)
-        if (op == ResultBackward::Sigmoid) return +[](T g, T v) -> T { return T(T(g * T(T(1) - v)) * v); };
-      return op == ResultBackward::Sigmoid ? +[](T g, T v) -> T { return g * (T(1) - v) * v; }
-                                           : +[](T g, T v) -> T { return g * (T(1) - v * v); };
-    }
-  });
+  PARITY_INTERNAL_ASSERT(grad.dtype() == out.dtype() && y.dtype() == out.dtype(), "result_backward_kernel's dtypes");
+  auto c = pointwise_call(kernels::Pointwise::ResultBackward, out.dtype(), out, {&grad, &y});
+  c.result_backward = op;
+  launch(c, out);
 }
 
 void threshold_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& x, double threshold) {
-  map_pairs(out, grad, x, [threshold](auto tag) {
-    using T = decltype(tag);
-    const T t = element<T>(threshold);
-    return [t](T g, T v) -> T { return v <= t ? T(0) : g; };
-  });
+  PARITY_INTERNAL_ASSERT(grad.dtype() == out.dtype() && x.dtype() == out.dtype(), "threshold_backward_kernel's dtypes");
+  auto c = pointwise_call(kernels::Pointwise::ThresholdBackward, out.dtype(), out, {&grad, &x});
+  c.a = threshold;
+  launch(c, out);
 }
 
 void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
@@ -447,137 +355,63 @@ void rsqrt_bfloat16(const Tensor& out, const Tensor& x) {
 }  // namespace
 
 void pow_kernel(const Tensor& out, const Tensor& x, double e) {
-  if (out.dtype() == ScalarType::BFloat16 && e == -0.5) {
-    require_cpu({&out, &x});
+  PARITY_INTERNAL_ASSERT(x.dtype() == out.dtype(), "pow_kernel reads x as out's dtype");
+  if (out.dtype() == ScalarType::BFloat16 && e == -0.5 && out.device().type == DeviceType::CPU) {
     rsqrt_bfloat16(out, x);
     return;
   }
-  map_elements(out, x, [e](auto tag) {
-    using T = decltype(tag);
-    return [e](T v) -> T {
-      if constexpr (std::is_same_v<T, bool>) {
-        return v;
-      } else if constexpr (std::is_integral_v<T>) {
-        return int_pow<T>(v, static_cast<std::int64_t>(e));
-      } else if constexpr (std::is_same_v<T, Half>) {
-        // LibTorch's Half pow is std::pow with the exponent as a Half, no special exponents: pow(-0, -0.5) is
-        // +inf there, where the others' 1 / sqrt(-0) is -inf.
-        return static_cast<T>(std::pow(static_cast<float>(v), static_cast<float>(T(e))));
-      } else {
-        // The special exponents PyTorch's pow kernel computes without std::pow (pow_tensor_scalar_optimized_kernel:
-        // products in the element type, so each rounds in bfloat16; -2 divides a double 1 by the product).
-        auto mul = [](T a, T b) { return static_cast<T>(a * b); };
-        if (e == 2) return mul(v, v);
-        if (e == 3) return mul(mul(v, v), v);
-        if (e == 0.5) return static_cast<T>(std::sqrt(v));
-        if (e == -0.5) return static_cast<T>(T(1) / std::sqrt(v));  // bfloat16: rsqrt_bfloat16
-        if (e == -1) return static_cast<T>(T(1) / v);
-        if (e == -2) return static_cast<T>(1.0 / static_cast<double>(mul(v, v)));
-        return static_cast<T>(std::pow(v, static_cast<T>(e)));
-      }
-    };
-  });
+  auto c = pointwise_call(kernels::Pointwise::Pow, out.dtype(), out, {&x});
+  c.a = e;
+  launch(c, out);
 }
-
-namespace {
-// A Scalar as an element of type T: nonzero is true for bool, truncation toward zero for integers.
-template <typename T>
-T scalar_as(double value) {
-  if constexpr (std::is_same_v<T, bool>) return value != 0;
-  else return static_cast<T>(value);
-}
-}  // namespace
 
 void fill_kernel(const Tensor& out, double value) {
-  require_cpu({&out});
-  dispatch(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T* o = out.data<T>();
-    const T v = scalar_as<T>(value);
-    cpu::for_each_offset(out.sizes(), {&out.strides()}, [&](const std::int64_t* off) { o[off[0]] = v; });
-  });
+  auto c = pointwise_call(kernels::Pointwise::Fill, out.dtype(), out, {});
+  c.a = value;
+  launch(c, out);
 }
 
 void masked_fill_kernel(const Tensor& out, const Tensor& mask, double value) {
-  require_cpu({&out, &mask});
   PARITY_INTERNAL_ASSERT(mask.dtype() == ScalarType::Bool, "masked_fill_kernel's mask dtype");
-  const Dims sm = broadcast_strides(mask, out.sizes());
-  const bool* m = mask.data<bool>();
-  dispatch(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T* o = out.data<T>();
-    const T v = scalar_as<T>(value);
-    cpu::for_each_offset(out.sizes(), {&out.strides(), &sm}, [&](const std::int64_t* off) {
-      if (m[off[1]]) o[off[0]] = v;
-    });
-  });
+  auto c = pointwise_call(kernels::Pointwise::MaskedFill, out.dtype(), out, {&mask, &out});
+  c.a = value;
+  launch(c, out);
 }
 
 void addcmul_kernel(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, double value) {
-  require_cpu({&out, &self, &t1, &t2});
   PARITY_INTERNAL_ASSERT(self.dtype() == out.dtype() && t1.dtype() == out.dtype() && t2.dtype() == out.dtype(),
                          "addcmul_kernel's dtypes");
-  const Dims ss = broadcast_strides(self, out.sizes()), s1 = broadcast_strides(t1, out.sizes()),
-             s2 = broadcast_strides(t2, out.sizes());
-  dispatch(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bool>) {
-      PARITY_INTERNAL_ASSERT(false, "addcmul_kernel on bool (the op refuses it)");
-    } else {
-      // Integers compute in unsigned arithmetic: two's-complement wrap-around, as ATen's int64 kernels.
-      using A = typename std::conditional_t<std::is_integral_v<T>, std::make_unsigned<T>, std::type_identity<T>>::type;
-      const A v = static_cast<A>(scalar_as<T>(value));
-      T* o = out.data<T>();
-      const T* a = self.data<T>();
-      const T* b = t1.data<T>();
-      const T* c = t2.data<T>();
-      cpu::for_each_offset(out.sizes(), {&out.strides(), &ss, &s1, &s2}, [&](const std::int64_t* off) {
-        o[off[0]] = static_cast<T>(static_cast<A>(a[off[1]]) + v * static_cast<A>(b[off[2]]) * static_cast<A>(c[off[3]]));
-      });
-    }
-  });
+  PARITY_INTERNAL_ASSERT(out.dtype() != ScalarType::Bool, "addcmul_kernel on bool (the op refuses it)");
+  auto c = pointwise_call(kernels::Pointwise::Addcmul, out.dtype(), out, {&self, &t1, &t2});
+  c.a = value;
+  launch(c, out);
 }
 
 void sum_kernel(const Tensor& out, const Tensor& x, const std::vector<bool>& reduce) {
-  require_cpu({&out, &x});
-  // out has x's rank (keepdim); reduced dims have stride 0 so every input element lands on its output slot.
-  Dims os = out.strides();
-  for (std::size_t i = 0; i < reduce.size(); ++i)
-    if (reduce[i]) os[i] = 0;
-  const auto slots = static_cast<std::size_t>(out.layout().storage_extent() - out.offset() + 1);
-  if (!is_floating(out.dtype())) {
-    // Integral sums are int64 and wrap around as two's complement, as ATen's do (never through a double, which
-    // would round past 2^53 and saturate where int64 wraps).
-    std::vector<std::uint64_t> acc(slots, 0);
-    dispatch(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      const T* in = x.data<T>();
-      cpu::for_each_offset(x.sizes(), {&os, &x.strides()}, [&](const std::int64_t* off) {
-        acc[off[0]] += static_cast<std::uint64_t>(static_cast<std::int64_t>(in[off[1]]));
-      });
-    });
-    PARITY_INTERNAL_ASSERT(out.dtype() == ScalarType::Int64, "an integral sum is int64");
-    std::int64_t* o = out.data<std::int64_t>();
-    cpu::for_each_offset(out.sizes(), {&out.strides()}, [&](const std::int64_t* off) {
-      o[off[0]] = static_cast<std::int64_t>(acc[off[0]]);
-    });
-    return;
+  PARITY_INTERNAL_ASSERT(out.device() == x.device(), "sum_kernel within one device");
+  PARITY_INTERNAL_ASSERT(out.dtype() == (is_floating(x.dtype()) ? x.dtype() : ScalarType::Int64),
+                         "a sum is of its input's floating type, or int64");
+  // out has x's rank (keepdim). The outer index space walks the kept dims (the input at each output's first
+  // element), the inner one the reduced dims of the input.
+  const std::size_t rank = x.sizes().size();
+  Dims outer_sizes(rank, 1), inner_sizes(rank, 1), in_kept(rank, 0), in_reduced(rank, 0);
+  for (std::size_t d = 0; d < rank; ++d) {
+    (reduce[d] ? inner_sizes : outer_sizes)[d] = x.sizes()[d];
+    (reduce[d] ? in_reduced : in_kept)[d] = x.strides()[d];
   }
-  std::vector<double> acc(slots, 0.0);
-  dispatch(x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* in = x.data<T>();
-    cpu::for_each_offset(x.sizes(), {&os, &x.strides()}, [&](const std::int64_t* off) {
-      acc[off[0]] += static_cast<double>(in[off[1]]);
-    });
-  });
-  dispatch(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T* o = out.data<T>();
-    cpu::for_each_offset(out.sizes(), {&out.strides()}, [&](const std::int64_t* off) {
-      o[off[0]] = static_cast<T>(acc[off[0]]);
-    });
-  });
+  kernels::SumCall c;
+  c.dtype = x.dtype();
+  c.out = element0(out);
+  c.in = element0(x);
+  const std::int64_t* outer_st[] = {out.strides().data(), in_kept.data()};
+  const std::int64_t* inner_st[] = {in_reduced.data()};
+  const bool fits = kernels::make_geometry(static_cast<int>(rank), outer_sizes.data(), 2, outer_st, c.outer) &&
+                    kernels::make_geometry(static_cast<int>(rank), inner_sizes.data(), 1, inner_st, c.inner);
+  PARITY_INTERNAL_ASSERT(fits, "more than " + std::to_string(kernels::kMaxDims) + " dims remain after coalescing");
+  switch (out.device().type) {
+    case DeviceType::CPU: return cpu::run_sum(c);
+    case DeviceType::CUDA: return cuda::run_sum(c);
+  }
 }
 
 namespace {

@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "impl/cpu/loops.h"
+#include "impl/kernels/pointwise.h"
 #include "impl/ops.h"
 
 namespace parity::impl::ops {
@@ -32,8 +32,12 @@ Dims broadcast_strides(const Tensor& t, const Dims& shape);
 // Writes src, broadcast to dst's shape and converted to dst's dtype, into dst (no checks, no autograd).
 void copy_kernel(const Tensor& dst, const Tensor& src);
 
-enum class BinaryOp { Add, Sub, Mul, Div };
-enum class CompareOp { Eq, Ne };
+// The kernels' ops (impl/kernels/pointwise.h): one source for the CPU and CUDA.
+using kernels::BinaryOp;
+using kernels::CompareOp;
+using kernels::ResultBackward;
+using kernels::UnaryOp;
+
 // out = condition ? a : b elementwise; a, b and out of one dtype, condition bool, all broadcast to out's shape.
 void where_kernel(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b);
 // out[i] = value where mask (bool, broadcast to out's shape) holds; other elements keep what they hold. The value
@@ -49,41 +53,16 @@ void masked_fill_checked(const Tensor& self, const Tensor& mask, double value);
 void addcmul_kernel(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, double value);
 // out (bool) = a op b; a and b of one dtype, broadcast to out's shape. NaN equals nothing, itself included.
 void compare_kernel(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b);
-enum class UnaryOp { Neg, Abs, Sign };
 // out = a op b, all of out's dtype; a and b broadcast to out's shape.
 void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
+// out = op(x), both of out's dtype. Bool elements pass through unchanged (ops reject bool inputs or compute them
+// in a floating type); the floating ops compute in the element type, a 16-bit one in float rounded once.
 void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x);
 
-// The CPU kernels read memory directly: raises a Device error for a tensor elsewhere.
+// The kernels above run on the device their operands are on (all on one: the ops check devices first); the rest
+// of impl's loops read memory on the host: this raises a Device error for a tensor elsewhere.
 void require_cpu(std::initializer_list<const Tensor*> tensors);
 
-// out[i] = f(x[i]) over out's shape, for out's element type (x has out's dtype); make_f(T{}) gives f for
-// element type T, chosen once per call, outside the loop.
-template <typename MakeF>
-void map_elements(const Tensor& out, const Tensor& x, MakeF&& make_f) {
-  require_cpu({&out, &x});
-  dispatch(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    auto f = make_f(tag);
-    T* o = out.data<T>();
-    const T* in = x.data<T>();
-    cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()},
-                         [&](const std::int64_t* off) { o[off[0]] = f(in[off[1]]); });
-  });
-}
-
-// out[i] = Fn::apply(x[i]): a pointwise op's kernel from its scalar function, written next to the op. Bool
-// elements pass through unchanged (ops reject bool inputs or compute them in a floating type).
-template <typename Fn>
-void map_unary(const Tensor& out, const Tensor& x) {
-  map_elements(out, x, [](auto tag) {
-    using T = decltype(tag);
-    return [](T v) -> T {
-      if constexpr (std::is_same_v<T, bool>) return v;
-      else return Fn::apply(v);
-    };
-  });
-}
 void pow_kernel(const Tensor& out, const Tensor& x, double exponent);
 void fill_kernel(const Tensor& out, double value);
 // out = min(max(x, lo), hi) with the bounds converted to out's dtype; a missing bound is not applied. As in
@@ -97,7 +76,6 @@ void clamp_mask_kernel(const Tensor& out, const Tensor& x, std::optional<double>
 // threshold_backward: 0 where x <= threshold, else grad; all operands of out's dtype and shape.
 // sigmoid_backward / tanh_backward: the gradient from the saved result y, one fused pass (grad * (1 - y) * y,
 // grad * (1 - y * y)) as LibTorch's kernels compute it.
-enum class ResultBackward { Sigmoid, Tanh };
 void result_backward_kernel(ResultBackward op, const Tensor& out, const Tensor& grad, const Tensor& y);
 void threshold_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& x, double threshold);
 // Matrix product out = a @ b of 2-d operands, or of 3-d ones batch by batch, all of out's dtype (no checks; an
