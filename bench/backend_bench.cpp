@@ -1,10 +1,19 @@
-// impl vs LibTorch on the same steps, in one binary and one run: each benchmark executes one step of a program
-// through a backend's Session (no observation), so both sides pay the same harness cost. Ratios are printed by
-// Google Benchmark as the impl/libtorch pairs of each scenario (compare their times).
+// impl vs LibTorch on the same work, in one binary and one run: the scenarios of issue 14's kernel table. Each
+// benchmark executes steps of a program through a backend's Session (no observation), so both sides pay the same
+// harness cost. Benchmarks are named SCENARIO/impl and SCENARIO/libtorch; bench/kernels.py pairs them, computes
+// the ratios, checks them against the issue's goals and writes the table, JSON and chart.
+//
+// A scenario that moves bytes reports `bytes_per_iteration` (bytes read + bytes written by one iteration, counting
+// each tensor's elements once) so that the driver can state it in GB/s; the others are read as time.
 #include <benchmark/benchmark.h>
 
-#include <functional>
+#include <cstdint>
+#include <exception>
+#include <map>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
@@ -17,7 +26,7 @@ using program::Attrs;
 using program::OpId;
 using program::Step;
 
-Step rand_step(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides, bool rg) {
+Step rand_step(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides, bool rg = false) {
   Step s;
   s.op = OpId::Rand;
   s.attrs.sizes = sizes;
@@ -27,85 +36,142 @@ Step rand_step(const std::vector<std::int64_t>& sizes, const std::vector<std::in
   return s;
 }
 
-Step unary(OpId op, int input, Attrs attrs = {}) {
+Step op_step(OpId op, std::vector<int> inputs, Attrs attrs = {}) {
   Step s;
   s.op = op;
-  s.inputs = {input};
+  s.inputs = std::move(inputs);
   s.attrs = attrs;
   return s;
 }
 
-// Runs `setup` once, then times `measured` (whose value id is setup.size()).
-void run_scenario(benchmark::State& state, program::Backend& backend, const std::vector<Step>& setup,
-                  const Step& measured) {
-  auto session = backend.start();
-  for (std::size_t i = 0; i < setup.size(); ++i) session->execute(setup[i], static_cast<int>(i));
-  const int id = static_cast<int>(setup.size());
-  for (auto _ : state) session->execute(measured, id);
+Attrs memory_format(program::MemoryFormat f) {
+  Attrs a;
+  a.memory_format = f;
+  return a;
 }
 
-std::unique_ptr<program::Backend> backend_for(int which) {
-  return which == 0 ? impl_backend::make_impl_backend() : oracle::make_torch_backend();
+Attrs scalar(double v) {
+  Attrs a;
+  a.scalar = {program::Scalar::Kind::Float, v};
+  return a;
 }
 
-void label(benchmark::State& state) { state.SetLabel(state.range(0) == 0 ? "impl" : "libtorch"); }
+struct Scenario {
+  std::string name;            // the driver's key: keep bench/kernels.py's SCENARIOS in step
+  std::vector<Step> setup;     // run once per session; value ids 0..setup.size()-1
+  std::vector<Step> measured;  // one iteration; step k writes value id setup.size() + k
+  std::int64_t bytes = 0;      // bytes read + written per iteration; 0 for a scenario read as time
+};
 
-void BM_CloneContiguous(benchmark::State& state) {
-  auto b = backend_for(static_cast<int>(state.range(0)));
-  Attrs mf;
-  mf.memory_format = program::MemoryFormat::Preserve;
-  run_scenario(state, *b, {rand_step({64, 64}, {64, 1}, false)}, unary(OpId::Clone, 0, mf));
-  label(state);
+constexpr std::int64_t kFloat = 4;
+
+std::vector<Scenario> scenarios() {
+  using MF = program::MemoryFormat;
+  std::vector<Scenario> out;
+  // Small-op overhead: what a campaign's steps mostly are.
+  out.push_back({"clone_1_float", {rand_step({1}, {1})}, {op_step(OpId::Clone, {0}, memory_format(MF::Preserve))}});
+  out.push_back({"detach", {rand_step({1}, {1}, true)}, {op_step(OpId::Detach, {0})}});
+  out.push_back({"clone_requires_grad",
+                 {rand_step({1}, {1}, true)},
+                 {op_step(OpId::Clone, {0}, memory_format(MF::Preserve))}});
+  // x.clone()*2 + x.clone()*3, summed, backward: the autograd engine's round trip (x.grad accumulates).
+  out.push_back({"clone_mul_add_sum_backward",
+                 {rand_step({5}, {1}, true)},
+                 {op_step(OpId::Clone, {0}, memory_format(MF::Preserve)),  // 1
+                  op_step(OpId::MulScalar, {1}, scalar(2.0)),              // 2
+                  op_step(OpId::Clone, {0}, memory_format(MF::Preserve)),  // 3
+                  op_step(OpId::MulScalar, {3}, scalar(3.0)),              // 4
+                  op_step(OpId::Add, {2, 4}),                              // 5
+                  op_step(OpId::Sum, {5}),                                 // 6
+                  op_step(OpId::Backward, {6})}});
+  // Each iteration's clone replaces the last one's in the session, which frees it: a caching allocator can hand
+  // the same block back; without one, every iteration pays fresh pages.
+  constexpr std::int64_t k64MiB = (64 << 20) / kFloat;
+  out.push_back({"clone_64mib",
+                 {rand_step({k64MiB}, {1})},
+                 {op_step(OpId::Clone, {0}, memory_format(MF::Preserve))},
+                 2 * k64MiB * kFloat});
+  // 8x64x56x56 in channels_last strides (NHWC in memory), cloned to NCHW.
+  constexpr std::int64_t N = 8, C = 64, H = 56, W = 56;
+  out.push_back({"channels_last_to_contiguous",
+                 {rand_step({N, C, H, W}, {H * W * C, 1, W * C, C})},
+                 {op_step(OpId::Clone, {0}, memory_format(MF::Contiguous))},
+                 2 * N * C * H * W * kFloat});
+  constexpr std::int64_t T = 2048;
+  out.push_back({"transpose_contiguous",
+                 {rand_step({T, T}, {1, T})},
+                 {op_step(OpId::Contiguous, {0}, memory_format(MF::Contiguous))},
+                 2 * T * T * kFloat});
+  out.push_back({"add_broadcast_256",
+                 {rand_step({256, 256}, {256, 1}), rand_step({256}, {1})},
+                 {op_step(OpId::Add, {0, 1})}});
+  out.push_back({"mm_256",
+                 {rand_step({256, 256}, {256, 1}), rand_step({256, 256}, {256, 1})},
+                 {op_step(OpId::Mm, {0, 1})}});
+  out.push_back({"sum_1m", {rand_step({1 << 20}, {1})}, {op_step(OpId::Sum, {0})}});
+  return out;
 }
 
-void BM_CloneTransposedToContiguous(benchmark::State& state) {
-  auto b = backend_for(static_cast<int>(state.range(0)));
-  Attrs mf;
-  mf.memory_format = program::MemoryFormat::Contiguous;
-  run_scenario(state, *b, {rand_step({64, 64}, {1, 64}, false)}, unary(OpId::Clone, 0, mf));
-  label(state);
+enum class Side { Impl, Libtorch };
+
+const char* side_name(Side side) { return side == Side::Impl ? "impl" : "libtorch"; }
+
+program::Backend& backend(Side side) {
+  static const std::unique_ptr<program::Backend> impl = impl_backend::make_impl_backend();
+  static const std::unique_ptr<program::Backend> torch = oracle::make_torch_backend();
+  return side == Side::Impl ? *impl : *torch;
 }
 
-void BM_AddBroadcast(benchmark::State& state) {
-  auto b = backend_for(static_cast<int>(state.range(0)));
-  Step add;
-  add.op = OpId::Add;
-  add.inputs = {0, 1};
-  run_scenario(state, *b, {rand_step({64, 64}, {64, 1}, false), rand_step({64}, {1}, false)}, add);
-  label(state);
-}
-
-void BM_ViewChain(benchmark::State& state) {
-  auto b = backend_for(static_cast<int>(state.range(0)));
-  Attrs t;
-  t.dim = 0;
-  t.dim1 = 1;
-  run_scenario(state, *b, {rand_step({64, 64}, {64, 1}, true)}, unary(OpId::Transpose, 0, t));
-  label(state);
-}
-
-void BM_SumBackward(benchmark::State& state) {
-  // Each iteration builds mul -> sum and runs backward, retaining nothing: the autograd engine's round trip.
-  auto b = backend_for(static_cast<int>(state.range(0)));
-  auto session = b->start();
-  session->execute(rand_step({32, 32}, {32, 1}, true), 0);
-  Attrs k;
-  k.scalar = {program::Scalar::Kind::Float, 2.0};
-  for (auto _ : state) {
-    session->execute(unary(OpId::MulScalar, 0, k), 1);
-    session->execute(unary(OpId::Sum, 1), 2);
-    session->execute(unary(OpId::Backward, 2), 3);
+// One session per scenario and side, set up at its first use and kept for the run: Google Benchmark calls a
+// benchmark's function several times per repetition (while it sizes the iteration count), and the setup of the
+// large scenarios costs more than their measurement.
+program::Session& session_for(const Scenario& sc, Side side) {
+  static std::map<std::pair<std::string, Side>, std::unique_ptr<program::Session>> sessions;
+  auto& slot = sessions[{sc.name, side}];
+  if (!slot) {
+    slot = backend(side).start();
+    for (std::size_t i = 0; i < sc.setup.size(); ++i) slot->execute(sc.setup[i], static_cast<int>(i));
   }
-  label(state);
+  return *slot;
 }
 
-BENCHMARK(BM_CloneContiguous)->Arg(0)->Arg(1);
-BENCHMARK(BM_CloneTransposedToContiguous)->Arg(0)->Arg(1);
-BENCHMARK(BM_AddBroadcast)->Arg(0)->Arg(1);
-BENCHMARK(BM_ViewChain)->Arg(0)->Arg(1);
-BENCHMARK(BM_SumBackward)->Arg(0)->Arg(1);
+void run_scenario(benchmark::State& state, const Scenario& sc, Side side) {
+  try {
+    program::Session& session = session_for(sc, side);
+    const int first = static_cast<int>(sc.setup.size());
+    for (auto _ : state)
+      for (std::size_t k = 0; k < sc.measured.size(); ++k)
+        session.execute(sc.measured[k], first + static_cast<int>(k));
+  } catch (const std::exception& e) {
+    // A refused step is a result the table must show (ERROR), not a crash that loses every other row.
+    state.SkipWithError((std::string(side_name(side)) + " raised: " + e.what()).c_str());
+    return;
+  }
+  if (sc.bytes > 0) {
+    state.SetBytesProcessed(state.iterations() * sc.bytes);
+    state.counters["bytes_per_iteration"] = benchmark::Counter(static_cast<double>(sc.bytes));
+  }
+}
+
+void register_scenarios() {
+  static const std::vector<Scenario> all = scenarios();
+  for (const Scenario& sc : all)
+    for (Side side : {Side::Impl, Side::Libtorch})
+      benchmark::RegisterBenchmark((sc.name + "/" + side_name(side)).c_str(),
+                                   [&sc, side](benchmark::State& state) { run_scenario(state, sc, side); })
+          ->Unit(benchmark::kMicrosecond);
+}
 
 }  // namespace
 }  // namespace parity::bench
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  parity::bench::register_scenarios();
+  // The oracle sets LibTorch to one intra-op thread (oracle/torch_backend.cpp), impl's only mode: 1 thread each.
+  benchmark::AddCustomContext("libtorch_version", parity::oracle::torch_version());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
