@@ -66,9 +66,11 @@ bool tiled_permute(const Geometry& g, R* out, const A* in, const F& f) {
     outer.numel *= g.sizes[d];
     ++outer.ndim;
   }
-  constexpr std::int64_t kTile = 64 * 4 / (sizeof(R) > sizeof(A) ? sizeof(R) : sizeof(A)) < 16
-                                     ? 16
-                                     : 64 * 4 / (sizeof(R) > sizeof(A) ? sizeof(R) : sizeof(A));
+  // Each tile goes through a buffer in L1: the input's rows are read along memory into it, the output's rows
+  // written along memory out of it, so neither side strides across a tile (with a power-of-two stride, a tile's
+  // strided rows would all fall into one cache set). ATen's transposing copy does the same (BLOCK_SZ 60).
+  constexpr std::int64_t kTile = 60;
+  A buffer[kTile * kTile];
   const std::int64_t ni = g.sizes[last], nj = g.sizes[j];
   const std::int64_t out_j = g.strides[0][j], in_i = g.strides[1][last];
   for_each_run(outer, [&](const std::int64_t* off, std::int64_t n, const std::int64_t* s) {
@@ -77,9 +79,11 @@ bool tiled_permute(const Geometry& g, R* out, const A* in, const F& f) {
       const A* x = in + off[1] + r * s[1];
       for (std::int64_t jb = 0; jb < nj; jb += kTile)
         for (std::int64_t ib = 0; ib < ni; ib += kTile) {
-          const std::int64_t je = jb + kTile < nj ? jb + kTile : nj, ie = ib + kTile < ni ? ib + kTile : ni;
-          for (std::int64_t jj = jb; jj < je; ++jj)
-            for (std::int64_t ii = ib; ii < ie; ++ii) o[jj * out_j + ii] = f(x[jj + ii * in_i]);
+          const std::int64_t tj = jb + kTile < nj ? kTile : nj - jb, ti = ib + kTile < ni ? kTile : ni - ib;
+          for (std::int64_t ii = 0; ii < ti; ++ii)
+            for (std::int64_t jj = 0; jj < tj; ++jj) buffer[jj * kTile + ii] = x[(jb + jj) + (ib + ii) * in_i];
+          for (std::int64_t jj = 0; jj < tj; ++jj)
+            for (std::int64_t ii = 0; ii < ti; ++ii) o[(jb + jj) * out_j + ib + ii] = f(buffer[jj * kTile + ii]);
         }
     }
   });
