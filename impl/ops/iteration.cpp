@@ -168,15 +168,20 @@ kernels::PointwiseCall pointwise_call(kernels::Pointwise kind, ScalarType dtype,
   c.kind = kind;
   c.dtype = dtype;
   const Dims& shape = out.sizes();
-  Dims strides[kernels::kMaxOperands];
+  // Broadcast strides on the stack: a small op's time goes mostly to allocations.
+  constexpr std::size_t kMaxRank = 64;
+  PARITY_INTERNAL_ASSERT(shape.size() <= kMaxRank, "a kernel's output has at most 64 dims");
+  std::int64_t strides[kernels::kMaxOperands][kMaxRank];
   const std::int64_t* st[kernels::kMaxOperands] = {out.strides().data()};
   c.data[0] = element0(out);
   int n = 1;
   for (const Tensor* t : inputs) {
     PARITY_INTERNAL_ASSERT(n < kernels::kMaxOperands && t->device() == out.device(),
                            "a kernel takes at most 3 inputs, on its output's device (the ops check devices first)");
-    strides[n] = broadcast_strides(*t, shape);
-    st[n] = strides[n].data();
+    const std::size_t lead = shape.size() - t->sizes().size();
+    for (std::size_t d = 0; d < shape.size(); ++d)
+      strides[n][d] = d < lead || t->sizes()[d - lead] == 1 ? 0 : t->strides()[d - lead];
+    st[n] = strides[n];
     c.data[n] = element0(*t);
     ++n;
   }
