@@ -1,6 +1,7 @@
 // Storage: a shared buffer on a device, owned through its allocator. Views share one Storage.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -15,15 +16,31 @@ struct Device {
   bool operator==(const Device&) const = default;
 };
 
+// What a new storage's bytes hold before anything writes them.
+enum class Fill : std::uint8_t {
+  // All zero, as LibTorch's allocator gives them under the oracle's zero-fill flag: a formula that reads memory it
+  // never wrote then gives the same answer in every process.
+  Zeros,
+  // Whatever the block held before (a reused block: another storage's bytes). Only for a caller that writes every
+  // byte before anything can read one: Tensor::allocate_uninitialized.
+  Unwritten,
+};
+
 class Allocator {
  public:
   virtual ~Allocator() = default;
-  virtual void* allocate(std::size_t nbytes) = 0;
-  virtual void deallocate(void* p) noexcept = 0;
+  virtual void* allocate(std::size_t nbytes, Fill fill) = 0;
+  // nbytes: what allocate was asked for.
+  virtual void deallocate(void* p, std::size_t nbytes) noexcept = 0;
   virtual Device device() const = 0;
 };
 
 Allocator& cpu_allocator();
+// Gives back the freed large blocks the CPU allocator keeps for reuse. An impl session does at its end: the
+// oracle's session that runs next in the same evaluating process, under the same address-space cap, then has the
+// memory it would have had without impl's cache.
+void release_cpu_cache();
+std::size_t cpu_cached_bytes();  // what the CPU allocator holds for reuse now
 // The CUDA allocator, or an Error of kind Device when this build or this machine has no CUDA device.
 Allocator& cuda_allocator();
 bool cuda_available();
@@ -31,7 +48,7 @@ bool cuda_available();
 class Storage {
  public:
   Storage() = default;
-  Storage(std::size_t nbytes, Allocator& allocator);
+  Storage(std::size_t nbytes, Allocator& allocator, Fill fill = Fill::Zeros);
   void* data() const { return impl_ ? impl_->data : nullptr; }
   std::size_t nbytes() const { return impl_ ? impl_->nbytes : 0; }
   Device device() const { return impl_ ? impl_->allocator->device() : Device{}; }
@@ -48,7 +65,7 @@ class Storage {
     std::size_t nbytes = 0;
     Allocator* allocator = nullptr;
     ~Impl() {
-      if (data) allocator->deallocate(data);
+      if (data) allocator->deallocate(data, nbytes);
     }
   };
   std::shared_ptr<Impl> impl_;

@@ -31,15 +31,26 @@ void check_layout_fits(const Layout& layout, ScalarType dtype) {
 }
 }  // namespace
 
-Tensor Tensor::allocate(const Layout& layout, ScalarType dtype, Device device) {
+namespace {
+Tensor allocate_filled(const Layout& layout, ScalarType dtype, Device device, Fill fill) {
   check_layout_fits(layout, dtype);
   auto impl = std::make_shared<TensorImpl>();
   std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(layout.storage_extent(), 0));
   Allocator& alloc = device.type == DeviceType::CPU ? cpu_allocator() : cuda_allocator();
-  impl->storage = Storage(n * element_size(dtype), alloc);
+  impl->storage = Storage(n * element_size(dtype), alloc, fill);
   impl->layout = layout;
   impl->dtype = dtype;
   return Tensor(std::move(impl));
+}
+}  // namespace
+
+Tensor Tensor::allocate(const Layout& layout, ScalarType dtype, Device device) {
+  return allocate_filled(layout, dtype, device, Fill::Zeros);
+}
+
+Tensor Tensor::allocate_uninitialized(const Layout& layout, ScalarType dtype, Device device) {
+  const bool covers_storage = layout.offset == 0 && layout.is_non_overlapping_and_dense();
+  return allocate_filled(layout, dtype, device, covers_storage ? Fill::Unwritten : Fill::Zeros);
 }
 
 Tensor Tensor::over(const Storage& storage, const Layout& layout, ScalarType dtype, const VersionCounter& version) {

@@ -32,7 +32,13 @@ class Tensor {
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
   // A fresh tensor on its own storage, sized exactly for `layout` (as empty_strided allocates).
+  // Its bytes read as zero until written.
   static Tensor allocate(const Layout& layout, ScalarType dtype, Device device = {});
+  // The same, for an output whose kernel writes every element before anything reads one (clone, contiguous, an
+  // elementwise result): its bytes may be left from a freed storage, which saves zeroing a reused block. A layout
+  // with holes (not non-overlapping and dense, or at an offset) leaves bytes no kernel writes: those storages are
+  // zeroed all the same.
+  static Tensor allocate_uninitialized(const Layout& layout, ScalarType dtype, Device device = {});
   // A tensor over an existing storage; version counter shared when given.
   static Tensor over(const Storage& storage, const Layout& layout, ScalarType dtype, const VersionCounter& version);
 

@@ -367,6 +367,11 @@ class ImplSession final : public pg::Session {
   // The session follows its backend's release for its whole life (impl's choice is process-wide, and views'
   // grad_fn, read lazily by observe, consult it too); the choice before it is restored when it ends. First, so
   // that the values below are destroyed under it.
+  // Declared first, so destroyed last, once every tensor of the session is freed: the blocks impl's allocator
+  // cached go back before the oracle's session runs in this process (impl/storage.h, release_cpu_cache).
+  struct ReleaseCpuCacheAtEnd {
+    ~ReleaseCpuCacheAtEnd() { release_cpu_cache(); }
+  } release_cpu_cache_at_end_;
   TargetTorchVersionGuard follows_;
   std::vector<std::optional<Tensor>> values_;
   std::map<const void*, Tensor> kept_grads_;  // every gradient grad_tensor_key named, alive for unique keys

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "impl/storage.h"
 #include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
@@ -89,6 +90,19 @@ TEST(SessionEnd, ImplTensorSavedByItsOwnNodeIsFreed) { expect_nothing_kept(impl_
 TEST(SessionEnd, LibTorchGradientWithHistoryIsFreed) { expect_nothing_kept(torch_backend(), gradient_with_history()); }
 
 TEST(SessionEnd, ImplGradientWithHistoryIsFreed) { expect_nothing_kept(impl_backend(), gradient_with_history()); }
+
+// impl's CPU allocator caches freed large blocks for reuse; the oracle's session that runs next in the evaluating
+// process, under the same address-space cap, must not find them taken.
+TEST(SessionEnd, ImplGivesBackTheBlocksItsAllocatorCached) {
+  program::ProgramBuilder b;
+  const int x = b.rand({1 << 20}, DType::Float32);  // 4 MiB: a cached size, three of them freed at the end
+  b.unary(OpId::Neg, b.unary(OpId::Neg, x));
+  auto session = impl_backend().start();
+  const auto& steps = b.program().steps;
+  for (std::size_t i = 0; i < steps.size(); ++i) session->execute(steps[i], static_cast<int>(i));
+  session.reset();
+  EXPECT_EQ(impl::cpu_cached_bytes(), 0u);
+}
 
 }  // namespace
 }  // namespace parity

@@ -1,0 +1,63 @@
+// impl's CPU allocator: small storages through operator new, large ones from a bounded cache of freed blocks, so
+// that a repeated large allocation (a 64 MiB clone in a loop) reuses mapped pages instead of paying a page fault
+// per 4 KiB of fresh memory each time. Storage identity is the Storage::Impl object, never the data pointer, so a
+// block that comes back to a new storage changes nothing observable; its bytes are zeroed again unless the caller
+// promised (Fill::Unwritten) to write every one of them first.
+#pragma once
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "impl/storage.h"
+
+namespace parity::impl::cpu {
+
+class CachingAllocator final : public Allocator {
+ public:
+  struct Options {
+    // Blocks of at least this many bytes are cached; smaller ones go through operator new, which reuses freed
+    // memory itself (glibc's heap) and is fast.
+    std::size_t min_cached_block = std::size_t{1} << 20;
+    // The most bytes the cache keeps unused: freeing a block beyond it gives older cached blocks back first.
+    std::size_t max_cached_bytes = std::size_t{256} << 20;
+  };
+  // Where large blocks' pages come from (mmap and munmap by default): map returns null when it cannot. Tests put a
+  // bounded one here to make an allocation fail.
+  struct Pages {
+    void* (*map)(std::size_t bytes);
+    void (*unmap)(void* p, std::size_t bytes);
+  };
+  static Pages system_pages();
+
+  CachingAllocator();
+  explicit CachingAllocator(Options options, Pages pages = system_pages());
+  ~CachingAllocator() override;  // gives the cached blocks back (blocks still in use must be freed before)
+  CachingAllocator(const CachingAllocator&) = delete;
+  CachingAllocator& operator=(const CachingAllocator&) = delete;
+
+  // A failed large allocation gives the cache back and tries again; failing still, it calls the new-handler and
+  // retries as operator new does (an evaluating process's handler ends it as out of memory), or throws
+  // std::bad_alloc when none is set.
+  void* allocate(std::size_t nbytes, Fill fill) override;
+  void deallocate(void* p, std::size_t nbytes) noexcept override;
+  Device device() const override { return Device{DeviceType::CPU, 0}; }
+
+  // The bytes a large block of nbytes occupies: nbytes rounded up to its size class (at most 1/8 more), so that a
+  // freed block serves any later request of its class.
+  std::size_t block_bytes(std::size_t nbytes) const;
+  std::size_t cached_bytes() const;
+  void release_cache();
+
+ private:
+  void* map_block(std::size_t bytes);
+  void drop_until_fits(std::size_t bytes);  // with mutex_ held
+
+  const Options options_;
+  const Pages pages_;
+  mutable std::mutex mutex_;
+  std::map<std::size_t, std::vector<void*>> free_;  // block bytes -> cached blocks of that size class
+  std::size_t cached_bytes_ = 0;
+};
+
+}  // namespace parity::impl::cpu
