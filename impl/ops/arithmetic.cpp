@@ -21,7 +21,7 @@ namespace {
 // converted copy (preserve_format) is what decides the output's strides.
 Tensor converted(const Tensor& t, ScalarType dtype) {
   if (t.dtype() == dtype) return t;
-  Tensor out = Tensor::allocate(t.layout().preserved(), dtype, t.device());
+  Tensor out = Tensor::allocate_uninitialized(t.layout().preserved(), dtype, t.device());
   ops::copy_kernel(out, t);
   return out;
 }
@@ -48,7 +48,7 @@ Tensor binary_values(BinaryOp op, const Operand& a, const Operand& b) {
   Dims shape = broadcast_shapes(a.tensor.sizes(), b.tensor.sizes());
   ScalarType t = compute_type(op, a, b);
   Tensor ca = converted(a.tensor, t), cb = converted(b.tensor, t);
-  Tensor out = Tensor::allocate(ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}), t);
+  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}), t);
   ops::binary_kernel(op, out, ca, cb);
   return out;
 }
@@ -67,7 +67,7 @@ void binary_inplace_values(BinaryOp op, const Tensor& self, const Operand& other
   if (t == self.dtype()) {
     ops::binary_kernel(op, self, self, converted(other.tensor, t));
   } else {
-    Tensor tmp = Tensor::allocate(Layout::dense(self.sizes()), t);
+    Tensor tmp = Tensor::allocate_uninitialized(Layout::dense(self.sizes()), t);
     ops::binary_kernel(op, tmp, converted(self, t), converted(other.tensor, t));
     ops::copy_kernel(self, tmp);
   }
@@ -228,7 +228,7 @@ Tensor binary_out(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
   if (t == out.dtype()) {
     ops::binary_kernel(op, out, ca, cb);
   } else {
-    Tensor tmp = Tensor::allocate(Layout::dense(shape), t);
+    Tensor tmp = Tensor::allocate_uninitialized(Layout::dense(shape), t);
     ops::binary_kernel(op, tmp, ca, cb);
     ops::copy_kernel(out, tmp);
   }
@@ -246,7 +246,7 @@ Tensor compare(ops::CompareOp op, const Tensor& a, const Tensor& b) {
   Dims shape = broadcast_shapes(a.sizes(), b.sizes());
   ScalarType t = ops::result_type({&oa, &ob});
   Tensor ca = converted(a, t), cb = converted(b, t);
-  Tensor out = Tensor::allocate(ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}), ScalarType::Bool);
+  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}), ScalarType::Bool);
   ops::compare_kernel(op, out, ca, cb);
   return out;
 }
@@ -276,7 +276,7 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
                    std::string(type_name(condition.dtype())));
   const Dims shape = broadcast_shapes(broadcast_shapes(condition.sizes(), self.sizes()), other.sizes());
   Tensor ca = converted(self, t), cb = converted(other, t);
-  Tensor out = Tensor::allocate(ops::elementwise_layout(shape, {&condition.layout(), &ca.layout(), &cb.layout()}), t);
+  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&condition.layout(), &ca.layout(), &cb.layout()}), t);
   ops::where_kernel(out, condition, ca, cb);
   if (node) autograd::set_history(out, node);
   return out;
@@ -336,7 +336,7 @@ void addcmul_values(const Tensor& out, const Tensor& self, const Tensor& t1, con
   if (out.dtype() == t) {
     ops::addcmul_kernel(out, converted(self, t), converted(t1, t), converted(t2, t), value);
   } else {
-    Tensor tmp = Tensor::allocate(Layout::dense(out.sizes()), t);
+    Tensor tmp = Tensor::allocate_uninitialized(Layout::dense(out.sizes()), t);
     ops::addcmul_kernel(tmp, converted(self, t), converted(t1, t), converted(t2, t), value);
     ops::copy_kernel(out, tmp);
   }
@@ -347,7 +347,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, Scalar value) {
   auto node = autograd::compute_requires_grad({&self}) ? masked_fill_node(self, mask) : nullptr;
   // ATen expands self and mask to their common shape (mask first) and fills a contiguous clone.
   const Dims shape = broadcast_shapes(mask.sizes(), self.sizes());
-  Tensor out = Tensor::allocate(Layout::dense(shape), self.dtype(), self.device());
+  Tensor out = Tensor::allocate_uninitialized(Layout::dense(shape), self.dtype(), self.device());
   ops::copy_kernel(out, self);
   ops::masked_fill_checked(out, mask, value.value);
   if (node) autograd::set_history(out, node);
@@ -369,7 +369,7 @@ Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar va
   const Dims shape = broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes()), t2.sizes());
   const ScalarType t = addcmul_type(self, t1, t2);
   Tensor cs = converted(self, t), c1 = converted(t1, t), c2 = converted(t2, t);
-  Tensor out = Tensor::allocate(ops::elementwise_layout(shape, {&cs.layout(), &c1.layout(), &c2.layout()}), t);
+  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&cs.layout(), &c1.layout(), &c2.layout()}), t);
   addcmul_values(out, cs, c1, c2, t, value.value);
   if (node) autograd::set_history(out, node);
   return out;
@@ -425,7 +425,7 @@ Tensor neg(const Tensor& x) {
                       return TensorList{neg(g)};
                     })
                   : nullptr;
-  Tensor out = Tensor::allocate(ops::elementwise_layout(x.sizes(), {&x.layout()}), x.dtype());
+  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(x.sizes(), {&x.layout()}), x.dtype());
   ops::unary_kernel(ops::UnaryOp::Neg, out, x);
   if (node) autograd::set_history(out, node);
   return out;
@@ -446,7 +446,7 @@ Tensor pow(const Tensor& x, Scalar e) {
   Operand base_op{x, false}, exp_op{ops::wrap_scalar(e), true};
   ScalarType t = ops::result_type({&base_op, &exp_op});
   Tensor base = converted(x, t);
-  Tensor out = Tensor::allocate(ops::elementwise_layout(base.sizes(), {&base.layout()}), t);
+  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(base.sizes(), {&base.layout()}), t);
   if (e.value == 0) {
     ops::fill_kernel(out, 1);
   } else if (e.value == 1) {

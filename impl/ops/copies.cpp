@@ -17,9 +17,11 @@ Tensor clone(const Tensor& x, MemoryFormat format) {
                       return TensorList{g};
                     })
                   : nullptr;
-  Tensor out = (format == MemoryFormat::Preserve && x.is_non_overlapping_and_dense())
-                   ? empty_strided(x.sizes(), x.strides(), x.dtype(), x.device())
-                   : empty_like(x, format);
+  // empty_strided of x's strides when dense, else empty_like; the copy writes every element.
+  const Layout layout = format != MemoryFormat::Preserve        ? Layout::dense(x.sizes(), format)
+                        : x.is_non_overlapping_and_dense() ? Layout{x.sizes(), x.strides(), 0}
+                                                           : x.layout().preserved();
+  Tensor out = Tensor::allocate_uninitialized(layout, x.dtype(), x.device());
   ops::copy_kernel(out, x);
   if (node) autograd::set_history(out, node);
   return out;
@@ -55,8 +57,8 @@ Tensor to(const Tensor& x, ScalarType dtype, bool copy, MemoryFormat format) {
     });
   }
   // preserve_format: x's strides when dense, else dense strides in x's dim order (expanded dims too).
-  Tensor out = format == MemoryFormat::Preserve ? Tensor::allocate(x.layout().preserved(), dtype, x.device())
-                                                : empty(x.sizes(), dtype, format, x.device());
+  Tensor out = Tensor::allocate_uninitialized(
+      format == MemoryFormat::Preserve ? x.layout().preserved() : Layout::dense(x.sizes(), format), dtype, x.device());
   ops::copy_kernel(out, x);
   if (node) autograd::set_history(out, node);
   return out;

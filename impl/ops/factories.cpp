@@ -58,7 +58,7 @@ Tensor from_values(const std::vector<double>& values, ScalarType dtype) {
   Tensor src = Tensor::allocate(Layout::dense({static_cast<std::int64_t>(values.size())}), ScalarType::Float64);
   std::copy(values.begin(), values.end(), src.data<double>());
   if (dtype == ScalarType::Float64) return src;
-  Tensor out = empty(src.sizes(), dtype);
+  Tensor out = Tensor::allocate_uninitialized(src.layout(), dtype);
   ops::copy_kernel(out, src);
   return out;
 }
