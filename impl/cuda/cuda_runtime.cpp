@@ -2,6 +2,7 @@
 
 #include "impl/cuda/cuda_runtime.h"
 #include "impl/cuda/kernels.h"
+#include "impl/cuda/matmul.h"
 #include "impl/error.h"
 #include "impl/ops.h"
 #include "impl/storage.h"
@@ -76,6 +77,38 @@ void run_pointwise(const impl::kernels::PointwiseCall& call) {
 void run_sum(const impl::kernels::SumCall& call) {
   const char* err = kernels::run_sum(call);
   PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("CUDA sum kernel: ") + (err ? err : ""));
+}
+
+// sum_16bit_in_float picks no policy yet: no 16-bit float runs on the device.
+void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool /*sum_16bit_in_float*/) {
+  kernels::MatmulElement type = kernels::MatmulElement::Float32;
+  switch (out.dtype()) {
+    case ScalarType::Bool: type = kernels::MatmulElement::Bool; break;
+    case ScalarType::Int32: type = kernels::MatmulElement::Int32; break;
+    case ScalarType::Int64: type = kernels::MatmulElement::Int64; break;
+    case ScalarType::Float32: type = kernels::MatmulElement::Float32; break;
+    case ScalarType::Float64: type = kernels::MatmulElement::Float64; break;
+    case ScalarType::Float16:
+    case ScalarType::BFloat16:
+      fail(ErrorKind::Device, "impl's CUDA mm does not take " + std::string(type_name(out.dtype())) + " yet");
+  }
+  // (batch, row, column) sizes and strides; a 2-d operand is one batch of stride 0.
+  auto geometry = [](const Tensor& t, std::int64_t (&s)[3]) {
+    const bool batched = t.dim() == 3;
+    s[0] = batched ? t.strides()[0] : 0;
+    s[1] = t.strides()[batched ? 1 : 0];
+    s[2] = t.strides()[batched ? 2 : 1];
+  };
+  std::int64_t os[3], as[3], bs[3];
+  geometry(out, os);
+  geometry(a, as);
+  geometry(b, bs);
+  const bool batched = out.dim() == 3;
+  const std::int64_t sizes[4] = {batched ? out.sizes()[0] : 1, out.sizes()[batched ? 1 : 0],
+                                 out.sizes()[batched ? 2 : 1], a.sizes().back()};
+  auto element = [](const Tensor& t) { return static_cast<char*>(t.storage().data()) + t.offset() * element_size(t.dtype()); };
+  const char* err = kernels::matmul(type, element(out), element(a), element(b), sizes, os, as, bs);
+  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("matmul: ") + (err ? err : ""));
 }
 
 Tensor to_host(const Tensor& dev) {

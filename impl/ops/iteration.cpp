@@ -9,6 +9,7 @@
 
 #include "impl/cpu/kernels.h"
 #include "impl/cpu/loops.h"
+#include "impl/cpu/matmul.h"
 #include "impl/cuda/cuda_runtime.h"
 #include "impl/error.h"
 #include "impl/version_gate.h"
@@ -278,49 +279,20 @@ void threshold_backward_kernel(const Tensor& out, const Tensor& grad, const Tens
 }
 
 void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
-  require_cpu({&out, &a, &b});
-  // Sizes and strides as (batch, row, column); a 2-d operand is a single batch.
-  auto batched = [](const Dims& d, std::int64_t pad) {
-    Dims r = d;
-    if (r.size() == 2) r.insert(r.begin(), pad);
-    return r;
-  };
-  const Dims on = batched(out.sizes(), 1), os = batched(out.strides(), 0);
-  const Dims as = batched(a.strides(), 0), bs = batched(b.strides(), 0);
-  const std::int64_t inner = a.sizes().back();
+  // One kernel source for both devices (impl/kernels/matmul.h): each output element sums its products alone, k
+  // ascending. 1.13: in the element type, each product and sum stored in it: for bfloat16 that rounds at every
+  // step, as LibTorch 1.13's small bmm does. Its mm goes through gemm variants that round elsewhere (per operand
+  // transposition), which impl does not model: the generator makes no bfloat16 products (program/op_table.h,
+  // kProductTypes). 2.x accumulates a 16-bit product in float, in order, and rounds once
+  // (VersionGate::ProductsAccumulateInFloat).
   const bool in_float = follows(VersionGate::ProductsAccumulateInFloat);
-  dispatch(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T* o = out.data<T>();
-    const T* x = a.data<T>();
-    const T* y = b.data<T>();
-    for (std::int64_t n = 0; n < on[0]; ++n)
-      for (std::int64_t i = 0; i < on[1]; ++i)
-        for (std::int64_t j = 0; j < on[2]; ++j) {
-          const T* row = x + n * as[0] + i * as[1];
-          const T* col = y + n * bs[0] + j * bs[2];
-          // 1.13: the accumulator is of the element type, each product and sum stored in it: for bfloat16 that
-          // rounds at every step, as LibTorch 1.13's small bmm does. Its mm goes through gemm variants that
-          // round elsewhere (per operand transposition), which impl does not model: the generator makes no
-          // bfloat16 products (program/op_table.h, kProductTypes). 2.x accumulates a 16-bit product in float, in
-          // order, and rounds once (VersionGate::ProductsAccumulateInFloat).
-          if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-            if (in_float) {
-              float acc = 0;
-              for (std::int64_t k = 0; k < inner; ++k)
-                acc += static_cast<float>(row[k * as[2]]) * static_cast<float>(col[k * bs[1]]);
-              o[n * os[0] + i * os[1] + j * os[2]] = T(acc);
-              continue;
-            }
-          }
-          T acc = T(0);
-          for (std::int64_t k = 0; k < inner; ++k) {
-            if constexpr (std::is_same_v<T, bool>) acc = acc || (row[k * as[2]] && col[k * bs[1]]);
-            else acc = static_cast<T>(acc + static_cast<T>(row[k * as[2]] * col[k * bs[1]]));
-          }
-          o[n * os[0] + i * os[1] + j * os[2]] = acc;
-        }
-  });
+  if (out.device().type == DeviceType::CUDA && a.device().type == DeviceType::CUDA &&
+      b.device().type == DeviceType::CUDA) {
+    cuda::matmul(out, a, b, in_float);
+    return;
+  }
+  require_cpu({&out, &a, &b});
+  cpu::matmul(out, a, b, in_float);
 }
 
 namespace {

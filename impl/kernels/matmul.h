@@ -1,0 +1,108 @@
+// mm/bmm for both devices: how one output element sums its products (the Sum policies), and a tile of output
+// elements summed over k. The CPU executor (impl/cpu/matmul.h) runs tiles of MR x NR elements over packed
+// operands; the CUDA launcher (impl/cuda/matmul.cu) runs 1 x 1 tiles, one element a thread, over the strided
+// operands themselves. Either way each element sums its products alone, k ascending, with its policy's roundings,
+// so both devices and every tiling give the same bits as the one-element-at-a-time loop impl models LibTorch by.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "impl/kernels/host_device.h"
+
+namespace parity::impl::kernels {
+
+// acc * b + c, each operation rounded on its own: a fused multiply-add rounds once, and would change the bits.
+// nvcc fuses a * b + c unless told not to (the _rn intrinsics never fuse); the host executor compiles with
+// -ffp-contract=off (CMakeLists.txt).
+template <typename T>
+PARITY_HOST_DEVICE PARITY_FORCE_INLINE T add_product(T acc, T a, T b) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, float>) return __fadd_rn(acc, __fmul_rn(a, b));
+  else if constexpr (std::is_same_v<T, double>) return __dadd_rn(acc, __dmul_rn(a, b));
+  else return acc + a * b;
+#else
+  return acc + a * b;
+#endif
+}
+
+// Each policy: Acc, the type summed in; zero(); step(acc, a, b), the next partial sum; finish(acc), the element.
+
+// float and double, in their own type: each product and each partial sum rounded.
+template <typename T>
+struct SumInType {
+  using Acc = T;
+  PARITY_HOST_DEVICE static Acc zero() { return T(0); }
+  PARITY_HOST_DEVICE PARITY_FORCE_INLINE static Acc step(Acc acc, T a, T b) { return add_product<T>(acc, a, b); }
+  PARITY_HOST_DEVICE static T finish(Acc acc) { return acc; }
+};
+
+// A 16-bit float (Half, BFloat16: stored as its type, computed through float) as LibTorch 1.13 sums it: the
+// product and every partial sum rounded to the element type. The accumulator is a float that always holds a
+// value of T.
+template <typename T>
+struct SumRoundingEachStep {
+  using Acc = float;
+  static Acc zero() { return 0.0f; }
+  static Acc step(Acc acc, T a, T b) {
+    const float product = static_cast<float>(T(static_cast<float>(a) * static_cast<float>(b)));
+    return static_cast<float>(T(acc + product));
+  }
+  static T finish(Acc acc) { return T(acc); }
+};
+
+// A 16-bit float as LibTorch 2.x sums it (VersionGate::ProductsAccumulateInFloat): in float, rounded once.
+template <typename T>
+struct SumInFloat {
+  using Acc = float;
+  static Acc zero() { return 0.0f; }
+  static Acc step(Acc acc, T a, T b) { return acc + static_cast<float>(a) * static_cast<float>(b); }
+  static T finish(Acc acc) { return T(acc); }
+};
+
+// Integers wrap as two's complement: summed in the unsigned type of at least their width (no signed overflow, the
+// same low bits), converted back at the end.
+template <typename T>
+struct SumWrapping {
+  using Acc = std::conditional_t<(sizeof(T) <= 4), std::uint32_t, std::uint64_t>;
+  PARITY_HOST_DEVICE static Acc zero() { return 0; }
+  PARITY_HOST_DEVICE PARITY_FORCE_INLINE static Acc step(Acc acc, T a, T b) {
+    return acc + static_cast<Acc>(a) * static_cast<Acc>(b);
+  }
+  PARITY_HOST_DEVICE static T finish(Acc acc) { return static_cast<T>(acc); }
+};
+
+// bool: whether any product is true.
+struct SumAny {
+  using Acc = bool;
+  PARITY_HOST_DEVICE static Acc zero() { return false; }
+  PARITY_HOST_DEVICE PARITY_FORCE_INLINE static Acc step(Acc acc, bool a, bool b) { return acc | (a & b); }
+  PARITY_HOST_DEVICE static bool finish(Acc acc) { return acc; }
+};
+
+// The operands of a tile: a(i, k) = a[i * a_row + k * a_k], b(k, j) = b[k * b_k + j]: a tile's columns are
+// adjacent in b (packed on the CPU; a 1-column tile on the device reads b in place).
+template <typename T>
+struct TileOperands {
+  const T* a;
+  std::int64_t a_row, a_k;
+  const T* b;
+  std::int64_t b_k;
+};
+
+// acc[i][j] (i < MR, j < NR) summed over k = 0 .. inner-1 in ascending order. The j loop is innermost, over
+// independent accumulators and adjacent b elements, so that the host compiler vectorizes it.
+template <class Sum, int MR, int NR, typename T>
+PARITY_HOST_DEVICE PARITY_FORCE_INLINE void sum_tile(std::int64_t inner, const TileOperands<T>& o,
+                                                     typename Sum::Acc (&acc)[MR][NR]) {
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NR; ++j) acc[i][j] = Sum::zero();
+  for (std::int64_t k = 0; k < inner; ++k) {
+    const T* b = o.b + k * o.b_k;
+    for (int i = 0; i < MR; ++i) {
+      const T a = o.a[i * o.a_row + k * o.a_k];
+      for (int j = 0; j < NR; ++j) acc[i][j] = Sum::step(acc[i][j], a, b[j]);
+    }
+  }
+}
+
+}  // namespace parity::impl::kernels
