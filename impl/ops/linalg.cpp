@@ -34,7 +34,7 @@ Tensor reinterpret(const Tensor& t, const Dims& sizes, const Dims& strides) {
 
 // ATen's CPU product kernels: an empty result is left alone and an empty inner dimension gives zeros before
 // the kernel dispatches on one operand's dtype (raising "not implemented for 'Bool'") and reads the other
-// operand as that dtype.
+// operand as that dtype. Every element of `out` is written (its callers allocate it uninitialised).
 void product_values(const Tensor& out, const Tensor& a, const Tensor& b, std::int64_t inner, const char* kernel,
                     ScalarType dispatched, ScalarType other) {
   if (out.numel() == 0) return;
@@ -147,7 +147,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
                  "addmv input tensors must have the same dtype, but got " + std::string(type_name(vec.dtype())) +
                      ", " + std::string(type_name(mat.dtype())) + ", and " + std::string(type_name(vec.dtype())));
   // mv writes into a result of vec's dtype through addmv_, which dispatches on the matrix's.
-  Tensor out = Tensor::allocate(Layout::dense({rows}), vec.dtype());
+  Tensor out = Tensor::allocate_uninitialized(Layout::dense({rows}), vec.dtype());
   product_values(reinterpret(out, {rows, 1}, {1, 0}), mat, reinterpret(vec, {inner, 1}, {vec.strides()[0], 0}),
                  inner, "addmv_impl_cpu", mat.dtype(), vec.dtype());
   return with_history(out, node);
@@ -164,7 +164,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
                "Expected size for first two dimensions of batch2 tensor to be: [" + std::to_string(batches) + ", " +
                    std::to_string(inner) + "] but got: [" + std::to_string(b.sizes()[0]) + ", " +
                    std::to_string(b.sizes()[1]) + "].");
-  Tensor out = Tensor::allocate(Layout::dense({batches, rows, cols}), b.dtype());
+  Tensor out = Tensor::allocate_uninitialized(Layout::dense({batches, rows, cols}), b.dtype());
   // ATen's bmm loops itself over small products (dispatching on a's dtype) and calls addmm per batch on larger
   // ones (dispatching on the result's, which is b's).
   const bool small = inner * rows * cols < 400;
@@ -318,7 +318,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
     PARITY_CHECK(a.dtype() == b.dtype(), ErrorKind::DType,
                  "expected m1 and m2 to have the same dtype, but got: " + std::string(type_meta_name(a.dtype())) +
                      " != " + std::string(type_meta_name(b.dtype())));
-  Tensor out = Tensor::allocate(Layout::dense({rows, cols}), a.dtype());
+  Tensor out = Tensor::allocate_uninitialized(Layout::dense({rows, cols}), a.dtype());
   product_values(out, a, b, inner, "addmm_impl_cpu_", a.dtype(), b.dtype());
   return with_history(out, node);
 }
