@@ -112,6 +112,26 @@ TEST(CachingAllocator, SmallAllocationsAreZeroedAndNotCached) {
   }
 }
 
+TEST(CachingAllocator, SmallBlocksComeBackToTheirThreadZeroedUnlessPromised) {
+  CachingAllocator a;
+  void* p = a.allocate(100, Fill::Zeros);  // the 128-byte class
+  std::memset(p, 0xAB, 100);
+  a.deallocate(p, 100);
+  void* q = a.allocate(120, Fill::Zeros);
+  EXPECT_EQ(q, p) << "a freed small block is this thread's next block of its class";
+  EXPECT_TRUE(all_bytes(q, 128, 0)) << "reused for a caller that did not promise to write it: zeroed";
+  std::memset(q, 0xCD, 128);
+  a.deallocate(q, 120);
+  void* r = a.allocate(128, Fill::Unwritten);
+  EXPECT_EQ(r, p);
+  a.deallocate(r, 128);
+  void* other = nullptr;
+  std::thread([&] { other = a.allocate(100, Fill::Zeros); a.deallocate(other, 100); }).join();
+  EXPECT_NE(other, p) << "another thread has a cache of its own";
+  void* big = a.allocate(8192, Fill::Zeros);  // past the small classes: operator new's
+  a.deallocate(big, 8192);
+}
+
 TEST(CachingAllocator, KeepsNoMoreThanItsCap) {
   CachingAllocator a({.min_cached_block = kMiB, .max_cached_bytes = 5 * kMiB});
   void* b1 = a.allocate(2 * kMiB, Fill::Zeros);

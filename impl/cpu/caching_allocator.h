@@ -1,4 +1,5 @@
-// impl's CPU allocator: small storages through operator new, large ones from a bounded cache of freed blocks, so
+// impl's CPU allocator: small storages (up to 4 KiB) from a per-thread cache of freed blocks over operator new, large
+// ones from a bounded cache of freed blocks, so
 // that a repeated large allocation (a 64 MiB clone in a loop) reuses mapped pages instead of paying a page fault
 // per 4 KiB of fresh memory each time. Storage identity is the Storage::Impl object, never the data pointer, so a
 // block that comes back to a new storage changes nothing observable; its bytes are zeroed again unless the caller
@@ -16,8 +17,9 @@ namespace parity::impl::cpu {
 class CachingAllocator final : public Allocator {
  public:
   struct Options {
-    // Blocks of at least this many bytes are cached; smaller ones go through operator new, which reuses freed
-    // memory itself (glibc's heap) and is fast.
+    // Blocks of at least this many bytes are cached here; smaller ones come from operator new, through a
+    // per-thread cache of up to 32 freed blocks per 64-byte class up to 4 KiB (an aligned new and delete cost more
+    // than a one-element op's kernel).
     std::size_t min_cached_block = std::size_t{1} << 20;
     // The most bytes the cache keeps unused: freeing a block beyond it gives older cached blocks back first.
     std::size_t max_cached_bytes = std::size_t{256} << 20;
