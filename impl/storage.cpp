@@ -23,6 +23,7 @@ std::size_t cpu_cached_bytes() { return caching_cpu_allocator().cached_bytes(); 
 
 Storage::Storage(std::size_t nbytes, Allocator& allocator, Fill fill) : impl_(std::make_shared<Impl>()) {
   impl_->allocator = &allocator;
+  impl_->device = allocator.device();
   impl_->data = allocator.allocate(nbytes, fill);
   impl_->nbytes = nbytes;
 }

@@ -51,7 +51,7 @@ class Storage {
   Storage(std::size_t nbytes, Allocator& allocator, Fill fill = Fill::Zeros);
   void* data() const { return impl_ ? impl_->data : nullptr; }
   std::size_t nbytes() const { return impl_ ? impl_->nbytes : 0; }
-  Device device() const { return impl_ ? impl_->allocator->device() : Device{}; }
+  Device device() const { return impl_ ? impl_->device : Device{}; }
   const void* key() const { return impl_.get(); }  // identity: views share it
   bool defined() const { return impl_ != nullptr; }
   long use_count() const { return impl_.use_count(); }  // tensors over it (StorageImpl's refcount)
@@ -64,6 +64,7 @@ class Storage {
     void* data = nullptr;
     std::size_t nbytes = 0;
     Allocator* allocator = nullptr;
+    Device device;  // the allocator's, kept here: every op asks for it, often several times
     ~Impl() {
       if (data) allocator->deallocate(data, nbytes);
     }
