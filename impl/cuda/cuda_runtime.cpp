@@ -79,8 +79,7 @@ void run_sum(const impl::kernels::SumCall& call) {
   PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("CUDA sum kernel: ") + (err ? err : ""));
 }
 
-// sum_16bit_in_float picks no policy yet: no 16-bit float runs on the device.
-void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool /*sum_16bit_in_float*/) {
+void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_in_float) {
   kernels::MatmulElement type = kernels::MatmulElement::Float32;
   switch (out.dtype()) {
     case ScalarType::Bool: type = kernels::MatmulElement::Bool; break;
@@ -88,9 +87,8 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool /*sum_16bi
     case ScalarType::Int64: type = kernels::MatmulElement::Int64; break;
     case ScalarType::Float32: type = kernels::MatmulElement::Float32; break;
     case ScalarType::Float64: type = kernels::MatmulElement::Float64; break;
-    case ScalarType::Float16:
-    case ScalarType::BFloat16:
-      fail(ErrorKind::Device, "impl's CUDA mm does not take " + std::string(type_name(out.dtype())) + " yet");
+    case ScalarType::Float16: type = kernels::MatmulElement::Float16; break;
+    case ScalarType::BFloat16: type = kernels::MatmulElement::BFloat16; break;
   }
   // (batch, row, column) sizes and strides; a 2-d operand is one batch of stride 0.
   auto geometry = [](const Tensor& t, std::int64_t (&s)[3]) {
@@ -107,7 +105,7 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool /*sum_16bi
   const std::int64_t sizes[4] = {batched ? out.sizes()[0] : 1, out.sizes()[batched ? 1 : 0],
                                  out.sizes()[batched ? 2 : 1], a.sizes().back()};
   auto element = [](const Tensor& t) { return static_cast<char*>(t.storage().data()) + t.offset() * element_size(t.dtype()); };
-  const char* err = kernels::matmul(type, element(out), element(a), element(b), sizes, os, as, bs);
+  const char* err = kernels::matmul(type, sum_16bit_in_float, element(out), element(a), element(b), sizes, os, as, bs);
   PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("matmul: ") + (err ? err : ""));
 }
 

@@ -19,7 +19,6 @@ void strided_copy(const Tensor& dst, const Tensor& src);
 void run_pointwise(const kernels::PointwiseCall& call);
 void run_sum(const kernels::SumCall& call);
 // mm/bmm on the device (impl/kernels/matmul.h), as impl::cpu::matmul on the CPU; all three tensors on the device.
-// The 16-bit floats are refused (ErrorKind::Device) until their conversions are device code.
 void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_in_float);
 
 // Host <-> device transfers of a whole tensor; the result is dense in the source's layout order.

@@ -36,8 +36,9 @@ void launch(void* out, const void* a, const void* b, const Geometry& g, std::int
 
 }  // namespace
 
-const char* matmul(MatmulElement type, void* out, const void* a, const void* b, const std::int64_t* sizes,
-                   const std::int64_t* out_strides, const std::int64_t* a_strides, const std::int64_t* b_strides) {
+const char* matmul(MatmulElement type, bool sum_16bit_in_float, void* out, const void* a, const void* b,
+                   const std::int64_t* sizes, const std::int64_t* out_strides, const std::int64_t* a_strides,
+                   const std::int64_t* b_strides) {
   Geometry g{sizes[0], sizes[1], sizes[2], sizes[3], {}, {}, {}};
   for (int d = 0; d < 3; ++d) {
     g.o[d] = out_strides[d];
@@ -48,12 +49,22 @@ const char* matmul(MatmulElement type, void* out, const void* a, const void* b, 
   if (numel == 0) return nullptr;
   if (numel / 256 >= (std::int64_t{1} << 31)) return "matmul: too many output elements for one launch";
   using impl::kernels::SumAny;
+  using impl::kernels::SumInFloat;
   using impl::kernels::SumInType;
+  using impl::kernels::SumRoundingEachStep;
   using impl::kernels::SumWrapping;
   switch (type) {
     case MatmulElement::Bool: launch<SumAny, bool>(out, a, b, g, numel); break;
     case MatmulElement::Int32: launch<SumWrapping<std::int32_t>, std::int32_t>(out, a, b, g, numel); break;
     case MatmulElement::Int64: launch<SumWrapping<std::int64_t>, std::int64_t>(out, a, b, g, numel); break;
+    case MatmulElement::Float16:
+      if (sum_16bit_in_float) launch<SumInFloat<impl::Half>, impl::Half>(out, a, b, g, numel);
+      else launch<SumRoundingEachStep<impl::Half>, impl::Half>(out, a, b, g, numel);
+      break;
+    case MatmulElement::BFloat16:
+      if (sum_16bit_in_float) launch<SumInFloat<impl::BFloat16>, impl::BFloat16>(out, a, b, g, numel);
+      else launch<SumRoundingEachStep<impl::BFloat16>, impl::BFloat16>(out, a, b, g, numel);
+      break;
     case MatmulElement::Float32: launch<SumInType<float>, float>(out, a, b, g, numel); break;
     case MatmulElement::Float64: launch<SumInType<double>, double>(out, a, b, g, numel); break;
   }

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "impl/kernels/host_device.h"
+#include "impl/reduced_float.h"
 
 namespace parity::impl::kernels {
 
@@ -42,21 +43,21 @@ struct SumInType {
 template <typename T>
 struct SumRoundingEachStep {
   using Acc = float;
-  static Acc zero() { return 0.0f; }
-  static Acc step(Acc acc, T a, T b) {
+  PARITY_HOST_DEVICE static Acc zero() { return 0.0f; }
+  PARITY_HOST_DEVICE PARITY_FORCE_INLINE static Acc step(Acc acc, T a, T b) {
     const float product = static_cast<float>(T(static_cast<float>(a) * static_cast<float>(b)));
     return static_cast<float>(T(acc + product));
   }
-  static T finish(Acc acc) { return T(acc); }
+  PARITY_HOST_DEVICE static T finish(Acc acc) { return T(acc); }
 };
 
 // A 16-bit float as LibTorch 2.x sums it (VersionGate::ProductsAccumulateInFloat): in float, rounded once.
 template <typename T>
 struct SumInFloat {
   using Acc = float;
-  static Acc zero() { return 0.0f; }
-  static Acc step(Acc acc, T a, T b) { return acc + static_cast<float>(a) * static_cast<float>(b); }
-  static T finish(Acc acc) { return T(acc); }
+  PARITY_HOST_DEVICE static Acc zero() { return 0.0f; }
+  PARITY_HOST_DEVICE PARITY_FORCE_INLINE static Acc step(Acc acc, T a, T b) { return acc + static_cast<float>(a) * static_cast<float>(b); }
+  PARITY_HOST_DEVICE static T finish(Acc acc) { return T(acc); }
 };
 
 // Integers wrap as two's complement: summed in the unsigned type of at least their width (no signed overflow, the
