@@ -126,7 +126,7 @@ MemoryFormat random_memory_format(Rng& rng, OpId op, std::int64_t ndim) {
 
 }  // namespace
 
-Attrs valid_attrs(Rng& rng, OpId op, std::span<const Meta> in, std::int64_t storage_numel) {
+Attrs valid_attrs(Rng& rng, OpId op, std::span<const Meta> in, std::int64_t storage_numel, bool cuda) {
   const program::OpSpec& spec = program::spec(op);
   const std::int64_t nd = ndim_of(in);
   Attrs a;
@@ -250,6 +250,13 @@ Attrs valid_attrs(Rng& rng, OpId op, std::span<const Meta> in, std::int64_t stor
       case Attr::Accumulate: a.accumulate = rng.chance(0.5); break;
       case Attr::AllowUnused: a.allow_unused = rng.chance(0.4); break;
       case Attr::CreateGraph: a.create_graph = rng.chance(0.25); break;
+      // Mostly cuda, some cpu: operands on two devices are what the device rules are about.
+      case Attr::Device:
+        if (cuda) a.device = rng.chance(0.7) ? program::Device::CUDA : program::Device::CPU;
+        break;
+      case Attr::LikeDevice:
+        if (cuda && rng.chance(0.4)) a.like_device = rng.chance(0.5) ? program::Device::CUDA : program::Device::CPU;
+        break;
       case Attr::Memo: a.memo = rng.range(0, 2); break;
       case Attr::SplitSizes: {
         // Lengths summing to the dim's size, empty pieces included (1 to 4 of them; the last takes the rest).
@@ -276,7 +283,7 @@ bool spoil_attrs(Rng& rng, OpId op, std::span<const Meta> in, Attrs& a) {
   for (Attr attr : spec.attrs)
     if (attr != Attr::Keepdim && attr != Attr::RetainGraph && attr != Attr::Seed && attr != Attr::Copy &&
         attr != Attr::Memo && attr != Attr::Offset && attr != Attr::Accumulate && attr != Attr::AllowUnused &&
-        attr != Attr::CreateGraph)
+        attr != Attr::CreateGraph && attr != Attr::Device && attr != Attr::LikeDevice)
       spoilable.push_back(attr);
   if (spoilable.empty()) return false;
   switch (rng.pick(spoilable)) {
@@ -396,6 +403,8 @@ bool spoil_attrs(Rng& rng, OpId op, std::span<const Meta> in, Attrs& a) {
     case Attr::Accumulate:
     case Attr::AllowUnused:
     case Attr::CreateGraph:
+    case Attr::Device:
+    case Attr::LikeDevice:
       return false;
   }
   return true;

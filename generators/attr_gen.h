@@ -9,8 +9,10 @@
 
 namespace parity::generators {
 
-// `storage_numel` bounds as_strided views: the elements of operand 0's storage known to exist.
-program::Attrs valid_attrs(Rng&, program::OpId, std::span<const program::Meta> operands, std::int64_t storage_numel);
+// `storage_numel` bounds as_strided views: the elements of operand 0's storage known to exist. `cuda`: devices are
+// drawn (cpu or cuda); otherwise every device is cpu (None for the _like factories) and nothing is drawn for it.
+program::Attrs valid_attrs(Rng&, program::OpId, std::span<const program::Meta> operands, std::int64_t storage_numel,
+                           bool cuda = false);
 
 // Changes one attribute of `attrs` towards an ill-typed step; false when the op has no attribute that can be
 // spoiled (the caller then tries ill-typed operands instead).

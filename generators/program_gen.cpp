@@ -32,7 +32,7 @@ template <typename Pred>
 std::vector<OpId> ops_where(Pred pred) {
   std::vector<OpId> out;
   for (const program::OpSpec& op : program::op_table())
-    if (pred(op)) out.push_back(op.id);
+    if (!op.device_only && pred(op)) out.push_back(op.id);
   return out;
 }
 
@@ -83,7 +83,8 @@ class Builder {
     recipe_enabled_.fill(true);
     if (!rng_.chance(cfg_.swarm_share)) return;
     for (const program::OpSpec& op : table)
-      if (op.kind != OpKind::Factory && !(op.flags & program::kBackward) && rng_.chance(0.5))
+      if (op.kind != OpKind::Factory && !(op.flags & program::kBackward) && (!op.device_only || cfg_.cuda) &&
+          rng_.chance(0.5))
         op_enabled_[static_cast<std::size_t>(op.id)] = false;
     for (bool& on : recipe_enabled_) on = rng_.chance(0.5);
   }
@@ -307,7 +308,7 @@ class Builder {
       if (!inputs) return std::nullopt;
       auto ms = metas(*inputs);
       std::int64_t storage = inputs->empty() ? 0 : state_.value((*inputs)[0]).storage_numel;
-      Step s{op, *inputs, valid_attrs(rng_, op, ms, storage), !rng_.chance(0.1)};
+      Step s{op, *inputs, valid_attrs(rng_, op, ms, storage, cfg_.cuda), !rng_.chance(0.1)};
       if (!want_valid && (inputs->empty() || rng_.chance(0.6))) spoil_attrs(rng_, op, ms, s.attrs);
       if (!program::within_dims_limit(s)) continue;
       if (want_valid && loses_rounding(s)) continue;
@@ -333,7 +334,7 @@ class Builder {
     std::vector<double> w(table.size());
     for (std::size_t i = 0; i < table.size(); ++i) {
       const program::OpSpec& op = table[i];
-      w[i] = op_enabled_[i] ? op.weight : 0;
+      w[i] = op_enabled_[i] && (!op.device_only || cfg_.cuda) ? op.weight : 0;
       if (op.arity > 0 && !any_value) w[i] = 0;
       if (op.id == OpId::Backward) w[i] *= rg_scalar ? 3 : (want_valid ? 0 : 0.3);
       if (op.id == OpId::RetainGrad && want_valid && !rg_any) w[i] = 0;
@@ -349,7 +350,7 @@ class Builder {
       w[static_cast<std::size_t>(k)] = 0;
     }
     // Nothing fits (rare: e.g. only empty values and an ill-typed wish): a fresh leaf always does.
-    Step s{OpId::Rand, {}, valid_attrs(rng_, OpId::Rand, {}, 0), true};
+    Step s{OpId::Rand, {}, valid_attrs(rng_, OpId::Rand, {}, 0, cfg_.cuda), true};
     append(s);
   }
 
@@ -366,7 +367,7 @@ class Builder {
     if (!ms.empty() && !program::allows(program::spec(op).operand0.dtypes, ms[0].dtype) && !allow_raise) return -1;
     std::int64_t storage = inputs.empty() ? 0 : state_.value(inputs[0]).storage_numel;
     for (int attempt = 0; attempt < 8; ++attempt) {
-      Step s{op, inputs, valid_attrs(rng_, op, ms, storage), grad};
+      Step s{op, inputs, valid_attrs(rng_, op, ms, storage, cfg_.cuda), grad};
       if (tweak) tweak(s.attrs);
       if (!program::within_dims_limit(s) || loses_rounding(s)) continue;
       StepInfo info = state_.check(s);
@@ -1080,7 +1081,7 @@ int generator_version() {
                               std::uint64_t{op.operand0.some_dim_nonempty}, std::uint64_t{op.operand0.requires_grad},
                               std::uint64_t{op.operand0.single_element}, std::uint64_t{op.operand0.leaf},
                               std::uint64_t{op.refuses != nullptr}, std::uint64_t{op.overlaps != nullptr},
-                              std::uint64_t{op.is_noop != nullptr}})
+                              std::uint64_t{op.is_noop != nullptr}, std::uint64_t{op.device_only}})
         mix(x);
       for (program::Attr a : op.attrs) mix(static_cast<std::uint8_t>(a));
     }

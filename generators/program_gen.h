@@ -16,6 +16,10 @@ struct GenConfig {
   // and uses only those, so that combinations the full mix dilutes (two rare ops, one recipe over and over)
   // get weight. Factories, backward and the steps recipes emit themselves are never left out.
   double swarm_share = 0.5;
+  // Factories and to() also put tensors on cuda, a mix with cpu so that the device rules are exercised
+  // (`parity fuzz --device cuda`). Off, nothing is drawn for devices: every tensor is on the CPU and the programs
+  // are those of a build that knew no device.
+  bool cuda = false;
 };
 
 rc::Gen<program::Program> programs(GenConfig = {});

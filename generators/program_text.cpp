@@ -43,6 +43,11 @@ void attr(std::ostream& os, Attr a, const program::Attrs& at) {
     case program::AttrType::DType: os << program::to_string(at.dtype); break;
     case program::AttrType::MemoryFormat: os << program::to_string(at.memory_format); break;
     case program::AttrType::Seed: os << at.seed; break;
+    case program::AttrType::Device: os << program::to_string(at.device); break;
+    case program::AttrType::OptionalDevice:
+      if (at.like_device) os << program::to_string(*at.like_device);
+      else os << "none";
+      break;
   }
 }
 

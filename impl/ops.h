@@ -41,6 +41,10 @@ Tensor variable_data(const Tensor& x);  // .data: shares storage, new version co
 Tensor copy_(const Tensor& self, const Tensor& src);
 // x.to(dtype, non_blocking=false, copy): returns x itself unless the dtype differs or copy is set (_to_copy).
 Tensor to(const Tensor& x, ScalarType dtype, bool copy = false, MemoryFormat format = MemoryFormat::Preserve);
+// x.to(device, x.dtype(), non_blocking=false, copy): x itself when it is on `device` already and copy is unset.
+Tensor to(const Tensor& x, Device device, bool copy = false);
+// grad.to(options) in derivatives: x itself when dtype and device are x's, else a differentiable copy.
+Tensor to_copy_options(const Tensor& x, ScalarType dtype, Device device);
 // x.new_tensor(x): x.detach().to(x.dtype(), copy=true), never requiring grad.
 Tensor new_tensor(const Tensor& x);
 

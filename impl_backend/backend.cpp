@@ -8,6 +8,7 @@
 
 #include "impl/autograd/grad_mode.h"
 #include "impl/autograd/meta.h"
+#include "impl/cuda/cuda_runtime.h"
 #include "impl_backend/planted_faults.h"
 #include "impl/error.h"
 #include "impl/ops.h"
@@ -58,6 +59,26 @@ MemoryFormat to_impl(pg::MemoryFormat m) {
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
+// A program's cuda is the current CUDA device, as PyTorch's "cuda" (ensure_has_index) is.
+Device to_impl(pg::Device d) {
+  switch (d) {
+    case pg::Device::CPU: return Device{DeviceType::CPU, 0};
+    case pg::Device::CUDA: return Device{DeviceType::CUDA, 0};
+  }
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
+}
+
+// The values of a tensor on any device, read on the host in logical order.
+std::vector<double> host_values(const Tensor& t) {
+  return t.device().type == DeviceType::CPU ? t.to_vector() : cuda::to_host(t).to_vector();
+}
+
+// A factory's tensor on `device`: made where it is asked for. impl's factories make CPU tensors; elsewhere the
+// fresh tensor is moved there before it may require grad, so that it is a leaf there, as LibTorch's is.
+Tensor placed(const Tensor& cpu_tensor, Device device, bool requires_grad) {
+  return requires_grad_(to(cpu_tensor, device), requires_grad);
+}
+
 Scalar to_impl(const pg::Scalar& s) {
   switch (s.kind) {
     case pg::Scalar::Kind::Int: return {Scalar::Kind::Int, s.value};
@@ -93,7 +114,7 @@ pg::ErrorCategory to_program(ErrorKind k) {
     case ErrorKind::Overlap: return pg::ErrorCategory::Overlap;
     case ErrorKind::StorageBounds: return pg::ErrorCategory::StorageBounds;
     case ErrorKind::Argument: return pg::ErrorCategory::Argument;
-    case ErrorKind::Device: return pg::ErrorCategory::Unclassified;
+    case ErrorKind::Device: return pg::ErrorCategory::Device;
     case ErrorKind::InternalAssert: return pg::ErrorCategory::InternalAssert;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
@@ -198,15 +219,15 @@ class ImplSession final : public pg::Session {
     o.channels_last = t.is_contiguous(MemoryFormat::ChannelsLast);
     o.channels_last_3d = t.is_contiguous(MemoryFormat::ChannelsLast3d);
     o.non_overlapping_dense = t.is_non_overlapping_and_dense();
-    if (with_values) o.values = t.to_vector();
+    if (with_values) o.values = host_values(t);
     if (with_grad) {
       Tensor g = autograd::grad(t);
-      if (g.defined()) o.grad = pg::GradObs{g.sizes(), g.strides(), to_program(g.dtype()), g.to_vector()};
+      if (g.defined()) o.grad = pg::GradObs{g.sizes(), g.strides(), to_program(g.dtype()), host_values(g)};
     }
     return o;
   }
 
-  std::vector<double> values(int id) const override { return values_[id]->to_vector(); }
+  std::vector<double> values(int id) const override { return host_values(*values_[id]); }
   const void* storage_key(int id) const override { return values_[id]->storage().key(); }
   const void* tensor_key(int id) const override { return values_[id]->impl(); }
   const void* grad_storage_key(int id) const override {
@@ -240,6 +261,11 @@ class ImplSession final : public pg::Session {
     else if (t.dtype() == ScalarType::Float64) t.data<double>()[0] += 1.0;
   }
 
+  // A _like factory's result, made on its operand's device (device=None), moved where device= asks.
+  static Tensor like_on(const Tensor& t, std::optional<pg::Device> device) {
+    return device ? to(t, to_impl(*device)) : t;
+  }
+
   std::optional<Tensor> run(const pg::Step& s) {
     const auto& a = s.attrs;
     using pg::OpId;
@@ -247,20 +273,23 @@ class ImplSession final : public pg::Session {
       case OpId::Rand: {
         std::int64_t n = pg::storage_extent(a.sizes, a.strides, a.offset);
         Tensor storage = from_values(pg::seeded_content(a.seed, n, a.dtype), to_impl(a.dtype));
+        if (a.device != pg::Device::CPU) storage = to(storage, to_impl(a.device));
         Tensor t = detach(as_strided(storage, a.sizes, a.strides, a.offset));
         return requires_grad_(t, a.requires_grad);
       }
-      case OpId::Zeros: return zeros(a.sizes, to_impl(a.dtype), a.requires_grad);
-      case OpId::Ones: return ones(a.sizes, to_impl(a.dtype), a.requires_grad);
-      case OpId::Full: {
-        Tensor t = full(a.sizes, to_impl(a.scalar), to_impl(a.dtype));
-        return requires_grad_(t, a.requires_grad);
-      }
-      case OpId::Arange: return arange(a.end, to_impl(a.dtype));
-      case OpId::Empty: return empty(a.sizes, to_impl(a.dtype));
-      case OpId::EmptyMemoryFormat: return empty(a.sizes, to_impl(a.dtype), to_impl(a.memory_format));
-      case OpId::EmptyLike: return empty_like(in(s, 0), to_impl(a.memory_format));
-      case OpId::ZerosLike: return zeros_like(in(s, 0), to_impl(a.memory_format));
+      case OpId::Zeros:
+        if (a.device == pg::Device::CPU) return zeros(a.sizes, to_impl(a.dtype), a.requires_grad);
+        return placed(zeros(a.sizes, to_impl(a.dtype)), to_impl(a.device), a.requires_grad);
+      case OpId::Ones:
+        if (a.device == pg::Device::CPU) return ones(a.sizes, to_impl(a.dtype), a.requires_grad);
+        return placed(ones(a.sizes, to_impl(a.dtype)), to_impl(a.device), a.requires_grad);
+      case OpId::Full: return placed(full(a.sizes, to_impl(a.scalar), to_impl(a.dtype)), to_impl(a.device), a.requires_grad);
+      case OpId::Arange: return to(arange(a.end, to_impl(a.dtype)), to_impl(a.device));
+      case OpId::Empty: return empty(a.sizes, to_impl(a.dtype), MemoryFormat::Contiguous, to_impl(a.device));
+      case OpId::EmptyMemoryFormat:
+        return empty(a.sizes, to_impl(a.dtype), to_impl(a.memory_format), to_impl(a.device));
+      case OpId::EmptyLike: return like_on(empty_like(in(s, 0), to_impl(a.memory_format)), a.like_device);
+      case OpId::ZerosLike: return like_on(zeros_like(in(s, 0), to_impl(a.memory_format)), a.like_device);
       case OpId::Clone: return clone(in(s, 0), to_impl(a.memory_format));
       case OpId::Contiguous: return contiguous(in(s, 0), to_impl(a.memory_format));
       case OpId::Detach: return detach(in(s, 0));
@@ -268,6 +297,7 @@ class ImplSession final : public pg::Session {
       case OpId::Copy_: return copy_(in(s, 0), in(s, 1));
       case OpId::Data: return variable_data(in(s, 0));
       case OpId::To: return to(in(s, 0), to_impl(a.dtype), a.copy);
+      case OpId::ToDevice: return to(in(s, 0), to_impl(a.device), a.copy);
       case OpId::NewTensor: return new_tensor(in(s, 0));
       case OpId::Deepcopy: return deepcopy(in(s, 0), memos_[a.memo]);
       case OpId::View: return view(in(s, 0), a.sizes);
@@ -345,7 +375,7 @@ class ImplSession final : public pg::Session {
       case OpId::Addcmul_: return addcmul_(in(s, 0), in(s, 1), in(s, 2), to_impl(a.scalar));
       case OpId::Eq: return eq(in(s, 0), in(s, 1));
       case OpId::Ne: return ne(in(s, 0), in(s, 1));
-      case OpId::OnesLike: return ones_like(in(s, 0), to_impl(a.memory_format));
+      case OpId::OnesLike: return like_on(ones_like(in(s, 0), to_impl(a.memory_format)), a.like_device);
       case OpId::ToMemoryFormat: return to(in(s, 0), in(s, 0).dtype(), a.copy, to_impl(a.memory_format));
       case OpId::Grad: {
         Tensor g = autograd::grad(in(s, 0));

@@ -103,6 +103,20 @@ DType from_torch(c10::ScalarType t) {
   PARITY_HARNESS_UNREACHABLE(std::string("LibTorch produced a dtype parity does not model: ") + c10::toString(t));
 }
 
+// A program's cuda is the current CUDA device: what the repro's torch::kCUDA names too.
+torch::Device to_torch(program::Device d) {
+  switch (d) {
+    case program::Device::CPU: return torch::Device(torch::kCPU);
+    case program::Device::CUDA: return torch::Device(torch::kCUDA);
+  }
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
+}
+
+c10::optional<torch::Device> to_torch(const std::optional<program::Device>& d) {
+  if (!d) return c10::nullopt;
+  return to_torch(*d);
+}
+
 c10::MemoryFormat to_torch(program::MemoryFormat m) {
   switch (m) {
     case program::MemoryFormat::Contiguous: return c10::MemoryFormat::Contiguous;
@@ -147,7 +161,7 @@ torch::Tensor make_rand(const program::Attrs& a) {
   } else {
     storage = torch::empty({0}, torch::dtype(torch::kFloat64));
   }
-  return storage.to(to_torch(a.dtype))
+  return storage.to(to_torch(a.device), to_torch(a.dtype))
       .as_strided(a.sizes, a.strides, a.offset)
       .detach()
       .requires_grad_(a.requires_grad);
@@ -328,7 +342,8 @@ class TorchSession final : public program::Session {
       PARITY_HARNESS_ASSERT(k < s.inputs.size(), "step has too few operands");
       return value(s.inputs[k]);
     };
-    auto opts = [&] { return torch::dtype(to_torch(a.dtype)).requires_grad(a.requires_grad); };
+    auto opts = [&] { return torch::dtype(to_torch(a.dtype)).device(to_torch(a.device)).requires_grad(a.requires_grad); };
+    auto like = [&] { return torch::TensorOptions().device(to_torch(a.like_device)); };
     const c10::MemoryFormat mf = to_torch(a.memory_format);
     switch (s.op) {
       // factories
@@ -336,11 +351,12 @@ class TorchSession final : public program::Session {
       case OpId::Zeros: return torch::zeros(a.sizes, opts());
       case OpId::Ones: return torch::ones(a.sizes, opts());
       case OpId::Full: return torch::full(a.sizes, to_torch(a.scalar), opts());
-      case OpId::Arange: return torch::arange(a.end, torch::dtype(to_torch(a.dtype)));
-      case OpId::Empty: return torch::empty(a.sizes, torch::dtype(to_torch(a.dtype)));
-      case OpId::EmptyMemoryFormat: return torch::empty(a.sizes, torch::dtype(to_torch(a.dtype)).memory_format(mf));
-      case OpId::EmptyLike: return torch::empty_like(in(0), torch::TensorOptions(), mf);
-      case OpId::ZerosLike: return torch::zeros_like(in(0), torch::TensorOptions(), mf);
+      case OpId::Arange: return torch::arange(a.end, torch::dtype(to_torch(a.dtype)).device(to_torch(a.device)));
+      case OpId::Empty: return torch::empty(a.sizes, torch::dtype(to_torch(a.dtype)).device(to_torch(a.device)));
+      case OpId::EmptyMemoryFormat:
+        return torch::empty(a.sizes, torch::dtype(to_torch(a.dtype)).device(to_torch(a.device)).memory_format(mf));
+      case OpId::EmptyLike: return torch::empty_like(in(0), like(), mf);
+      case OpId::ZerosLike: return torch::zeros_like(in(0), like(), mf);
       case OpId::Where: return torch::where(in(0), in(1), in(2));
       case OpId::Index: return in(0).index(c10::List<c10::optional<at::Tensor>>({in(1)}));
       case OpId::IndexPut_: return in(0).index_put_(c10::List<c10::optional<at::Tensor>>({in(1)}), in(2), a.accumulate);
@@ -350,7 +366,7 @@ class TorchSession final : public program::Session {
       case OpId::Addcmul_: return in(0).addcmul_(in(1), in(2), to_torch(a.scalar));
       case OpId::Eq: return in(0).eq(in(1));
       case OpId::Ne: return in(0).ne(in(1));
-      case OpId::OnesLike: return torch::ones_like(in(0), torch::TensorOptions(), mf);
+      case OpId::OnesLike: return torch::ones_like(in(0), like(), mf);
       // copies
       case OpId::Clone: return in(0).clone(mf);
       case OpId::Contiguous: return in(0).contiguous(mf);
@@ -359,6 +375,7 @@ class TorchSession final : public program::Session {
       case OpId::Copy_: return in(0).copy_(in(1));
       case OpId::Data: return in(0).variable_data();
       case OpId::To: return in(0).to(to_torch(a.dtype), /*non_blocking=*/false, a.copy);
+      case OpId::ToDevice: return in(0).to(to_torch(a.device), in(0).scalar_type(), /*non_blocking=*/false, a.copy);
       case OpId::ToMemoryFormat: return in(0).to(in(0).scalar_type(), /*non_blocking=*/false, a.copy, mf);
       case OpId::NewTensor: return in(0).detach().to(in(0).scalar_type(), /*non_blocking=*/false, /*copy=*/true);
       case OpId::Deepcopy: return parity_deepcopy(in(0), memos_[a.memo]);

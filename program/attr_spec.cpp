@@ -43,6 +43,8 @@ const AttrSpec kAttrs[] = {
   {Attr::Accumulate,   "accumulate",    T::Bool,           nullptr, nullptr, &Attrs::accumulate},
   {Attr::AllowUnused,  "allow_unused",  T::Bool,           nullptr, nullptr, &Attrs::allow_unused},
   {Attr::CreateGraph,  "create_graph",  T::Bool,           nullptr, nullptr, &Attrs::create_graph},
+  {Attr::Device,       "device",        T::Device},
+  {Attr::LikeDevice,   "device",        T::OptionalDevice},
 };
 // clang-format on
 

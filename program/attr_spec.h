@@ -25,6 +25,8 @@ enum class AttrType : std::uint8_t {
   DType,
   MemoryFormat,
   Seed,            // an unsigned 64-bit seed
+  Device,          // cpu or cuda
+  OptionalDevice,  // cpu, cuda or None
 };
 
 struct AttrSpec {
@@ -32,7 +34,7 @@ struct AttrSpec {
   std::string_view name;  // JSON key (but Strided's three) and repro placeholder
   AttrType type;
   // The field of Attrs holding the value, for the types that several attributes share; Strided, Scalar, DType,
-  // MemoryFormat and Seed each have one field of their own.
+  // MemoryFormat, Seed, Device and OptionalDevice each have one field of their own.
   std::vector<std::int64_t> Attrs::*ints = nullptr;  // Shape, IntList
   std::int64_t Attrs::*int64 = nullptr;              // Int, Count, Memo
   bool Attrs::*flag = nullptr;                       // Bool

@@ -537,7 +537,8 @@ const std::vector<std::string>& memory_format_names() {
 const std::vector<std::string>& op_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
-    for (const OpSpec& op : op_table()) out.emplace_back(op.name);
+    for (const OpSpec& op : op_table())
+      if (!op.device_only) out.emplace_back(op.name);
     return out;
   }();
   return names;
@@ -545,8 +546,10 @@ const std::vector<std::string>& op_names() {
 
 const std::vector<std::string>& expected_error_categories() {
   static const std::vector<std::string> names = [] {
-    constexpr ErrorCategory kNotGoals[] = {ErrorCategory::Crash, ErrorCategory::Timeout, ErrorCategory::OutOfMemory,
-                                           ErrorCategory::InternalAssert, ErrorCategory::Unclassified};
+    // Device errors need a second device: only campaigns on cuda (`parity fuzz --device cuda`) can reach them.
+    constexpr ErrorCategory kNotGoals[] = {ErrorCategory::Crash,          ErrorCategory::Timeout,
+                                           ErrorCategory::OutOfMemory,    ErrorCategory::InternalAssert,
+                                           ErrorCategory::Unclassified,   ErrorCategory::Device};
     constexpr ErrorCategory kAll[] = {
 #define PARITY_CATEGORY_ENUM(name, str) ErrorCategory::name,
         PARITY_ERROR_CATEGORIES(PARITY_CATEGORY_ENUM)
@@ -581,7 +584,7 @@ const std::vector<std::string>& backward_through_ops() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
     for (const OpSpec& op : op_table())
-      if (derivative_reachable(op)) out.emplace_back(op.name);
+      if (derivative_reachable(op) && !op.device_only) out.emplace_back(op.name);
     return out;
   }();
   return names;

@@ -20,6 +20,15 @@ constexpr CategoryName kNames[] = {
 // LibTorch's messages (c10/ATen/autograd) that have kept their wording from 1.13 through 2.x.
 constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"INTERNAL ASSERT FAILED", ErrorCategory::InternalAssert},
+    // Devices: TensorIterator's and the CUDA wrappers' checks (1.13: "but found at least two devices, cuda:0 and
+    // cpu!"; 2.x's wrappers: "but got mat2 is on cpu, different from other tensors on cuda:0"), copy_ and mm's
+    // own, and a CUDA tensor asked of a LibTorch without CUDA (its CPU libraries alone, or no driver).
+    {"Expected all tensors to be on the same device", ErrorCategory::Device},
+    {"with arguments from the 'CUDA' backend", ErrorCategory::Device},
+    {"PyTorch is not linked with support for cuda devices", ErrorCategory::Device},
+    {"Found no NVIDIA driver on your system", ErrorCategory::Device},
+    {"no CUDA GPUs are available", ErrorCategory::Device},
+    {"Torch not compiled with CUDA enabled", ErrorCategory::Device},
     {"modified by an inplace operation", ErrorCategory::VersionMismatch},
     {"backward through the graph a second time", ErrorCategory::GraphFreed},
     {"leaf Variable that requires grad is being used in an in-place operation", ErrorCategory::LeafInPlace},

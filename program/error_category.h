@@ -27,6 +27,7 @@ namespace parity::program {
   X(MemoryFormat, "memory_format")            /* format not valid for the rank or op */              \
   X(Overlap, "overlap")                       /* write to overlapping memory */                      \
   X(StorageBounds, "storage_bounds")          /* as_strided / set outside the storage */             \
+  X(Device, "device")                         /* tensors on two devices, or a device this build lacks */ \
   X(Argument, "argument")                     /* other invalid argument (negative size, step) */     \
   X(InternalAssert, "internal_assert")        /* the library's own consistency check failed (a bug) */ \
   X(Crash, "crash")                           /* the backend process died */                         \

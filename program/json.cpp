@@ -299,6 +299,8 @@ void write_attr(json& out, Attr a, const Attrs& at) {
     case AttrType::DType: out[key] = to_string(at.dtype); break;
     case AttrType::MemoryFormat: out[key] = to_string(at.memory_format); break;
     case AttrType::Seed: out[key] = uint64_to_json(at.seed); break;
+    case AttrType::Device: out[key] = to_string(at.device); break;
+    case AttrType::OptionalDevice: out[key] = at.like_device ? json(to_string(*at.like_device)) : json(nullptr); break;
   }
 }
 
@@ -306,6 +308,13 @@ DType parse_dtype_field(const Obj& o, std::string_view key) {
   std::string name = o.string(key);
   auto d = parse_dtype(name);
   if (!d) o.fail_field(key, "is " + quote(name) + "; expected float32, float64, int64 or bool");
+  return *d;
+}
+
+Device parse_device_field(const Obj& o, std::string_view key) {
+  std::string name = o.string(key);
+  auto d = parse_device(name);
+  if (!d) o.fail_field(key, "is " + quote(name) + "; expected cpu or cuda");
   return *d;
 }
 
@@ -330,7 +339,9 @@ bool within_dims_limit(const Step& step) {
       case AttrType::OptionalScalar:
       case AttrType::DType:
       case AttrType::MemoryFormat:
-      case AttrType::Seed: break;
+      case AttrType::Seed:
+      case AttrType::Device:
+      case AttrType::OptionalDevice: break;
     }
   }
   return true;
@@ -381,6 +392,13 @@ void read_attr(const Obj& o, const OpSpec& op, Attr a, Attrs& at) {
       break;
     }
     case AttrType::Seed: at.seed = parse_seed(o, key); break;
+    // Programs written before devices existed leave the key out: they ran on the CPU (device=None).
+    case AttrType::Device:
+      if (o.has(key)) at.device = parse_device_field(o, key);
+      break;
+    case AttrType::OptionalDevice:
+      if (o.has(key) && !o.at(key).is_null()) at.like_device = parse_device_field(o, key);
+      break;
   }
 }
 

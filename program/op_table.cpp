@@ -466,6 +466,8 @@ Out to_rule(Metas m, const Attrs& a) {
   if (a.dtype == m[0].dtype && !a.copy) return m[0];
   return Meta{m[0].sizes, a.dtype, m[0].requires_grad && is_floating(a.dtype)};
 }
+// Devices are not in Meta: the values (and requires_grad, which the copy keeps through ToCopyBackward0) stay.
+Out to_device_rule(Metas m, const Attrs&) { return m[0]; }
 Out deepcopy_rule(Metas m, const Attrs&) { return m[0]; }  // non-leaves raise: the generator's state knows
 Out backward_grad_rule(Metas m, const Attrs&) {
   if (!m[0].requires_grad) return std::nullopt;

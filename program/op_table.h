@@ -37,6 +37,8 @@ enum class Attr : std::uint8_t {
   Accumulate,   // index_put_: add into the indexed elements instead of writing them
   AllowUnused,  // autograd_grad: an input the graph does not reach gets no gradient instead of an error
   CreateGraph,  // backward and grad: the backward is itself recorded, so its gradients can be differentiated
+  Device,       // where a factory makes its tensor, where to() moves one (Attrs::device)
+  LikeDevice,   // the _like factories' device=, None meaning the operand's (Attrs::like_device)
 };
 
 enum class OpKind : std::uint8_t { Factory, Copy, View, Arithmetic, Reduction, InPlace, Autograd };
@@ -179,6 +181,10 @@ struct OpSpec {
   // asks for no create_graph backward through a graph holding it. An exception, each with its reason in
   // ops.def: PyTorch differentiates all of them twice.
   bool double_backward = true;
+  // Generated only where programs may use a second device (`parity fuzz --device cuda`): the generator gives it no
+  // weight and no swarm draw otherwise, so CPU campaigns' programs stay what they were, and coverage asks it of
+  // no CPU campaign.
+  bool device_only = false;
   // kBackward ops: how many leading operands are roots the engine starts from (the operand after them, if any,
   // is backward's gradient or autograd.grad's input).
   int roots = 1;

@@ -32,6 +32,8 @@ struct Attrs {
   std::int64_t memo = 0;           // deepcopy: steps with one memo are one copy.deepcopy call
   MemoryFormat memory_format = MemoryFormat::Preserve;
   DType dtype = DType::Float32;
+  Device device = Device::CPU;             // factories' device=, to(device)
+  std::optional<Device> like_device;       // the _like factories' device=; nullopt is None: the operand's device
   bool requires_grad = false;
   bool keepdim = false;
   bool retain_graph = false;

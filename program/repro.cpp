@@ -82,6 +82,15 @@ std::string memory_format_literal(MemoryFormat m, Lang lang) {
   return std::string(lang == Lang::Cpp ? cpp : py);
 }
 
+std::string device_literal(Device d, Lang lang) {
+  std::string_view cpp, py;
+  switch (d) {
+    case Device::CPU: cpp = "torch::kCPU", py = "'cpu'"; break;
+    case Device::CUDA: cpp = "torch::kCUDA", py = "'cuda'"; break;
+  }
+  return std::string(lang == Lang::Cpp ? cpp : py);
+}
+
 std::string value_name(int id) { return "v" + std::to_string(id); }
 
 std::string placeholder(std::string_view name, const Step& step, Lang lang) {
@@ -127,6 +136,12 @@ std::string placeholder(std::string_view name, const Step& step, Lang lang) {
       case AttrType::DType: return dtype_literal(a.dtype, lang);
       case AttrType::MemoryFormat: return memory_format_literal(a.memory_format, lang);
       case AttrType::Seed: return std::to_string(a.seed);
+      case AttrType::Device: return device_literal(a.device, lang);
+      // TensorOptions::device takes an optional: None keeps the operand's device, as Python's device=None.
+      case AttrType::OptionalDevice:
+        if (lang == Lang::Python) return a.like_device ? device_literal(*a.like_device, lang) : "None";
+        return "c10::optional<torch::Device>(" + (a.like_device ? device_literal(*a.like_device, lang) : std::string()) +
+               ")";
       case AttrType::Strided: break;  // printed through its parts above
     }
   }

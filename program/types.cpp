@@ -30,6 +30,14 @@ std::string_view to_string(MemoryFormat m) {
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
+std::string_view to_string(Device d) {
+  switch (d) {
+    case Device::CPU: return "cpu";
+    case Device::CUDA: return "cuda";
+  }
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
+}
+
 std::string_view to_string(Scalar::Kind k) {
   switch (k) {
     case Scalar::Kind::Int: return "int";
@@ -48,6 +56,12 @@ std::optional<DType> parse_dtype(std::string_view s) {
 std::optional<MemoryFormat> parse_memory_format(std::string_view s) {
   for (MemoryFormat m : kAllMemoryFormats)
     if (to_string(m) == s) return m;
+  return std::nullopt;
+}
+
+std::optional<Device> parse_device(std::string_view s) {
+  for (Device d : kAllDevices)
+    if (to_string(d) == s) return d;
   return std::nullopt;
 }
 

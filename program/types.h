@@ -10,16 +10,22 @@ namespace parity::program {
 
 enum class DType : std::uint8_t { Float32, Float64, Int64, Bool, Int32, Float16, BFloat16 };
 enum class MemoryFormat : std::uint8_t { Contiguous, ChannelsLast, ChannelsLast3d, Preserve };
+// Where a tensor lives, as a program names it: `cuda` is the current CUDA device (cuda:0), as PyTorch's
+// device="cuda" is. Observations keep LibTorch's own text ("cpu", "cuda:0").
+enum class Device : std::uint8_t { CPU, CUDA };
 
 inline constexpr DType kAllDTypes[] = {DType::Float32, DType::Float64, DType::Int64,   DType::Bool,
                                        DType::Int32,   DType::Float16, DType::BFloat16};
 inline constexpr MemoryFormat kAllMemoryFormats[] = {MemoryFormat::Contiguous, MemoryFormat::ChannelsLast,
                                                      MemoryFormat::ChannelsLast3d, MemoryFormat::Preserve};
+inline constexpr Device kAllDevices[] = {Device::CPU, Device::CUDA};
 
 std::string_view to_string(DType);
 std::string_view to_string(MemoryFormat);
+std::string_view to_string(Device);  // "cpu", "cuda"
 std::optional<DType> parse_dtype(std::string_view);
 std::optional<MemoryFormat> parse_memory_format(std::string_view);
+std::optional<Device> parse_device(std::string_view);
 inline bool is_floating(DType d) {
   return d == DType::Float32 || d == DType::Float64 || d == DType::Float16 || d == DType::BFloat16;
 }

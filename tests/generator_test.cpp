@@ -73,12 +73,42 @@ TEST(GeneratorTest, CoversEveryOpAndBothValidAndInvalidSteps) {
       no_grad += !p.steps[i].grad_enabled;
     }
   }
-  for (const auto& op : program::op_table()) EXPECT_GT(ops[op.id], 0) << "op never generated: " << op.name;
+  for (const auto& op : program::op_table())
+    if (!op.device_only) EXPECT_GT(ops[op.id], 0) << "op never generated: " << op.name;
   EXPECT_GT(valid, steps * 7 / 10);
   EXPECT_GT(ill_typed, steps / 50);
   EXPECT_GT(raising, 0);
   EXPECT_GT(no_grad, steps / 30);
   EXPECT_GT(ops[OpId::Backward], 300) << "backward should be common: the interesting checks happen there";
+}
+
+// By default nothing is drawn for devices: every factory is on the CPU, no _like factory names a device and no
+// device-only op (to_device) is generated, so CPU campaigns' programs are those of a build that knew no device.
+// With `cuda`, factories and to_device put tensors on both devices.
+TEST(GeneratorTest, DevicesOnlyWhenAskedFor) {
+  auto count = [](bool cuda) {
+    std::map<std::string, int> n;
+    GenConfig cfg;
+    cfg.cuda = cuda;
+    for (std::uint64_t seed = 0; seed < 300; ++seed)
+      for (const Step& s : program_for(2000 + seed, rc::kNominalSize, cfg).steps) {
+        const auto& op = program::spec(s.op);
+        n["device_only"] += op.device_only;
+        if (op.reads(program::Attr::Device)) ++n[s.attrs.device == program::Device::CUDA ? "cuda" : "cpu"];
+        if (op.reads(program::Attr::LikeDevice)) n["like_device"] += s.attrs.like_device.has_value();
+      }
+    return n;
+  };
+  auto cpu = count(false);
+  EXPECT_EQ(cpu["device_only"], 0);
+  EXPECT_EQ(cpu["cuda"], 0);
+  EXPECT_EQ(cpu["like_device"], 0);
+  EXPECT_GT(cpu["cpu"], 100);
+  auto cuda = count(true);
+  EXPECT_GT(cuda["device_only"], 0);
+  EXPECT_GT(cuda["cuda"], cuda["cpu"]) << "mostly cuda";
+  EXPECT_GT(cuda["cpu"], 0) << "and some cpu, so that operands meet on two devices";
+  EXPECT_GT(cuda["like_device"], 0);
 }
 
 // A create_graph backward is generated, and only from roots whose history holds ops whose derivatives impl

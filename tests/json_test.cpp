@@ -45,6 +45,8 @@ Attrs attrs_for(const OpSpec& op) {
       case Attr::CreateGraph: a.create_graph = true; break;
       case Attr::Memo: a.memo = 7; break;
       case Attr::SplitSizes: a.dims = {2, 0, 1}; break;
+      case Attr::Device: a.device = Device::CUDA; break;
+      case Attr::LikeDevice: a.like_device = Device::CUDA; break;
     }
   }
   return a;
@@ -155,6 +157,44 @@ TEST(JsonProgram, AnAbsentBooleanAttributeIsFalse) {
   EXPECT_EQ(program_from_json(j), p);
   j["steps"][1]["attrs"]["create_graph"] = "yes";
   expect_error(j, {"create_graph", "true or false"});
+}
+
+// Devices are named, not numbered: "cpu" or "cuda", and null for a _like factory's device=None. Programs written
+// before devices existed have no key and ran on the CPU; a device parity does not know is refused by name.
+TEST(JsonProgram, Devices) {
+  Program p;
+  p.steps.push_back(rand_step({2}, {1}));
+  p.steps[0].attrs.device = Device::CUDA;
+  Step like;
+  like.op = OpId::ZerosLike;
+  like.inputs = {0};
+  p.steps.push_back(like);
+  Step to;
+  to.op = OpId::ToDevice;
+  to.inputs = {0};
+  to.attrs.device = Device::CPU;
+  p.steps.push_back(to);
+  json j = to_json(p);
+  EXPECT_EQ(j["steps"][0]["attrs"]["device"], "cuda");
+  EXPECT_TRUE(j["steps"][1]["attrs"]["device"].is_null());
+  EXPECT_EQ(j["steps"][2]["attrs"]["device"], "cpu");
+  EXPECT_EQ(program_from_json(j), p);
+  p.steps[1].attrs.like_device = Device::CPU;
+  EXPECT_EQ(to_json(p)["steps"][1]["attrs"]["device"], "cpu");
+  EXPECT_EQ(program_from_json(to_json(p)), p);
+
+  json old = to_json(p);
+  old["steps"][0]["attrs"].erase("device");
+  old["steps"][1]["attrs"].erase("device");
+  Program cpu = p;
+  cpu.steps[0].attrs.device = Device::CPU;
+  cpu.steps[1].attrs.like_device.reset();
+  EXPECT_EQ(program_from_json(old), cpu);
+
+  old["steps"][2]["attrs"]["device"] = "tpu";
+  expect_error(old, {"step 2", "device", "\"tpu\"", "cpu or cuda"});
+  old["steps"][2]["attrs"]["device"] = 1;
+  expect_error(old, {"step 2", "device"});
 }
 
 TEST(JsonProgram, LargeSeedsAreStrings) {

@@ -725,6 +725,10 @@ TEST(OracleBackend, EveryOpRuns) {
   Attrs tmf;
   tmf.memory_format = MemoryFormat::Contiguous;
   int same_x = with(OpId::ToMemoryFormat, {x}, tmf);
+  Attrs cpu;  // to(cpu) of a CPU tensor is the tensor itself; with copy=True a fresh one
+  int to_here = with(OpId::ToDevice, {x}, cpu);
+  cpu.copy = true;
+  int to_copy = with(OpId::ToDevice, {x}, cpu);
   Attrs sws;
   sws.dim = 1;
   sws.dims = {1, 2};
@@ -770,6 +774,10 @@ TEST(OracleBackend, EveryOpRuns) {
   EXPECT_EQ(result(tr, out_written).same_as, out);
   EXPECT_EQ(result(tr, out_written).values, std::vector<double>(6, 1.5));
   EXPECT_EQ(result(tr, same_x).same_as, x);
+  EXPECT_EQ(result(tr, to_here).same_as, x);
+  EXPECT_NE(result(tr, to_copy).alias_of, x);
+  EXPECT_EQ(result(tr, to_copy).grad_fn, "ToCopyBackward0");
+  EXPECT_EQ(result(tr, to_copy).device, "cpu");
   EXPECT_EQ(result(tr, em).strides, (std::vector<std::int64_t>{12, 1, 6, 3}));
   EXPECT_FALSE(result(tr, em).values_defined);
   EXPECT_EQ(result(tr, eqv).dtype, DType::Bool);

@@ -186,6 +186,34 @@ TEST(Repro, StepsWithoutAValue) {
   EXPECT_TRUE(contains(py, ".requires_grad_(True)"));
 }
 
+// Devices print as LibTorch and PyTorch spell them; a _like factory's None keeps its operand's device.
+TEST(Repro, Devices) {
+  Program p;
+  p.steps.push_back(rand_step({2}, {1}));
+  Step z = step(OpId::Zeros, {});
+  z.attrs.sizes = {2};
+  z.attrs.device = Device::CUDA;
+  p.steps.push_back(z);
+  p.steps.push_back(step(OpId::OnesLike, {0}));
+  Step e = step(OpId::EmptyLike, {1});
+  e.attrs.like_device = Device::CPU;
+  p.steps.push_back(e);
+  Step t = step(OpId::ToDevice, {1});
+  p.steps.push_back(t);
+  const std::string cpp = cpp_repro(p), py = python_repro(p);
+  EXPECT_NE(cpp.find("torch::kFloat64).to(torch::kCPU, torch::kFloat32)"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("torch::zeros({2}, torch::dtype(torch::kFloat32).device(torch::kCUDA)"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("torch::ones_like(v0, torch::TensorOptions().device(c10::optional<torch::Device>())"),
+            std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("torch::TensorOptions().device(c10::optional<torch::Device>(torch::kCPU))"), std::string::npos)
+      << cpp;
+  EXPECT_NE(cpp.find("v1.to(torch::kCPU, v1.scalar_type(), false, false)"), std::string::npos) << cpp;
+  EXPECT_NE(py.find("torch.zeros([2], dtype=torch.float32, device='cuda'"), std::string::npos) << py;
+  EXPECT_NE(py.find("torch.ones_like(v0, device=None"), std::string::npos) << py;
+  EXPECT_NE(py.find("torch.empty_like(v1, device='cpu'"), std::string::npos) << py;
+  EXPECT_NE(py.find("v1.to('cpu', copy=False)"), std::string::npos) << py;
+}
+
 TEST(Repro, Literals) {
   auto printed = [](Scalar s, bool cpp) {
     Program p;
@@ -220,13 +248,13 @@ TEST(Repro, Literals) {
   v.attrs.sizes = {};
   p.steps.push_back(v);
   std::string cpp = cpp_repro(p), py = python_repro(p);
-  EXPECT_TRUE(contains(cpp, ".to(torch::kInt64)"));
-  EXPECT_TRUE(contains(py, ".to(torch.int64)"));
+  EXPECT_TRUE(contains(cpp, ".to(torch::kCPU, torch::kInt64)"));
+  EXPECT_TRUE(contains(py, ".to('cpu', torch.int64)"));
   EXPECT_TRUE(contains(cpp, "v0.clone(torch::MemoryFormat::ChannelsLast)"));
   EXPECT_TRUE(contains(py, "v0.clone(memory_format=torch.channels_last)"));
   // Typed in C++: a bare {} would make view() reinterpret the dtype instead (view(ScalarType)).
-  EXPECT_TRUE(contains(cpp, "torch::zeros(std::vector<int64_t>{}, torch::dtype(torch::kBool).requires_grad(false))"));
-  EXPECT_TRUE(contains(py, "torch.zeros([], dtype=torch.bool, requires_grad=False)"));
+  EXPECT_TRUE(contains(cpp, "torch::zeros(std::vector<int64_t>{}, torch::dtype(torch::kBool).device(torch::kCPU).requires_grad(false))"));
+  EXPECT_TRUE(contains(py, "torch.zeros([], dtype=torch.bool, device='cpu', requires_grad=False)"));
   EXPECT_TRUE(contains(cpp, "v2.view(std::vector<int64_t>{})"));
   EXPECT_TRUE(contains(py, "v2.view([])"));
 }

@@ -43,25 +43,46 @@ Tensor detach_(const Tensor& x) {
 
 Tensor variable_data(const Tensor& x) { return Tensor::over(x.storage(), x.layout(), x.dtype(), VersionCounter()); }
 
+namespace {
+
+// _to_copy: a fresh tensor of `dtype` on `device`, differentiable only towards a floating type; its gradient goes
+// back to x's dtype and device (grad.to(self.options())).
+Tensor to_copy(const Tensor& x, ScalarType dtype, Device device, MemoryFormat format) {
+  std::shared_ptr<Formula> node;
+  if (autograd::compute_requires_grad({&x}) && is_floating(dtype)) {
+    ScalarType from = x.dtype();
+    Device from_device = x.device();
+    node = make_node("ToCopyBackward0", {&x}, [from, from_device](const Tensor& g, const TensorList&, const Formula&) {
+      return TensorList{to_copy_options(g, from, from_device)};
+    });
+  }
+  // preserve_format: x's strides when dense, else dense strides in x's dim order (expanded dims too).
+  Tensor out = Tensor::allocate_uninitialized(
+      format == MemoryFormat::Preserve ? x.layout().preserved() : Layout::dense(x.sizes(), format), dtype, device);
+  ops::copy_kernel(out, x);  // across devices too: copy_ allows a source on another device
+  if (node) autograd::set_history(out, node);
+  return out;
+}
+
+}  // namespace
+
+Tensor to_copy_options(const Tensor& x, ScalarType dtype, Device device) {
+  if (x.dtype() == dtype && x.device() == device) return x;
+  return to_copy(x, dtype, device, MemoryFormat::Preserve);
+}
+
 Tensor to(const Tensor& x, ScalarType dtype, bool copy, MemoryFormat format) {
   // to_will_alias: nothing to change, and the memory format asked for is the one x suggests.
   if (x.dtype() == dtype && !copy &&
       (format == MemoryFormat::Preserve || x.layout().suggest_memory_format() == format))
     return x;
-  // _to_copy: differentiable only towards a floating type.
-  std::shared_ptr<Formula> node;
-  if (autograd::compute_requires_grad({&x}) && is_floating(dtype)) {
-    ScalarType from = x.dtype();
-    node = make_node("ToCopyBackward0", {&x}, [from](const Tensor& g, const TensorList&, const Formula&) {
-      return TensorList{to(g, from)};
-    });
-  }
-  // preserve_format: x's strides when dense, else dense strides in x's dim order (expanded dims too).
-  Tensor out = Tensor::allocate_uninitialized(
-      format == MemoryFormat::Preserve ? x.layout().preserved() : Layout::dense(x.sizes(), format), dtype, x.device());
-  ops::copy_kernel(out, x);
-  if (node) autograd::set_history(out, node);
-  return out;
+  return to_copy(x, dtype, x.device(), format);
+}
+
+Tensor to(const Tensor& x, Device device, bool copy) {
+  // to_will_alias: x itself when it is already there (LibTorch gives "cuda" the current device's index first).
+  if (x.device() == device && !copy) return x;
+  return to_copy(x, x.dtype(), device, MemoryFormat::Preserve);
 }
 
 Tensor new_tensor(const Tensor& x) { return to(detach(x), x.dtype(), /*copy=*/true); }
@@ -72,11 +93,12 @@ Tensor copy_(const Tensor& self, const Tensor& src) {
   std::shared_ptr<Formula> node;
   if (rg) {
     ScalarType src_type = src.dtype();
+    Device src_device = src.device();  // the source may be on another device: its gradient goes back there
     node = make_node("torch::autograd::CopyBackwards", {&self, &src},
-                     [src_type](const Tensor& g, const TensorList&, const Formula& n) {
+                     [src_type, src_device](const Tensor& g, const TensorList&, const Formula& n) {
                        TensorList out(2);
                        if (n.should_compute_output(0)) out[0] = zeros_like(g, MemoryFormat::Contiguous);
-                       if (n.should_compute_output(1)) out[1] = to(g, src_type);
+                       if (n.should_compute_output(1)) out[1] = to_copy_options(g, src_type, src_device);
                        return out;
                      });
   }
