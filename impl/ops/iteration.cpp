@@ -209,7 +209,13 @@ Dims broadcast_strides(const Tensor& t, const Dims& shape) {
 }
 
 void copy_kernel(const Tensor& dst, const Tensor& src) {
-  PARITY_INTERNAL_ASSERT(dst.device() == src.device(), "copy_kernel within one device (cross-device copies transfer)");
+  if (src.device() != dst.device()) {
+    // copy_ across devices: the source's storage crosses as it is (a transfer), then the same-device copy converts,
+    // broadcasts and lays it out on the destination's side.
+    const Tensor staged = dst.device().type == DeviceType::CUDA ? cuda::to_device(src, dst.device().index)
+                                                                 : cuda::to_host(src);
+    return copy_kernel(dst, staged);
+  }
   auto c = pointwise_call(kernels::Pointwise::Copy, dst.dtype(), dst, {&src});
   c.src_dtype = src.dtype();
   launch(c, dst);
