@@ -15,6 +15,7 @@ inline constexpr int kExitStarved = 3;             // --require-coverage
 inline constexpr int kExitStaleLedger = 4;         // --strict-known
 inline constexpr int kExitInterrupted = 5;         // a stop signal ended the run before its budget was spent
 inline constexpr int kExitNoCases = 6;             // the budget gave this process no case to run
+inline constexpr int kExitNoDevice = 7;            // --device cuda where impl or LibTorch has no CUDA device
 
 // A run that is no verdict on its budget: stopped by a stop signal (kExitInterrupted), or one that ran no case
 // (kExitNoCases). Says why on stderr, as `command` ("parity fuzz"), and returns that status; nullopt for a run

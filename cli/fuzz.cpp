@@ -19,6 +19,7 @@
 #include "cli/memory_limit.h"
 #include "cli/render.h"
 #include "engine/campaign.h"
+#include "engine/device_probe.h"
 #include "engine/journal.h"
 #include "engine/worker_pool.h"
 #include "program/coverage.h"
@@ -46,6 +47,9 @@ options:
   --seed S         campaign seed (default: random, printed); the same seed gives the same programs
   --out DIR        output folder (default parity-out)
   --max-steps K    longest generated program (default 14)
+  --device D       cpu (default: every tensor on the CPU) or cuda: factories and to() put tensors on cuda and
+                   cpu alike, and both backends run them there; refused (exit 7) unless impl and LibTorch
+                   both see a CUDA device (a CUDA build of each: ../shared/device/README.md)
   --timeout-ms T   time limit of one case (default 10000)
   --jobs N         worker processes side by side (default: the cores this process may use). Cases are
                    judged in index order, so the findings do not depend on N
@@ -95,6 +99,7 @@ exit status (where several apply, the first of 1, 5, 6, 3, 4 is given):
      run.json is written and marked interrupted, coverage and the ledger are not judged
   6  no case ran: the budget gave this process none (--cases 0, --seconds 0, or a shard with no case index
      below --cases)
+  7  --device cuda on a machine or build where impl or LibTorch has no CUDA device: nothing ran
 )";
 
 // The end-of-run line names at most this many starved items; run.json has them all.
@@ -145,7 +150,7 @@ Options parse_options(const std::vector<std::string>& argv) {
   const std::vector<FlagSpec> kFlags = {
       {"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"}, {"--known"},
       {"--jobs"}, {"--isolation"}, {"--memory-mb"}, {"--shrink-share"}, {"--require-coverage", false},
-      {"--strict-known", false}, {"--overwrite", false}, {"--confirm"}, {"--resume"}};
+      {"--strict-known", false}, {"--overwrite", false}, {"--confirm"}, {"--resume"}, {"--device"}};
   Args args("parity fuzz", argv, kFlags);
   if (!args.positional().empty())
     throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity fuzz --help`)");
@@ -167,6 +172,10 @@ Options parse_options(const std::vector<std::string>& argv) {
   if (auto d = args.value("--out")) {
     if (d->empty()) throw UsageError("--out needs a folder");
     o.campaign.out = *d;
+  }
+  if (auto d = args.value("--device")) {
+    if (*d != "cpu" && *d != "cuda") throw UsageError("--device must be cpu or cuda, not \"" + d->substr(0, 40) + "\"");
+    o.campaign.generator.cuda = *d == "cuda";
   }
   if (auto k = args.uint64("--max-steps", 1, program::kMaxSteps)) o.campaign.generator.max_steps = static_cast<int>(*k);
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) o.campaign.timeout = std::chrono::milliseconds(*t);
@@ -306,6 +315,12 @@ int fuzz_command(const std::vector<std::string>& argv) {
   } else {
     o.campaign.shard = shard_from_env();
   }
+  // Before anything is written: a campaign on cuda that cannot run is no campaign, and says why.
+  if (o.campaign.generator.cuda)
+    if (auto why = engine::probe_cuda().refusal()) {
+      std::fprintf(stderr, "parity fuzz: --device cuda needs a CUDA device on both backends: %s\n", why->c_str());
+      return kExitNoDevice;
+    }
   const reports::KnownDivergences known = load_known(o.campaign);
   if (!journal) engine::prepare_output(o.campaign.out, o.overwrite);
   CampaignPrinter printer;

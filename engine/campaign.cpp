@@ -121,6 +121,7 @@ class Campaign {
     summary_.shard = c_.shard;
     summary_.budget = {c_.cases, c_.seconds};
     summary_.max_steps = c_.generator.max_steps;
+    summary_.device = c_.generator.cuda ? "cuda" : "cpu";
     summary_.timeout_ms = static_cast<int>(c_.timeout.count());
     summary_.isolation = c_.isolation;
     summary_.jobs = c_.isolation == Isolation::Workers ? c_.jobs : 1;

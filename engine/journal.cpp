@@ -29,6 +29,7 @@ json config_to_json(const CampaignConfig& c) {
           {"max_steps", c.generator.max_steps},
           {"invalid_share", c.generator.invalid_share},
           {"swarm_share", c.generator.swarm_share},
+          {"cuda", c.generator.cuda},
           {"timeout_ms", c.timeout.count()},
           {"isolation", reports::to_string(c.isolation)},
           {"jobs", c.jobs},
@@ -49,6 +50,8 @@ CampaignConfig config_from_json(const json& j) {
   c.generator.max_steps = json_typed<int>(j, "max_steps", what);
   c.generator.invalid_share = json_typed<double>(j, "invalid_share", what);
   c.generator.swarm_share = json_typed<double>(j, "swarm_share", what);
+  // Journals of campaigns from before devices existed ran on the CPU.
+  c.generator.cuda = j.contains("cuda") && json_typed<bool>(j, "cuda", what);
   c.timeout = std::chrono::milliseconds(json_typed<std::int64_t>(j, "timeout_ms", what));
   const auto isolation = reports::parse_isolation(json_typed<std::string>(j, "isolation", what));
   if (!isolation) throw program::JsonError(what + ": field \"isolation\" names no isolation parity knows");

@@ -58,6 +58,9 @@ GeneratedCase read_case(std::string_view body) {
   field(c.k);
   field(c.config.max_steps);
   field(c.config.invalid_share);
+  int cuda = 0;
+  field(cuda);
+  c.config.cuda = cuda != 0;
   if (!body.empty()) throw std::runtime_error("a garbled case request");
   return c;
 }
@@ -124,7 +127,7 @@ std::string request_body(const std::variant<program::Program, GeneratedCase>& wh
   const auto [end, ec] = std::to_chars(share, share + sizeof share, c.config.invalid_share);
   PARITY_HARNESS_ASSERT(ec == std::errc(), "a double does not fit 64 characters");
   return std::string{'C', flag} + std::to_string(c.seed) + ' ' + std::to_string(c.k) + ' ' +
-         std::to_string(c.config.max_steps) + ' ' + std::string(share, end);
+         std::to_string(c.config.max_steps) + ' ' + std::string(share, end) + ' ' + (c.config.cuda ? '1' : '0');
 }
 
 std::string oracle_trace_request(const program::Program& program) {

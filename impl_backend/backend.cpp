@@ -436,4 +436,14 @@ std::unique_ptr<program::Backend> make_impl_backend(std::optional<TorchVersion> 
   return std::make_unique<ImplBackend>(follows.value_or(oracle_torch_version()));
 }
 
+int cuda_device_count() { return impl::cuda::device_count(); }
+
+bool built_with_cuda() {
+#ifdef PARITY_WITH_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
 }  // namespace parity::impl_backend

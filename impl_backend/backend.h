@@ -18,4 +18,8 @@ TorchVersion oracle_torch_version();
 // that of this build's oracle.
 std::unique_ptr<program::Backend> make_impl_backend(std::optional<TorchVersion> follows = std::nullopt);
 
+// impl's CUDA devices (0 in a build without nvcc, or on a machine without a device). Initialises CUDA.
+int cuda_device_count();
+bool built_with_cuda();  // nvcc was found at configure time
+
 }  // namespace parity::impl_backend

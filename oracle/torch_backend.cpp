@@ -9,6 +9,7 @@
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/variable.h>
+#include <torch/cuda.h>
 #include <torch/types.h>
 #include <torch/utils.h>
 #include <torch/version.h>
@@ -548,6 +549,16 @@ std::optional<std::string> registered_schema(const std::string& name, const std:
   const auto op = c10::Dispatcher::singleton().findSchema({name, overload});
   if (!op) return std::nullopt;
   return c10::toString(op->schema());
+}
+
+int cuda_device_count() { return static_cast<int>(torch::cuda::device_count()); }
+
+bool linked_with_cuda() {
+#ifdef PARITY_ORACLE_CUDA
+  return true;
+#else
+  return false;
+#endif
 }
 
 std::string torch_version() {

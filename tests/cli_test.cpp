@@ -10,6 +10,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "engine/device_probe.h"
+#include "oracle/torch_backend.h"
 #include "program/coverage.h"
 #include "program/json.h"
 #include "program/op_table.h"
@@ -417,4 +419,35 @@ TEST_F(Cli, ReportBuildsAPageFromWhatTheCampaignLeft) {
 }
 
 
+}  // namespace parity::cli
+
+namespace parity::cli {
+namespace {
+
+// `parity fuzz --device cuda` refuses up front (exit 7, nothing written) where either backend lacks a CUDA
+// device, naming which and why. On a machine where both have one, the refusal cannot be shown: skipped.
+TEST_F(Cli, FuzzOnCudaRefusesWithoutADevice) {
+  if (!engine::probe_cuda().refusal()) GTEST_SKIP() << "both backends see a CUDA device here: nothing to refuse";
+  const fs::path out = dir_ / "cuda-campaign";
+  Result r = parity("fuzz --device cuda --cases 5 --seed 1 --out " + shell_quote(out.string()));
+  EXPECT_EQ(r.exit_code, 7) << r.output;
+  EXPECT_NE(r.output.find("parity fuzz: --device cuda needs a CUDA device on both backends: "), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("LibTorch"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out)) << "a refused campaign writes nothing";
+  Result bad = parity("fuzz --device tpu --cases 5 --out " + shell_quote(out.string()));
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--device must be cpu or cuda"), std::string::npos) << bad.output;
+}
+
+// What the probe reports here: this build's LibTorch (1.13 from Debian, CPU libraries only) sees no device.
+TEST(DeviceProbe, OracleWithoutTorchCudaSeesNoDevice) {
+  if (oracle::linked_with_cuda()) GTEST_SKIP() << "the oracle links torch_cuda (PARITY_ORACLE_CUDA)";
+  const engine::CudaProbe p = engine::probe_cuda();
+  EXPECT_EQ(p.oracle_devices, 0);
+  ASSERT_TRUE(p.refusal());
+  EXPECT_NE(p.refusal()->find("-DPARITY_ORACLE_CUDA=ON"), std::string::npos) << *p.refusal();
+}
+
+}  // namespace
 }  // namespace parity::cli
