@@ -1,0 +1,88 @@
+// Programs with cuda steps, run on impl and on LibTorch and compared as a campaign compares them. They need a CUDA
+// device on both backends (a build with nvcc and -DPARITY_ORACLE_CUDA=ON on the GPU machine, ci/device_check.sh);
+// elsewhere each test says why it skips. Never run on a device in the session that wrote them.
+#include <gtest/gtest.h>
+
+#include "engine/device_probe.h"
+#include "impl_backend/backend.h"
+#include "oracle/torch_backend.h"
+#include "program/backend.h"
+#include "program/compare.h"
+#include "program/program_builder.h"
+
+namespace parity::program {
+namespace {
+
+// GTEST_SKIP must run in the test body itself to end the test.
+#define PARITY_REQUIRE_CUDA_ON_BOTH_BACKENDS()                                              \
+  if (auto why = engine::probe_cuda().refusal())                                             \
+  GTEST_SKIP() << "programs on cuda need a CUDA device on both backends: " << *why
+
+std::string describe(const Divergence& d) {
+  return "step " + std::to_string(d.step) + " value " + std::to_string(d.value) + ": " +
+         std::string(to_string(d.kind)) + "\n  impl:    " + d.impl + "\n  LibTorch: " + d.oracle;
+}
+
+struct Traces {
+  Trace impl, torch;
+};
+
+Traces run_both(const Program& p) {
+  auto impl = impl_backend::make_impl_backend();
+  auto torch = oracle::make_torch_backend();
+  return {run(*impl, p), run(*torch, p)};
+}
+
+void expect_agree(const Program& p) {
+  Traces t = run_both(p);
+  auto d = compare(t.impl, t.torch);
+  EXPECT_FALSE(d) << (d ? describe(*d) : "");
+}
+
+Attrs on(Device d) {
+  Attrs a;
+  a.device = d;
+  return a;
+}
+
+TEST(DevicePrograms, FactoriesAndToOnCuda) {
+  PARITY_REQUIRE_CUDA_ON_BOTH_BACKENDS();
+  ProgramBuilder b;
+  Attrs z = on(Device::CUDA);
+  z.sizes = {2, 3};
+  int zeros = b.step(OpId::Zeros, {}, z);
+  int x = b.rand({2, 3}, DType::Float32, /*requires_grad=*/true);
+  int xc = b.step(OpId::ToDevice, {x}, on(Device::CUDA));            // a copy, with ToCopyBackward0
+  int same = b.step(OpId::ToDevice, {xc}, on(Device::CUDA));         // already there: xc itself
+  b.step(OpId::ToDevice, {xc}, on(Device::CPU));                     // back: a copy
+  Attrs like;
+  like.like_device = Device::CPU;
+  b.step(OpId::ZerosLike, {xc}, like);                               // cuda operand, device='cpu'
+  b.step(OpId::OnesLike, {xc});                                      // None: the operand's device
+  int s = b.step(OpId::Sum, {b.step(OpId::Add, {xc, zeros})});
+  b.step(OpId::Backward, {s});
+  b.step(OpId::Grad, {x});                                           // the gradient came back to the CPU
+  Traces t = run_both(b.program());
+  EXPECT_EQ(t.torch.steps[static_cast<std::size_t>(same)].observed.at(0).same_as, xc);
+  auto d = compare(t.impl, t.torch);
+  EXPECT_FALSE(d) << (d ? describe(*d) : "");
+}
+
+// PyTorch's device rules: copy_ across devices is allowed; TensorIterator refuses two devices but takes a CPU
+// zero-dim tensor as a scalar beside a CUDA one; mm has its own wrapper's check.
+TEST(DevicePrograms, DeviceRules) {
+  PARITY_REQUIRE_CUDA_ON_BOTH_BACKENDS();
+  ProgramBuilder b;
+  int cpu = b.rand({2, 2});
+  int cuda = b.step(OpId::ToDevice, {b.rand({2, 2}, DType::Float32, false, 2)}, on(Device::CUDA));
+  b.step(OpId::Copy_, {cuda, cpu});
+  b.step(OpId::Copy_, {cpu, cuda});
+  b.step(OpId::Add, {cuda, cpu});                                    // raises: two devices
+  b.step(OpId::Add, {cuda, b.full({}, 2.0)});                        // a CPU scalar tensor: allowed
+  b.step(OpId::Mm, {cuda, cpu});                                     // raises: mm's own message
+  b.step(OpId::Mm, {cpu, cuda});
+  expect_agree(b.program());
+}
+
+}  // namespace
+}  // namespace parity::program
