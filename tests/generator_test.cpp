@@ -74,7 +74,9 @@ TEST(GeneratorTest, CoversEveryOpAndBothValidAndInvalidSteps) {
     }
   }
   for (const auto& op : program::op_table())
-    if (!op.device_only) EXPECT_GT(ops[op.id], 0) << "op never generated: " << op.name;
+    if (!op.device_only) {
+      EXPECT_GT(ops[op.id], 0) << "op never generated: " << op.name;
+    }
   EXPECT_GT(valid, steps * 7 / 10);
   EXPECT_GT(ill_typed, steps / 50);
   EXPECT_GT(raising, 0);
