@@ -23,9 +23,9 @@ struct Scalar {
 // factories
 Tensor empty(const Dims& sizes, ScalarType dtype, MemoryFormat format = MemoryFormat::Contiguous, Device device = {});
 Tensor empty_strided(const Dims& sizes, const Dims& strides, ScalarType dtype, Device device = {});
-Tensor full(const Dims& sizes, Scalar value, ScalarType dtype, bool requires_grad = false);
-Tensor zeros(const Dims& sizes, ScalarType dtype, bool requires_grad = false);
-Tensor ones(const Dims& sizes, ScalarType dtype, bool requires_grad = false);
+Tensor full(const Dims& sizes, Scalar value, ScalarType dtype, bool requires_grad = false, Device device = {});
+Tensor zeros(const Dims& sizes, ScalarType dtype, bool requires_grad = false, Device device = {});
+Tensor ones(const Dims& sizes, ScalarType dtype, bool requires_grad = false, Device device = {});
 Tensor arange(std::int64_t end, ScalarType dtype);
 Tensor from_values(const std::vector<double>& values, ScalarType dtype);  // 1-d, contiguous
 Tensor empty_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);

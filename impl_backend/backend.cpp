@@ -73,12 +73,6 @@ std::vector<double> host_values(const Tensor& t) {
   return t.device().type == DeviceType::CPU ? t.to_vector() : cuda::to_host(t).to_vector();
 }
 
-// A factory's tensor on `device`: made where it is asked for. impl's factories make CPU tensors; elsewhere the
-// fresh tensor is moved there before it may require grad, so that it is a leaf there, as LibTorch's is.
-Tensor placed(const Tensor& cpu_tensor, Device device, bool requires_grad) {
-  return requires_grad_(to(cpu_tensor, device), requires_grad);
-}
-
 Scalar to_impl(const pg::Scalar& s) {
   switch (s.kind) {
     case pg::Scalar::Kind::Int: return {Scalar::Kind::Int, s.value};
@@ -278,12 +272,10 @@ class ImplSession final : public pg::Session {
         return requires_grad_(t, a.requires_grad);
       }
       case OpId::Zeros:
-        if (a.device == pg::Device::CPU) return zeros(a.sizes, to_impl(a.dtype), a.requires_grad);
-        return placed(zeros(a.sizes, to_impl(a.dtype)), to_impl(a.device), a.requires_grad);
+        return zeros(a.sizes, to_impl(a.dtype), a.requires_grad, to_impl(a.device));
       case OpId::Ones:
-        if (a.device == pg::Device::CPU) return ones(a.sizes, to_impl(a.dtype), a.requires_grad);
-        return placed(ones(a.sizes, to_impl(a.dtype)), to_impl(a.device), a.requires_grad);
-      case OpId::Full: return placed(full(a.sizes, to_impl(a.scalar), to_impl(a.dtype)), to_impl(a.device), a.requires_grad);
+        return ones(a.sizes, to_impl(a.dtype), a.requires_grad, to_impl(a.device));
+      case OpId::Full: return full(a.sizes, to_impl(a.scalar), to_impl(a.dtype), a.requires_grad, to_impl(a.device));
       case OpId::Arange: return to(arange(a.end, to_impl(a.dtype)), to_impl(a.device));
       case OpId::Empty: return empty(a.sizes, to_impl(a.dtype), MemoryFormat::Contiguous, to_impl(a.device));
       case OpId::EmptyMemoryFormat:

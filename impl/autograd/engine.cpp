@@ -82,7 +82,7 @@ std::vector<Edge> root_edges(const std::vector<Tensor>& roots, TensorList& grads
   for (std::size_t i = 0; i < roots.size(); ++i) {
     if (grads[i].defined() || !requires_grad(roots[i])) continue;
     PARITY_CHECK(roots[i].numel() == 1, ErrorKind::NonScalarBackward, "grad can be implicitly created only for scalar outputs");
-    grads[i] = ones(roots[i].sizes(), roots[i].dtype());
+    grads[i] = ones(roots[i].sizes(), roots[i].dtype(), false, roots[i].device());
   }
   std::vector<Edge> edges;
   for (std::size_t i = 0; i < roots.size(); ++i) {

@@ -178,7 +178,7 @@ Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& 
   const bool zeros_count = !follows(VersionGate::FactoriesCountNoZero);
   auto any_empty = [](const Dims& d) { return std::find(d.begin(), d.end(), 0) != d.end(); };
   if (any_empty(sizes) || any_empty(input.sizes)) {
-    Tensor z = zeros(input.sizes, grad.dtype());
+    Tensor z = zeros(input.sizes, grad.dtype(), false, grad.device());
     z.bump_version();
     return z;
   }
@@ -192,7 +192,7 @@ Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& 
   const std::int64_t origin = std::min(input.offset, offset);
   const std::int64_t extent = std::max<std::int64_t>(
       std::max(input.storage_extent(), out_geo.storage_extent()) - origin, 0);
-  Tensor storage = zeros({extent}, grad.dtype());
+  Tensor storage = zeros({extent}, grad.dtype(), false, grad.device());
   std::vector<double> acc(static_cast<std::size_t>(extent), 0.0), uses(static_cast<std::size_t>(extent), 0.0);
   std::vector<double> g = grad.to_vector();
   std::size_t k = 0;

@@ -45,7 +45,7 @@ struct Activation {
 
 // A fresh output laid out as TensorIterator lays out a unary op's result.
 Tensor unary_output(const Tensor& x, ScalarType t) {
-  return Tensor::allocate_uninitialized(ops::elementwise_layout(x.sizes(), {&x.layout()}), t);
+  return Tensor::allocate_uninitialized(ops::elementwise_layout(x.sizes(), {&x.layout()}), t, x.device());
 }
 
 Tensor unary_values(UnaryOp op, const Tensor& x) {
@@ -84,7 +84,8 @@ Tensor result_backward(ops::ResultBackward op, const Tensor& g, const Tensor& r)
     node->save("grad_output", g);
     node->save("output", r);
   }
-  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(g.sizes(), {&g.layout(), &r.layout()}), g.dtype());
+  const Device d = ops::common_device(nullptr, {&g, &r}, /*allow_cpu_scalars=*/false);
+  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(g.sizes(), {&g.layout(), &r.layout()}), g.dtype(), d);
   ops::result_backward_kernel(op, out, g, r);
   if (node) autograd::set_history(out, node);
   return out;
@@ -106,7 +107,8 @@ Tensor threshold_backward(const Tensor& g, const Tensor& self, double threshold)
                      });
     node->save("self", self);
   }
-  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(g.sizes(), {&self.layout(), &g.layout()}), g.dtype());
+  const Device d = ops::common_device(nullptr, {&self, &g}, /*allow_cpu_scalars=*/false);
+  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(g.sizes(), {&self.layout(), &g.layout()}), g.dtype(), d);
   ops::threshold_backward_kernel(out, g, self, threshold);
   if (node) autograd::set_history(out, node);
   return out;
@@ -247,7 +249,8 @@ Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
   auto derivative = [lo, hi](const Tensor& g, const Tensor& saved) {
     const Tensor self = saved.dtype() == g.dtype() ? saved : to(saved, g.dtype());
     const Layout zero = Layout::dense({});
-    Tensor mask = Tensor::allocate_uninitialized(ops::elementwise_layout(self.sizes(), {&self.layout(), &zero}), ScalarType::Bool);
+    Tensor mask = Tensor::allocate_uninitialized(ops::elementwise_layout(self.sizes(), {&self.layout(), &zero}),
+                                                 ScalarType::Bool, self.device());
     ops::clamp_mask_kernel(mask, self, lo, hi, !follows(VersionGate::ClampBackwardExcludesBounds));
     return where(mask, g, zeros({}, g.dtype()));
   };

@@ -47,9 +47,10 @@ Tensor binary_values(BinaryOp op, const Operand& a, const Operand& b) {
   check_binary_types(op, a, b);
   Dims shape = broadcast_shapes(a.tensor.sizes(), b.tensor.sizes());
   ScalarType t = compute_type(op, a, b);
+  const Device d = ops::common_device(nullptr, {&a.tensor, &b.tensor}, /*allow_cpu_scalars=*/true);
   Tensor ca = converted(a.tensor, t), cb = converted(b.tensor, t);
-  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}), t);
-  ops::binary_kernel(op, out, ca, cb);
+  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}), t, d);
+  ops::binary_kernel(op, out, ops::kernel_operand(ca, d), ops::kernel_operand(cb, d));
   return out;
 }
 
@@ -60,15 +61,16 @@ void binary_inplace_values(BinaryOp op, const Tensor& self, const Operand& other
   Dims shape = broadcast_shapes(self.sizes(), other.tensor.sizes());
   PARITY_CHECK(shape == self.sizes(), ErrorKind::Shape,
         "output with shape " + format_dims(self.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
+  const Device d = ops::common_device(&self, {&other.tensor}, /*allow_cpu_scalars=*/true);
   ScalarType t = compute_type(op, a, other);
   PARITY_CHECK(can_cast(t, self.dtype()), ErrorKind::DType,
         "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
             std::string(type_name(self.dtype())));
   if (t == self.dtype()) {
-    ops::binary_kernel(op, self, self, converted(other.tensor, t));
+    ops::binary_kernel(op, self, self, ops::kernel_operand(converted(other.tensor, t), d));
   } else {
-    Tensor tmp = Tensor::allocate_uninitialized(Layout::dense(self.sizes()), t);
-    ops::binary_kernel(op, tmp, converted(self, t), converted(other.tensor, t));
+    Tensor tmp = Tensor::allocate_uninitialized(Layout::dense(self.sizes()), t, d);
+    ops::binary_kernel(op, tmp, converted(self, t), ops::kernel_operand(converted(other.tensor, t), d));
     ops::copy_kernel(self, tmp);
   }
 }
@@ -219,6 +221,7 @@ Tensor binary_out(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
   // TensorIterator resizes only a write-only out: one that is also an input (the same tensor) must fit.
   PARITY_CHECK(out.sizes() == shape || !(out.is_same(a) || out.is_same(b)), ErrorKind::Shape,
                "output with shape " + format_dims(out.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
+  const Device d = ops::common_device(&out, {&a, &b}, /*allow_cpu_scalars=*/true);
   const ScalarType t = compute_type(op, oa, ob);
   PARITY_CHECK(can_cast(t, out.dtype()), ErrorKind::DType,
                "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
@@ -226,10 +229,10 @@ Tensor binary_out(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
   const Tensor ca = converted(a, t), cb = converted(b, t);
   resize_output(out, shape, ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}));
   if (t == out.dtype()) {
-    ops::binary_kernel(op, out, ca, cb);
+    ops::binary_kernel(op, out, ops::kernel_operand(ca, d), ops::kernel_operand(cb, d));
   } else {
-    Tensor tmp = Tensor::allocate_uninitialized(Layout::dense(shape), t);
-    ops::binary_kernel(op, tmp, ca, cb);
+    Tensor tmp = Tensor::allocate_uninitialized(Layout::dense(shape), t, d);
+    ops::binary_kernel(op, tmp, ops::kernel_operand(ca, d), ops::kernel_operand(cb, d));
     ops::copy_kernel(out, tmp);
   }
   out.bump_version();
@@ -245,9 +248,10 @@ Tensor compare(ops::CompareOp op, const Tensor& a, const Tensor& b) {
   Operand oa{a, false}, ob{b, false};
   Dims shape = broadcast_shapes(a.sizes(), b.sizes());
   ScalarType t = ops::result_type({&oa, &ob});
+  const Device d = ops::common_device(nullptr, {&a, &b}, /*allow_cpu_scalars=*/true);
   Tensor ca = converted(a, t), cb = converted(b, t);
-  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}), ScalarType::Bool);
-  ops::compare_kernel(op, out, ca, cb);
+  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}), ScalarType::Bool, d);
+  ops::compare_kernel(op, out, ops::kernel_operand(ca, d), ops::kernel_operand(cb, d));
   return out;
 }
 }  // namespace
@@ -260,7 +264,7 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   std::shared_ptr<Formula> node;
   if (autograd::compute_requires_grad({&self, &other})) {
     node = make_node("WhereBackward0", {&self, &other}, [](const Tensor& g, const TensorList& s, const Formula& n) {
-      const Tensor zero = zeros({}, g.dtype());
+      const Tensor zero = zeros({}, g.dtype());  // a CPU scalar, as derivatives.yaml's at::scalar_tensor
       TensorList out(2);
       // other's gradient first: generated nodes go through their inputs in alphabetical order.
       if (n.task_should_compute_output(1)) out[1] = where(s[0], zero, g);
@@ -275,9 +279,10 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
                "where expected condition to be a boolean tensor, but got a tensor with dtype " +
                    std::string(type_name(condition.dtype())));
   const Dims shape = broadcast_shapes(broadcast_shapes(condition.sizes(), self.sizes()), other.sizes());
+  const Device d = ops::common_device(nullptr, {&condition, &self, &other}, /*allow_cpu_scalars=*/true);
   Tensor ca = converted(self, t), cb = converted(other, t);
-  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&condition.layout(), &ca.layout(), &cb.layout()}), t);
-  ops::where_kernel(out, condition, ca, cb);
+  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&condition.layout(), &ca.layout(), &cb.layout()}), t, d);
+  ops::where_kernel(out, ops::kernel_operand(condition, d), ops::kernel_operand(ca, d), ops::kernel_operand(cb, d));
   if (node) autograd::set_history(out, node);
   return out;
 }
@@ -287,6 +292,10 @@ void ops::masked_fill_checked(const Tensor& self, const Tensor& mask, double val
                "masked_fill_ only supports boolean masks, but got mask with dtype " +
                    std::string(follows(VersionGate::MaskedFillNamesTypeMeta) ? type_meta_name(mask.dtype())
                                                                              : type_name(mask.dtype())));
+  // masked_fill__cuda's wording (ATen's CPU kernel reads a CUDA mask nowhere: the same check, unheld to LibTorch).
+  PARITY_CHECK(self.device() == mask.device(), ErrorKind::Device,
+               "expected self and mask to be on the same device, but got mask on " + mask.device().str() +
+                   " and self on " + self.device().str());
   ops::check_no_partial_overlap(self, {&mask});
   const Dims shape = broadcast_shapes(self.sizes(), mask.sizes());
   PARITY_CHECK(shape == self.sizes(), ErrorKind::Shape,
@@ -333,10 +342,11 @@ void addcmul_values(const Tensor& out, const Tensor& self, const Tensor& t1, con
                     double value) {
   ops::check_dispatch("addcmul_cpu_out", t, {ScalarType::Bool, ScalarType::Float16});
   ops::check_scalar_fits(value, t);
+  const Device d = ops::common_device(&out, {&self, &t1, &t2}, /*allow_cpu_scalars=*/false);
   if (out.dtype() == t) {
     ops::addcmul_kernel(out, converted(self, t), converted(t1, t), converted(t2, t), value);
   } else {
-    Tensor tmp = Tensor::allocate_uninitialized(Layout::dense(out.sizes()), t);
+    Tensor tmp = Tensor::allocate_uninitialized(Layout::dense(out.sizes()), t, d);
     ops::addcmul_kernel(tmp, converted(self, t), converted(t1, t), converted(t2, t), value);
     ops::copy_kernel(out, tmp);
   }
@@ -368,8 +378,9 @@ Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar va
   auto node = autograd::compute_requires_grad({&self, &t1, &t2}) ? addcmul_node(self, t1, t2, value) : nullptr;
   const Dims shape = broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes()), t2.sizes());
   const ScalarType t = addcmul_type(self, t1, t2);
+  const Device d = ops::common_device(nullptr, {&self, &t1, &t2}, /*allow_cpu_scalars=*/false);
   Tensor cs = converted(self, t), c1 = converted(t1, t), c2 = converted(t2, t);
-  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&cs.layout(), &c1.layout(), &c2.layout()}), t);
+  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&cs.layout(), &c1.layout(), &c2.layout()}), t, d);
   addcmul_values(out, cs, c1, c2, t, value.value);
   if (node) autograd::set_history(out, node);
   return out;
@@ -425,7 +436,7 @@ Tensor neg(const Tensor& x) {
                       return TensorList{neg(g)};
                     })
                   : nullptr;
-  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(x.sizes(), {&x.layout()}), x.dtype());
+  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(x.sizes(), {&x.layout()}), x.dtype(), x.device());
   ops::unary_kernel(ops::UnaryOp::Neg, out, x);
   if (node) autograd::set_history(out, node);
   return out;
@@ -446,7 +457,7 @@ Tensor pow(const Tensor& x, Scalar e) {
   Operand base_op{x, false}, exp_op{ops::wrap_scalar(e), true};
   ScalarType t = ops::result_type({&base_op, &exp_op});
   Tensor base = converted(x, t);
-  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(base.sizes(), {&base.layout()}), t);
+  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(base.sizes(), {&base.layout()}), t, x.device());
   if (e.value == 0) {
     ops::fill_kernel(out, 1);
   } else if (e.value == 1) {
@@ -478,7 +489,7 @@ Tensor reduce_values(const Tensor& x, const std::vector<bool>& mask, bool keepdi
   Dims keep = x.sizes();
   for (std::size_t i = 0; i < mask.size(); ++i)
     if (mask[i]) keep[i] = 1;
-  Tensor out = empty(keep, out_type);
+  Tensor out = empty(keep, out_type, MemoryFormat::Contiguous, x.device());
   ops::sum_kernel(out, x, mask);
   if (keepdim) return out;
   Dims shape;
@@ -514,7 +525,9 @@ Tensor reduce(const Tensor& x, const Dims& dims, bool keepdim, bool mean, bool w
   std::int64_t n = 1;
   for (std::size_t i = 0; i < mask.size(); ++i)
     if (mask[i]) n *= x.sizes()[i];
-  if (mean) ops::binary_kernel(BinaryOp::Div, out, out, converted(ops::wrap_scalar(Scalar::of(static_cast<double>(n))), t));
+  if (mean)
+    ops::binary_kernel(BinaryOp::Div, out, out,
+                       ops::kernel_operand(converted(ops::wrap_scalar(Scalar::of(static_cast<double>(n))), t), out.device()));
   if (node) {
     Dims in = x.sizes();
     bool all = !with_dims || dims.empty();

@@ -25,22 +25,22 @@ Tensor empty_strided(const Dims& sizes, const Dims& strides, ScalarType dtype, D
   return Tensor::allocate(Layout{sizes, strides, 0}, dtype, device);
 }
 
-Tensor full(const Dims& sizes, Scalar value, ScalarType dtype, bool requires_grad) {
+Tensor full(const Dims& sizes, Scalar value, ScalarType dtype, bool requires_grad, Device device) {
   ops::check_scalar_fits(value.value, dtype);
-  Tensor t = empty(sizes, dtype);
+  Tensor t = empty(sizes, dtype, MemoryFormat::Contiguous, device);
   ops::fill_kernel(t, value.value);
   if (requires_grad) autograd::set_requires_grad(t, true);
   return t;
 }
 
-Tensor zeros(const Dims& sizes, ScalarType dtype, bool requires_grad) {
+Tensor zeros(const Dims& sizes, ScalarType dtype, bool requires_grad, Device device) {
   if (follows(VersionGate::ZerosChecksSizes))
     for (auto s : sizes) PARITY_CHECK(s >= 0, ErrorKind::Argument, "zeros: Dimension size must be non-negative.");
-  return full(sizes, Scalar::of(0), dtype, requires_grad);
+  return full(sizes, Scalar::of(0), dtype, requires_grad, device);
 }
 
-Tensor ones(const Dims& sizes, ScalarType dtype, bool requires_grad) {
-  return full(sizes, Scalar::of(1), dtype, requires_grad);
+Tensor ones(const Dims& sizes, ScalarType dtype, bool requires_grad, Device device) {
+  return full(sizes, Scalar::of(1), dtype, requires_grad, device);
 }
 
 Tensor arange(std::int64_t end, ScalarType dtype) {

@@ -49,6 +49,7 @@ void check_index_types(const Tensor& index) {
 
 // A mask's nonzero positions as int64 (count, mask.dim()) in row-major order; column j indexes dim j.
 Tensor nonzero(const Tensor& mask) {
+  ops::require_cpu({&mask});  // advanced indexing runs on the host only (impl has no device gather or scatter yet)
   const Tensor m = contiguous(mask);
   const bool* p = m.data<bool>();
   std::vector<std::int64_t> hits;
@@ -261,7 +262,7 @@ std::shared_ptr<Formula> index_put_node(const char* name, const Tensor& self, co
                                                                                       const Formula& n) {
                           TensorList out(2);
                           if (n.task_should_compute_output(0))
-                            out[0] = accumulate ? g : index_put(g, s[0], zeros(vsizes, vtype), false);
+                            out[0] = accumulate ? g : index_put(g, s[0], zeros(vsizes, vtype, false, g.device()), false);
                           if (n.task_should_compute_output(1)) out[1] = index(g, s[0]);
                           return out;
                         });
@@ -308,7 +309,7 @@ Tensor index(const Tensor& self, const Tensor& index) {
   std::shared_ptr<Formula> node;
   if (autograd::compute_requires_grad({&self})) {
     node = make_node("IndexBackward0", {&self}, [sizes = self.sizes()](const Tensor& g, const TensorList& s, const Formula&) {
-      return TensorList{index_put_with_node(zeros(sizes, g.dtype()), s[0], g, true, "IndexPutImplBackward0")};
+      return TensorList{index_put_with_node(zeros(sizes, g.dtype(), false, g.device()), s[0], g, true, "IndexPutImplBackward0")};
     });
     node->save("indices", index);
   }

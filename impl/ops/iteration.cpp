@@ -112,6 +112,37 @@ Layout elementwise_layout(const Dims& shape, const std::vector<const Layout*>& i
   return Layout{shape, strides, 0};
 }
 
+Device common_device(const Tensor* output, std::initializer_list<const Tensor*> inputs, bool allow_cpu_scalars) {
+  Device common;
+  auto take = [&](const Tensor* t) {
+    if (common.type == DeviceType::CPU && t->device().type != DeviceType::CPU) common = t->device();
+  };
+  if (output) take(output);
+  for (const Tensor* t : inputs) take(t);
+  auto check = [&](const Tensor* t) {
+    PARITY_CHECK(t->device() == common, ErrorKind::Device,
+                 "Expected all tensors to be on the same device, but found at least two devices, " + common.str() +
+                     " and " + t->device().str() + "!");
+  };
+  if (output) check(output);
+  int cpu_scalars = 0;
+  for (const Tensor* t : inputs) {
+    if (common.type != DeviceType::CPU && allow_cpu_scalars && t->dim() == 0 && t->device().type == DeviceType::CPU) {
+      PARITY_CHECK(cpu_scalars++ < 1, ErrorKind::Device, "Trying to pass too many CPU scalars to non-CPU kernel!");
+      continue;
+    }
+    check(t);
+  }
+  return common;
+}
+
+Tensor kernel_operand(const Tensor& t, Device device) {
+  if (t.device() == device) return t;
+  Tensor out = Tensor::allocate_uninitialized(t.layout().preserved(), t.dtype(), device);
+  copy_kernel(out, t);
+  return out;
+}
+
 void require_cpu(std::initializer_list<const Tensor*> ts) {
   for (const Tensor* t : ts)
     PARITY_CHECK(t->device().type == DeviceType::CPU, ErrorKind::Device,

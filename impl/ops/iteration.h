@@ -59,6 +59,15 @@ void binary_kernel(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor
 // in a floating type); the floating ops compute in the element type, a 16-bit one in float rounded once.
 void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x);
 
+// TensorIterator's device rule (compute_types): the common device is the first operand's (outputs first) that is
+// not on the CPU, else the CPU; an operand on another device raises "Expected all tensors to be on the same
+// device, but found at least two devices, cuda:0 and cpu!", except, where the op allows CPU scalars (binary and
+// comparison ops), one 0-dim CPU input, which the kernel reads as a scalar argument (kernel_operand).
+// `output`: the tensor an in-place op writes, or null.
+Device common_device(const Tensor* output, std::initializer_list<const Tensor*> inputs, bool allow_cpu_scalars);
+// `t` where a kernel on `device` can read it: t itself, or a CPU scalar's copy on the device (no autograd).
+Tensor kernel_operand(const Tensor& t, Device device);
+
 // The kernels above run on the device their operands are on (all on one: the ops check devices first); the rest
 // of impl's loops read memory on the host: this raises a Device error for a tensor elsewhere.
 void require_cpu(std::initializer_list<const Tensor*> tensors);

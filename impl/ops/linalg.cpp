@@ -101,6 +101,9 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   auto node = autograd::compute_requires_grad({&a, &b})
                   ? product_node("DotBackward0", {"self", "tensor"}, Unpack::OtherFirst, Compute::FirstOperandFirst, a, b, times, times)
                   : nullptr;
+  // The device wrapper's check comes before the op's own (its wording is TensorIterator's here: not yet held to a
+  // CUDA LibTorch, which words it per release).
+  const Device device = ops::common_device(nullptr, {&a, &b}, /*allow_cpu_scalars=*/false);
   PARITY_CHECK(a.dtype() == b.dtype(), ErrorKind::DType,
                "dot : expected both vectors to have same dtype, but found " + std::string(type_name(a.dtype())) +
                    " and " + std::string(type_name(b.dtype())));
@@ -110,7 +113,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
                    "] to have the same number of elements, but got " + std::to_string(n) + " and " +
                    std::to_string(m) + " elements respectively");
   ops::check_dispatch("dot", a.dtype(), {ScalarType::Bool, ScalarType::Float16});
-  Tensor out = Tensor::allocate(Layout{}, a.dtype());
+  Tensor out = Tensor::allocate(Layout{}, a.dtype(), device);
   ops::matmul_kernel(reinterpret(out, {1, 1}, {1, 1}), reinterpret(a, {1, n}, {0, a.strides()[0]}),
                      reinterpret(b, {n, 1}, {b.strides()[0], 0}));
   return with_history(out, node);
@@ -129,6 +132,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
                         },
                         [](const Tensor& g, const Tensor& m) { return mv(t(m), g); })
                   : nullptr;
+  const Device device = ops::common_device(nullptr, {&mat, &vec}, /*allow_cpu_scalars=*/false);
   // at::mv sizes its result by mat.size(0), then addmv_ checks the operands (only a backward formula can pass
   // others than matmul's: a saved operand that set_data changed).
   PARITY_CHECK(mat.dim() > 0, ErrorKind::IndexRange, "Dimension specified as 0 but tensor has no dimensions");
@@ -147,7 +151,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
                  "addmv input tensors must have the same dtype, but got " + std::string(type_name(vec.dtype())) +
                      ", " + std::string(type_name(mat.dtype())) + ", and " + std::string(type_name(vec.dtype())));
   // mv writes into a result of vec's dtype through addmv_, which dispatches on the matrix's.
-  Tensor out = Tensor::allocate_uninitialized(Layout::dense({rows}), vec.dtype());
+  Tensor out = Tensor::allocate_uninitialized(Layout::dense({rows}), vec.dtype(), device);
   product_values(reinterpret(out, {rows, 1}, {1, 0}), mat, reinterpret(vec, {inner, 1}, {vec.strides()[0], 0}),
                  inner, "addmv_impl_cpu", mat.dtype(), vec.dtype());
   return with_history(out, node);
@@ -159,12 +163,13 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
                                  [](const Tensor& g, const Tensor& other) { return bmm(g, transpose(other, 1, 2)); },
                                  [](const Tensor& g, const Tensor& other) { return bmm(transpose(other, 1, 2), g); })
                   : nullptr;
+  const Device device = ops::common_device(nullptr, {&a, &b}, /*allow_cpu_scalars=*/false);
   const std::int64_t batches = a.sizes()[0], rows = a.sizes()[1], inner = a.sizes()[2], cols = b.sizes()[2];
   PARITY_CHECK(b.sizes()[0] == batches && b.sizes()[1] == inner, ErrorKind::Shape,
                "Expected size for first two dimensions of batch2 tensor to be: [" + std::to_string(batches) + ", " +
                    std::to_string(inner) + "] but got: [" + std::to_string(b.sizes()[0]) + ", " +
                    std::to_string(b.sizes()[1]) + "].");
-  Tensor out = Tensor::allocate_uninitialized(Layout::dense({batches, rows, cols}), b.dtype());
+  Tensor out = Tensor::allocate_uninitialized(Layout::dense({batches, rows, cols}), b.dtype(), device);
   // ATen's bmm loops itself over small products (dispatching on a's dtype) and calls addmm per batch on larger
   // ones (dispatching on the result's, which is b's).
   const bool small = inner * rows * cols < 400;
@@ -302,6 +307,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
         });
   }
   // 2.x's mm says which function refuses, and compares the dtypes before the kernel reads either.
+  const Device device = ops::common_device(nullptr, {&a, &b}, /*allow_cpu_scalars=*/false);
   const bool checks_dtypes = follows(VersionGate::MmChecksDtypes);
   const std::string prefix = checks_dtypes ? "mm: " : "";
   PARITY_CHECK(a.dim() == 2, ErrorKind::Shape,
@@ -318,7 +324,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
     PARITY_CHECK(a.dtype() == b.dtype(), ErrorKind::DType,
                  "expected m1 and m2 to have the same dtype, but got: " + std::string(type_meta_name(a.dtype())) +
                      " != " + std::string(type_meta_name(b.dtype())));
-  Tensor out = Tensor::allocate_uninitialized(Layout::dense({rows, cols}), a.dtype());
+  Tensor out = Tensor::allocate_uninitialized(Layout::dense({rows, cols}), a.dtype(), device);
   product_values(out, a, b, inner, "addmm_impl_cpu_", a.dtype(), b.dtype());
   return with_history(out, node);
 }

@@ -129,7 +129,7 @@ Tensor joined_gradients(const Dims& in, const TensorList& grads, const Pieces& p
                                             }
                                             const std::int64_t length = slots[i].sizes[static_cast<std::size_t>(d)];
                                             out.push_back(slots[i].sizes == Dims{0}
-                                                              ? zeros({0}, gg.dtype())
+                                                              ? zeros({0}, gg.dtype(), false, gg.device())
                                                               : slice(gg, d, start, start + length, 1));
                                             start += length;
                                           }
