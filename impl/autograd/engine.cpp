@@ -113,18 +113,26 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
   // One root is the graph's root itself; several hang from a GraphRoot that hands out their gradients.
   const Edge root_edge = roots.size() == 1 ? roots.front() : Edge{std::make_shared<GraphRoot>(roots, grads), 0};
 
-  // Dependencies: how many edges point at each node reachable from the root.
-  std::unordered_map<Node*, int> deps;
+  // Per node reachable from the root, in one map (one allocation per node, not one per field): how many edges
+  // point at it (GraphTask's dependencies), whether the walk saw it, and the gradients gathered for its inputs.
+  struct NodeTask {
+    int deps = 0;
+    bool seen = false;
+    TensorList buffer;
+  };
+  std::unordered_map<Node*, NodeTask> tasks;
+  tasks.reserve(32);
   std::vector<Node*> stack{root_edge.fn.get()};
-  std::unordered_map<Node*, bool> seen{{root_edge.fn.get(), true}};
+  tasks[root_edge.fn.get()].seen = true;
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();
     for (const auto& e : n->next_edges()) {
       if (!e.valid()) continue;
-      ++deps[e.fn.get()];
-      if (!seen[e.fn.get()]) {
-        seen[e.fn.get()] = true;
+      NodeTask& t = tasks[e.fn.get()];
+      ++t.deps;
+      if (!t.seen) {
+        t.seen = true;
         stack.push_back(e.fn.get());
       }
     }
@@ -165,18 +173,18 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
   auto should_run = [&](Node* n) { return !capturing || compute_needed(n) || exec_info.marked[n]; };
   auto should_visit = [&](Node* n) { return !capturing || exec_info.should_execute(n); };
 
-  std::unordered_map<Node*, TensorList> buffers;
   std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, ByPriority> ready;
-  buffers[root_edge.fn.get()].resize(std::max<std::size_t>(root_edge.fn->num_inputs(), 1));
+  TensorList& root_buffer = tasks[root_edge.fn.get()].buffer;
+  root_buffer.resize(std::max<std::size_t>(root_edge.fn->num_inputs(), 1));
   // A copy: the validated gradients stay referenced by `grads` (PyTorch validates the caller's list in place).
-  if (roots.size() == 1) accumulate(buffers[root_edge.fn.get()][root_edge.input_nr], Tensor(grads.front()));
+  if (roots.size() == 1) accumulate(root_buffer[root_edge.input_nr], Tensor(grads.front()));
   ready.push(root_edge.fn);
 
   while (!ready.empty()) {
     std::shared_ptr<Node> fn = ready.top();
     ready.pop();
-    TensorList inputs = std::move(buffers[fn.get()]);
-    buffers.erase(fn.get());
+    TensorList inputs = std::move(tasks[fn.get()].buffer);
+    tasks[fn.get()].buffer = TensorList();
     for (auto& c : captures)
       if (c.edge.fn == fn && c.edge.input_nr < inputs.size()) c.grad = inputs[c.edge.input_nr];
     // retain_grad(): the non-leaf's .grad is a contiguous copy of the gradient reaching its node.
@@ -214,9 +222,10 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
       const Edge& e = edges[i];
       if (!e.valid()) continue;
       Tensor out = std::move(outputs[i]);
-      const bool ready_now = --deps[e.fn.get()] == 0;
+      NodeTask& t = tasks[e.fn.get()];
+      const bool ready_now = --t.deps == 0;
       if (!should_visit(e.fn.get())) continue;
-      auto& buf = buffers[e.fn.get()];
+      auto& buf = t.buffer;
       if (buf.size() < e.fn->num_inputs()) buf.resize(e.fn->num_inputs());
       accumulate(buf[e.input_nr], std::move(out));
       if (ready_now) ready.push(e.fn);
