@@ -23,13 +23,6 @@ using kernels::Geometry;
 
 // What impl/cuda/pointwise.cu's threads do, one linear index at a time.
 struct EmulatedLauncher {
-  template <typename M>
-  struct Signature;
-  template <typename C, typename R, typename... A>
-  struct Signature<R (C::*)(A...) const> {
-    using Out = R;
-    using In = std::tuple<std::remove_cv_t<std::remove_reference_t<A>>...>;
-  };
   template <typename F, typename R, typename... A, std::size_t... I>
   static void at(const F& f, const kernels::PointwiseCall& c, std::int64_t linear, std::tuple<A...>*,
                  std::index_sequence<I...>) {
@@ -39,7 +32,7 @@ struct EmulatedLauncher {
   }
   template <typename F>
   void operator()(const kernels::PointwiseCall& c, const F& f) const {
-    using S = Signature<decltype(&F::operator())>;
+    using S = kernels::SignatureOf<F>;
     constexpr std::size_t n = std::tuple_size_v<typename S::In>;
     for (std::int64_t i = 0; i < c.geometry.numel; ++i)
       at<F, typename S::Out>(f, c, i, static_cast<typename S::In*>(nullptr), std::make_index_sequence<n>{});

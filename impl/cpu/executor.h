@@ -22,14 +22,6 @@ inline namespace PARITY_KERNEL_ISA {
 
 namespace detail {
 
-template <typename M>
-struct Signature;
-template <typename C, typename R, typename... A>
-struct Signature<R (C::*)(A...) const> {
-  using Out = R;
-  using In = std::tuple<std::remove_cv_t<std::remove_reference_t<A>>...>;
-};
-
 // A run where input I is broadcast (stride 0) when bit I of Mask is set, else contiguous like the output.
 template <unsigned Mask, typename R, typename F, typename Ptrs, std::size_t... I>
 void contiguous_run(R* o, std::int64_t n, const F& f, const Ptrs& p, std::index_sequence<I...>) {
@@ -118,7 +110,7 @@ void map(const Geometry& g, void* const* data, const F& f, std::tuple<A...>*, st
 // out = f(inputs...) at every index of g; data[0] is the output's element 0, data[1..] the inputs'.
 template <typename F>
 void map(const Geometry& g, void* const* data, const F& f) {
-  using S = detail::Signature<decltype(&F::operator())>;
+  using S = kernels::SignatureOf<F>;
   constexpr std::size_t arity = std::tuple_size_v<typename S::In>;
   detail::map<typename S::Out>(g, data, f, static_cast<typename S::In*>(nullptr), std::make_index_sequence<arity>{});
 }

@@ -18,14 +18,6 @@ namespace {
 using impl::kernels::Geometry;
 using impl::kernels::kMaxOperands;
 
-template <typename M>
-struct Signature;
-template <typename C, typename R, typename... A>
-struct Signature<R (C::*)(A...) const> {
-  using Out = R;
-  using In = std::tuple<std::remove_cv_t<std::remove_reference_t<A>>...>;
-};
-
 struct Pointers {
   void* data[kMaxOperands];
 };
@@ -49,7 +41,7 @@ struct Apply<F, R, std::tuple<A...>> {
 
 template <typename F>
 __global__ void pointwise_kernel(F f, Geometry g, Pointers p) {
-  using S = Signature<decltype(&F::operator())>;
+  using S = impl::kernels::SignatureOf<F>;
   const std::int64_t linear = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (linear >= g.numel) return;
   Apply<F, typename S::Out, typename S::In>::at(f, g, p, linear);

@@ -7,6 +7,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <tuple>
 #include <type_traits>
 
 #include "impl/kernels/geometry.h"
@@ -52,6 +53,18 @@ struct PointwiseCall {
 };
 
 inline namespace PARITY_KERNEL_ISA {
+
+// The operand types of a pointwise functor, read off its operator(): the output's (Out), the inputs' (In, a tuple).
+// Both executors and the tests read it, so that a functor's signature is its only statement of operand types.
+template <typename M>
+struct FunctorSignature;
+template <typename C, typename R, typename... A>
+struct FunctorSignature<R (C::*)(A...) const> {
+  using Out = R;
+  using In = std::tuple<std::remove_cv_t<std::remove_reference_t<A>>...>;
+};
+template <typename F>
+using SignatureOf = FunctorSignature<decltype(&F::operator())>;
 
 // A scalar argument as an element of T: nonzero is true for bool, truncation toward zero for integers.
 template <typename T>
