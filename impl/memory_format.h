@@ -4,11 +4,12 @@
 #include <functional>
 #include <vector>
 
+#include "impl/dims.h"
+
 namespace parity::impl {
 
 enum class MemoryFormat : std::uint8_t { Contiguous, ChannelsLast, ChannelsLast3d, Preserve };
 
-using Dims = std::vector<std::int64_t>;
 
 // Strides of a freshly allocated tensor in `format` (empty_tensor_restride): contiguous strides treat size-0
 // dims as 1, channels-last strides use the raw sizes. Raises MemoryFormat for a rank the format cannot hold.

@@ -41,8 +41,8 @@ struct EmulatedLauncher {
 
 // A strided operand: `storage` floats/whatever, laid out by sizes/strides (possibly broadcast or permuted).
 struct Case {
-  std::vector<std::int64_t> shape;
-  std::vector<std::vector<std::int64_t>> strides;  // output first
+  Dims shape;
+  std::vector<Dims> strides;  // output first
 };
 
 std::vector<Case> layouts() {
@@ -60,7 +60,7 @@ std::vector<Case> layouts() {
 }
 
 // Operand k's strides: a third input walks as the second does.
-const std::vector<std::int64_t>& strides_of(const Case& c, std::size_t k) { return c.strides[std::min(k, c.strides.size() - 1)]; }
+const Dims& strides_of(const Case& c, std::size_t k) { return c.strides[std::min(k, c.strides.size() - 1)]; }
 
 std::int64_t extent(const Case& c, std::size_t k) {
   std::int64_t e = 1;
@@ -161,7 +161,7 @@ TEST(ImplKernels, GeometryOffsetsFollowTheOdometer) {
 }
 
 TEST(ImplKernels, CoalescingMergesWhatEveryOperandWalksAsOne) {
-  const std::vector<std::int64_t> shape{2, 3, 4}, dense{12, 4, 1}, bcast{0, 0, 1}, transposed{1, 2, 6};
+  const Dims shape{2, 3, 4}, dense{12, 4, 1}, bcast{0, 0, 1}, transposed{1, 2, 6};
   EXPECT_EQ(cpu::geometry_of(shape, {&dense, &dense}).ndim, 1);
   EXPECT_EQ(cpu::geometry_of(shape, {&dense, &bcast}).ndim, 2);
   EXPECT_EQ(cpu::geometry_of(shape, {&dense, &transposed}).ndim, 3);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "impl/dims.h"
 #include "impl/error.h"
 #include "impl/kernels/geometry.h"
 
@@ -50,8 +51,8 @@ void for_each_run(const Geometry& g, Body&& body) {
 
 // The geometry of `strides` (in elements; 0 on a broadcast dim) over `shape`, each operand's stride vector of
 // shape's rank.
-inline Geometry geometry_of(const std::vector<std::int64_t>& shape,
-                            std::initializer_list<const std::vector<std::int64_t>*> strides) {
+inline Geometry geometry_of(const Dims& shape,
+                            std::initializer_list<const Dims*> strides) {
   const std::int64_t* st[kMaxOperands] = {};
   int n = 0;
   for (const auto* s : strides) {
@@ -67,8 +68,8 @@ inline Geometry geometry_of(const std::vector<std::int64_t>& shape,
 
 // Visits each index of `shape` in row-major order and passes the element offset of every operand.
 template <typename F>
-void for_each_offset(const std::vector<std::int64_t>& shape,
-                     std::initializer_list<const std::vector<std::int64_t>*> strides, F&& f) {
+void for_each_offset(const Dims& shape,
+                     std::initializer_list<const Dims*> strides, F&& f) {
   const Geometry g = geometry_of(shape, strides);
   for_each_run(g, [&](const std::int64_t* start, std::int64_t n, const std::int64_t* inner) {
     std::int64_t off[kMaxOperands];
