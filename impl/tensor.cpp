@@ -63,6 +63,15 @@ Tensor Tensor::over(const Storage& storage, const Layout& layout, ScalarType dty
   return Tensor(std::move(impl));
 }
 
+Tensor Tensor::alias() const {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = impl_->storage;
+  impl->layout = impl_->layout;
+  impl->dtype = impl_->dtype;
+  impl->version = impl_->version;
+  return Tensor(std::move(impl));
+}
+
 void Tensor::restride(const Layout& layout) const {
   check_layout_fits(layout, dtype());
   PARITY_INTERNAL_ASSERT(static_cast<std::size_t>(std::max<std::int64_t>(layout.storage_extent(), 0)) * element_size(dtype()) <=

@@ -41,6 +41,9 @@ class Tensor {
   static Tensor allocate_uninitialized(const Layout& layout, ScalarType dtype, Device device = {});
   // A tensor over an existing storage; version counter shared when given.
   static Tensor over(const Storage& storage, const Layout& layout, ScalarType dtype, const VersionCounter& version);
+  // Another tensor over this one's storage, geometry, dtype and version counter (detach's): no check, as this
+  // one's geometry was checked when it was made.
+  Tensor alias() const;
 
   bool defined() const { return impl_ != nullptr; }
   TensorImpl* impl() const { return impl_.get(); }

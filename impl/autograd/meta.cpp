@@ -210,6 +210,7 @@ Tensor as_view(const Tensor& t, const Layout& layout, CreationMeta creation) {
 }
 
 Tensor make_alias(const Tensor& t, const Layout& layout) {
+  if (&layout == &t.layout()) return t.alias();
   return Tensor::over(t.storage(), layout, t.dtype(), t.version_counter());
 }
 
