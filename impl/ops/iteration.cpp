@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <numeric>
+#include <span>
 #include <string_view>
 
 #include "impl/cpu/kernels.h"
@@ -58,7 +59,11 @@ Tensor wrap_scalar(Scalar s) {
   return out;
 }
 
-Layout elementwise_layout(const Dims& shape, const std::vector<const Layout*>& inputs) {
+Layout elementwise_layout(const Dims& shape, std::initializer_list<const Layout*> inputs) {
+  return elementwise_layout(shape, std::span<const Layout* const>(inputs.begin(), inputs.size()));
+}
+
+Layout elementwise_layout(const Dims& shape, std::span<const Layout* const> inputs) {
   bool same_shape = true, has_scalars = false, has_tensors = false;
   for (const Layout* l : inputs) {
     (l->sizes.empty() ? has_scalars : has_tensors) = true;
@@ -82,13 +87,17 @@ Layout elementwise_layout(const Dims& shape, const std::vector<const Layout*>& i
   }
   const std::size_t ndim = shape.size();
   // Per-input strides after broadcasting (0 where broadcast), then TensorIterator's insertion sort of dims.
-  std::vector<Dims> st;
-  for (const Layout* l : inputs) {
-    Dims s(ndim, 0);
+  // On the stack for the usual few inputs: every elementwise op comes here, and small ops are allocation-bound.
+  Dims st_small[3];
+  std::vector<Dims> st_heap(inputs.size() > 3 ? inputs.size() : 0);
+  const std::span<Dims> st(inputs.size() > 3 ? st_heap.data() : st_small, inputs.size());
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const Layout* l = inputs[k];
+    Dims& s = st[k];
+    s.assign(ndim, 0);
     std::size_t off = ndim - l->sizes.size();
     for (std::size_t i = 0; i < l->sizes.size(); ++i)
       s[off + i] = (l->sizes[i] == 1 && shape[off + i] != 1) ? 0 : l->strides[i];
-    st.push_back(std::move(s));
   }
   std::vector<std::size_t> perm = sort_dims(ndim, [&](std::size_t d0, std::size_t d1) {
     for (const Dims& s : st) {

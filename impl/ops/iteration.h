@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -24,7 +25,8 @@ ScalarType result_type(std::initializer_list<const Operand*> operands);
 Tensor wrap_scalar(Scalar s);
 
 // Output layout TensorIterator allocates for inputs broadcast to `shape` (fast set-up, else stride ordering).
-Layout elementwise_layout(const Dims& shape, const std::vector<const Layout*>& inputs);
+Layout elementwise_layout(const Dims& shape, std::initializer_list<const Layout*> inputs);
+Layout elementwise_layout(const Dims& shape, std::span<const Layout* const> inputs);
 
 // Strides of `t` broadcast to `shape` (0 on broadcast dims).
 Dims broadcast_strides(const Tensor& t, const Dims& shape);
