@@ -147,6 +147,7 @@ Edge gradient_edge(const Tensor& t) {
 
 std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs) {
   std::vector<Edge> edges;
+  edges.reserve(inputs.size());
   for (const Tensor* t : inputs) edges.push_back(t && t->defined() ? gradient_edge(*t) : Edge{});
   return edges;
 }
