@@ -1,4 +1,4 @@
-// impl's CUDA storage and strided copy. Needs a CUDA build and a device; otherwise each test says why it skips.
+// impl's CUDA storage, transfers and device copies. Needs a CUDA build and a device; otherwise each test says why it skips.
 #include <gtest/gtest.h>
 
 #include "impl/cuda/cuda_runtime.h"
@@ -22,23 +22,23 @@ TEST(ImplCuda, WithoutDeviceAllocationFailsCleanly) {
   EXPECT_THROW(empty({2}, ScalarType::Float32, MemoryFormat::Contiguous, Device{DeviceType::CUDA, 0}), Error);
 }
 
-TEST(ImplCuda, StridedCopyTransposes) {
+TEST(ImplCuda, DeviceCopyTransposes) {
   PARITY_REQUIRE_CUDA_DEVICE();
   Tensor host = from_values({0, 1, 2, 3, 4, 5}, ScalarType::Float32);
   Tensor dev = cuda::to_device(view(host, {2, 3}));
   Tensor t = Tensor::over(dev.storage(), geometry::transpose(dev.layout(), 0, 1), dev.dtype(), dev.version_counter());
   Tensor out = empty({3, 2}, ScalarType::Float32, MemoryFormat::Contiguous, Device{DeviceType::CUDA, 0});
-  cuda::strided_copy(out, t);
+  copy_(out, t);
   EXPECT_EQ(cuda::to_host(out).to_vector(), (std::vector<double>{0, 3, 1, 4, 2, 5}));
 }
 
-TEST(ImplCuda, StridedCopyOfEveryDtypeRoundTrips) {
+TEST(ImplCuda, DeviceCopyOfEveryDtypeRoundTrips) {
   PARITY_REQUIRE_CUDA_DEVICE();
   for (ScalarType t : {ScalarType::Bool, ScalarType::Int32, ScalarType::Int64, ScalarType::Float32, ScalarType::Float64}) {
     Tensor host = from_values({1, 0, 1, 1}, t);
     Tensor dev = cuda::to_device(host);
     Tensor out = empty({4}, t, MemoryFormat::Contiguous, Device{DeviceType::CUDA, 0});
-    cuda::strided_copy(out, dev);
+    copy_(out, dev);
     EXPECT_EQ(cuda::to_host(out).to_vector(), host.to_vector());
   }
 }

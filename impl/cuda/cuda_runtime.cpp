@@ -57,18 +57,6 @@ Tensor to_device(const Tensor& cpu, int device) {
   return out;
 }
 
-void strided_copy(const Tensor& dst, const Tensor& src) {
-  PARITY_CHECK(dst.device().type == DeviceType::CUDA && src.device().type == DeviceType::CUDA, ErrorKind::Device,
-        "strided_copy needs two CUDA tensors");
-  PARITY_CHECK(dst.dtype() == src.dtype(), ErrorKind::DType, "strided_copy needs tensors of one dtype");
-  PARITY_CHECK(dst.sizes() == src.sizes(), ErrorKind::Shape, "strided_copy needs tensors of one shape");
-  auto element = [](const Tensor& t) { return static_cast<char*>(t.storage().data()) + t.offset() * element_size(t.dtype()); };
-  const char* err = kernels::strided_copy(element(dst), element(src), element_size(dst.dtype()),
-                                          static_cast<int>(dst.dim()), dst.sizes().data(), dst.strides().data(),
-                                          src.strides().data());
-  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("strided_copy: ") + (err ? err : ""));
-}
-
 void run_pointwise(const impl::kernels::PointwiseCall& call) {
   const char* err = kernels::run_pointwise(call);
   PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("CUDA pointwise kernel: ") + (err ? err : ""));

@@ -12,9 +12,6 @@ namespace parity::impl::cuda {
 
 int device_count();  // 0 when the driver or a device is missing (never throws)
 
-// dst[i] = src[i] over a strided index space, both on the device (same dtype), in one kernel launch.
-void strided_copy(const Tensor& dst, const Tensor& src);
-
 // A pointwise call or a sum over device memory, launched and waited for; a CUDA error raises a Device error.
 void run_pointwise(const kernels::PointwiseCall& call);
 void run_sum(const kernels::SumCall& call);
