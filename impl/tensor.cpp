@@ -3,6 +3,7 @@
 #include "impl/autograd/meta.h"
 #include "impl/cpu/loops.h"
 #include "impl/error.h"
+#include "impl/kernels/geometry.h"
 
 namespace parity::impl {
 
@@ -10,9 +11,9 @@ TensorImpl::TensorImpl() = default;
 TensorImpl::~TensorImpl() = default;
 
 namespace {
-// Every kernel walks at most cpu::kMaxDims dims and offsets must fit in int64: refuse layouts that do not.
+// Every kernel walks at most kernels::kMaxDims (64) dims and offsets must fit in int64: refuse layouts that do not.
 void check_layout_fits(const Layout& layout, ScalarType dtype) {
-  PARITY_CHECK(layout.dim() <= 64, ErrorKind::Argument, "impl supports tensors of at most 64 dims");
+  PARITY_CHECK(layout.dim() <= kernels::kMaxDims, ErrorKind::Argument, "impl supports tensors of at most 64 dims");
   for (auto size : layout.sizes)
     PARITY_CHECK(size >= 0, ErrorKind::Argument,
           "Trying to create tensor with negative dimension " + std::to_string(size) + ": " + format_dims(layout.sizes));

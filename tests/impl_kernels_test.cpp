@@ -160,6 +160,24 @@ TEST(ImplKernels, GeometryOffsetsFollowTheOdometer) {
   }
 }
 
+TEST(ImplKernels, AKernelWalksAsManyDimsAsATensorHas) {
+  // 18 dims of size 2 with strides reversed (element i at the bit-reversal of i): nothing coalesces.
+  constexpr int kDims = 18;
+  std::vector<double> values(std::size_t{1} << kDims);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i);
+  const Tensor flat = from_values(values, ScalarType::Float32);
+  Dims sizes(kDims, 2), strides(kDims);
+  for (int d = 0; d < kDims; ++d) strides[static_cast<std::size_t>(d)] = std::int64_t{1} << d;
+  const Tensor reversed = Tensor::over(flat.storage(), Layout{sizes, strides, 0}, flat.dtype(), flat.version_counter());
+  const std::vector<double> got = clone(reversed, MemoryFormat::Contiguous).to_vector();
+  ASSERT_EQ(got.size(), values.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    std::size_t reversed_i = 0;
+    for (int d = 0; d < kDims; ++d) reversed_i |= ((i >> (kDims - 1 - d)) & 1u) << d;
+    ASSERT_EQ(got[i], static_cast<double>(reversed_i)) << "at " << i;
+  }
+}
+
 TEST(ImplKernels, CoalescingMergesWhatEveryOperandWalksAsOne) {
   const Dims shape{2, 3, 4}, dense{12, 4, 1}, bcast{0, 0, 1}, transposed{1, 2, 6};
   EXPECT_EQ(cpu::geometry_of(shape, {&dense, &dense}).ndim, 1);

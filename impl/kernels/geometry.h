@@ -10,7 +10,8 @@
 namespace parity::impl::kernels {
 
 inline constexpr int kMaxOperands = 4;  // the output first, then up to three inputs
-inline constexpr int kMaxDims = 16;     // after coalescing; make_geometry refuses more
+// As many as a Layout may have (impl/tensor.cpp refuses more): every tensor impl can make, a kernel can walk.
+inline constexpr int kMaxDims = 64;
 
 struct Geometry {
   int ndim = 0;  // after coalescing; 0 for a single element
