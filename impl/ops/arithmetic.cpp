@@ -50,7 +50,7 @@ Tensor binary_values(BinaryOp op, const Operand& a, const Operand& b) {
   const Device d = ops::common_device(nullptr, {&a.tensor, &b.tensor}, /*allow_cpu_scalars=*/true);
   Tensor ca = converted(a.tensor, t), cb = converted(b.tensor, t);
   Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}), t, d);
-  ops::binary_kernel(op, out, ops::kernel_operand(ca, d), ops::kernel_operand(cb, d));
+  ops::binary_kernel(op, out, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
   return out;
 }
 
@@ -226,13 +226,13 @@ Tensor binary_out(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
   PARITY_CHECK(can_cast(t, out.dtype()), ErrorKind::DType,
                "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
                    std::string(type_name(out.dtype())));
-  const Tensor ca = converted(a, t), cb = converted(b, t);
+  Tensor ca = converted(a, t), cb = converted(b, t);
   resize_output(out, shape, ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}));
   if (t == out.dtype()) {
-    ops::binary_kernel(op, out, ops::kernel_operand(ca, d), ops::kernel_operand(cb, d));
+    ops::binary_kernel(op, out, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
   } else {
     Tensor tmp = Tensor::allocate_uninitialized(Layout::dense(shape), t, d);
-    ops::binary_kernel(op, tmp, ops::kernel_operand(ca, d), ops::kernel_operand(cb, d));
+    ops::binary_kernel(op, tmp, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
     ops::copy_kernel(out, tmp);
   }
   out.bump_version();
@@ -251,7 +251,7 @@ Tensor compare(ops::CompareOp op, const Tensor& a, const Tensor& b) {
   const Device d = ops::common_device(nullptr, {&a, &b}, /*allow_cpu_scalars=*/true);
   Tensor ca = converted(a, t), cb = converted(b, t);
   Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}), ScalarType::Bool, d);
-  ops::compare_kernel(op, out, ops::kernel_operand(ca, d), ops::kernel_operand(cb, d));
+  ops::compare_kernel(op, out, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
   return out;
 }
 }  // namespace
@@ -282,7 +282,7 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   const Device d = ops::common_device(nullptr, {&condition, &self, &other}, /*allow_cpu_scalars=*/true);
   Tensor ca = converted(self, t), cb = converted(other, t);
   Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&condition.layout(), &ca.layout(), &cb.layout()}), t, d);
-  ops::where_kernel(out, ops::kernel_operand(condition, d), ops::kernel_operand(ca, d), ops::kernel_operand(cb, d));
+  ops::where_kernel(out, ops::kernel_operand(condition, d), ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
   if (node) autograd::set_history(out, node);
   return out;
 }

@@ -145,7 +145,7 @@ Device common_device(const Tensor* output, std::initializer_list<const Tensor*> 
   return common;
 }
 
-Tensor kernel_operand(const Tensor& t, Device device) {
+Tensor kernel_operand(Tensor t, Device device) {
   if (t.device() == device) return t;
   Tensor out = Tensor::allocate_uninitialized(t.layout().preserved(), t.dtype(), device);
   copy_kernel(out, t);

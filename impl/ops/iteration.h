@@ -68,7 +68,8 @@ void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x);
 // `output`: the tensor an in-place op writes, or null.
 Device common_device(const Tensor* output, std::initializer_list<const Tensor*> inputs, bool allow_cpu_scalars);
 // `t` where a kernel on `device` can read it: t itself, or a CPU scalar's copy on the device (no autograd).
-Tensor kernel_operand(const Tensor& t, Device device);
+// By value: a caller done with its operand moves it in, so the common case (already there) costs no reference count.
+Tensor kernel_operand(Tensor t, Device device);
 
 // The kernels above run on the device their operands are on (all on one: the ops check devices first); the rest
 // of impl's loops read memory on the host: this raises a Device error for a tensor elsewhere.
