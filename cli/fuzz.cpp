@@ -56,9 +56,9 @@ options:
   --isolation M    workers (default): persistent workers, many cases each; fork: a child forked for every
                    case and shrinking candidate, one at a time (slow; the reference the workers must match)
   --memory-mb M    address-space limit of one worker in MiB (default 4096; 0: none); a case that exceeds it is
-                   an out_of_memory finding. Not applied in an AddressSanitizer build (its shadow memory takes
-                   terabytes of address space), which says so on stderr
-                   when the flag is given
+                   an out_of_memory finding. Not applied with --device cuda (the CUDA driver reserves address
+                   space for the device's memory) nor in an AddressSanitizer build (its shadow memory takes
+                   terabytes of address space); either says so on stderr when the flag is given
   --shrink-share F share of the campaign's time (--seconds, or the time so far) that shrinking may take in all,
                    never less than 10 s (default 0.25; 0: no shrinking); findings beyond it are recorded
                    unshrunk
@@ -192,7 +192,7 @@ Options parse_options(const std::vector<std::string>& argv) {
   } else {
     o.campaign.jobs = jobs ? static_cast<int>(*jobs) : engine::usable_cores();
   }
-  o.campaign.memory_limit_bytes = memory_limit_bytes(args, "parity fuzz");
+  o.campaign.memory_limit_bytes = memory_limit_bytes(args, "parity fuzz", o.campaign.generator.cuda);
   if (auto f = args.number("--shrink-share", 0.0, 1.0)) o.campaign.shrink_share = *f;
   if (auto n = args.uint64("--confirm", 0, 100)) o.campaign.confirm_runs = static_cast<int>(*n);
   o.require_coverage = args.has("--require-coverage");

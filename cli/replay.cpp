@@ -30,9 +30,9 @@ options:
   --index N        which finding of a findings.jsonl
   --timeout-ms T   time limit (default 10000)
   --memory-mb M    address-space limit of the child in MiB (default 4096; 0: none); a program that exceeds it
-                   diverges as out_of_memory. Not applied in an AddressSanitizer build (its shadow memory takes
-                   terabytes of address space), which says so on stderr
-                   when the flag is given
+                   diverges as out_of_memory. Not applied to a program with cuda steps (the CUDA driver reserves
+                   address space for the device's memory) nor in an AddressSanitizer build (its shadow memory
+                   takes terabytes of address space); either says so on stderr when the flag is given
   --full-values    compare every value of a tensor of more than 4096 elements one by one, as a summary
                    cannot say which element differs (memory grows with the program's elements)
   --cpp            then print a C++ (LibTorch) repro of the program
@@ -76,10 +76,10 @@ int replay_command(const std::vector<std::string>& argv) {
   engine::EvalOptions options;
   options.want_traces = true;
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) options.timeout = std::chrono::milliseconds(*t);
-  options.memory_limit_bytes = memory_limit_bytes(args, "parity replay");
   if (args.has("--full-values")) options.keep_values = program::KeepValues::All;
 
   ReplayInput in = load_replay_input(args.positional()[0], index);
+  options.memory_limit_bytes = memory_limit_bytes(args, "parity replay", program::uses_cuda(in.program));
   if (in.finding) warn_if_made_elsewhere(*in.finding);
   engine::Evaluation ev = engine::evaluate_isolated(in.program, options);
   const std::string recorded = in.finding ? in.finding->signature.to_string() : "";

@@ -23,9 +23,9 @@ then the first divergence, if any.
 options:
   --timeout-ms T   time limit (default 10000)
   --memory-mb M    address-space limit of the child in MiB (default 4096; 0: none); a program that exceeds it
-                   diverges as out_of_memory. Not applied in an AddressSanitizer build (its shadow memory takes
-                   terabytes of address space), which says so on stderr
-                   when the flag is given
+                   diverges as out_of_memory. Not applied to a program with cuda steps (the CUDA driver reserves
+                   address space for the device's memory) nor in an AddressSanitizer build (its shadow memory
+                   takes terabytes of address space); either says so on stderr when the flag is given
   --traces         also print both traces as JSON. A tensor of more than 4096 elements is kept as a summary
                    (count, NaNs and infinities, min, max, sum, a position-weighted checksum, a hash of the bits),
                    which is also how large values are compared
@@ -52,10 +52,10 @@ int run_command(const std::vector<std::string>& argv) {
   engine::EvalOptions options;
   options.want_traces = true;
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) options.timeout = std::chrono::milliseconds(*t);
-  options.memory_limit_bytes = memory_limit_bytes(args, "parity run");
   if (args.has("--full-values")) options.keep_values = program::KeepValues::All;
 
   program::Program p = load_program_file(args.positional()[0]);
+  options.memory_limit_bytes = memory_limit_bytes(args, "parity run", program::uses_cuda(p));
   engine::Evaluation ev = engine::evaluate_isolated(p, options);
   std::cout << cell("step", 5) << cell("op", 16) << cell("impl", 48) << "libtorch\n";
   for (std::size_t i = 0; i < p.steps.size(); ++i) {

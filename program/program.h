@@ -57,6 +57,13 @@ struct Program {
   bool operator==(const Program&) const = default;
 };
 
+// Whether any step puts a tensor on cuda: only factories' device=, the _like factories' and to(device) can.
+inline bool uses_cuda(const Program& p) {
+  for (const Step& s : p.steps)
+    if (s.attrs.device == Device::CUDA || s.attrs.like_device == Device::CUDA) return true;
+  return false;
+}
+
 // Row-major strides; a size-0 or size-1 dim counts as 1 for the dims before it (PyTorch's empty_tensor_restride).
 inline std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& sizes) {
   std::vector<std::int64_t> strides(sizes.size());
