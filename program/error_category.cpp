@@ -38,6 +38,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"its base or another view of its base has been modified inplace", ErrorCategory::ViewInPlace},
     {"support the deepcopy protocol", ErrorCategory::DeepcopyNonLeaf},
     {"functions with out=... arguments don't support automatic differentiation", ErrorCategory::OutRequiresGrad},
+    {"- expected device", ErrorCategory::Device},                          // a gradient on another device
     {"invalid gradient at index", ErrorCategory::Shape},                   // backward(gradient) of another shape
     {"does not require grad and does not have a grad_fn", ErrorCategory::NoGradFn},
     {"grad can be implicitly created only for scalar outputs", ErrorCategory::NonScalarBackward},

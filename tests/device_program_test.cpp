@@ -1,6 +1,6 @@
 // Programs with cuda steps, run on impl and on LibTorch and compared as a campaign compares them. They need a CUDA
 // device on both backends (a build with nvcc and -DPARITY_ORACLE_CUDA=ON on the GPU machine, ci/device_check.sh);
-// elsewhere each test says why it skips. Never run on a device in the session that wrote them.
+// elsewhere each test says why it skips. They ran on an H100 against the GPU machine's LibTorch 2.11 wheel.
 #include <gtest/gtest.h>
 
 #include "engine/device_probe.h"
@@ -81,6 +81,50 @@ TEST(DevicePrograms, DeviceRules) {
   b.step(OpId::Add, {cuda, b.full({}, 2.0)});                        // a CPU scalar tensor: allowed
   b.step(OpId::Mm, {cuda, cpu});                                     // raises: mm's own message
   b.step(OpId::Mm, {cpu, cuda});
+  expect_agree(b.program());
+}
+
+// What the first campaign on a device (torch 2.11, H100) found, each as the smallest program it shrank to.
+
+// A leaf's first gradient copied into .grad (create_graph, or a gradient the engine cannot steal) stays on the
+// leaf's device; a later backward then adds on that device.
+TEST(DevicePrograms, GradientsStayOnTheLeafsDevice) {
+  PARITY_REQUIRE_CUDA_ON_BOTH_BACKENDS();
+  ProgramBuilder b;
+  Attrs r = on(Device::CUDA);
+  r.sizes = {2, 1, 1, 1};
+  r.strides = {1, 1, 1, 1};
+  r.dtype = DType::Float32;
+  r.requires_grad = true;
+  r.seed = 302298969;
+  int x = b.step(OpId::Rand, {}, r);
+  int m = b.step(OpId::Mean, {x});
+  Attrs cg;
+  cg.create_graph = true;
+  b.step(OpId::BackwardRoots, {m, m}, cg);
+  b.step(OpId::Grad, {x});
+  Attrs f = on(Device::CUDA);
+  f.sizes = {1, 1};
+  f.dtype = DType::Float16;
+  f.scalar = {Scalar::Kind::Float, 1.5};
+  f.requires_grad = true;
+  int h = b.step(OpId::Full, {}, f);
+  int relu = b.step(OpId::Relu, {h});
+  Attrs keep;
+  keep.retain_graph = true;
+  b.step(OpId::Backward, {relu}, keep, /*grad_enabled=*/false);
+  b.step(OpId::Backward, {relu});
+  b.step(OpId::Grad, {h});
+  expect_agree(b.program());
+}
+
+// A gradient given for a root on another device: a 0-dim one moves there, any other is refused.
+TEST(DevicePrograms, AGradientOnAnotherDevice) {
+  PARITY_REQUIRE_CUDA_ON_BOTH_BACKENDS();
+  ProgramBuilder b;
+  int x = b.step(OpId::ToDevice, {b.rand({2}, DType::Float32, true)}, on(Device::CUDA));
+  b.step(OpId::BackwardGrad, {b.step(OpId::Sum, {x}), b.full({}, 2.0)});
+  b.step(OpId::BackwardGrad, {b.unary(OpId::Exp, x), b.rand({2})});
   expect_agree(b.program());
 }
 

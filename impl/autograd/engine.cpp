@@ -34,6 +34,14 @@ Tensor validate(Tensor grad, const InputMetadata& meta, const std::string& node_
     grad = sum_to(grad, meta.sizes);
   }
   if (grad.dtype() != meta.dtype) grad = to(grad, meta.dtype);
+  // validate_outputs moves a zero-dim gradient to its input's device and refuses any other on another device.
+  if (grad.device() != meta.device) {
+    PARITY_CHECK(grad.dim() == 0, ErrorKind::Device,
+                 (node_name.empty() ? std::string() : "Function " + node_name + " returned an ") +
+                     "invalid gradient at index " + std::to_string(index) + " - expected device " +
+                     meta.device.str() + " but got " + grad.device().str());
+    grad = to(grad, meta.device);
+  }
   return grad;
 }
 

@@ -68,7 +68,8 @@ Tensor clone_obey_contract(const Tensor& grad, const Tensor& var) {
   // the accumulator (and the gradient's dtype) were fixed. 2.x: the gradient's (VersionGate::GradCopyKeepsGradDtype).
   if (var.is_non_overlapping_and_dense())
     return copy_(empty_strided(var.sizes(), var.strides(),
-                               follows(VersionGate::GradCopyKeepsGradDtype) ? grad.dtype() : var.dtype()),
+                               follows(VersionGate::GradCopyKeepsGradDtype) ? grad.dtype() : var.dtype(),
+                               grad.device()),
                  grad);
   return clone(grad, MemoryFormat::Contiguous);
 }
@@ -112,7 +113,7 @@ TensorList CopySlices::apply(TensorList&& grads) {
   const Tensor& grad = grads[0];
   if (!grad.defined()) return TensorList(next_edges().size());
   PARITY_CHECK(fn_ != nullptr, ErrorKind::GraphFreed, kBackwardTwiceMessage);
-  Tensor result = copy_(empty_strided(base_.sizes, base_.strides, grad.dtype()), grad);
+  Tensor result = copy_(empty_strided(base_.sizes, base_.strides, grad.dtype(), grad.device()), grad);
   Tensor grad_slice = as_strided(result, view_.sizes, view_.strides,
                                  result.offset() + view_.offset - base_.offset);
   // LibTorch 1.13 marks every next node of its op needed; 2.x (VersionGate::CopySlicesMarksFirstEdgeOnly) only
