@@ -2,6 +2,7 @@
 
 #include "impl/autograd/meta.h"
 #include "impl/cpu/loops.h"
+#include "impl/cuda/cuda_runtime.h"
 #include "impl/error.h"
 #include "impl/kernels/geometry.h"
 
@@ -88,7 +89,7 @@ std::string Tensor::type_name() const {
 std::string Tensor::type_string() const { return type_name() + " " + format_dims(sizes()); }
 
 std::vector<double> Tensor::to_vector() const {
-  PARITY_CHECK(device().type == DeviceType::CPU, ErrorKind::Device, "to_vector() needs a CPU tensor");
+  if (device().type != DeviceType::CPU) return cuda::to_host(*this).to_vector();
   std::vector<double> out;
   out.reserve(static_cast<std::size_t>(numel()));
   dispatch(dtype(), [&](auto tag) {

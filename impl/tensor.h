@@ -78,7 +78,8 @@ class Tensor {
   std::string type_name() const;
   std::string type_string() const;  // "CPUFloatType [2, 3]", as the version-counter message prints a tensor
 
-  // Elements in logical row-major order, converted to double (observation, tests).
+  // Elements in logical row-major order, converted to double (observation, tests, and the few formulas that read
+  // values on the host); a device tensor's are copied to the host first.
   std::vector<double> to_vector() const;
 
  private:

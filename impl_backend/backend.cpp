@@ -68,11 +68,6 @@ Device to_impl(pg::Device d) {
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
-// The values of a tensor on any device, read on the host in logical order.
-std::vector<double> host_values(const Tensor& t) {
-  return t.device().type == DeviceType::CPU ? t.to_vector() : cuda::to_host(t).to_vector();
-}
-
 Scalar to_impl(const pg::Scalar& s) {
   switch (s.kind) {
     case pg::Scalar::Kind::Int: return {Scalar::Kind::Int, s.value};
@@ -213,15 +208,15 @@ class ImplSession final : public pg::Session {
     o.channels_last = t.is_contiguous(MemoryFormat::ChannelsLast);
     o.channels_last_3d = t.is_contiguous(MemoryFormat::ChannelsLast3d);
     o.non_overlapping_dense = t.is_non_overlapping_and_dense();
-    if (with_values) o.values = host_values(t);
+    if (with_values) o.values = t.to_vector();
     if (with_grad) {
       Tensor g = autograd::grad(t);
-      if (g.defined()) o.grad = pg::GradObs{g.sizes(), g.strides(), to_program(g.dtype()), host_values(g)};
+      if (g.defined()) o.grad = pg::GradObs{g.sizes(), g.strides(), to_program(g.dtype()), g.to_vector()};
     }
     return o;
   }
 
-  std::vector<double> values(int id) const override { return host_values(*values_[id]); }
+  std::vector<double> values(int id) const override { return values_[id]->to_vector(); }
   const void* storage_key(int id) const override { return values_[id]->storage().key(); }
   const void* tensor_key(int id) const override { return values_[id]->impl(); }
   const void* grad_storage_key(int id) const override {
