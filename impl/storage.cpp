@@ -1,7 +1,5 @@
 #include "impl/storage.h"
 
-#include <cstring>
-
 #include "impl/cpu/caching_allocator.h"
 #include "impl/error.h"
 
@@ -30,10 +28,8 @@ Storage::Storage(std::size_t nbytes, Allocator& allocator, Fill fill) : impl_(st
 
 void Storage::grow(std::size_t nbytes) const {
   if (nbytes <= impl_->nbytes) return;
-  // The kernels that resize outputs run on the CPU; a device storage would need the device's copy.
-  if (impl_->allocator->device().type != DeviceType::CPU) fail(ErrorKind::Device, "resizing a storage is only implemented on the CPU");
   void* data = impl_->allocator->allocate(nbytes, Fill::Zeros);
-  std::memcpy(data, impl_->data, impl_->nbytes);
+  impl_->allocator->copy(data, impl_->data, impl_->nbytes);
   impl_->allocator->deallocate(impl_->data, impl_->nbytes);
   impl_->data = data;
   impl_->nbytes = nbytes;

@@ -33,6 +33,8 @@ class Allocator {
   // nbytes: what allocate was asked for.
   virtual void deallocate(void* p, std::size_t nbytes) noexcept = 0;
   virtual Device device() const = 0;
+  // Copies nbytes between two blocks of this allocator's memory (a storage that grows keeps its bytes).
+  virtual void copy(void* dst, const void* src, std::size_t nbytes) const = 0;
 };
 
 Allocator& cpu_allocator();

@@ -25,6 +25,9 @@ class CudaAllocator final : public Allocator {
   }
   void deallocate(void* p, std::size_t) noexcept override { cudaFree(p); }
   Device device() const override { return Device{DeviceType::CUDA, 0}; }
+  void copy(void* dst, const void* src, std::size_t nbytes) const override {
+    check_cuda(cudaMemcpy(dst, src, nbytes, cudaMemcpyDeviceToDevice), "cudaMemcpy on the device");
+  }
 };
 }  // namespace
 
