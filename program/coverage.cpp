@@ -141,8 +141,9 @@ class Analysis {
       if (seen_[k]) tags_.situations.emplace_back(kSituationNames[k]);
     for (std::size_t k = 0; k < pair_seen_.size(); ++k)
       if (pair_seen_[k]) tags_.situation_pairs.push_back(situation_pairs()[k]);
+    // Device-only ops are no coverage goal (backward_through_ops()): a CPU campaign never makes them.
     for (const OpSpec& op : op_table())
-      if (through_seen_[static_cast<std::size_t>(op.id)]) tags_.backward_through.emplace_back(op.name);
+      if (through_seen_[static_cast<std::size_t>(op.id)] && !op.device_only) tags_.backward_through.emplace_back(op.name);
     return std::move(tags_);
   }
 

@@ -3,11 +3,14 @@
 // elsewhere each test says why it skips. They ran on an H100 against the GPU machine's LibTorch 2.11 wheel.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "engine/device_probe.h"
 #include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
 #include "program/backend.h"
 #include "program/compare.h"
+#include "program/coverage.h"
 #include "program/program_builder.h"
 
 namespace parity::program {
@@ -66,6 +69,10 @@ TEST(DevicePrograms, FactoriesAndToOnCuda) {
   EXPECT_EQ(t.torch.steps[static_cast<std::size_t>(same)].observed.at(0).same_as, xc);
   auto d = compare(t.impl, t.torch);
   EXPECT_FALSE(d) << (d ? describe(*d) : "");
+  // The backward went through to(): a campaign counts only what its coverage dimensions know.
+  const auto& known = backward_through_ops();
+  for (const std::string& op : coverage_tags(b.program(), t.torch).backward_through)
+    EXPECT_NE(std::find(known.begin(), known.end(), op), known.end()) << op;
 }
 
 // PyTorch's device rules: copy_ across devices is allowed; TensorIterator refuses two devices but takes a CPU
