@@ -135,5 +135,23 @@ TEST(DevicePrograms, AGradientOnAnotherDevice) {
   expect_agree(b.program());
 }
 
+// The generated CUDA wrappers' device check, in the release's words: matmul reaches mm, bmm, dot and mv's addmv_.
+TEST(DevicePrograms, ProductsOnTwoDevices) {
+  PARITY_REQUIRE_CUDA_ON_BOTH_BACKENDS();
+  ProgramBuilder b;
+  int m = b.rand({2, 2});
+  int v = b.rand({2});
+  int bm = b.rand({2, 2, 2});
+  int cm = b.step(OpId::ToDevice, {m}, on(Device::CUDA));
+  int cv = b.step(OpId::ToDevice, {v}, on(Device::CUDA));
+  int cbm = b.step(OpId::ToDevice, {bm}, on(Device::CUDA));
+  for (auto [x, y] : std::initializer_list<std::pair<int, int>>{
+           {cm, m}, {m, cm}, {cm, v}, {m, cv}, {cv, v}, {v, cv}, {cbm, bm}, {bm, cbm}, {cbm, v}, {v, cm}})
+    b.step(OpId::Matmul, {x, y});
+  b.step(OpId::Mm, {cm, m});
+  b.step(OpId::Mm, {m, cm});
+  expect_agree(b.program());
+}
+
 }  // namespace
 }  // namespace parity::program

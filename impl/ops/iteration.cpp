@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -143,6 +144,27 @@ Device common_device(const Tensor* output, std::initializer_list<const Tensor*> 
     check(t);
   }
   return common;
+}
+
+Device wrapper_device(const char* wrapper, std::initializer_list<WrapperArgument> arguments) {
+  std::optional<Device> common;
+  for (const WrapperArgument& a : arguments) {
+    const Device d = a.tensor->device();
+    if (!common) {
+      common = d;
+      continue;
+    }
+    if (d == *common) continue;
+    // Two devices, so one is cuda: the CUDA kernel's wrapper is the one that checks.
+    if (follows(VersionGate::WrapperDeviceMessageNamesArgument))
+      fail(ErrorKind::Device, "Expected all tensors to be on the same device, but got " + std::string(a.name) +
+                                  " is on " + d.str() + ", different from other tensors on " + common->str() +
+                                  " (when checking argument in method wrapper_CUDA_" + wrapper + ")");
+    fail(ErrorKind::Device, "Expected all tensors to be on the same device, but found at least two devices, " +
+                                common->str() + " and " + d.str() + "! (when checking argument for argument " +
+                                a.name + " in method wrapper_" + wrapper + ")");
+  }
+  return common.value_or(Device{});
 }
 
 Tensor kernel_operand(Tensor t, Device device) {

@@ -67,6 +67,15 @@ void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x);
 // comparison ops), one 0-dim CPU input, which the kernel reads as a scalar argument (kernel_operand).
 // `output`: the tensor an in-place op writes, or null.
 Device common_device(const Tensor* output, std::initializer_list<const Tensor*> inputs, bool allow_cpu_scalars);
+// The device check that LibTorch's generated wrappers run before an op's own checks (check_and_update_common_device):
+// the common device is the first argument's, and the first argument on another device raises, naming itself and
+// the wrapper (`wrapper`: "mm", "addmv_", "_dot" as codegen names it after "wrapper_CUDA_"). The wording is
+// the release's (VersionGate::WrapperDeviceMessageNamesArgument).
+struct WrapperArgument {
+  const char* name;
+  const Tensor* tensor;
+};
+Device wrapper_device(const char* wrapper, std::initializer_list<WrapperArgument> arguments);
 // `t` where a kernel on `device` can read it: t itself, or a CPU scalar's copy on the device (no autograd).
 // By value: a caller done with its operand moves it in, so the common case (already there) costs no reference count.
 Tensor kernel_operand(Tensor t, Device device);

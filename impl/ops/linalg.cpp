@@ -101,9 +101,8 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   auto node = autograd::compute_requires_grad({&a, &b})
                   ? product_node("DotBackward0", {"self", "tensor"}, Unpack::OtherFirst, Compute::FirstOperandFirst, a, b, times, times)
                   : nullptr;
-  // The device wrapper's check comes before the op's own (its wording is TensorIterator's here: not yet held to a
-  // CUDA LibTorch, which words it per release).
-  const Device device = ops::common_device(nullptr, {&a, &b}, /*allow_cpu_scalars=*/false);
+  // The device wrapper's check comes before the op's own.
+  const Device device = ops::wrapper_device("_dot", {{"self", &a}, {"tensor", &b}});
   PARITY_CHECK(a.dtype() == b.dtype(), ErrorKind::DType,
                "dot : expected both vectors to have same dtype, but found " + std::string(type_name(a.dtype())) +
                    " and " + std::string(type_name(b.dtype())));
@@ -132,7 +131,9 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
                         },
                         [](const Tensor& g, const Tensor& m) { return mv(t(m), g); })
                   : nullptr;
-  const Device device = ops::common_device(nullptr, {&mat, &vec}, /*allow_cpu_scalars=*/false);
+  // at::mv allocates its result with vec's options, then runs addmv_ into it: the wrapper of addmv_ checks
+  // (self: the result, mat, vec).
+  const Device device = ops::wrapper_device("addmv_", {{"self", &vec}, {"mat", &mat}, {"vec", &vec}});
   // at::mv sizes its result by mat.size(0), then addmv_ checks the operands (only a backward formula can pass
   // others than matmul's: a saved operand that set_data changed).
   PARITY_CHECK(mat.dim() > 0, ErrorKind::IndexRange, "Dimension specified as 0 but tensor has no dimensions");
@@ -163,7 +164,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
                                  [](const Tensor& g, const Tensor& other) { return bmm(g, transpose(other, 1, 2)); },
                                  [](const Tensor& g, const Tensor& other) { return bmm(transpose(other, 1, 2), g); })
                   : nullptr;
-  const Device device = ops::common_device(nullptr, {&a, &b}, /*allow_cpu_scalars=*/false);
+  const Device device = ops::wrapper_device("bmm", {{"self", &a}, {"mat2", &b}});
   const std::int64_t batches = a.sizes()[0], rows = a.sizes()[1], inner = a.sizes()[2], cols = b.sizes()[2];
   PARITY_CHECK(b.sizes()[0] == batches && b.sizes()[1] == inner, ErrorKind::Shape,
                "Expected size for first two dimensions of batch2 tensor to be: [" + std::to_string(batches) + ", " +
@@ -307,7 +308,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
         });
   }
   // 2.x's mm says which function refuses, and compares the dtypes before the kernel reads either.
-  const Device device = ops::common_device(nullptr, {&a, &b}, /*allow_cpu_scalars=*/false);
+  const Device device = ops::wrapper_device("mm", {{"self", &a}, {"mat2", &b}});
   const bool checks_dtypes = follows(VersionGate::MmChecksDtypes);
   const std::string prefix = checks_dtypes ? "mm: " : "";
   PARITY_CHECK(a.dim() == 2, ErrorKind::Shape,
