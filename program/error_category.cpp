@@ -25,6 +25,8 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     // own, and a CUDA tensor asked of a LibTorch without CUDA (its CPU libraries alone, or no driver).
     {"Expected all tensors to be on the same device", ErrorCategory::Device},
     {"with arguments from the 'CUDA' backend", ErrorCategory::Device},
+    {"indices should be either on", ErrorCategory::Device},  // at::index: an index on another device
+    {"for value tensor", ErrorCategory::Device},  // index_put_ accumulating on cuda: the values' device
     {"PyTorch is not linked with support for cuda devices", ErrorCategory::Device},
     {"Found no NVIDIA driver on your system", ErrorCategory::Device},
     {"no CUDA GPUs are available", ErrorCategory::Device},

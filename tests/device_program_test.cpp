@@ -153,5 +153,33 @@ TEST(DevicePrograms, ProductsOnTwoDevices) {
   expect_agree(b.program());
 }
 
+// Advanced indexing of a cuda tensor, with indices and masks on either device, and index_put_'s device rule.
+TEST(DevicePrograms, IndexingOnCuda) {
+  PARITY_REQUIRE_CUDA_ON_BOTH_BACKENDS();
+  ProgramBuilder b;
+  int x = b.step(OpId::ToDevice, {b.rand({3, 2}, DType::Float32, true)}, on(Device::CUDA));
+  int cpu_index = b.arange(3, DType::Int64);
+  Attrs a = on(Device::CUDA);
+  a.end = 2;
+  a.dtype = DType::Int64;
+  int cuda_index = b.step(OpId::Arange, {}, a);
+  b.step(OpId::Index, {x, cpu_index});
+  int picked = b.step(OpId::Index, {x, cuda_index});
+  b.step(OpId::Backward, {b.step(OpId::Sum, {picked})});
+  b.step(OpId::Grad, {0});
+  int cpu_mask = b.rand({3}, DType::Bool);
+  b.step(OpId::Index, {x, cpu_mask});
+  int y = b.step(OpId::ToDevice, {b.rand({3, 2}, DType::Float32, false, 3)}, on(Device::CUDA));
+  Attrs acc;
+  acc.accumulate = true;
+  b.step(OpId::IndexPut_, {y, cpu_index, b.step(OpId::ToDevice, {b.rand({3, 2}, DType::Float32, false, 4)}, on(Device::CUDA))}, acc);
+  b.step(OpId::IndexPut_, {y, cpu_mask, b.step(OpId::ToDevice, {b.full({}, 7.0)}, on(Device::CUDA))});
+  b.step(OpId::IndexPut_, {y, cpu_mask, b.full({}, 5.0, false, DType::Float64)});   // a CPU value: masked_fill_
+  int cpu_y = b.rand({3, 2}, DType::Float32, false, 5);
+  b.step(OpId::IndexPut_, {cpu_y, cpu_index, b.step(OpId::ToDevice, {b.rand({3, 2})}, on(Device::CUDA))});  // raises
+  b.step(OpId::Index, {cpu_y, cuda_index});                                                                  // raises
+  expect_agree(b.program());
+}
+
 }  // namespace
 }  // namespace parity::program

@@ -108,5 +108,11 @@ Tensor to_host(const Tensor& dev) {
   return out;
 }
 
+void write_back(const Tensor& dev, const Tensor& host) {
+  check_cuda(cudaMemcpy(dev.storage().data(), host.storage().data(),
+                        std::min(host.storage().nbytes(), dev.storage().nbytes()), cudaMemcpyHostToDevice),
+             "cudaMemcpy to device");
+}
+
 }  // namespace cuda
 }  // namespace parity::impl

@@ -20,6 +20,10 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_
 
 // Host <-> device transfers of a whole tensor; the result is dense in the source's layout order.
 Tensor to_device(const Tensor& cpu, int device = 0);
+// A host tensor of `cuda`'s layout over a copy of its storage's bytes (as far as the layout reaches), and the way
+// back: `host`'s bytes into `cuda`'s storage, as far as both reach. Host code runs on such a mirror as on the
+// device tensor itself.
 Tensor to_host(const Tensor& cuda);
+void write_back(const Tensor& cuda, const Tensor& host);
 
 }  // namespace parity::impl::cuda

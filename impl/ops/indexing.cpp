@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "impl/autograd/grad_mode.h"
+#include "impl/cuda/cuda_runtime.h"
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/ops.h"
@@ -31,6 +32,12 @@ struct AdvancedIndex {
 
 bool is_mask(const Tensor& t) { return t.dtype() == ScalarType::Bool; }
 
+bool on_cpu(const Tensor& t) { return t.device().type == DeviceType::CPU; }
+
+// impl's advanced indexing runs on the host (there is no device gather or scatter yet): an operand on cuda is
+// mirrored there, storage and layout as they are, and what the host loops write goes back to it.
+Tensor on_host(const Tensor& t) { return on_cpu(t) ? t : cuda::to_host(t); }
+
 // The index list has one entry (a mask counts once here).
 void check_index_count(const Tensor& self) {
   PARITY_CHECK(self.dim() >= 1, ErrorKind::IndexRange,
@@ -49,7 +56,7 @@ void check_index_types(const Tensor& index) {
 
 // A mask's nonzero positions as int64 (count, mask.dim()) in row-major order; column j indexes dim j.
 Tensor nonzero(const Tensor& mask) {
-  ops::require_cpu({&mask});  // advanced indexing runs on the host only (impl has no device gather or scatter yet)
+  ops::require_cpu({&mask});  // on_host mirrored it
   const Tensor m = contiguous(mask);
   const bool* p = m.data<bool>();
   std::vector<std::int64_t> hits;
@@ -178,7 +185,17 @@ void for_each_indexed(const AdvancedIndex& info, const std::vector<std::size_t>&
 }
 
 Tensor index_values(const Tensor& self, const Tensor& index) {
-  ops::require_cpu({&self, &index});
+  // at::index's meta: the count, then an index on the CPU or on self's device.
+  check_index_count(self);
+  PARITY_CHECK(on_cpu(index) || index.device() == self.device(), ErrorKind::Device,
+               "indices should be either on cpu or on the same device as the indexed tensor (" + self.device().str() +
+                   ")");
+  if (!on_cpu(self)) {
+    const Tensor host = index_values(on_host(self), on_host(index));
+    Tensor out = Tensor::allocate(host.layout(), host.dtype(), self.device());
+    cuda::write_back(out, host);
+    return out;
+  }
   const AdvancedIndex info = make_info(self, index);
   std::vector<const Layout*> inputs = {&info.src.layout()};
   for (const Tensor& i : info.indices) inputs.push_back(&i.layout());
@@ -210,22 +227,17 @@ bool is_expandable_to(const Dims& from, const Dims& to) {
   return true;
 }
 
-// _index_put_impl_ below autograd: ATen's checks in its order, then the write. An index out of range raises
-// from inside the loop, after the elements before it were written, as ATen's serial kernel does.
-void index_put_values(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate) {
+// The checks make_info and make_index_put_iterator run and the write, on operands that index_put_values brought
+// to the host. `devices`: self and the values as they are, whose devices TensorIterator checks (after the shape
+// and dtype, before the write); an index is moved to self's device first, so it never fails there. An index out
+// of range raises from inside the loop, after the elements before it were written, as ATen's serial kernel does.
+struct OnDevices {
+  const Tensor& self;
+  const Tensor& values;
+};
+void index_put_on_host(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate,
+                       const OnDevices& devices) {
   ops::require_cpu({&self, &index, &values});
-  check_index_count(self);
-  // One mask and one value: ATen fills through masked_fill_, which converts the value and skips the dtype
-  // check below.
-  if (!accumulate && is_mask(index) && values.numel() == 1) {
-    check_mask_shape(self, index);
-    Tensor mask = index;
-    for (std::int64_t d = index.dim(); d < self.dim(); ++d) mask = unsqueeze(mask, -1);
-    ops::masked_fill_checked(self, mask, values.to_vector().front());
-    return;
-  }
-  check_no_overlap(self, values);
-  check_no_overlap(self, index);
   const AdvancedIndex info = make_info(self, index);
   PARITY_CHECK(is_expandable_to(values.sizes(), info.src.sizes()), ErrorKind::Shape,
                "shape mismatch: value tensor of shape " + format_dims(values.sizes()) +
@@ -233,6 +245,7 @@ void index_put_values(const Tensor& self, const Tensor& index, const Tensor& val
   PARITY_CHECK(values.dtype() == self.dtype(), ErrorKind::DType,
                "Index put requires the source and destination dtypes match, got " + std::string(type_name(self.dtype())) +
                    " for the destination and " + std::string(type_name(values.dtype())) + " for the source.");
+  ops::common_device(&devices.self, {&devices.values}, /*allow_cpu_scalars=*/false);
   std::vector<const Layout*> operands = {&info.src.layout(), &values.layout()};
   for (const Tensor& i : info.indices) operands.push_back(&i.layout());
   const auto order = iteration_order(ops::elementwise_layout(info.src.sizes(), operands));
@@ -246,6 +259,45 @@ void index_put_values(const Tensor& self, const Tensor& index, const Tensor& val
                        else out[at] = accumulate ? static_cast<T>(out[at] + in[rest[0]]) : in[rest[0]];
                      });
   });
+}
+
+// _index_put_impl_ below autograd: ATen's checks in its order, then the write.
+void index_put_values(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate) {
+  check_index_count(self);
+  // One mask on self's device and one value on the CPU (canDispatchToMaskedFill): ATen fills through
+  // masked_fill_, which converts the value, skips the dtype check below, and runs on self's device.
+  if (!accumulate && is_mask(index) && values.numel() == 1 && on_cpu(values) && index.device() == self.device()) {
+    check_mask_shape(self, index);
+    Tensor mask = index;
+    for (std::int64_t d = index.dim(); d < self.dim(); ++d) mask = unsqueeze(mask, -1);
+    ops::masked_fill_checked(self, mask, values.to_vector().front());
+    return;
+  }
+  // A zero-dim value on another device joins self's; then the overlaps, checked on the tensors themselves.
+  Tensor value = values;
+  if (value.device() != self.device() && value.dim() == 0) {
+    autograd::NoGradGuard below_autograd;
+    value = to(values, self.device());
+  }
+  check_no_overlap(self, values);
+  check_no_overlap(self, index);
+  // Accumulating on cuda goes through index_put_with_sort_stub, which checks the values' device itself.
+  if (!on_cpu(self) && accumulate)
+    PARITY_CHECK(value.device() == self.device(), ErrorKind::Device,
+                 "expected device " + self.device().str() + " but got device " + value.device().str() +
+                     " for value tensor");
+  const OnDevices devices{self, value};
+  if (on_cpu(self) && on_cpu(index) && on_cpu(value)) return index_put_on_host(self, index, value, accumulate, devices);
+  // The host loops on mirrors: what they wrote goes back even when they raise part way, as the serial kernel's
+  // writes before an error stay.
+  const Tensor host = on_host(self);
+  try {
+    index_put_on_host(host, on_host(index), on_host(value), accumulate, devices);
+  } catch (...) {
+    if (!on_cpu(self)) cuda::write_back(self, host);
+    throw;
+  }
+  if (!on_cpu(self)) cuda::write_back(self, host);
 }
 
 Tensor index_put(const Tensor& self, const Tensor& indices, const Tensor& values, bool accumulate);
