@@ -26,6 +26,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"Expected all tensors to be on the same device", ErrorCategory::Device},
     {"with arguments from the 'CUDA' backend", ErrorCategory::Device},
     {"indices should be either on", ErrorCategory::Device},  // at::index: an index on another device
+    {"expected self and mask to be on the same device", ErrorCategory::Device},  // masked_fill__cuda
     {"for value tensor", ErrorCategory::Device},  // index_put_ accumulating on cuda: the values' device
     {"PyTorch is not linked with support for cuda devices", ErrorCategory::Device},
     {"Found no NVIDIA driver on your system", ErrorCategory::Device},
@@ -68,6 +69,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"can't be cast to the desired output type", ErrorCategory::DType},
     {"where expected condition to be a boolean tensor", ErrorCategory::DType},
     {"masked_fill_ only supports boolean masks", ErrorCategory::DType},
+    {"masked_fill only supports boolean masks", ErrorCategory::DType},  // masked_fill__cuda's words
     {"tensors used as indices must be long,", ErrorCategory::DType},  // 2.x: "long, int, byte or bool tensors"
     {"One of the differentiated Tensors does not require grad", ErrorCategory::NoGradFn},
     {"of the input tensors does not require grad", ErrorCategory::NoGradFn},  // 2.x: "element 0 of the input ..."

@@ -181,5 +181,31 @@ TEST(DevicePrograms, IndexingOnCuda) {
   expect_agree(b.program());
 }
 
+// What the second campaign on a device found: masked_fill and index_put_ check in the CUDA kernels' order and
+// words, out= results grow on the device, and as_strided's backward reads a device gradient.
+TEST(DevicePrograms, CudaKernelsOwnChecks) {
+  PARITY_REQUIRE_CUDA_ON_BOTH_BACKENDS();
+  ProgramBuilder b;
+  int x = b.step(OpId::ToDevice, {b.rand({2, 2}, DType::Float32, true)}, on(Device::CUDA));
+  int mask = b.step(OpId::ToDevice, {b.rand({2, 2}, DType::Bool)}, on(Device::CUDA));
+  Attrs half;
+  half.scalar = {Scalar::Kind::Float, 0.5};
+  b.step(OpId::MaskedFill, {b.rand({2, 2}), mask}, half);           // raises: self on the CPU
+  b.step(OpId::MaskedFill, {x, x}, half);                           // raises: a float mask
+  b.step(OpId::MaskedFill, {x, b.step(OpId::ToDevice, {b.rand({3}, DType::Bool)}, on(Device::CUDA))}, half);
+  int y = b.step(OpId::ToDevice, {b.rand({4})}, on(Device::CUDA));
+  Attrs acc;
+  acc.accumulate = true;
+  b.step(OpId::IndexPut_, {y, b.arange(4, DType::Int64), b.rand({4})}, acc);  // raises: values on the CPU
+  b.step(OpId::IndexPut_, {y, y, y}, acc);                                     // raises: overlap, before the dtype
+  b.step(OpId::AddOut, {b.step(OpId::ToDevice, {b.rand({0})}, on(Device::CUDA)), x, x});
+  Attrs view;
+  view.sizes = {1, 1};
+  view.strides = {1, 1};
+  b.step(OpId::Backward, {b.step(OpId::Sum, {b.step(OpId::AsStrided, {x}, view)})});
+  b.step(OpId::Grad, {0});
+  expect_agree(b.program());
+}
+
 }  // namespace
 }  // namespace parity::program

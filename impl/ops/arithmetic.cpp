@@ -288,18 +288,28 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
 }
 
 void ops::masked_fill_checked(const Tensor& self, const Tensor& mask, double value) {
-  PARITY_CHECK(mask.dtype() == ScalarType::Bool, ErrorKind::DType,
-               "masked_fill_ only supports boolean masks, but got mask with dtype " +
-                   std::string(follows(VersionGate::MaskedFillNamesTypeMeta) ? type_meta_name(mask.dtype())
-                                                                             : type_name(mask.dtype())));
-  // masked_fill__cuda's wording (ATen's CPU kernel reads a CUDA mask nowhere: the same check, unheld to LibTorch).
-  PARITY_CHECK(self.device() == mask.device(), ErrorKind::Device,
-               "expected self and mask to be on the same device, but got mask on " + mask.device().str() +
-                   " and self on " + self.device().str());
-  ops::check_no_partial_overlap(self, {&mask});
-  const Dims shape = broadcast_shapes(self.sizes(), mask.sizes());
-  PARITY_CHECK(shape == self.sizes(), ErrorKind::Shape,
-               "output with shape " + format_dims(self.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
+  if (self.device().type == DeviceType::CPU && mask.device().type == DeviceType::CPU) {
+    // masked_fill__cpu: the dtype, then TensorIterator's broadcast of the mask to self.
+    PARITY_CHECK(mask.dtype() == ScalarType::Bool, ErrorKind::DType,
+                 "masked_fill_ only supports boolean masks, but got mask with dtype " +
+                     std::string(follows(VersionGate::MaskedFillNamesTypeMeta) ? type_meta_name(mask.dtype())
+                                                                               : type_name(mask.dtype())));
+    ops::check_no_partial_overlap(self, {&mask});
+    const Dims shape = broadcast_shapes(self.sizes(), mask.sizes());
+    PARITY_CHECK(shape == self.sizes(), ErrorKind::Shape,
+                 "output with shape " + format_dims(self.sizes()) + " doesn't match the broadcast shape " +
+                     format_dims(shape));
+  } else {
+    // Either on cuda dispatches to masked_fill__cuda: the devices, the dtype in its words, then expand_inplace
+    // of the mask to self's sizes.
+    PARITY_CHECK(self.device() == mask.device(), ErrorKind::Device,
+                 "expected self and mask to be on the same device, but got mask on " + mask.device().str() +
+                     " and self on " + self.device().str());
+    PARITY_CHECK(mask.dtype() == ScalarType::Bool, ErrorKind::DType,
+                 "masked_fill only supports boolean masks, but got dtype " + std::string(type_name(mask.dtype())));
+    ops::check_no_partial_overlap(self, {&mask});
+    (void)geometry::expand(mask.layout(), self.sizes(), mask.type_name());
+  }
   ops::check_scalar_fits(value, self.dtype());
   ops::masked_fill_kernel(self, mask, value);
 }
