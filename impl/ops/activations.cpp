@@ -26,9 +26,10 @@ namespace {
 // backward is a version error).
 enum class Saves { Self, Result };
 
-// Where an in-place form rejects a result dtype it cannot write back. TensorIterator checks after its overlap
-// checks, naming types as ScalarType ("Long"); clamp's meta function checks before, naming them as TypeMeta
-// ("long int").
+// Who handles the result dtype. TensorIterator: an in-place form's cast check comes after its overlap checks,
+// naming types as ScalarType ("Long"), and it converts an input of another dtype on the CPU only (a device's
+// kernels cast as they read). clamp's meta function: it checks before, naming types as TypeMeta ("long int"),
+// and converts the input with .to() on every device.
 enum class CastCheck { Iterator, ClampMeta };
 
 struct Activation {
@@ -272,9 +273,10 @@ Tensor apply(const Activation& a, const Tensor& x) {
     if (a.saves == Saves::Self) node->save("self", x);
   }
   ScalarType t = a.result_type(x);
-  // TensorIterator converts the input to the compute dtype first; the copy's layout decides the output's.
+  // The converted copy's layout decides the output's, where there is one (CastCheck): the input's own on a device
+  // whose TensorIterator converts nothing.
   Tensor cx = to(x, t);
-  Tensor out = unary_output(cx, t);
+  Tensor out = unary_output(a.cast_check == CastCheck::ClampMeta || x.device().type == DeviceType::CPU ? cx : x, t);
   a.kernel(out, cx);
   if (node) {
     autograd::set_history(out, node);

@@ -17,8 +17,7 @@ using ops::Operand;
 
 namespace {
 
-// TensorIterator converts CPU inputs of another dtype with .to() before it lays out the output, so the
-// converted copy (preserve_format) is what decides the output's strides.
+// An input in the dtype a kernel computes in (ops::iterator_input_layout says whose layout the output follows).
 Tensor converted(const Tensor& t, ScalarType dtype) {
   if (t.dtype() == dtype) return t;
   Tensor out = Tensor::allocate_uninitialized(t.layout().preserved(), dtype, t.device());
@@ -49,7 +48,9 @@ Tensor binary_values(BinaryOp op, const Operand& a, const Operand& b) {
   ScalarType t = compute_type(op, a, b);
   const Device d = ops::common_device(nullptr, {&a.tensor, &b.tensor}, /*allow_cpu_scalars=*/true);
   Tensor ca = converted(a.tensor, t), cb = converted(b.tensor, t);
-  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}), t, d);
+  Tensor out = Tensor::allocate_uninitialized(
+      ops::elementwise_layout(shape, {&ops::iterator_input_layout(ca, a.tensor), &ops::iterator_input_layout(cb, b.tensor)}),
+      t, d);
   ops::binary_kernel(op, out, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
   return out;
 }
@@ -227,7 +228,8 @@ Tensor binary_out(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
                "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
                    std::string(type_name(out.dtype())));
   Tensor ca = converted(a, t), cb = converted(b, t);
-  resize_output(out, shape, ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}));
+  resize_output(out, shape,
+                ops::elementwise_layout(shape, {&ops::iterator_input_layout(ca, a), &ops::iterator_input_layout(cb, b)}));
   if (t == out.dtype()) {
     ops::binary_kernel(op, out, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
   } else {
@@ -250,7 +252,9 @@ Tensor compare(ops::CompareOp op, const Tensor& a, const Tensor& b) {
   ScalarType t = ops::result_type({&oa, &ob});
   const Device d = ops::common_device(nullptr, {&a, &b}, /*allow_cpu_scalars=*/true);
   Tensor ca = converted(a, t), cb = converted(b, t);
-  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&ca.layout(), &cb.layout()}), ScalarType::Bool, d);
+  Tensor out = Tensor::allocate_uninitialized(
+      ops::elementwise_layout(shape, {&ops::iterator_input_layout(ca, a), &ops::iterator_input_layout(cb, b)}),
+      ScalarType::Bool, d);
   ops::compare_kernel(op, out, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
   return out;
 }
@@ -280,6 +284,7 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
                    std::string(type_name(condition.dtype())));
   const Dims shape = broadcast_shapes(broadcast_shapes(condition.sizes(), self.sizes()), other.sizes());
   const Device d = ops::common_device(nullptr, {&condition, &self, &other}, /*allow_cpu_scalars=*/true);
+  // where_self converts both to the result type with .to() itself, on every device: the copies' layouts count.
   Tensor ca = converted(self, t), cb = converted(other, t);
   Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&condition.layout(), &ca.layout(), &cb.layout()}), t, d);
   ops::where_kernel(out, ops::kernel_operand(condition, d), ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
@@ -390,7 +395,10 @@ Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar va
   const ScalarType t = addcmul_type(self, t1, t2);
   const Device d = ops::common_device(nullptr, {&self, &t1, &t2}, /*allow_cpu_scalars=*/false);
   Tensor cs = converted(self, t), c1 = converted(t1, t), c2 = converted(t2, t);
-  Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(shape, {&cs.layout(), &c1.layout(), &c2.layout()}), t, d);
+  Tensor out = Tensor::allocate_uninitialized(
+      ops::elementwise_layout(shape, {&ops::iterator_input_layout(cs, self), &ops::iterator_input_layout(c1, t1),
+                                      &ops::iterator_input_layout(c2, t2)}),
+      t, d);
   addcmul_values(out, cs, c1, c2, t, value.value);
   if (node) autograd::set_history(out, node);
   return out;
@@ -466,6 +474,7 @@ Tensor pow(const Tensor& x, Scalar e) {
         "Integers to negative integer powers are not allowed.");
   Operand base_op{x, false}, exp_op{ops::wrap_scalar(e), true};
   ScalarType t = ops::result_type({&base_op, &exp_op});
+  // pow's meta converts the base with .to() itself, on every device: the copy's layout counts.
   Tensor base = converted(x, t);
   Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(base.sizes(), {&base.layout()}), t, x.device());
   if (e.value == 0) {

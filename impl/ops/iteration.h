@@ -76,6 +76,12 @@ struct WrapperArgument {
   const Tensor* tensor;
 };
 Device wrapper_device(const char* wrapper, std::initializer_list<WrapperArgument> arguments);
+// The layout TensorIterator lays an output out from, for an input it computes in another dtype: on the CPU it
+// converts the input first (.to(), preserve_format), so the converted copy's; on a device it converts nothing (the
+// kernels cast as they read), so the input's own.
+inline const Layout& iterator_input_layout(const Tensor& converted, const Tensor& input) {
+  return input.device().type == DeviceType::CPU ? converted.layout() : input.layout();
+}
 // `t` where a kernel on `device` can read it: t itself, or a CPU scalar's copy on the device (no autograd).
 // By value: a caller done with its operand moves it in, so the common case (already there) costs no reference count.
 Tensor kernel_operand(Tensor t, Device device);
