@@ -26,7 +26,7 @@ Tensor empty_strided(const Dims& sizes, const Dims& strides, ScalarType dtype, D
 Tensor full(const Dims& sizes, Scalar value, ScalarType dtype, bool requires_grad = false, Device device = {});
 Tensor zeros(const Dims& sizes, ScalarType dtype, bool requires_grad = false, Device device = {});
 Tensor ones(const Dims& sizes, ScalarType dtype, bool requires_grad = false, Device device = {});
-Tensor arange(std::int64_t end, ScalarType dtype);
+Tensor arange(std::int64_t end, ScalarType dtype, Device device = {});
 Tensor from_values(const std::vector<double>& values, ScalarType dtype);  // 1-d, contiguous
 Tensor empty_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
 Tensor zeros_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);

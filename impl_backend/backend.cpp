@@ -271,7 +271,7 @@ class ImplSession final : public pg::Session {
       case OpId::Ones:
         return ones(a.sizes, to_impl(a.dtype), a.requires_grad, to_impl(a.device));
       case OpId::Full: return full(a.sizes, to_impl(a.scalar), to_impl(a.dtype), a.requires_grad, to_impl(a.device));
-      case OpId::Arange: return to(arange(a.end, to_impl(a.dtype)), to_impl(a.device));
+      case OpId::Arange: return arange(a.end, to_impl(a.dtype), to_impl(a.device));
       case OpId::Empty: return empty(a.sizes, to_impl(a.dtype), MemoryFormat::Contiguous, to_impl(a.device));
       case OpId::EmptyMemoryFormat:
         return empty(a.sizes, to_impl(a.dtype), to_impl(a.memory_format), to_impl(a.device));

@@ -27,6 +27,8 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"with arguments from the 'CUDA' backend", ErrorCategory::Device},
     {"indices should be either on", ErrorCategory::Device},  // at::index: an index on another device
     {"expected self and mask to be on the same device", ErrorCategory::Device},  // masked_fill__cuda
+    {"CPU Scalar support for", ErrorCategory::Device},                     // addcmul_cuda_kernel
+    {"Trying to pass too many CPU scalars to non-CPU kernel", ErrorCategory::Device},
     {"for value tensor", ErrorCategory::Device},  // index_put_ accumulating on cuda: the values' device
     {"PyTorch is not linked with support for cuda devices", ErrorCategory::Device},
     {"Found no NVIDIA driver on your system", ErrorCategory::Device},

@@ -207,5 +207,40 @@ TEST(DevicePrograms, CudaKernelsOwnChecks) {
   expect_agree(b.program());
 }
 
+// What the third campaign found: the CUDA kernels' own dtypes and names (cuBLAS takes no integers, abs takes
+// bool), addcmul's CPU scalars, and the layout of a result whose input TensorIterator converts only on the CPU.
+TEST(DevicePrograms, CudaKernelsDtypes) {
+  PARITY_REQUIRE_CUDA_ON_BOTH_BACKENDS();
+  ProgramBuilder b;
+  int x = b.step(OpId::ToDevice, {b.rand({2, 2})}, on(Device::CUDA));
+  int ints = b.step(OpId::ToDevice, {b.rand({2, 2}, DType::Int64)}, on(Device::CUDA));
+  int bools = b.step(OpId::ToDevice, {b.rand({3, 2}, DType::Bool)}, on(Device::CUDA));
+  b.step(OpId::Mm, {ints, ints});
+  b.step(OpId::Matmul, {ints, b.step(OpId::Select, {ints}, [] { Attrs a; a.dim = 0; return a; }())});
+  b.step(OpId::Abs, {bools});
+  Attrs both;
+  both.min = Scalar{Scalar::Kind::Bool, 0};
+  both.max = Scalar{Scalar::Kind::Bool, 1};
+  b.step(OpId::Clamp, {bools}, both);
+  b.step(OpId::Addcmul, {bools, bools, bools});
+  b.step(OpId::Addcmul, {x, b.full({}, 2.0), x});
+  b.step(OpId::Addcmul, {x, x, b.full({}, 2.0)});
+  Attrs arange = on(Device::CUDA);
+  arange.end = 3;
+  arange.dtype = DType::Bool;
+  b.step(OpId::Arange, {}, arange);
+  Attrs strided = on(Device::CUDA);
+  strided.sizes = {1, 1, 3};
+  strided.strides = {16, 1, 6};
+  strided.dtype = DType::Bool;
+  strided.seed = 2021690286;
+  const int odd = b.step(OpId::Rand, {}, strided);
+  b.unary(OpId::Sigmoid, odd);   // converted by the kernel: the input's own layout decides the result's
+  Attrs half;
+  half.min = Scalar{Scalar::Kind::Float, 0.5};
+  b.step(OpId::Clamp, {odd}, half);  // converted by clamp's meta with .to(): the copy's layout decides
+  expect_agree(b.program());
+}
+
 }  // namespace
 }  // namespace parity::program

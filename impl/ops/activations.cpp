@@ -142,7 +142,7 @@ Tensor sgn(const Tensor& x) {
 Activation float_unary(UnaryOp fn, const char* node_name, const char* kernel, Saves saves,
                        std::function<Tensor(const Tensor&, const Tensor&)> d) {
   auto run = [fn, kernel](const Tensor& out, const Tensor& x) {
-    ops::check_dispatch(kernel, out.dtype(), {ScalarType::Float16});
+    ops::check_dispatch(out.device(), {kernel, {ScalarType::Float16}, "", {}}, out.dtype());
     ops::unary_kernel(fn, out, x);
   };
   return {node_name, saves, CastCheck::Iterator, floating_result, run, std::move(d)};
@@ -193,7 +193,7 @@ const Activation& relu_op() {
         return x.dtype();
       },
       [](const Tensor& out, const Tensor& x) {
-        ops::check_dispatch("clamp_min_cpu", out.dtype(), {ScalarType::Float16});
+        ops::check_dispatch(out.device(), {"clamp_min_cpu", {ScalarType::Float16}, "", {}}, out.dtype());
         ops::clamp_kernel(out, x, 0.0, std::nullopt);
       },
       [](const Tensor& g, const Tensor& r) { return threshold_backward(g, r, 0); }};
@@ -205,7 +205,7 @@ const Activation& abs_op() {
   static const Activation op{
       "AbsBackward0", Saves::Self, CastCheck::Iterator, [](const Tensor& x) { return x.dtype(); },
       [](const Tensor& out, const Tensor& x) {
-        ops::check_dispatch("abs_cpu", x.dtype(), {ScalarType::Bool});
+        ops::check_dispatch(out.device(), {"abs_cpu", {ScalarType::Bool}, "", {}}, x.dtype());  // CUDA's takes Bool
         ops::unary_kernel(UnaryOp::Abs, out, x);
       },
       [](const Tensor& g, const Tensor& self) { return mul(g, sgn(self)); }};
@@ -235,7 +235,9 @@ Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
     }
     const char* min_name = follows(VersionGate::ClampMinScalarKernelName) ? "clamp_min_scalar_cpu" : "clamp_min_cpu";
     const char* name = lo && hi ? "clamp_scalar_cpu" : lo ? min_name : "clamp_max_scalar_cpu";
-    ops::check_dispatch(name, out.dtype(), {ScalarType::Bool, ScalarType::Float16});
+    const char* cuda_name = lo && hi ? "clamp_scalar_cuda" : lo ? "clamp_min_scalar_cuda" : "clamp_max_scalar_cuda";
+    ops::check_dispatch(out.device(), {name, {ScalarType::Bool, ScalarType::Float16}, cuda_name, {ScalarType::Bool}},
+                        out.dtype());
     if (lo) ops::check_scalar_fits(*lo, out.dtype());
     if (hi) ops::check_scalar_fits(*hi, out.dtype());
     ops::clamp_kernel(out, x, lo, hi);

@@ -353,16 +353,32 @@ ScalarType addcmul_type(const Tensor& self, const Tensor& t1, const Tensor& t2) 
   Operand a{self, false}, b{t1, false}, c{t2, false};
   return ops::result_type({&a, &b, &c});
 }
+// TensorIterator's device rule, which lets one CPU scalar join a device's operands; the CUDA kernel then takes it
+// as tensor2 only.
+Device addcmul_device(const Tensor* out, const Tensor& self, const Tensor& t1, const Tensor& t2) {
+  const Device d = ops::common_device(out, {&self, &t1, &t2}, /*allow_cpu_scalars=*/true);
+  if (d.type == DeviceType::CPU) return d;
+  auto cpu_scalar = [](const Tensor& x) { return x.device().type == DeviceType::CPU && x.dim() == 0; };
+  PARITY_CHECK(!cpu_scalar(self), ErrorKind::Device,
+               "CPU Scalar support for self argument is not supported when calling addcmul on CUDA tensors.");
+  PARITY_CHECK(!cpu_scalar(t1), ErrorKind::Device,
+               "CPU Scalar support for tensor1 argument is not supported when calling addcmul on CUDA tensors. However, "
+               "CPU Scalar support for tensor2 is supported, please swap your tensor1 and tensor2 terms.");
+  return d;
+}
+
 void addcmul_values(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, ScalarType t,
                     double value) {
-  ops::check_dispatch("addcmul_cpu_out", t, {ScalarType::Bool, ScalarType::Float16});
+  const Device d = addcmul_device(&out, self, t1, t2);
+  ops::check_dispatch(d, {"addcmul_cpu_out", {ScalarType::Bool, ScalarType::Float16}, "addcmul_cuda", {ScalarType::Bool}},
+                      t);
   ops::check_scalar_fits(value, t);
-  const Device d = ops::common_device(&out, {&self, &t1, &t2}, /*allow_cpu_scalars=*/false);
+  const Tensor t2_operand = ops::kernel_operand(converted(t2, t), d);
   if (out.dtype() == t) {
-    ops::addcmul_kernel(out, converted(self, t), converted(t1, t), converted(t2, t), value);
+    ops::addcmul_kernel(out, converted(self, t), converted(t1, t), t2_operand, value);
   } else {
     Tensor tmp = Tensor::allocate_uninitialized(Layout::dense(out.sizes()), t, d);
-    ops::addcmul_kernel(tmp, converted(self, t), converted(t1, t), converted(t2, t), value);
+    ops::addcmul_kernel(tmp, converted(self, t), converted(t1, t), t2_operand, value);
     ops::copy_kernel(out, tmp);
   }
 }
@@ -393,7 +409,7 @@ Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar va
   auto node = autograd::compute_requires_grad({&self, &t1, &t2}) ? addcmul_node(self, t1, t2, value) : nullptr;
   const Dims shape = broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes()), t2.sizes());
   const ScalarType t = addcmul_type(self, t1, t2);
-  const Device d = ops::common_device(nullptr, {&self, &t1, &t2}, /*allow_cpu_scalars=*/false);
+  const Device d = addcmul_device(nullptr, self, t1, t2);
   Tensor cs = converted(self, t), c1 = converted(t1, t), c2 = converted(t2, t);
   Tensor out = Tensor::allocate_uninitialized(
       ops::elementwise_layout(shape, {&ops::iterator_input_layout(cs, self), &ops::iterator_input_layout(c1, t1),
@@ -482,7 +498,7 @@ Tensor pow(const Tensor& x, Scalar e) {
   } else if (e.value == 1) {
     ops::copy_kernel(out, base);
   } else {
-    ops::check_dispatch("pow", t, {ScalarType::Bool});
+    ops::check_dispatch(out.device(), {"pow", {ScalarType::Bool}, "pow", {ScalarType::Bool}}, t);
     ops::pow_kernel(out, base, e.value);
   }
   if (node) autograd::set_history(out, node);

@@ -1,4 +1,5 @@
 #include "impl/autograd/meta.h"
+#include "impl/cuda/cuda_runtime.h"
 #include "impl/error.h"
 #include "impl/ops.h"
 #include "impl/ops/iteration.h"
@@ -43,15 +44,16 @@ Tensor ones(const Dims& sizes, ScalarType dtype, bool requires_grad, Device devi
   return full(sizes, Scalar::of(1), dtype, requires_grad, device);
 }
 
-Tensor arange(std::int64_t end, ScalarType dtype) {
+Tensor arange(std::int64_t end, ScalarType dtype, Device device) {
   // LibTorch checks the arguments inside its dtype dispatch, which has no bool case.
-  ops::check_dispatch("arange_cpu", dtype, {ScalarType::Bool});
+  ops::check_dispatch(device, {"arange_cpu", {ScalarType::Bool}, "arange_cuda", {ScalarType::Bool}}, dtype);
   PARITY_CHECK(end >= 0, ErrorKind::Argument,
                follows(VersionGate::ArangeNamesLowerBound) ? "upper bound and lower bound inconsistent with step sign"
                                                            : "upper bound and larger bound inconsistent with step sign");
   std::vector<double> v(static_cast<std::size_t>(end));
   for (std::int64_t i = 0; i < end; ++i) v[static_cast<std::size_t>(i)] = static_cast<double>(i);
-  return from_values(v, dtype);
+  Tensor host = from_values(v, dtype);
+  return device.type == DeviceType::CPU ? host : cuda::to_device(host, device.index);
 }
 
 Tensor from_values(const std::vector<double>& values, ScalarType dtype) {

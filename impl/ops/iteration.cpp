@@ -180,10 +180,14 @@ void require_cpu(std::initializer_list<const Tensor*> ts) {
                  "impl's host loops got a tensor on " + t->device().str() + "; this op runs on the CPU only");
 }
 
-void check_dispatch(const char* kernel, ScalarType t, std::initializer_list<ScalarType> missing) {
-  for (ScalarType m : missing)
-    PARITY_CHECK(t != m || (m == ScalarType::Float16 && follows(VersionGate::CpuKernelsTakeHalf)), ErrorKind::DType,
-                 "\"" + std::string(kernel) + "\" not implemented for '" + std::string(type_name(t)) + "'");
+void check_dispatch(Device device, const KernelDispatch& kernel, ScalarType t) {
+  const bool cpu = device.type == DeviceType::CPU;
+  const bool missing = cpu ? kernel.cpu_missing.contains(t) &&
+                                 !(t == ScalarType::Float16 && follows(VersionGate::CpuKernelsTakeHalf))
+                           : kernel.cuda_missing.contains(t);
+  PARITY_CHECK(!missing, ErrorKind::DType,
+               "\"" + std::string(cpu ? kernel.cpu_kernel : kernel.cuda_kernel) + "\" not implemented for '" +
+                   std::string(type_name(t)) + "'");
 }
 
 // c10::checked_convert, named as Scalar::to<T> names the type.

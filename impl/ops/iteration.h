@@ -111,11 +111,28 @@ void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b);
 // Sum over `reduce` dims (mask), output laid out as `out` (keepdim shape).
 void sum_kernel(const Tensor& out_keepdim, const Tensor& x, const std::vector<bool>& reduce);
 
-// An ATen CPU kernel whose dispatch macro leaves out the types in `missing` raises for them, as the macro does:
-// "\"kernel\" not implemented for 'Half'" (LibTorch 1.13's CPU kernels leave out Half in the vml unary ops,
-// sigmoid, clamp, the products and addcmul; Bool in most arithmetic). Half is left out only where the target
-// release lacks it (VersionGate::CpuKernelsTakeHalf).
-void check_dispatch(const char* kernel, ScalarType t, std::initializer_list<ScalarType> missing);
+// The dtypes an ATen kernel's dispatch macro leaves out, on each device, and the name its error gives:
+// "\"kernel\" not implemented for 'Half'". The CPU kernels of LibTorch 1.13 leave out Half in the vml unary
+// ops, sigmoid, clamp, the products and addcmul, which later releases take (VersionGate::CpuKernelsTakeHalf);
+// Bool in most arithmetic. The CUDA kernels always take Half; cuBLAS's products take no integers.
+class DTypeSet {
+ public:
+  constexpr DTypeSet(std::initializer_list<ScalarType> types) {
+    for (ScalarType t : types) bits_ |= static_cast<std::uint16_t>(1u << static_cast<unsigned>(t));
+  }
+  constexpr bool contains(ScalarType t) const { return (bits_ >> static_cast<unsigned>(t)) & 1u; }
+
+ private:
+  std::uint16_t bits_ = 0;
+};
+struct KernelDispatch {
+  const char* cpu_kernel;
+  DTypeSet cpu_missing;
+  const char* cuda_kernel;
+  DTypeSet cuda_missing;
+};
+// Raises for `t` as the kernel that runs on `device` does.
+void check_dispatch(Device device, const KernelDispatch& kernel, ScalarType t);
 
 // c10's checked conversion of a scalar argument to an element type (Scalar::to<T>).
 void check_scalar_fits(double value, ScalarType dtype);

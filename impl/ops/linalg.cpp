@@ -35,14 +35,25 @@ Tensor reinterpret(const Tensor& t, const Dims& sizes, const Dims& strides) {
 // ATen's CPU product kernels: an empty result is left alone and an empty inner dimension gives zeros before
 // the kernel dispatches on one operand's dtype (raising "not implemented for 'Bool'") and reads the other
 // operand as that dtype. Every element of `out` is written (its callers allocate it uninitialised).
-void product_values(const Tensor& out, const Tensor& a, const Tensor& b, std::int64_t inner, const char* kernel,
-                    ScalarType dispatched, ScalarType other) {
+// The products' kernels: ATen's CPU ones leave out Bool (and, in 1.13, Half); cuBLAS's take no integers.
+constexpr ops::DTypeSet kCpuProductsMissing = {ScalarType::Bool, ScalarType::Float16};
+constexpr ops::DTypeSet kCudaProductsMissing = {ScalarType::Bool, ScalarType::Int32, ScalarType::Int64};
+constexpr ops::KernelDispatch kMmKernel = {"addmm_impl_cpu_", kCpuProductsMissing, "addmm_cuda", kCudaProductsMissing};
+constexpr ops::KernelDispatch kSmallBmmKernel = {"bmm", kCpuProductsMissing, "baddbmm_cuda", kCudaProductsMissing};
+constexpr ops::KernelDispatch kLargeBmmKernel = {"addmm_impl_cpu_", kCpuProductsMissing, "baddbmm_cuda",
+                                                 kCudaProductsMissing};
+constexpr ops::KernelDispatch kMvKernel = {"addmv_impl_cpu", kCpuProductsMissing, "addmv_impl_cuda",
+                                           kCudaProductsMissing};
+constexpr ops::KernelDispatch kDotKernel = {"dot", kCpuProductsMissing, "dot", kCudaProductsMissing};
+
+void product_values(const Tensor& out, const Tensor& a, const Tensor& b, std::int64_t inner,
+                    const ops::KernelDispatch& kernel, ScalarType dispatched, ScalarType other) {
   if (out.numel() == 0) return;
   if (inner == 0) {
     ops::fill_kernel(out, 0);
     return;
   }
-  ops::check_dispatch(kernel, dispatched, {ScalarType::Bool, ScalarType::Float16});
+  ops::check_dispatch(out.device(), kernel, dispatched);
   PARITY_CHECK(other == dispatched, ErrorKind::DType,
                "expected scalar type " + std::string(type_name(dispatched)) + " but found " +
                    std::string(type_name(other)));
@@ -111,7 +122,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
                "inconsistent tensor size, expected tensor [" + std::to_string(n) + "] and src [" + std::to_string(m) +
                    "] to have the same number of elements, but got " + std::to_string(n) + " and " +
                    std::to_string(m) + " elements respectively");
-  ops::check_dispatch("dot", a.dtype(), {ScalarType::Bool, ScalarType::Float16});
+  ops::check_dispatch(device, kDotKernel, a.dtype());
   Tensor out = Tensor::allocate(Layout{}, a.dtype(), device);
   ops::matmul_kernel(reinterpret(out, {1, 1}, {1, 1}), reinterpret(a, {1, n}, {0, a.strides()[0]}),
                      reinterpret(b, {n, 1}, {b.strides()[0], 0}));
@@ -154,7 +165,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
   // mv writes into a result of vec's dtype through addmv_, which dispatches on the matrix's.
   Tensor out = Tensor::allocate_uninitialized(Layout::dense({rows}), vec.dtype(), device);
   product_values(reinterpret(out, {rows, 1}, {1, 0}), mat, reinterpret(vec, {inner, 1}, {vec.strides()[0], 0}),
-                 inner, "addmv_impl_cpu", mat.dtype(), vec.dtype());
+                 inner, kMvKernel, mat.dtype(), vec.dtype());
   return with_history(out, node);
 }
 
@@ -174,7 +185,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   // ATen's bmm loops itself over small products (dispatching on a's dtype) and calls addmm per batch on larger
   // ones (dispatching on the result's, which is b's).
   const bool small = inner * rows * cols < 400;
-  product_values(out, a, b, inner, small ? "bmm" : "addmm_impl_cpu_", small ? a.dtype() : b.dtype(),
+  product_values(out, a, b, inner, small ? kSmallBmmKernel : kLargeBmmKernel, small ? a.dtype() : b.dtype(),
                  small ? b.dtype() : a.dtype());
   return with_history(out, node);
 }
@@ -326,7 +337,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
                  "expected m1 and m2 to have the same dtype, but got: " + std::string(type_meta_name(a.dtype())) +
                      " != " + std::string(type_meta_name(b.dtype())));
   Tensor out = Tensor::allocate_uninitialized(Layout::dense({rows, cols}), a.dtype(), device);
-  product_values(out, a, b, inner, "addmm_impl_cpu_", a.dtype(), b.dtype());
+  product_values(out, a, b, inner, kMmKernel, a.dtype(), b.dtype());
   return with_history(out, node);
 }
 
