@@ -380,8 +380,20 @@ Layout unsqueeze(const Layout& in, std::int64_t dim) {
 namespace {
 // at::detail::computeStorageNbytes: unsigned arithmetic, and a result past int64's maximum counts as overflow, so
 // a negative size overflows where its stride is not 0 (and not where it is); any size 0 needs no storage at all.
-std::uint64_t storage_nbytes(const Dims& sizes, const Dims& strides, std::size_t itemsize) {
-  std::uint64_t bytes = 1;
+// With an offset (2.x's checkInBoundsForStorage) it starts from offset + 1 in that arithmetic, unchecked: a
+// negative offset wraps, and overflows the sum unless it is -1 and wraps to 0 there. A 0-dim tensor's strides
+// are an empty list, which LibTorch takes for none: its computeStorageNbytesContiguous checks the offset's sum,
+// and names no strides.
+std::uint64_t storage_nbytes(const Dims& sizes, const Dims& strides, std::size_t itemsize, std::int64_t offset = 0) {
+  if (sizes.empty()) {
+    std::uint64_t bytes = 0;
+    bool overflow = __builtin_add_overflow(std::uint64_t{1}, static_cast<std::uint64_t>(offset), &bytes);
+    overflow |= __builtin_mul_overflow(bytes, static_cast<std::uint64_t>(itemsize), &bytes);
+    overflow |= bytes > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    PARITY_CHECK(!overflow, ErrorKind::Argument, "Storage size calculation overflowed with sizes=[]");
+    return bytes;
+  }
+  std::uint64_t bytes = static_cast<std::uint64_t>(offset) + 1;
   bool overflow = false;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == 0) return 0;
@@ -461,13 +473,17 @@ Layout as_strided(const Dims& sizes, const Dims& strides, std::int64_t offset, s
                  "as_strided: Negative strides are not supported at the moment, got strides: " + format_dims(strides));
   if (follows(VersionGate::AsStridedChecksOffsetFirst))
     PARITY_CHECK(offset >= 0, ErrorKind::Argument, "Tensor: invalid storage offset " + std::to_string(offset));
+  const auto isz = static_cast<std::int64_t>(itemsize);
   const auto need = static_cast<std::int64_t>(storage_nbytes(sizes, strides, itemsize));
+  // 2.x sizes the storage with the offset in the same unsigned arithmetic (VersionGate::StorageBoundsCountTheOffset).
+  const std::int64_t need_with_offset = follows(VersionGate::StorageBoundsCountTheOffset)
+                                            ? static_cast<std::int64_t>(storage_nbytes(sizes, strides, itemsize, offset))
+                                            : need + offset * isz;
   if (need != 0) {
-    const auto isz = static_cast<std::int64_t>(itemsize);
-    PARITY_CHECK(need + offset * isz <= storage_numel * isz, ErrorKind::StorageBounds,
+    PARITY_CHECK(need_with_offset <= storage_numel * isz, ErrorKind::StorageBounds,
                  "setStorage: sizes " + format_dims(sizes) + ", strides " + format_dims(strides) + ", storage offset " +
                      std::to_string(offset) + ", and itemsize " + std::to_string(isz) + " requiring a storage size of " +
-                     std::to_string(need + offset * isz) + " are out of bounds for storage of size " +
+                     std::to_string(need_with_offset) + " are out of bounds for storage of size " +
                      std::to_string(storage_numel * isz));
   }
   PARITY_CHECK(offset >= 0, ErrorKind::Argument, "Tensor: invalid storage offset " + std::to_string(offset));

@@ -151,14 +151,13 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
   PARITY_CHECK(mat.dim() == 2 && vec.dim() == 1, ErrorKind::Shape,
                "vector + matrix @ vector expected, got 1, " + std::to_string(mat.dim()) + ", " + std::to_string(vec.dim()));
   const std::int64_t rows = mat.sizes()[0], inner = mat.sizes()[1];
-  const bool checks_dtypes = follows(VersionGate::MvChecksDtypes);
   PARITY_CHECK(inner == vec.sizes()[0], ErrorKind::Shape,
-               checks_dtypes ? "size mismatch, got input (" + std::to_string(rows) + "), mat (" + std::to_string(rows) +
+               follows(VersionGate::MvNamesOperandSizes) ? "size mismatch, got input (" + std::to_string(rows) + "), mat (" + std::to_string(rows) +
                                    "x" + std::to_string(inner) + "), vec (" + std::to_string(vec.sizes()[0]) + ")"
                              : "size mismatch, got " + std::to_string(rows) + ", " + std::to_string(rows) + "x" +
                                    std::to_string(inner) + "," + std::to_string(vec.sizes()[0]));
   // addmv's operands: the result (of vec's dtype), the matrix and the vector.
-  if (checks_dtypes)
+  if (follows(VersionGate::MvChecksDtypes))
     PARITY_CHECK(mat.dtype() == vec.dtype(), ErrorKind::DType,
                  "addmv input tensors must have the same dtype, but got " + std::string(type_name(vec.dtype())) +
                      ", " + std::string(type_name(mat.dtype())) + ", and " + std::string(type_name(vec.dtype())));
@@ -250,8 +249,8 @@ Tensor folded_matmul(const Tensor& a, const Tensor& b) {
 // 2.x's should_fold(tensor1, tensor2): the larger operand t1 (b transposed when b is larger) is >= 3-d and the
 // other at most a matrix, and either the smaller requires grad (folding keeps its gradient small, even at the
 // cost of a copy), or, unless a is a matrix (whose fold would need a copy of the transposed result), t1 is empty
-// or its leading dims fold into rows without a copy: as a view, so that a size-1 dim's stride does not matter
-// (2.15 folds a (1, 2, 3) batch with strides (99, 3, 1)).
+// or its leading dims fold into rows without a copy: stride by stride before 2.12, then as a view, so that a
+// size-1 dim's stride does not matter (2.15 folds a (1, 2, 3) batch with strides (99, 3, 1); 2.11 does not).
 bool should_fold_by_strides(const Tensor& a, const Tensor& b) {
   const bool a_larger = a.dim() >= b.dim();
   const Tensor& larger = a_larger ? a : b;
@@ -263,6 +262,12 @@ bool should_fold_by_strides(const Tensor& a, const Tensor& b) {
   if (larger.numel() == 0) return true;
   Layout t1 = larger.layout();
   if (!a_larger) t1 = geometry::transpose(t1, -2, -1);  // b.mT()
+  if (!follows(VersionGate::MatmulFoldViewsLeadingDims)) {
+    // Each leading dim's stride must be the next one's extent, size-1 dims included.
+    for (std::size_t i = 0; i + 2 < t1.sizes.size(); ++i)
+      if (t1.strides[i] != t1.strides[i + 1] * t1.sizes[i + 1]) return false;
+    return true;
+  }
   const std::int64_t last = t1.sizes.back();
   return view_strides(t1, {t1.numel() / last, last}).has_value();
 }
@@ -318,21 +323,22 @@ Tensor mm(const Tensor& a, const Tensor& b) {
           return b_cols ? t(mm(t(g), mat1)) : mm(t(mat1), g);
         });
   }
-  // 2.x's mm says which function refuses, and compares the dtypes before the kernel reads either.
+  // 2.x's mm compares the dtypes before the kernel reads either (MmChecksDtypes), and later releases say which
+  // function refuses (MmNamesItself).
   const Device device = ops::wrapper_device("mm", {{"self", &a}, {"mat2", &b}});
-  const bool checks_dtypes = follows(VersionGate::MmChecksDtypes);
-  const std::string prefix = checks_dtypes ? "mm: " : "";
+  const bool names_itself = follows(VersionGate::MmNamesItself);
+  const std::string prefix = names_itself ? "mm: " : "";
   PARITY_CHECK(a.dim() == 2, ErrorKind::Shape,
                prefix + "self must be a matrix" +
-                   (checks_dtypes ? ", got " + std::to_string(a.dim()) + "-D tensor" : std::string()));
+                   (names_itself ? ", got " + std::to_string(a.dim()) + "-D tensor" : std::string()));
   PARITY_CHECK(b.dim() == 2, ErrorKind::Shape,
                prefix + "mat2 must be a matrix" +
-                   (checks_dtypes ? ", got " + std::to_string(b.dim()) + "-D tensor" : std::string()));
+                   (names_itself ? ", got " + std::to_string(b.dim()) + "-D tensor" : std::string()));
   const std::int64_t rows = a.sizes()[0], inner = a.sizes()[1], cols = b.sizes()[1];
   PARITY_CHECK(inner == b.sizes()[0], ErrorKind::Shape,
                prefix + "mat1 and mat2 shapes cannot be multiplied (" + std::to_string(rows) + "x" +
                    std::to_string(inner) + " and " + std::to_string(b.sizes()[0]) + "x" + std::to_string(cols) + ")");
-  if (checks_dtypes)
+  if (follows(VersionGate::MmChecksDtypes))
     PARITY_CHECK(a.dtype() == b.dtype(), ErrorKind::DType,
                  "expected m1 and m2 to have the same dtype, but got: " + std::string(type_meta_name(a.dtype())) +
                      " != " + std::string(type_meta_name(b.dtype())));
