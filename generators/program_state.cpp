@@ -43,6 +43,16 @@ std::optional<Meta> ProgramState::infer(const Step& step, StepInfo& info) const 
   // freed a storage, a new one may take its address and hit a copy made for the old one, as the allocator
   // decides. A memo used before a set_data is not used again.
   if (step.op == program::OpId::Deepcopy && stale_memos_.contains(step.attrs.memo)) info.undefined = true;
+  // An integer index into a cuda tensor: LibTorch checks its entries on the device, where one out of range fails
+  // a device-side assert that leaves the process's CUDA context unusable, for both backends and every later case
+  // of that worker. Such an index is used only where its entries are known to be in range.
+  if ((step.op == program::OpId::Index || step.op == program::OpId::IndexPut_) &&
+      value(step.inputs[0]).device == program::Device::CUDA && !program::is_floating(metas[1].dtype) &&
+      metas[1].dtype != program::DType::Bool) {
+    const ValueInfo& index = value(step.inputs[1]);
+    if (index.index_below < 0 || metas[0].sizes.empty() || index.index_below > metas[0].sizes[0])
+      info.undefined = true;
+  }
   auto out = op.infer(metas, step.attrs);
   info.table_ok = out.has_value();
   return out;
@@ -173,6 +183,14 @@ StepInfo ProgramState::append(const Step& step) {
     v.overlapping = op.reads(program::Attr::Strided) ? own : v.overlapping || own;
   }
   v.meta = meta;
+  if (op.reads(program::Attr::Device)) v.device = step.attrs.device;
+  else if (op.reads(program::Attr::LikeDevice)) v.device = step.attrs.like_device.value_or(in0->device);
+  else if (in0) v.device = in0->device;
+  // Views keep the entries they show (copied with *in0 above); any other result is not known to be an index.
+  if (step.op == program::OpId::Arange && !program::is_floating(meta.dtype)) v.index_below = step.attrs.end;
+  else if (op.result != ResultIs::View && op.result != ResultIs::ViewOrCopy && op.result != ResultIs::ExpandedView &&
+           op.result != ResultIs::Alias)
+    v.index_below = -1;
   // A tensor that does not require grad is a leaf; one that requires grad is a leaf only if it was made so
   // (a factory, requires_grad_ on a leaf) or stays the leaf it was (in-place under no_grad).
   const bool self_result = op.result == ResultIs::Operand;
@@ -184,6 +202,9 @@ StepInfo ProgramState::append(const Step& step) {
   else v.leaf = false;
   values_.push_back(v);
 
+  // A write in place may change the entries of every tensor sharing its memory, which is not tracked here.
+  if (op.is_inplace() || step.op == program::OpId::SetData)
+    for (ValueInfo& x : values_) x.index_below = -1;
   if (self_result) {
     // The operand is the same tensor: it changes with the result.
     ValueInfo& self = values_[static_cast<std::size_t>(step.inputs[0])];

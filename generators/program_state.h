@@ -31,6 +31,9 @@ struct ValueInfo {
   int tensor = -1;                    // the first value id that is this tensor object (in-place results share it)
   bool saved_mask = false;            // a masked_fill requiring grad saved it as its mask (set_data on it then is
                                       // undefined in LibTorch 1.13: see ProgramState::infer)
+  program::Device device = program::Device::CPU;  // where the tensor lives
+  std::int64_t index_below = -1;      // every entry is known to lie in [0, index_below) (an arange, or a view of
+                                      // one nothing wrote since); -1: unknown
 };
 
 struct StepInfo {

@@ -181,6 +181,43 @@ TEST(ProgramStateTest, AMemoUsedBeforeASetDataIsNotUsedAgain) {
   EXPECT_FALSE(state.check({OpId::Deepcopy, {y}, memo, true}).undefined);
 }
 
+// An integer index out of range fails a device-side assert in LibTorch on cuda, which breaks the process's CUDA
+// context: on cuda an integer index is used only when its entries are known to be in range (an arange no write
+// changed since), wherever the index itself lives; a bool mask, and any index into a CPU tensor, always.
+TEST(ProgramStateTest, AnIntegerIndexIntoACudaTensorMustBeKnownInRange) {
+  using program::DType;
+  program::ProgramBuilder b;
+  program::Attrs on_cuda;
+  on_cuda.device = program::Device::CUDA;
+  on_cuda.sizes = {3, 2};
+  on_cuda.dtype = DType::Float32;
+  const int x = b.step(OpId::Zeros, {}, on_cuda);
+  const int cpu_x = b.rand({3, 2});
+  program::Attrs upto;
+  upto.dtype = DType::Int64;
+  upto.end = 3;
+  const int in_range = b.step(OpId::Arange, {}, upto);
+  upto.end = 4;
+  const int too_long = b.step(OpId::Arange, {}, upto);
+  const int unknown = b.rand({2}, DType::Int64);
+  const int mask = b.rand({3}, DType::Bool);
+  upto.end = 3;
+  const int written = b.step(OpId::Arange, {}, upto);
+  ProgramState state;
+  for (const auto& s : b.program().steps) state.append(s);
+  EXPECT_FALSE(state.check({OpId::Index, {x, in_range}, {}, true}).undefined);
+  EXPECT_TRUE(state.check({OpId::Index, {x, too_long}, {}, true}).undefined);
+  EXPECT_TRUE(state.check({OpId::Index, {x, unknown}, {}, true}).undefined);
+  EXPECT_FALSE(state.check({OpId::Index, {x, mask}, {}, true}).undefined);
+  EXPECT_FALSE(state.check({OpId::Index, {cpu_x, unknown}, {}, true}).undefined);
+  // A write in place may put any entry there.
+  program::Attrs one;
+  one.scalar = {program::Scalar::Kind::Int, 1};
+  ASSERT_TRUE(state.append({OpId::AddScalar_, {written}, one, true}).expected_ok());
+  EXPECT_TRUE(state.check({OpId::Index, {x, written}, {}, true}).undefined);
+  EXPECT_FALSE(state.check({OpId::Index, {cpu_x, written}, {}, true}).undefined);
+}
+
 TEST(GeneratorTest, NoInvalidShareNoIllTypedSteps) {
   GenConfig cfg;
   cfg.invalid_share = 0;
