@@ -90,11 +90,13 @@ TraceAnswer TraceWorker::receive() {
     return out;
   }
   for (;;) {
-    if (auto body = complete_frame(buffer_)) {
-      buffer_.erase(0, kFrameHeader + body->size());
+    if (auto f = complete_frame(buffer_)) {
+      buffer_.erase(0, f->size());
+      // Its last answer: it exits now, and the next program starts a fresh one.
+      if (f->last) kill();
       nlohmann::json answer;
       try {
-        answer = program::parse_json_text(*body, executable_ + " worker's answer");
+        answer = program::parse_json_text(f->body, executable_ + " worker's answer");
       } catch (const std::exception& e) {
         kill();
         throw EvaluationError(executable_ + " worker sent an answer that is not JSON: " + e.what());

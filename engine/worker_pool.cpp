@@ -219,12 +219,14 @@ std::optional<WorkerPool::Done> WorkerPool::wait() {
       const bool open = read_from(w);
       // The answers that arrived, in the order the jobs were sent.
       while (!w.jobs.empty()) {
-        auto body = complete_frame(w.answer);
-        if (!body) break;
-        w.answer.erase(0, kFrameHeader + body->size());
+        auto f = complete_frame(w.answer);
+        if (!f) break;
+        w.answer.erase(0, f->size());
         ChildEnd end;
-        end.output = std::move(*body);
-        end_job(w, end, true);
+        end.output = std::move(f->body);
+        // After its last answer the worker exits: the jobs it still held go back to the queue.
+        end_job(w, end, !f->last);
+        if (f->last) break;
       }
       if (open || w.jobs.empty()) {
         if (!open) kill(w);  // it closed its end after its last answer: replaced when next needed

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "engine/isolation.h"
+#include "impl_backend/backend.h"
 #include "program/internal_assert.h"
 #include "program/json.h"
 #include "program/json_text.h"
@@ -25,9 +26,9 @@ class RequestReader {
   // The next request's body; nullopt when the parent has gone.
   std::optional<std::string> next() {
     for (;;) {
-      if (auto body = complete_frame(buffer_)) {
-        buffer_.erase(0, kFrameHeader + body->size());
-        return body;
+      if (auto f = complete_frame(buffer_)) {
+        buffer_.erase(0, f->size());
+        return std::move(f->body);
       }
       char chunk[1 << 16];
       const ssize_t r = ::read(fd_, chunk, sizeof chunk);
@@ -76,21 +77,26 @@ program::Program read_request(const std::string& request) {
 
 }  // namespace
 
-std::string frame(std::string_view body) {
+namespace {
+constexpr std::uint64_t kLastBit = std::uint64_t{1} << 63;
+}  // namespace
+
+std::string frame(std::string_view body, bool last) {
   std::string out(kFrameHeader, '\0');
-  const std::uint64_t n = body.size();
+  const std::uint64_t n = body.size() | (last ? kLastBit : 0);
   std::memcpy(out.data(), &n, kFrameHeader);
   out.append(body);
   return out;
 }
 
-// The whole body once `buffer` holds a complete frame.
-std::optional<std::string> complete_frame(const std::string& buffer) {
+std::optional<Frame> complete_frame(const std::string& buffer) {
   if (buffer.size() < kFrameHeader) return std::nullopt;
   std::uint64_t n = 0;
   std::memcpy(&n, buffer.data(), kFrameHeader);
+  const bool last = (n & kLastBit) != 0;
+  n &= ~kLastBit;
   if (buffer.size() - kFrameHeader < n) return std::nullopt;
-  return buffer.substr(kFrameHeader, n);
+  return Frame{buffer.substr(kFrameHeader, n), last};
 }
 
 WorkerSocket fork_with_socket() {
@@ -145,15 +151,17 @@ std::string oracle_trace_request(const program::Program& program) {
       const std::string& request = *next;
       progress->reset();  // this job's phase, step and memory from here on
       std::string answer;
+      bool last = false;
       try {
         const program::Program program = read_request(request);
         answer = request[0] == 'T' ? oracle_trace_to_text(program, *progress)
                                    : evaluate_to_text(program, request[1] == '1',
                                                       program::KeepValues::SummariseLarge, *progress);
+        last = program::uses_cuda(program) && !impl_backend::cuda_context_usable();
       } catch (const std::exception& e) {
         answer = nlohmann::json{{"fatal", std::string("a worker could not read or generate its case: ") + e.what()}}.dump();
       }
-      if (!write_all(fd, frame(answer))) ::_exit(0);
+      if (!write_all(fd, frame(answer, last)) || last) ::_exit(0);
     }
   } catch (...) {
     ::_exit(2);

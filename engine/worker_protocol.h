@@ -6,7 +6,9 @@
 // request is a kind byte, a flag byte ('1': traces wanted) and the body: for 'P' a program as JSON, for 'C' a
 // case to generate as "seed k max_steps invalid_share" (the double in its shortest exact form), for 'T' a
 // program as JSON to run on LibTorch alone. The answer to 'P' and 'C' is what evaluate_to_text returned, to 'T'
-// what oracle_trace_to_text returned (engine/evaluation_process.h).
+// what oracle_trace_to_text returned (engine/evaluation_process.h). An answer whose length has its top bit set is
+// the worker's last: a sticky CUDA error broke its CUDA context (a device-side assert in LibTorch, say), which
+// would fail every later case it ran, so it exits, and the requests it still held go to a fresh worker.
 #pragma once
 #include <sys/types.h>
 
@@ -25,9 +27,15 @@ namespace parity::engine {
 
 inline constexpr std::size_t kFrameHeader = sizeof(std::uint64_t);
 
-std::string frame(std::string_view body);
-// The whole body once `buffer` holds a complete frame.
-std::optional<std::string> complete_frame(const std::string& buffer);
+struct Frame {
+  std::string body;
+  bool last = false;  // the worker's last answer: it exits after sending it
+  std::size_t size() const { return kFrameHeader + body.size(); }  // in the buffer it came from
+};
+
+std::string frame(std::string_view body, bool last = false);
+// The whole frame once `buffer` holds a complete one.
+std::optional<Frame> complete_frame(const std::string& buffer);
 // Writes all of `data` to a socket; false when the other end has gone.
 bool write_all(int fd, std::string_view data);
 

@@ -424,6 +424,7 @@ std::unique_ptr<program::Backend> make_impl_backend(std::optional<TorchVersion> 
 }
 
 int cuda_device_count() { return impl::cuda::device_count(); }
+bool cuda_context_usable() { return impl::cuda::context_usable(); }
 
 bool built_with_cuda() {
 #ifdef PARITY_WITH_CUDA

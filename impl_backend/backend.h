@@ -21,5 +21,7 @@ std::unique_ptr<program::Backend> make_impl_backend(std::optional<TorchVersion> 
 // impl's CUDA devices (0 in a build without nvcc, or on a machine without a device). Initialises CUDA.
 int cuda_device_count();
 bool built_with_cuda();  // nvcc was found at configure time
+// false once a sticky CUDA error broke this process's CUDA context (impl::cuda::context_usable)
+bool cuda_context_usable();
 
 }  // namespace parity::impl_backend

@@ -17,6 +17,7 @@
 #include "engine/evaluation_process.h"
 #include "engine/isolation.h"
 #include "engine/worker_pool.h"
+#include "engine/worker_protocol.h"
 #include "tests/campaign_test_support.h"
 #include "impl_backend/planted_faults.h"
 #include "program/compare.h"
@@ -82,6 +83,26 @@ TEST(EngineCaseSeed, DependsOnTheCampaignSeedAndIndexOnly) {
     EXPECT_EQ(generate_case(99, k, config).value(), generate_case(99, k, config).value()) << "case " << k;
   }
   EXPECT_NE(generate_case(99, 55, config).value(), generate_case(98, 55, config).value());
+}
+
+// A worker marks its last answer (it exits after a sticky CUDA error) in the frame's length, which still reads
+// whole, and a frame is complete only once all of its body is there.
+TEST(EngineWorkerProtocol, AFrameSaysWhetherItIsTheWorkersLast) {
+  const std::string body = "impl 1\tlibtorch 2\t0";
+  for (bool last : {false, true}) {
+    std::string buffer = frame(body, last);
+    EXPECT_FALSE(complete_frame(buffer.substr(0, buffer.size() - 1)));
+    buffer += frame("next");
+    const auto f = complete_frame(buffer);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->body, body);
+    EXPECT_EQ(f->last, last);
+    EXPECT_EQ(f->size(), kFrameHeader + body.size());
+    const auto next = complete_frame(buffer.substr(f->size()));
+    ASSERT_TRUE(next);
+    EXPECT_EQ(next->body, "next");
+    EXPECT_FALSE(next->last);
+  }
 }
 
 TEST(EngineEvaluate, InProcessAndIsolatedAgree) {

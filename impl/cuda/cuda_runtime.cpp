@@ -51,6 +51,14 @@ int device_count() {
   return n;
 }
 
+bool context_usable() {
+  if (cuda_available() && cudaDeviceSynchronize() != cudaSuccess) {
+    cudaGetLastError();  // a sticky error stays whatever is cleared; any other one is gone
+    return false;
+  }
+  return true;
+}
+
 Tensor to_device(const Tensor& cpu, int device) {
   PARITY_CHECK(device == 0, ErrorKind::Device, "impl's CUDA code uses device 0 only");
   Tensor dense = clone(detach(cpu), MemoryFormat::Contiguous);

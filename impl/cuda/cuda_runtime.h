@@ -11,6 +11,10 @@
 namespace parity::impl::cuda {
 
 int device_count();  // 0 when the driver or a device is missing (never throws)
+// Whether the process's CUDA context still runs work: false after a sticky error (a device-side assert, an illegal
+// address), which fails every later CUDA call of the process, LibTorch's too (they share the primary context).
+// Never throws; true in a build without CUDA.
+bool context_usable();
 
 // A pointwise call or a sum over device memory, launched and waited for; a CUDA error raises a Device error.
 void run_pointwise(const kernels::PointwiseCall& call);
