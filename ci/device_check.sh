@@ -42,7 +42,7 @@ step cuda_under_rlimit_as prlimit --as=$((4 << 30)) build-gpu/parity_unit_tests 
 status=0  # that step is a record, not a check
 step device_tests build-gpu/parity_unit_tests --gtest_filter='ImplCuda.*:DevicePrograms.*:DeviceProbe.*:Cli.FuzzOnCuda*' \
   --gtest_output=xml:"$LOGS/device_tests.xml"
-step test_suite bash -c "cd build-gpu && ctest -j$JOBS --timeout 300 -L 'unit|property|differential' -E fault_injection"
+step test_suite bash -c "cd build-gpu && ctest -j$JOBS --timeout 300 --output-on-failure -L 'unit|property|differential' -E fault_injection"
 step campaign_cuda build-gpu/parity fuzz --device cuda --cases "$CASES" --seed 14 --jobs "$JOBS" \
   --out build-gpu/campaign-cuda --overwrite
 step campaign_cpu build-gpu/parity fuzz --cases "$CASES" --seed 14 --jobs "$JOBS" --out build-gpu/campaign-cpu --overwrite
