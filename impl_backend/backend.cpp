@@ -23,6 +23,9 @@ namespace pg = parity::program;
 // The adapter's whole job is calling impl: its types and ops unqualified, program's behind pg::.
 using namespace parity::impl;
 
+// Set by a planted BreaksDevice fault: this process's CUDA context counts as broken from then on.
+bool g_device_broken_by_plant = false;
+
 ScalarType to_impl(pg::DType d) {
   switch (d) {
     case pg::DType::Float32: return ScalarType::Float32;
@@ -175,6 +178,7 @@ class ImplSession final : public pg::Session {
       if (*flaky_this_run_) plant_wrong_value(*values_[index]);
     }
     if (fault && fault->kind == PlantedFault::Kind::WritesInput) plant_wrong_value(in(step, 0));
+    if (fault && fault->kind == PlantedFault::Kind::BreaksDevice) g_device_broken_by_plant = true;
     if (fault && fault->kind == PlantedFault::Kind::Fresh && values_[index]) {
       const Tensor& self = *values_[index];
       values_[index] = Tensor::over(self.storage(), self.layout(), self.dtype(), self.version_counter());
@@ -424,7 +428,7 @@ std::unique_ptr<program::Backend> make_impl_backend(std::optional<TorchVersion> 
 }
 
 int cuda_device_count() { return impl::cuda::device_count(); }
-bool cuda_context_usable() { return impl::cuda::context_usable(); }
+bool cuda_context_usable() { return !g_device_broken_by_plant && impl::cuda::context_usable(); }
 
 bool built_with_cuda() {
 #ifdef PARITY_WITH_CUDA

@@ -27,6 +27,7 @@ constexpr std::pair<std::string_view, PlantedFault::Kind> kKinds[] = {
     {"abort", PlantedFault::Kind::Abort},
     {"hang", PlantedFault::Kind::Hang},
     {"oom", PlantedFault::Kind::OutOfMemory},
+    {"breaks_device", PlantedFault::Kind::BreaksDevice},
 };
 
 std::string_view trim(std::string_view s) {
@@ -77,7 +78,8 @@ bool is_process_fault(PlantedFault::Kind kind) {
     case PlantedFault::Kind::Message:
     case PlantedFault::Kind::Fresh:
     case PlantedFault::Kind::WritesInput:
-    case PlantedFault::Kind::Flaky: return false;
+    case PlantedFault::Kind::Flaky:
+    case PlantedFault::Kind::BreaksDevice: return false;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
@@ -102,7 +104,8 @@ void misbehave(const PlantedFault& fault) {
     case PlantedFault::Kind::Message:
     case PlantedFault::Kind::Fresh:
     case PlantedFault::Kind::WritesInput:
-    case PlantedFault::Kind::Flaky: break;
+    case PlantedFault::Kind::Flaky:
+    case PlantedFault::Kind::BreaksDevice: break;
   }
   PARITY_HARNESS_UNREACHABLE("planted fault " + fault.text() + " returned from misbehaving");
 }

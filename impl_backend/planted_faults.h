@@ -27,6 +27,9 @@ struct PlantedFault {
     Flaky,  // as Values, but in every other evaluation that runs the op, counted across the process and those it
             // forks (flaky_turn): the same program diverges on some runs and not others, as a race or
             // uninitialised memory would make it. What a campaign's confirming runs must catch.
+    BreaksDevice,  // the op runs as it should, then the process's CUDA context counts as broken from there on
+                   // (cuda_context_usable() is false), as after a device-side assert: a worker that ran a program
+                   // with cuda steps must then answer its case and be replaced, losing none of the cases it held.
     // The process running the op misbehaves instead of running it, as a broken kernel would, for testing that
     // a campaign isolates it: one finding for exactly that case, and the cases after it run normally.
     Crash,        // SIGSEGV

@@ -408,6 +408,36 @@ void expect_isolated(const ProcessFault& fault) {
   EXPECT_EQ(pool.workers_started(), 2u);  // the faulty case's worker was replaced for the case after it
 }
 
+// A worker whose CUDA context broke (planted: `neg=breaks_device`) answers the case that broke it, exits, and the
+// cases it already held run on a fresh worker: each answered once, as a worker that never broke would answer it.
+// The faulty program has a cuda step (raising where there is no device), since only work on cuda can break one.
+TEST(EngineWorkers, AWorkerWhoseDeviceBrokeIsReplacedLosingNoCase) {
+  if (!in_process_planted_with("neg=breaks_device")) return;
+  program::ProgramBuilder fine, faulty;
+  fine.step(program::OpId::Abs, {fine.rand({2, 3})});
+  program::Attrs on_cuda;
+  on_cuda.device = program::Device::CUDA;
+  on_cuda.sizes = {2};
+  faulty.step(program::OpId::Zeros, {}, on_cuda);
+  faulty.step(program::OpId::Neg, {faulty.rand({2, 3})});
+  WorkerPool pool({1, {10000ms, false, nullptr, 0}});
+  const Evaluation alone = evaluate_in_process(fine.program());
+  std::vector<WorkerPool::Ticket> fines;
+  fines.push_back(pool.submit(fine.program()));
+  const auto bad = pool.submit(faulty.program());
+  for (int i = 0; i < 4; ++i) fines.push_back(pool.submit(fine.program()));
+  std::map<WorkerPool::Ticket, Evaluation> results;
+  while (auto d = pool.wait()) EXPECT_TRUE(results.emplace(d->ticket, std::move(d->evaluation)).second);
+  ASSERT_EQ(results.size(), fines.size() + 1);
+  EXPECT_EQ(results[bad].outcome, Evaluation::Outcome::Completed);
+  EXPECT_EQ(results[bad].steps.size(), 3u);
+  for (auto t : fines) {
+    SCOPED_TRACE("ticket " + std::to_string(t));
+    expect_same(results[t], alone);
+  }
+  EXPECT_EQ(pool.workers_started(), 2u);  // the one that broke, and its replacement
+}
+
 TEST(EngineWorkers, PlantedCrashEndsOnlyItsCase) {
   if (!in_process_planted_with("neg=crash")) return;
   expect_isolated(
