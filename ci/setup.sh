@@ -45,9 +45,22 @@ if [ "$torch" != 1.13 ]; then
   requirements=ci/torch-$torch.txt
   wanted=$(sed -n 's/^torch==//p' "$requirements")
   if ! "$venv/bin/python" -c "import sys, torch; sys.exit(torch.__version__.split('+')[0] != '$wanted')" 2>/dev/null; then
-    echo "parity setup: installing torch $wanted into $venv (PyPI, about 5 GB, once)"
+    # The wheel and its CUDA libraries unpack to about 5.5 GB, and pip holds the 3.5 GB of downloads until the
+    # install ends: on a fuller disk pip stops half way with a bare "No space left on device".
+    need_kb=$((10 * 1024 * 1024))
+    free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
+    tmp_free_kb=$(df -Pk "${TMPDIR:-/tmp}" | awk 'NR == 2 { print $4 }')
+    ((tmp_free_kb < free_kb)) && free_kb=$tmp_free_kb
+    if ((free_kb < need_kb)); then
+      echo "parity setup: installing torch $wanted needs about 10 GB free here and in ${TMPDIR:-/tmp};" \
+           "$((free_kb / 1024 / 1024)) GB is free. Free some space (old build folders, fresh clones) or" \
+           "run only the 1.13 oracle: PARITY_ORACLES=1.13 ci/test.sh" >&2
+      exit 1
+    fi
+    echo "parity setup: installing torch $wanted into $venv (PyPI, about 5.5 GB, once)"
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+    # No copy of the downloads in pip's cache: 3.5 GB kept for a venv that is made once per checkout.
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir -r "$requirements"
   fi
   torch_dir=$("$venv/bin/python" -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null)
   # CMAKE_PREFIX_PATH names the torch/ folder itself: its share/cmake would pair 2.x's headers with the first
