@@ -8,7 +8,8 @@
 
 namespace parity::impl {
 
-TensorImpl::TensorImpl() = default;
+TensorImpl::TensorImpl(Storage storage, Layout layout, ScalarType dtype, VersionCounter version)
+    : storage(std::move(storage)), layout(std::move(layout)), dtype(dtype), version(std::move(version)) {}
 TensorImpl::~TensorImpl() = default;
 
 namespace {
@@ -36,13 +37,10 @@ void check_layout_fits(const Layout& layout, ScalarType dtype) {
 namespace {
 Tensor allocate_filled(const Layout& layout, ScalarType dtype, Device device, Fill fill) {
   check_layout_fits(layout, dtype);
-  auto impl = std::make_shared<TensorImpl>();
   std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(layout.storage_extent(), 0));
   Allocator& alloc = device.type == DeviceType::CPU ? cpu_allocator() : cuda_allocator();
-  impl->storage = Storage(n * element_size(dtype), alloc, fill);
-  impl->layout = layout;
-  impl->dtype = dtype;
-  return Tensor(std::move(impl));
+  return Tensor(std::make_shared<TensorImpl>(Storage(n * element_size(dtype), alloc, fill), layout, dtype,
+                                             VersionCounter()));
 }
 }  // namespace
 
@@ -57,21 +55,11 @@ Tensor Tensor::allocate_uninitialized(const Layout& layout, ScalarType dtype, De
 
 Tensor Tensor::over(const Storage& storage, const Layout& layout, ScalarType dtype, const VersionCounter& version) {
   check_layout_fits(layout, dtype);
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = storage;
-  impl->layout = layout;
-  impl->dtype = dtype;
-  impl->version = version;
-  return Tensor(std::move(impl));
+  return Tensor(std::make_shared<TensorImpl>(storage, layout, dtype, version));
 }
 
 Tensor Tensor::alias() const {
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = impl_->storage;
-  impl->layout = impl_->layout;
-  impl->dtype = impl_->dtype;
-  impl->version = impl_->version;
-  return Tensor(std::move(impl));
+  return Tensor(std::make_shared<TensorImpl>(impl_->storage, impl_->layout, impl_->dtype, impl_->version));
 }
 
 void Tensor::restride(const Layout& layout) const {

@@ -23,7 +23,9 @@ struct TensorImpl {
   ScalarType dtype = ScalarType::Float32;
   VersionCounter version;
   std::unique_ptr<autograd::AutogradMeta> autograd;  // null until autograd state is needed
-  TensorImpl();
+  // From its parts: no default to overwrite, as a default VersionCounter is a heap counter of its own (a detach
+  // that made and dropped one spent a fifth of its time on it).
+  TensorImpl(Storage storage, Layout layout, ScalarType dtype, VersionCounter version);
   ~TensorImpl();
 };
 
