@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "impl/rc.h"
+
 namespace parity::impl {
 
 enum class DeviceType : std::uint8_t { CPU, CUDA };
@@ -55,7 +57,7 @@ class Storage {
   std::size_t nbytes() const { return impl_ ? impl_->nbytes : 0; }
   Device device() const { return impl_ ? impl_->device : Device{}; }
   const void* key() const { return impl_.get(); }  // identity: views share it
-  bool defined() const { return impl_ != nullptr; }
+  bool defined() const { return static_cast<bool>(impl_); }
   long use_count() const { return impl_.use_count(); }  // tensors over it (StorageImpl's refcount)
   // resize_'s growth (maybe_resize_storage_cpu): this same storage, which every tensor over it shares, now holds
   // nbytes, its old bytes kept and the new ones zero (uninitialised in LibTorch: nothing reads them unwritten).
@@ -71,7 +73,7 @@ class Storage {
       if (data) allocator->deallocate(data, nbytes);
     }
   };
-  std::shared_ptr<Impl> impl_;
+  Rc<Impl> impl_;
 };
 
 }  // namespace parity::impl

@@ -2,19 +2,20 @@
 // Every in-place op bumps it; saved tensors remember the value they were saved at.
 #pragma once
 #include <cstdint>
-#include <memory>
+
+#include "impl/rc.h"
 
 namespace parity::impl {
 
 class VersionCounter {
  public:
-  VersionCounter() : value_(std::make_shared<std::uint32_t>(0)) {}
+  VersionCounter() : value_(Rc<std::uint32_t>::make(0u)) {}
   std::uint32_t current() const { return *value_; }
   void bump() { ++*value_; }
   bool shares_with(const VersionCounter& o) const { return value_ == o.value_; }
 
  private:
-  std::shared_ptr<std::uint32_t> value_;
+  Rc<std::uint32_t> value_;
 };
 
 }  // namespace parity::impl
