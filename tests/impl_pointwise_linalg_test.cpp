@@ -188,6 +188,41 @@ TEST(ImplPointwise, Values) {
   expect_values(sigmoid(values({-3, 0, 2}, ScalarType::Int64)), {0.0474259, 0.5, 0.880797});
 }
 
+// A Scalar operand reaches the kernel as at::scalar_to_tensor's wrapped number (int64, float64 or bool) cast to
+// the dtype the op computes in: an int32 wraps, a 16-bit float rounds from the double. In place too, where the
+// target still must not overlap itself.
+TEST(ImplPointwise, AScalarOperandIsTheWrappedNumberCastToTheComputeType) {
+  struct Case {
+    ScalarType dtype;
+    Scalar s;
+  };
+  const Scalar true_scalar{Scalar::Kind::Bool, 1};
+  const std::vector<Case> cases = {
+      {ScalarType::Int32, Scalar::of_int((std::int64_t{1} << 40) + 7)}, {ScalarType::Int32, Scalar::of_int(-3)},
+      {ScalarType::Int64, Scalar::of_int(-(std::int64_t{1} << 40))},   {ScalarType::Float16, Scalar::of(0.1)},
+      {ScalarType::Float16, Scalar::of_int(2049)},                      {ScalarType::BFloat16, Scalar::of(1.0 / 3)},
+      {ScalarType::Float32, Scalar::of(0.1)},                           {ScalarType::Float32, Scalar::of_int(16777217)},
+      {ScalarType::Float64, Scalar::of(0.1)},                           {ScalarType::Bool, true_scalar},
+  };
+  for (const Case& c : cases) {
+    const ScalarType wrapped = c.s.kind == Scalar::Kind::Int    ? ScalarType::Int64
+                               : c.s.kind == Scalar::Kind::Bool ? ScalarType::Bool
+                                                                : ScalarType::Float64;
+    const double cast = to(full({}, c.s, wrapped), c.dtype).to_vector()[0];
+    SCOPED_TRACE(std::string(type_name(c.dtype)) + " + " + std::to_string(c.s.value));
+    const Tensor out = add(zeros({2}, c.dtype), c.s);
+    EXPECT_EQ(out.dtype(), c.dtype);
+    EXPECT_EQ(out.to_vector(), (std::vector<double>{cast, cast}));
+    const Tensor self = zeros({2}, c.dtype);
+    add_(self, c.s);
+    EXPECT_EQ(self.to_vector(), (std::vector<double>{cast, cast}));
+  }
+  EXPECT_EQ(add(zeros({1}, ScalarType::Int32), Scalar::of_int((std::int64_t{1} << 40) + 7)).to_vector()[0], 7);
+  const Tensor expanded = expand(zeros({1}, ScalarType::Float32), {3});
+  EXPECT_EQ(kind_of([&] { add_(expanded, Scalar::of(1)); }), ErrorKind::Overlap);
+  EXPECT_EQ(kind_of([&] { mul_(expanded, Scalar::of(2)); }), ErrorKind::Overlap);
+}
+
 // Integral sums wrap around in int64 as ATen's do: two INT64_MIN make 0, and 2^53 + 1 stays exact (a double
 // accumulator gave INT64_MIN and 2^53).
 TEST(ImplPointwise, IntegralSumsWrapAndStayExact) {

@@ -25,9 +25,9 @@ Tensor converted(const Tensor& t, ScalarType dtype) {
   return out;
 }
 
-void check_binary_types(BinaryOp op, const Operand& a, const Operand& b) {
+void check_binary_types(BinaryOp op, ScalarType a, ScalarType b) {
   if (op != BinaryOp::Sub) return;
-  bool ab = a.tensor.dtype() == ScalarType::Bool, bb = b.tensor.dtype() == ScalarType::Bool;
+  bool ab = a == ScalarType::Bool, bb = b == ScalarType::Bool;
   PARITY_CHECK(!(ab && bb), ErrorKind::DType,
         "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
         "operator instead.");
@@ -36,44 +36,75 @@ void check_binary_types(BinaryOp op, const Operand& a, const Operand& b) {
         "the `~` or `logical_not()` operator instead.");
 }
 
-ScalarType compute_type(BinaryOp op, const Operand& a, const Operand& b) {
-  ScalarType t = ops::result_type({&a, &b});
-  if (op == BinaryOp::Div && !is_floating(t)) t = kDefaultFloat;  // true division
-  return t;
+// true division computes in a floating type whatever its operands'
+ScalarType compute_type(BinaryOp op, ScalarType result) {
+  return op == BinaryOp::Div && !is_floating(result) ? kDefaultFloat : result;
 }
 
-Tensor binary_values(BinaryOp op, const Operand& a, const Operand& b) {
-  check_binary_types(op, a, b);
-  Dims shape = broadcast_shapes(a.tensor.sizes(), b.tensor.sizes());
-  ScalarType t = compute_type(op, a, b);
-  const Device d = ops::common_device(nullptr, {&a.tensor, &b.tensor}, /*allow_cpu_scalars=*/true);
-  Tensor ca = converted(a.tensor, t), cb = converted(b.tensor, t);
+// out = a op b of the broadcast shape, b given in the compute dtype t (cb), on device d.
+Tensor binary_values(BinaryOp op, const Dims& shape, const Tensor& a, const Tensor& b, const Tensor& cb, ScalarType t,
+                     Device d) {
+  Tensor ca = converted(a, t);
   Tensor out = Tensor::allocate_uninitialized(
-      ops::elementwise_layout(shape, {&ops::iterator_input_layout(ca, a.tensor), &ops::iterator_input_layout(cb, b.tensor)}),
-      t, d);
-  ops::binary_kernel(op, out, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
+      ops::elementwise_layout(shape, {&ops::iterator_input_layout(ca, a), &ops::iterator_input_layout(cb, b)}), t, d);
+  ops::binary_kernel(op, out, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(cb, d));
   return out;
 }
 
-void binary_inplace_values(BinaryOp op, const Tensor& self, const Operand& other) {
-  Operand a{self, false};
-  check_binary_types(op, a, other);
-  ops::check_no_overlap(self, {&other.tensor});
-  Dims shape = broadcast_shapes(self.sizes(), other.tensor.sizes());
-  PARITY_CHECK(shape == self.sizes(), ErrorKind::Shape,
-        "output with shape " + format_dims(self.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
-  const Device d = ops::common_device(&self, {&other.tensor}, /*allow_cpu_scalars=*/true);
-  ScalarType t = compute_type(op, a, other);
+Tensor binary_values(BinaryOp op, const Tensor& a, const Tensor& b) {
+  check_binary_types(op, a.dtype(), b.dtype());
+  const Dims shape = broadcast_shapes(a.sizes(), b.sizes());
+  const Operand oa{a, false}, ob{b, false};
+  const ScalarType t = compute_type(op, ops::result_type({&oa, &ob}));
+  const Device d = ops::common_device(nullptr, {&a, &b}, /*allow_cpu_scalars=*/true);
+  return binary_values(op, shape, a, b, converted(b, t), t, d);
+}
+
+// A Scalar operand is TensorIterator's wrapped number: a CPU scalar, which broadcasts to any shape and joins a
+// tensor on any device.
+Tensor binary_values(BinaryOp op, const Tensor& a, Scalar s) {
+  check_binary_types(op, a.dtype(), ops::wrapped_dtype(s));
+  const Operand oa{a, false};
+  const ScalarType t = compute_type(op, ops::result_type({&oa}, s));
+  const Tensor cs = ops::wrap_scalar(s, t);
+  return binary_values(op, a.sizes(), a, cs, cs, t, a.device());
+}
+
+// self op= other, other given in the compute dtype t (cother) after its own checks: the result type must cast to
+// self's dtype.
+void binary_inplace_values(BinaryOp op, const Tensor& self, ScalarType t, const Tensor& cother, Device d) {
   PARITY_CHECK(can_cast(t, self.dtype()), ErrorKind::DType,
         "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
             std::string(type_name(self.dtype())));
   if (t == self.dtype()) {
-    ops::binary_kernel(op, self, self, ops::kernel_operand(converted(other.tensor, t), d));
+    ops::binary_kernel(op, self, self, ops::kernel_operand(cother, d));
   } else {
     Tensor tmp = Tensor::allocate_uninitialized(Layout::dense(self.sizes()), t, d);
-    ops::binary_kernel(op, tmp, converted(self, t), ops::kernel_operand(converted(other.tensor, t), d));
+    ops::binary_kernel(op, tmp, converted(self, t), ops::kernel_operand(cother, d));
     ops::copy_kernel(self, tmp);
   }
+}
+
+void binary_inplace_values(BinaryOp op, const Tensor& self, const Tensor& other) {
+  check_binary_types(op, self.dtype(), other.dtype());
+  ops::check_no_overlap(self, {&other});
+  Dims shape = broadcast_shapes(self.sizes(), other.sizes());
+  PARITY_CHECK(shape == self.sizes(), ErrorKind::Shape,
+        "output with shape " + format_dims(self.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
+  const Device d = ops::common_device(&self, {&other}, /*allow_cpu_scalars=*/true);
+  const Operand oself{self, false}, oother{other, false};
+  const ScalarType t = compute_type(op, ops::result_type({&oself, &oother}));
+  binary_inplace_values(op, self, t, converted(other, t), d);
+}
+
+// The wrapped number is a fresh CPU scalar: it overlaps nothing (self still must not overlap itself), broadcasts to
+// any shape, and joins any device.
+void binary_inplace_values(BinaryOp op, const Tensor& self, Scalar s) {
+  check_binary_types(op, self.dtype(), ops::wrapped_dtype(s));
+  ops::check_no_overlap(self, {});
+  const Operand oself{self, false};
+  const ScalarType t = compute_type(op, ops::result_type({&oself}, s));
+  binary_inplace_values(op, self, t, ops::wrap_scalar(s, t), self.device());
 }
 
 const char* node_name(BinaryOp op, bool scalar) {
@@ -146,14 +177,14 @@ std::shared_ptr<Formula> scalar_node(BinaryOp op, const Tensor& self, Scalar s) 
 // Nodes are built before the kernel runs, as in PyTorch's generated code: reading an input's grad_fn can raise.
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   auto node = autograd::compute_requires_grad({&a, &b}) ? binary_node(op, a, b, a) : nullptr;
-  Tensor out = binary_values(op, Operand{a, false}, Operand{b, false});
+  Tensor out = binary_values(op, a, b);
   if (node) autograd::set_history(out, node);
   return out;
 }
 
 Tensor binary(BinaryOp op, const Tensor& a, Scalar s) {
   auto node = autograd::compute_requires_grad({&a}) ? scalar_node(op, a, s) : nullptr;
-  Tensor out = binary_values(op, Operand{a, false}, Operand{ops::wrap_scalar(s), true});
+  Tensor out = binary_values(op, a, s);
   if (node) autograd::set_history(out, node);
   return out;
 }
@@ -167,7 +198,7 @@ Tensor binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
     bool need_original = (op == BinaryOp::Mul || op == BinaryOp::Div) && autograd::gradient_edge(other).valid();
     node = binary_node(op, self, other, need_original ? clone(self) : self);
   }
-  binary_inplace_values(op, self, Operand{other, false});
+  binary_inplace_values(op, self, other);
   self.bump_version();
   if (node) autograd::rebase_history(self, node);
   return self;
@@ -177,7 +208,7 @@ Tensor binary_(BinaryOp op, const Tensor& self, Scalar s) {
   bool rg = autograd::compute_requires_grad({&self});
   autograd::check_inplace(self, rg);
   auto node = rg ? scalar_node(op, self, s) : nullptr;
-  binary_inplace_values(op, self, Operand{ops::wrap_scalar(s), true});
+  binary_inplace_values(op, self, s);
   self.bump_version();
   if (node) autograd::rebase_history(self, node);
   return self;
@@ -215,15 +246,15 @@ Tensor binary_out(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
                               "of the arguments requires grad.";
   PARITY_CHECK(!autograd::compute_requires_grad({&a, &b}), ErrorKind::OutRequiresGrad, refusal);
   PARITY_CHECK(!autograd::compute_requires_grad({&out}), ErrorKind::OutRequiresGrad, refusal);
-  const Operand oa{a, false}, ob{b, false};
-  check_binary_types(op, oa, ob);
+  check_binary_types(op, a.dtype(), b.dtype());
   ops::check_no_overlap(out, {&a, &b});
   const Dims shape = broadcast_shapes(a.sizes(), b.sizes());
   // TensorIterator resizes only a write-only out: one that is also an input (the same tensor) must fit.
   PARITY_CHECK(out.sizes() == shape || !(out.is_same(a) || out.is_same(b)), ErrorKind::Shape,
                "output with shape " + format_dims(out.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
   const Device d = ops::common_device(&out, {&a, &b}, /*allow_cpu_scalars=*/true);
-  const ScalarType t = compute_type(op, oa, ob);
+  const Operand oa{a, false}, ob{b, false};
+  const ScalarType t = compute_type(op, ops::result_type({&oa, &ob}));
   PARITY_CHECK(can_cast(t, out.dtype()), ErrorKind::DType,
                "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
                    std::string(type_name(out.dtype())));

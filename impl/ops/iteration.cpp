@@ -38,25 +38,53 @@ struct Promoted {
 };
 }  // namespace
 
-ScalarType result_type(std::initializer_list<const Operand*> operands) {
+namespace {
+ScalarType result_type(std::initializer_list<const Operand*> operands, std::optional<ScalarType> wrapped_scalar) {
   Promoted dim, zero, wrapped;
   for (const Operand* o : operands) {
     if (o->wrapped) wrapped.add(wrapped_type(o->tensor.dtype()));
     else if (o->tensor.dim() == 0) zero.add(o->tensor.dtype());
     else dim.add(o->tensor.dtype());
   }
+  if (wrapped_scalar) wrapped.add(wrapped_type(*wrapped_scalar));
   Promoted low = zero;
   if (wrapped.any) low = Promoted{true, zero.any ? combine(zero.type, wrapped.type) : wrapped.type};
   if (!dim.any) return low.type;
   return low.any ? combine(dim.type, low.type) : dim.type;
 }
+}  // namespace
+
+ScalarType result_type(std::initializer_list<const Operand*> operands) { return result_type(operands, std::nullopt); }
+
+ScalarType result_type(std::initializer_list<const Operand*> operands, Scalar wrapped) {
+  return result_type(operands, wrapped_dtype(wrapped));
+}
+
+ScalarType wrapped_dtype(Scalar s) {
+  switch (s.kind) {
+    case Scalar::Kind::Int: return ScalarType::Int64;
+    case Scalar::Kind::Bool: return ScalarType::Bool;
+    case Scalar::Kind::Float: return ScalarType::Float64;
+  }
+  PARITY_UNREACHABLE("no case for this enum value");
+}
 
 Tensor wrap_scalar(Scalar s) {
-  ScalarType t = s.kind == Scalar::Kind::Int ? ScalarType::Int64
-                 : s.kind == Scalar::Kind::Bool ? ScalarType::Bool
-                                                : ScalarType::Float64;
-  Tensor out = Tensor::allocate(Layout{}, t);
+  Tensor out = Tensor::allocate(Layout{}, wrapped_dtype(s));
   fill_kernel(out, s.value);
+  return out;
+}
+
+Tensor wrap_scalar(Scalar s, ScalarType dtype) {
+  Tensor out = Tensor::allocate_uninitialized(Layout{}, dtype);
+  // fill_kernel's element conversion into the wrapped dtype, then copy_kernel's into `dtype`: the same functions.
+  dispatch(wrapped_dtype(s), [&](auto wrapped) {
+    using W = decltype(wrapped);
+    dispatch(dtype, [&](auto target) {
+      using D = decltype(target);
+      *out.data<D>() = kernels::CopyFn<D, W>{}(kernels::element<W>(s.value));
+    });
+  });
   return out;
 }
 

@@ -21,8 +21,16 @@ struct Operand {
 
 // result_type: dimensioned tensors, then zero-dim tensors, then wrapped scalars.
 ScalarType result_type(std::initializer_list<const Operand*> operands);
+// The same, with a Scalar argument among the operands as the wrapped number it becomes.
+ScalarType result_type(std::initializer_list<const Operand*> operands, Scalar wrapped);
+// The dtype at::scalar_to_tensor gives a Scalar: int64, bool or float64 by its kind.
+ScalarType wrapped_dtype(Scalar s);
 // at::scalar_to_tensor: a 0-dim tensor of the scalar's kind (int64, bool or float64).
 Tensor wrap_scalar(Scalar s);
+// wrap_scalar(s) as a kernel computing in `dtype` reads it: one 0-dim tensor of `dtype` holding what converting
+// wrap_scalar(s) to `dtype` would give (the two conversions composed), where the wrapped number itself would only
+// be made to be converted.
+Tensor wrap_scalar(Scalar s, ScalarType dtype);
 
 // Output layout TensorIterator allocates for inputs broadcast to `shape` (fast set-up, else stride ordering).
 Layout elementwise_layout(const Dims& shape, std::initializer_list<const Layout*> inputs);
