@@ -113,6 +113,30 @@ TEST(VersionGates, ClampGradientExcludesTheBoundsFrom2) {
   EXPECT_EQ(gradient(k215), (std::vector<double>{0, 1, 0, 0}));
 }
 
+// The gradient of mul and div by a Scalar: 1.13 multiplies by at::scalar_to_tensor(other), so a recorded gradient's
+// grad_fn is MulBackward0 or DivBackward0; 2.x by the Scalar itself (MulBackward1, DivBackward1). The values agree,
+// recorded or not, in the grad's dtype. (Recorded: create_graph and an incoming gradient that requires grad.)
+TEST(VersionGates, ScalarOpsDeriveWithTheScalarFrom2) {
+  for (TorchVersion v : {k113, k215}) {
+    TargetTorchVersionGuard g(v);
+    SCOPED_TRACE(v.str());
+    const bool old = v == k113;
+    for (bool create_graph : {false, true}) {
+      for (ScalarType t : {ScalarType::Float32, ScalarType::Float64, ScalarType::Float16}) {
+        Tensor x = leaf({1, 2}, t), v = leaf({1, 1}, t);
+        Tensor gm = autograd_grad(mul(x, Scalar::of(0.1)), x, v, false, false, create_graph);
+        Tensor gd = autograd_grad(div(x, Scalar::of_int(3)), x, v, false, false, create_graph);
+        EXPECT_EQ(gm.dtype(), t);
+        EXPECT_EQ(gm.to_vector(), to(full({2}, Scalar::of(0.1), ScalarType::Float64), t).to_vector());
+        EXPECT_EQ(gd.to_vector(), div(ones({2}, t), Scalar::of_int(3)).to_vector());
+        const auto name = [](const Tensor& r) { return grad_fn(r) ? grad_fn(r)->name() : std::string("none"); };
+        EXPECT_EQ(name(gm), !create_graph ? "none" : old ? "MulBackward0" : "MulBackward1");
+        EXPECT_EQ(name(gd), !create_graph ? "none" : old ? "DivBackward0" : "DivBackward1");
+      }
+    }
+  }
+}
+
 // x * x sends two gradients to x's accumulator: 2.x adds the second into the first in place.
 TEST(VersionGates, TheEngineSumsGradientsInPlaceFrom2) {
   auto version = [](TorchVersion v) {

@@ -163,7 +163,10 @@ std::shared_ptr<Formula> binary_node(BinaryOp op, const Tensor& self, const Tens
 // itself (VersionGate::ScalarOpsDeriveWithScalar): MulBackward1 or DivBackward1.
 std::shared_ptr<Formula> scalar_node(BinaryOp op, const Tensor& self, Scalar s) {
   return make_node(node_name(op, true), {&self}, [op, s](const Tensor& g, const TensorList&, const Formula&) {
-    const bool by_scalar = follows(VersionGate::ScalarOpsDeriveWithScalar);
+    // 1.13's 0-dim tensor is seen only by an op that records it (MulBackward0 saves it as other). Where nothing
+    // records, grad times or over it is grad times or over the Scalar: the same dtype (a floating grad's) and the
+    // same value (the scalar made int64 or float64, then cast to the grad's dtype), without the two 0-dim tensors.
+    const bool by_scalar = follows(VersionGate::ScalarOpsDeriveWithScalar) || !autograd::compute_requires_grad({&g});
     switch (op) {
       case BinaryOp::Mul: return TensorList{by_scalar ? mul(g, s) : mul(g, ops::wrap_scalar(s))};
       case BinaryOp::Div: return TensorList{by_scalar ? div(g, s) : div(g, ops::wrap_scalar(s))};
