@@ -19,7 +19,7 @@ void release_cpu_cache() { caching_cpu_allocator().release_cache(); }
 
 std::size_t cpu_cached_bytes() { return caching_cpu_allocator().cached_bytes(); }
 
-Storage::Storage(std::size_t nbytes, Allocator& allocator, Fill fill) : impl_(Rc<Impl>::make()) {
+Storage::Storage(std::size_t nbytes, Allocator& allocator, Fill fill) : impl_(make_rc<Impl>()) {
   impl_->allocator = &allocator;
   impl_->device = allocator.device();
   impl_->data = allocator.allocate(nbytes, fill);

@@ -9,7 +9,7 @@ namespace parity::impl {
 
 class VersionCounter {
  public:
-  VersionCounter() : value_(Rc<std::uint32_t>::make(0u)) {}
+  VersionCounter() : value_(make_rc<std::uint32_t>(0u)) {}
   std::uint32_t current() const { return *value_; }
   void bump() { ++*value_; }
   bool shares_with(const VersionCounter& o) const { return value_ == o.value_; }

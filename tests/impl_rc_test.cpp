@@ -1,5 +1,6 @@
-// impl::Rc, the single-thread shared handle of storages and version counters: what it owns lives exactly as long
-// as its last handle, whatever the copies, moves and assignments between handles.
+// impl::Rc, the single-thread shared pointer of storages, version counters, tensors and nodes: what it owns lives
+// exactly as long as its last handle, whatever the copies, moves, assignments and conversions between handles, and
+// a weak handle sees it until then.
 #include <gtest/gtest.h>
 
 #include <utility>
@@ -24,7 +25,7 @@ struct Tracked {
 TEST(ImplRc, TheValueLivesAsLongAsItsLastHandle) {
   Tracked::alive = 0;
   {
-    Rc<Tracked> a = Rc<Tracked>::make(7);
+    Rc<Tracked> a = make_rc<Tracked>(7);
     EXPECT_EQ(Tracked::alive, 1);
     EXPECT_EQ(a->value, 7);
     EXPECT_EQ(a.use_count(), 1);
@@ -48,8 +49,8 @@ TEST(ImplRc, TheValueLivesAsLongAsItsLastHandle) {
 
 TEST(ImplRc, AssignmentReleasesTheOldValueAndSelfAssignmentKeepsIt) {
   Tracked::alive = 0;
-  Rc<Tracked> a = Rc<Tracked>::make(1);
-  Rc<Tracked> b = Rc<Tracked>::make(2);
+  Rc<Tracked> a = make_rc<Tracked>(1);
+  Rc<Tracked> b = make_rc<Tracked>(2);
   EXPECT_FALSE(a == b);
   a = b;
   EXPECT_EQ(Tracked::alive, 1);
@@ -58,9 +59,38 @@ TEST(ImplRc, AssignmentReleasesTheOldValueAndSelfAssignmentKeepsIt) {
   const Rc<Tracked>& same = a;
   a = same;
   EXPECT_EQ(a.use_count(), 2);
-  a = std::move(a);  // NOLINT: self-move must leave the value where it was
   EXPECT_EQ(Tracked::alive, 1);
   EXPECT_EQ(b->value, 2);
+}
+
+struct Base {
+  virtual ~Base() = default;
+  virtual int kind() const { return 0; }
+};
+struct Derived : Base, EnableRcFromThis<Derived> {
+  explicit Derived(int* destroyed) : destroyed(destroyed) {}
+  ~Derived() override { ++*destroyed; }
+  int kind() const override { return 1; }
+  int* destroyed;
+};
+
+// What autograd's nodes need: a base handle destroys the derived object, a weak handle locks while a strong one
+// lives and not after, and an object hands out handles to itself that share its count.
+TEST(ImplRc, PolymorphicWeakAndFromThis) {
+  int destroyed = 0;
+  WeakRc<Base> weak;
+  {
+    Rc<Base> base = make_rc<Derived>(&destroyed);
+    EXPECT_EQ(base->kind(), 1);
+    weak = base;
+    EXPECT_EQ(weak.lock().get(), base.get());
+    Rc<Derived> self = static_cast<Derived&>(*base).shared_from_this();
+    EXPECT_EQ(base.use_count(), 2);
+    EXPECT_FALSE(weak.expired());
+  }
+  EXPECT_EQ(destroyed, 1);
+  EXPECT_TRUE(weak.expired());
+  EXPECT_EQ(weak.lock(), nullptr);
 }
 
 // What the handles are for: tensors over one storage count it, and a version counter bumped through one view is
