@@ -39,8 +39,7 @@ Tensor allocate_filled(const Layout& layout, ScalarType dtype, Device device, Fi
   check_layout_fits(layout, dtype);
   std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(layout.storage_extent(), 0));
   Allocator& alloc = device.type == DeviceType::CPU ? cpu_allocator() : cuda_allocator();
-  return Tensor(std::make_shared<TensorImpl>(Storage(n * element_size(dtype), alloc, fill), layout, dtype,
-                                             VersionCounter()));
+  return Tensor(make_rc<TensorImpl>(Storage(n * element_size(dtype), alloc, fill), layout, dtype, VersionCounter()));
 }
 }  // namespace
 
@@ -55,11 +54,11 @@ Tensor Tensor::allocate_uninitialized(const Layout& layout, ScalarType dtype, De
 
 Tensor Tensor::over(const Storage& storage, const Layout& layout, ScalarType dtype, const VersionCounter& version) {
   check_layout_fits(layout, dtype);
-  return Tensor(std::make_shared<TensorImpl>(storage, layout, dtype, version));
+  return Tensor(make_rc<TensorImpl>(storage, layout, dtype, version));
 }
 
 Tensor Tensor::alias() const {
-  return Tensor(std::make_shared<TensorImpl>(impl_->storage, impl_->layout, impl_->dtype, impl_->version));
+  return Tensor(make_rc<TensorImpl>(impl_->storage, impl_->layout, impl_->dtype, impl_->version));
 }
 
 void Tensor::restride(const Layout& layout) const {

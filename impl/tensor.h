@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "impl/layout.h"
+#include "impl/rc.h"
 #include "impl/scalar_type.h"
 #include "impl/storage.h"
 #include "impl/version_counter.h"
@@ -32,7 +33,7 @@ struct TensorImpl {
 class Tensor {
  public:
   Tensor() = default;
-  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  explicit Tensor(Rc<TensorImpl> impl) : impl_(std::move(impl)) {}
   // A fresh tensor on its own storage, sized exactly for `layout` (as empty_strided allocates).
   // Its bytes read as zero until written.
   static Tensor allocate(const Layout& layout, ScalarType dtype, Device device = {});
@@ -49,7 +50,7 @@ class Tensor {
 
   bool defined() const { return impl_ != nullptr; }
   TensorImpl* impl() const { return impl_.get(); }
-  const std::shared_ptr<TensorImpl>& shared() const { return impl_; }
+  const Rc<TensorImpl>& shared() const { return impl_; }
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
   long use_count() const { return impl_.use_count(); }
 
@@ -85,7 +86,7 @@ class Tensor {
   std::vector<double> to_vector() const;
 
  private:
-  std::shared_ptr<TensorImpl> impl_;
+  Rc<TensorImpl> impl_;
 };
 
 }  // namespace parity::impl

@@ -70,7 +70,7 @@ class AccumulateGrad final : public Node {
   TensorList apply(TensorList&& grads) override;
 
  private:
-  std::weak_ptr<TensorImpl> leaf_;
+  WeakRc<TensorImpl> leaf_;
 };
 
 // In-place op on a view: the base's gradient goes through the op's node applied to the view's slice.

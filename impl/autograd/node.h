@@ -59,13 +59,13 @@ class Node : public std::enable_shared_from_this<Node> {
   std::size_t num_inputs() const { return input_metadata_.size(); }
 
   // retain_grad(): the tensor (weakly held) whose .grad receives the gradient of output `nr`.
-  std::map<std::uint32_t, std::weak_ptr<TensorImpl>>& retains_grad_hooks() { return retains_grad_; }
+  std::map<std::uint32_t, WeakRc<TensorImpl>>& retains_grad_hooks() { return retains_grad_; }
 
  private:
   std::uint64_t sequence_nr_;
   std::vector<Edge> next_edges_;
   std::vector<InputMetadata> input_metadata_;
-  std::map<std::uint32_t, std::weak_ptr<TensorImpl>> retains_grad_;
+  std::map<std::uint32_t, WeakRc<TensorImpl>> retains_grad_;
 };
 
 // The running graph task's exec_info, for a backward that only runs what leads to captured inputs
