@@ -130,7 +130,7 @@ class ImplSession final : public pg::Session {
       for (const auto& [key, t] : memo.storages) tensors.push_back(t);
     }
     std::set<const void*> seen;
-    std::vector<std::shared_ptr<autograd::Node>> nodes;
+    std::vector<impl::Rc<autograd::Node>> nodes;
     while (!tensors.empty()) {
       const Tensor t = std::move(tensors.back());
       tensors.pop_back();
@@ -147,7 +147,7 @@ class ImplSession final : public pg::Session {
     }
     std::set<const autograd::Node*> released;
     while (!nodes.empty()) {
-      const std::shared_ptr<autograd::Node> fn = std::move(nodes.back());
+      const impl::Rc<autograd::Node> fn = std::move(nodes.back());
       nodes.pop_back();
       if (!released.insert(fn.get()).second) continue;
       fn->release_variables();

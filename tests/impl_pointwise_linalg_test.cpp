@@ -47,7 +47,7 @@ void expect_error(const std::function<void()>& f, ErrorKind kind, const std::str
 Tensor bools(const Dims& sizes) { return full(sizes, Scalar::of(1), ScalarType::Bool); }
 
 // The graph below t as name(next, ...), "Acc" for a leaf's accumulator and "_" for an input without grad.
-std::string graph(const std::shared_ptr<autograd::Node>& n) {
+std::string graph(const Rc<autograd::Node>& n) {
   if (!n) return "-";
   if (n->name() == "torch::autograd::AccumulateGrad") return "Acc";
   std::string inner;

@@ -65,7 +65,7 @@ void accumulate(Tensor& slot, Tensor&& g) {
 }
 
 struct ByPriority {
-  bool operator()(const std::shared_ptr<Node>& a, const std::shared_ptr<Node>& b) const {
+  bool operator()(const Rc<Node>& a, const Rc<Node>& b) const {
     return a->sequence_nr() < b->sequence_nr();
   }
 };
@@ -119,7 +119,7 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
   // The graph task's grad mode is create_graph: with it, every formula, sum and cast below records history.
   GradModeGuard grad_mode(create_graph);
   // One root is the graph's root itself; several hang from a GraphRoot that hands out their gradients.
-  const Edge root_edge = roots.size() == 1 ? roots.front() : Edge{std::make_shared<GraphRoot>(roots, grads), 0};
+  const Edge root_edge = roots.size() == 1 ? roots.front() : Edge{make_rc<GraphRoot>(roots, grads), 0};
 
   // Per node reachable from the root, in one map (one allocation per node, not one per field): how many edges
   // point at it (GraphTask's dependencies), whether the walk saw it, and the gradients gathered for its inputs.
@@ -181,7 +181,7 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
   auto should_run = [&](Node* n) { return !capturing || compute_needed(n) || exec_info.marked[n]; };
   auto should_visit = [&](Node* n) { return !capturing || exec_info.should_execute(n); };
 
-  std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, ByPriority> ready;
+  std::priority_queue<Rc<Node>, std::vector<Rc<Node>>, ByPriority> ready;
   TensorList& root_buffer = tasks[root_edge.fn.get()].buffer;
   root_buffer.resize(std::max<std::size_t>(root_edge.fn->num_inputs(), 1));
   // A copy: the validated gradients stay referenced by `grads` (PyTorch validates the caller's list in place).
@@ -189,7 +189,7 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
   ready.push(root_edge.fn);
 
   while (!ready.empty()) {
-    std::shared_ptr<Node> fn = ready.top();
+    Rc<Node> fn = ready.top();
     ready.pop();
     TensorList inputs = std::move(tasks[fn.get()].buffer);
     tasks[fn.get()].buffer = TensorList();
@@ -265,7 +265,7 @@ Tensor run_grad(const Tensor& output, const Tensor& input, bool retain_graph, bo
   else if (auto* m = meta(input)) edge = Edge{m->grad_accumulator.lock(), 0};
   // An input with no accumulator is unreachable: torch captures an Identity placeholder no path leads to, so
   // nothing runs, but the engine still validates the roots' gradients (a grad_outputs of another shape raises).
-  if (!edge.valid()) edge = Edge{std::make_shared<Unreachable>(), 0};
+  if (!edge.valid()) edge = Edge{make_rc<Unreachable>(), 0};
   std::vector<Capture> captures{{edge, Tensor()}};
   execute(roots, gradients, retain_graph, create_graph, captures);
   // 2.x's text lacks a space after the index, as LibTorch's does.

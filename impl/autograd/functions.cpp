@@ -102,7 +102,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   return {};
 }
 
-CopySlices::CopySlices(const Tensor& base, const Layout& view, std::shared_ptr<Node> fn)
+CopySlices::CopySlices(const Tensor& base, const Layout& view, Rc<Node> fn)
     : base_(base.layout()), view_(view), fn_(std::move(fn)) {
   add_input_metadata(base);
   add_next_edge(gradient_edge(base));
@@ -209,9 +209,9 @@ Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& 
   return as_strided(storage, input.sizes, input.strides, input.offset - origin);
 }
 
-std::shared_ptr<Node> make_as_strided_backward(const Tensor& base, const Layout& view) {
+Rc<Node> make_as_strided_backward(const Tensor& base, const Layout& view) {
   Layout input = base.layout();
-  auto fn = std::make_shared<Formula>("AsStridedBackward0", [input, view](const Tensor& g, const TensorList&, const Formula&) {
+  auto fn = make_rc<Formula>("AsStridedBackward0", [input, view](const Tensor& g, const TensorList&, const Formula&) {
     return TensorList{as_strided_backward(g, input, view.sizes, view.strides, view.offset)};
   });
   fn->set_next_edges(collect_next_edges({&base}));

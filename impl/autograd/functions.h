@@ -7,6 +7,7 @@
 
 #include "impl/autograd/node.h"
 #include "impl/autograd/saved_variable.h"
+#include "impl/rc.h"
 
 namespace parity::impl::autograd {
 
@@ -76,7 +77,7 @@ class AccumulateGrad final : public Node {
 // In-place op on a view: the base's gradient goes through the op's node applied to the view's slice.
 class CopySlices final : public Node {
  public:
-  CopySlices(const Tensor& base, const Layout& view, std::shared_ptr<Node> fn);
+  CopySlices(const Tensor& base, const Layout& view, Rc<Node> fn);
   std::string name() const override { return "torch::autograd::CopySlices"; }
   TensorList apply(TensorList&& grads) override;
   void release_variables() override { fn_.reset(); }
@@ -84,7 +85,7 @@ class CopySlices final : public Node {
  private:
   Layout base_;
   Layout view_;
-  std::shared_ptr<Node> fn_;
+  Rc<Node> fn_;
 };
 
 // Gradient of as_strided(input_geometry -> sizes/strides/offset) (at::native as_strided_backward).
@@ -92,6 +93,6 @@ Tensor as_strided_backward(const Tensor& grad, const Layout& input_geometry, con
                            std::int64_t offset);
 
 // The view's history regenerated after its base changed: AsStridedBackward0 from the base.
-std::shared_ptr<Node> make_as_strided_backward(const Tensor& base, const Layout& view);
+Rc<Node> make_as_strided_backward(const Tensor& base, const Layout& view);
 
 }  // namespace parity::impl::autograd

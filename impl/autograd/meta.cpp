@@ -9,10 +9,10 @@ namespace parity::impl::autograd {
 
 namespace {
 // update_cpp_hooks_on_new_gradfn: t's grad_fn became `fn`; its retain_grad hook moves there from wherever it is.
-void move_retains_grad_hook(const Tensor& t, const std::shared_ptr<Node>& fn) {
+void move_retains_grad_hook(const Tensor& t, const Rc<Node>& fn) {
   auto* m = t.impl()->autograd.get();
   if (!fn || !m || !m->retains_grad) return;
-  const std::shared_ptr<Node> holder = m->retain_hook_node;
+  const Rc<Node> holder = m->retain_hook_node;
   if (!holder) return;
   auto& hooks = holder->retains_grad_hooks();
   auto it = hooks.find(m->retain_hook_nr);
@@ -68,7 +68,7 @@ bool requires_grad(const Tensor& t) {
   return m->requires_grad || m->grad_fn || (m->base && requires_grad(*m->base));
 }
 
-std::shared_ptr<Node> grad_fn(const Tensor& t) {
+Rc<Node> grad_fn(const Tensor& t) {
   auto* m = meta(t);
   if (!m) return nullptr;
   if (m->base) {
@@ -118,11 +118,11 @@ bool compute_requires_grad(std::initializer_list<const Tensor*> inputs) {
   return false;
 }
 
-std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
+Rc<Node> grad_accumulator(const Tensor& t) {
   auto* m = meta(t);
   if (!m || !m->requires_grad) return nullptr;
   if (auto acc = m->grad_accumulator.lock()) return acc;
-  auto acc = std::make_shared<AccumulateGrad>(t);
+  auto acc = make_rc<AccumulateGrad>(t);
   m->grad_accumulator = acc;
   return acc;
 }
@@ -152,7 +152,7 @@ std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs
   return edges;
 }
 
-void set_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
+void set_history(const Tensor& t, const Rc<Node>& fn) {
   // LibTorch's set_history refuses a result of a dtype autograd does not differentiate, which only an op that
   // skipped its own dtype checks can give it (a bool product of an empty matmul): 1.13 fails an INTERNAL ASSERT
   // there (a ledger entry), 2.x raises (VersionGate::HistoryRefusesIntegralResults).
@@ -165,13 +165,13 @@ void set_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
 }
 
 
-void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
+void rebase_history(const Tensor& t, const Rc<Node>& fn) {
   fn->add_input_metadata(t);
   auto& m = materialize(t);
   if (m.base) {
     // In-place on a view: the base takes the op (through CopySlices); the view regenerates its grad_fn.
     const Tensor& base = *m.base;
-    auto copy_slices = std::make_shared<CopySlices>(base, t.layout(), fn);
+    auto copy_slices = make_rc<CopySlices>(base, t.layout(), fn);
     // LibTorch 1.13 leaves the base's own retain_grad hook where it is (set_gradient_edge, no hook update); 2.x
     // moves it to CopySlices.
     auto& bm = materialize(base);

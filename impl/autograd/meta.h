@@ -2,10 +2,10 @@
 // requires_grad, leaves, grad_fn (regenerated for views whose base changed), gradient edges, view tracking.
 #pragma once
 #include <cstdint>
-#include <memory>
 #include <optional>
 
 #include "impl/autograd/node.h"
+#include "impl/rc.h"
 #include "impl/tensor.h"
 
 namespace parity::impl::autograd {
@@ -15,8 +15,8 @@ enum class CreationMeta : std::uint8_t { Default, NoGradMode, MultiOutputNode };
 
 struct AutogradMeta {
   bool requires_grad = false;  // the leaf flag
-  std::shared_ptr<Node> grad_fn;
-  std::weak_ptr<Node> grad_accumulator;
+  Rc<Node> grad_fn;
+  WeakRc<Node> grad_accumulator;
   std::uint32_t output_nr = 0;
   Tensor grad;
   bool retains_grad = false;
@@ -24,7 +24,7 @@ struct AutogradMeta {
   // always grad_fn: an in-place write through a view gives the base CopySlices without moving the hook (LibTorch
   // sets the base's gradient edge directly), and the next change of grad_fn moves it from where it still is.
   // Held strongly, as LibTorch's tensor holds its hooks list: the hook must outlive a node nothing else keeps.
-  std::shared_ptr<Node> retain_hook_node;
+  Rc<Node> retain_hook_node;
   std::uint32_t retain_hook_nr = 0;
   // LibTorch 1.13's register_hook makes the tensor's hooks list before it reads grad_fn, which can raise (a view
   // whose base changed); a later retain_grad() finds the list and only marks the tensor (no node gets the hook).
@@ -42,7 +42,7 @@ AutogradMeta& materialize(const Tensor&);
 bool requires_grad(const Tensor&);
 bool is_leaf(const Tensor&);
 bool is_view(const Tensor&);
-std::shared_ptr<Node> grad_fn(const Tensor&);
+Rc<Node> grad_fn(const Tensor&);
 std::uint32_t output_nr(const Tensor&);
 Tensor grad(const Tensor&);
 // t.mutable_grad() = grad: the C++ API checks nothing here (an undefined grad resets it); a gradient of another
@@ -54,12 +54,12 @@ bool retains_grad(const Tensor&);
 bool compute_requires_grad(std::initializer_list<const Tensor*> inputs);
 std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs);
 Edge gradient_edge(const Tensor&);
-std::shared_ptr<Node> grad_accumulator(const Tensor&);
+Rc<Node> grad_accumulator(const Tensor&);
 
 // A new tensor's history: output 0 of fn.
-void set_history(const Tensor& t, const std::shared_ptr<Node>& fn);
+void set_history(const Tensor& t, const Rc<Node>& fn);
 // In-place ops: t gets fn as history; a view's base gets CopySlices.
-void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn);
+void rebase_history(const Tensor& t, const Rc<Node>& fn);
 // Raises PyTorch's errors for in-place writes on leaves and on views that may not be written.
 void check_inplace(const Tensor& t, bool any_requires_grad);
 

@@ -3,10 +3,10 @@
 #pragma once
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
+#include "impl/rc.h"
 #include "impl/tensor.h"
 
 namespace parity::impl::autograd {
@@ -14,7 +14,7 @@ namespace parity::impl::autograd {
 class Node;
 
 struct Edge {
-  std::shared_ptr<Node> fn;
+  Rc<Node> fn;
   std::uint32_t input_nr = 0;
   bool valid() const { return fn != nullptr; }
 };
@@ -29,7 +29,7 @@ struct InputMetadata {
 using TensorList = std::vector<Tensor>;
 
 // Shared from this: a saved output unpacked by its own node gets that node as grad_fn (SavedVariable::unpack).
-class Node : public std::enable_shared_from_this<Node> {
+class Node : public EnableRcFromThis<Node> {
  public:
   Node();
   explicit Node(std::uint64_t sequence_nr) : sequence_nr_(sequence_nr) {}

@@ -38,7 +38,7 @@ Tensor SavedVariable::unpack(const Node& saved_for) const {
   PARITY_CHECK(data_.defined(), ErrorKind::GraphFreed, kBackwardTwiceMessage);
   // The node the message names: an original's grad_fn now (reading it regenerates a view's, as in PyTorch), an
   // in-place-on-view result's grad_fn from when it was saved if it still exists, else the unpacking node.
-  std::shared_ptr<Node> fn = is_inplace_on_view_    ? weak_grad_fn_.lock()
+  Rc<Node> fn = is_inplace_on_view_    ? weak_grad_fn_.lock()
                              : saved_original_ ? autograd::grad_fn(data_)
                                                    : nullptr;
   // A saved input that was a non-leaf has lost its grad_fn: detach_() cleared it. PyTorch unpacks inputs with no

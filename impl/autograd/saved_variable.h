@@ -1,10 +1,10 @@
 // A tensor saved for backward: remembers the version it was saved at and raises PyTorch's errors when it was
 // modified in place since, or freed by an earlier backward.
 #pragma once
-#include <memory>
 #include <string>
 
 #include "impl/autograd/node.h"
+#include "impl/rc.h"
 #include "impl/tensor.h"
 
 namespace parity::impl::autograd {
@@ -29,7 +29,7 @@ class SavedVariable {
   bool saved_ = false;
   bool is_leaf_ = false;
   bool is_inplace_on_view_ = false;  // an in-place op's result that is a view: its grad_fn is kept weakly
-  std::weak_ptr<Node> weak_grad_fn_;
+  WeakRc<Node> weak_grad_fn_;
   std::uint32_t saved_version_ = 0;
   std::uint32_t output_nr_ = 0;  // an output's; PyTorch never records it for an original, which reads as 0
 };

@@ -66,7 +66,7 @@ ScalarType floating_result(const Tensor& x) { return is_floating(x.dtype()) ? x.
 // Both are saved whichever gradient is needed: PyTorch's codegen guards no saved tensor of a *_backward op
 // (gen_variable_type.py's guard_for), so a second backward without retain_graph finds them freed.
 Tensor result_backward(ops::ResultBackward op, const Tensor& g, const Tensor& r) {
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (autograd::compute_requires_grad({&g, &r})) {
     const bool sigmoid = op == ops::ResultBackward::Sigmoid;
     node = make_node(sigmoid ? "SigmoidBackwardBackward0" : "TanhBackwardBackward0", {&g, &r},
@@ -97,7 +97,7 @@ Tensor result_backward(ops::ResultBackward op, const Tensor& g, const Tensor& r)
 // (ThresholdBackwardBackward0): grad_output: threshold_backward(grad, self, threshold), self: zeros_like(grad);
 // self is saved even when only self's gradient is needed (no guard on a *_backward op's saved tensors).
 Tensor threshold_backward(const Tensor& g, const Tensor& self, double threshold) {
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (autograd::compute_requires_grad({&g, &self})) {
     node = make_node("ThresholdBackwardBackward0", {&g, &self},
                      [threshold](const Tensor& gg, const TensorList& s, const Formula& n) {
@@ -118,7 +118,7 @@ Tensor threshold_backward(const Tensor& g, const Tensor& self, double threshold)
 // sgn: abs's derivative multiplies by it. Its own derivative (SgnBackward0, saving self and the result) is
 // sgn_backward: ((grad - sgn * sgn * grad) / |self|).masked_fill_(|self| == 0, 0), zero for a real self.
 Tensor sgn(const Tensor& x) {
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (autograd::compute_requires_grad({&x}))
     node = make_node("SgnBackward0", {&x}, [](const Tensor& g, const TensorList& s, const Formula&) {
       const Tensor& self = s[0];
@@ -260,7 +260,7 @@ Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
   return {"ClampBackward1", Saves::Self, CastCheck::ClampMeta, result_type, kernel, derivative};
 }
 
-std::shared_ptr<Formula> activation_node(const Activation& a, const Tensor& x) {
+Rc<Formula> activation_node(const Activation& a, const Tensor& x) {
   return make_node(a.node_name, {&x}, [d = a.derivative](const Tensor& g, const TensorList& s, const Formula&) {
     return TensorList{d(g, s[0])};
   });
@@ -269,7 +269,7 @@ std::shared_ptr<Formula> activation_node(const Activation& a, const Tensor& x) {
 // As in PyTorch's generated code: the node (saving self) exists before the kernel runs, the result is saved
 // after it.
 Tensor apply(const Activation& a, const Tensor& x) {
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (autograd::compute_requires_grad({&x})) {
     node = activation_node(a, x);
     if (a.saves == Saves::Self) node->save("self", x);
@@ -290,7 +290,7 @@ Tensor apply(const Activation& a, const Tensor& x) {
 Tensor apply_(const Activation& a, const Tensor& self) {
   bool rg = autograd::compute_requires_grad({&self});
   autograd::check_inplace(self, rg);
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (rg) {
     node = activation_node(a, self);
     // A derivative reading self needs its value from before the write: PyTorch saves self.clone().

@@ -123,7 +123,7 @@ const char* node_name(BinaryOp op, bool scalar) {
 // PyTorch's generated nodes compute their inputs' gradients in the alphabetical order of the inputs' names
 // (load_derivatives.py sorts them): other's before self's. Under create_graph that order numbers the nodes the
 // formulas make, and so the order a second backward runs them and sums what they deliver.
-std::shared_ptr<Formula> binary_node(BinaryOp op, const Tensor& self, const Tensor& other, const Tensor& self_value) {
+Rc<Formula> binary_node(BinaryOp op, const Tensor& self, const Tensor& other, const Tensor& self_value) {
   auto node = make_node(node_name(op, false), {&self, &other}, [op](const Tensor& g, const TensorList& s, const Formula& n) {
     TensorList out(2);
     const Tensor& self = s[0];
@@ -161,7 +161,7 @@ std::shared_ptr<Formula> binary_node(BinaryOp op, const Tensor& self, const Tens
 // 1.13's derivatives.yaml multiplies and divides by at::scalar_to_tensor(other), a 0-dim tensor that is no
 // wrapped number: under create_graph the gradient's grad_fn is MulBackward0 or DivBackward0. 2.x's by the Scalar
 // itself (VersionGate::ScalarOpsDeriveWithScalar): MulBackward1 or DivBackward1.
-std::shared_ptr<Formula> scalar_node(BinaryOp op, const Tensor& self, Scalar s) {
+Rc<Formula> scalar_node(BinaryOp op, const Tensor& self, Scalar s) {
   return make_node(node_name(op, true), {&self}, [op, s](const Tensor& g, const TensorList&, const Formula&) {
     // 1.13's 0-dim tensor is seen only by an op that records it (MulBackward0 saves it as other). Where nothing
     // records, grad times or over it is grad times or over the Scalar: the same dtype (a floating grad's) and the
@@ -195,7 +195,7 @@ Tensor binary(BinaryOp op, const Tensor& a, Scalar s) {
 Tensor binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
   bool rg = autograd::compute_requires_grad({&self, &other});
   autograd::check_inplace(self, rg);
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (rg) {
     // The derivative for `other` reads self's value from before the write: keep a copy when it will be needed.
     bool need_original = (op == BinaryOp::Mul || op == BinaryOp::Div) && autograd::gradient_edge(other).valid();
@@ -299,7 +299,7 @@ Tensor compare(ops::CompareOp op, const Tensor& a, const Tensor& b) {
 // Each side's gradient is the output gradient where that side was chosen, 0 elsewhere (the engine sums it down
 // to the side's shape).
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (autograd::compute_requires_grad({&self, &other})) {
     node = make_node("WhereBackward0", {&self, &other}, [](const Tensor& g, const TensorList& s, const Formula& n) {
       const Tensor zero = zeros({}, g.dtype());  // a CPU scalar, as derivatives.yaml's at::scalar_tensor
@@ -357,7 +357,7 @@ namespace {
 
 // MaskedFillBackward0 saves the mask only: the gradient is the output gradient with the filled elements zeroed
 // (summed down to self's shape by the engine when the mask broadcast self).
-std::shared_ptr<Formula> masked_fill_node(const Tensor& self, const Tensor& mask) {
+Rc<Formula> masked_fill_node(const Tensor& self, const Tensor& mask) {
   auto node = make_node("MaskedFillBackward0", {&self}, [](const Tensor& g, const TensorList& s, const Formula&) {
     return TensorList{masked_fill(g, s[0], Scalar::of_int(0))};
   });
@@ -367,7 +367,7 @@ std::shared_ptr<Formula> masked_fill_node(const Tensor& self, const Tensor& mask
 
 // AddcmulBackward0 saves each factor for the other's gradient, when that gradient is needed: tensor2 first, as
 // the generated node declares (and unpacks) it, so that a version error names tensor2 when both were written.
-std::shared_ptr<Formula> addcmul_node(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
+Rc<Formula> addcmul_node(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
   auto node = make_node("AddcmulBackward0", {&self, &t1, &t2},
                         [value](const Tensor& g, const TensorList& s, const Formula& n) {
                           TensorList out(3);
@@ -511,7 +511,7 @@ Tensor neg(const Tensor& x) {
 }
 
 Tensor pow(const Tensor& x, Scalar e) {
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (autograd::compute_requires_grad({&x})) {
     double ev = e.value;
     node = make_node("PowBackward0", {&x}, [ev](const Tensor& g, const TensorList& s, const Formula&) {
@@ -577,7 +577,7 @@ Tensor sum_backward(const Tensor& g, const Dims& in, const std::vector<bool>& ma
 
 Tensor reduce(const Tensor& x, const Dims& dims, bool keepdim, bool mean, bool with_dims) {
   // The node comes first (reading x's grad_fn can raise); the dims are checked after, by reduce_mask.
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (autograd::compute_requires_grad({&x})) {
     const char* name = mean ? (with_dims ? "MeanBackward1" : "MeanBackward0") : (with_dims ? "SumBackward1" : "SumBackward0");
     node = make_node(name, {&x}, [](const Tensor&, const TensorList&, const Formula&) { return TensorList{}; });

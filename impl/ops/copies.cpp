@@ -48,7 +48,7 @@ namespace {
 // _to_copy: a fresh tensor of `dtype` on `device`, differentiable only towards a floating type; its gradient goes
 // back to x's dtype and device (grad.to(self.options())).
 Tensor to_copy(const Tensor& x, ScalarType dtype, Device device, MemoryFormat format) {
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (autograd::compute_requires_grad({&x}) && is_floating(dtype)) {
     ScalarType from = x.dtype();
     Device from_device = x.device();
@@ -90,7 +90,7 @@ Tensor new_tensor(const Tensor& x) { return to(detach(x), x.dtype(), /*copy=*/tr
 Tensor copy_(const Tensor& self, const Tensor& src) {
   bool rg = autograd::compute_requires_grad({&self, &src}) && is_floating(self.dtype());
   autograd::check_inplace(self, rg);
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (rg) {
     ScalarType src_type = src.dtype();
     Device src_device = src.device();  // the source may be on another device: its gradient goes back there

@@ -306,7 +306,7 @@ Tensor index_put(const Tensor& self, const Tensor& indices, const Tensor& values
 // name. It saves the index and values' shape and dtype (not values itself: writing it later is fine). Its
 // formulas, as derivatives.yaml writes them and in the alphabetical order of the inputs (self, values): self's
 // gradient is grad, or grad.index_put(indices, zeros_like(values)); values' is grad.index(indices).
-std::shared_ptr<Formula> index_put_node(const char* name, const Tensor& self, const Tensor& indices,
+Rc<Formula> index_put_node(const char* name, const Tensor& self, const Tensor& indices,
                                         const Tensor& values, bool accumulate) {
   auto node = make_node(name, {&self, &values},
                         [accumulate, vsizes = values.sizes(), vtype = values.dtype()](const Tensor& g,
@@ -327,7 +327,7 @@ Tensor index_put_with_node(const Tensor& self, const Tensor& indices, const Tens
                            const char* node_name) {
   const bool rg = autograd::compute_requires_grad({&self, &values});
   autograd::check_inplace(self, rg);
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (rg) node = index_put_node(node_name, self, indices, values, accumulate);
   index_put_values(self, indices, values, accumulate);
   self.bump_version();
@@ -339,7 +339,7 @@ Tensor index_put_with_node(const Tensor& self, const Tensor& indices, const Tens
 // the ADInplaceOrView key, so the result is at version 0. A LibTorch 1.13 probe shows it: the gradient
 // IndexPutBackward0 gives self, grad.index_put(indices, zeros_like(values)), is at version 0.
 Tensor index_put(const Tensor& self, const Tensor& indices, const Tensor& values, bool accumulate) {
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (autograd::compute_requires_grad({&self, &values}))
     node = index_put_node("IndexPutBackward0", self, indices, values, accumulate);
   Tensor out;
@@ -358,7 +358,7 @@ Tensor index_put(const Tensor& self, const Tensor& indices, const Tensor& values
 // index_backward's zeros.index_put_(indices, grad, accumulate=True) through at::_index_put_impl_, so it is at
 // version 1 and, under create_graph, an output of IndexPutImplBackward0.
 Tensor index(const Tensor& self, const Tensor& index) {
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (autograd::compute_requires_grad({&self})) {
     node = make_node("IndexBackward0", {&self}, [sizes = self.sizes()](const Tensor& g, const TensorList& s, const Formula&) {
       return TensorList{index_put_with_node(zeros(sizes, g.dtype(), false, g.device()), s[0], g, true, "IndexPutImplBackward0")};

@@ -74,7 +74,7 @@ enum class Compute { FirstOperandFirst, SecondOperandFirst };
 // The node of a product of a and b: a's derivative reads b and b's reads a, so each operand is saved only
 // when the other's gradient is needed (derivatives.yaml).
 // `names`: a's and b's names in derivatives.yaml.
-std::shared_ptr<Formula> product_node(const char* name, std::array<const char*, 2> names, Unpack order,
+Rc<Formula> product_node(const char* name, std::array<const char*, 2> names, Unpack order,
                                       Compute compute, const Tensor& a, const Tensor& b, Derivative da,
                                       Derivative db) {
   const std::size_t a_slot = order == Unpack::SelfFirst ? 0 : 1, b_slot = 1 - a_slot;
@@ -102,7 +102,7 @@ std::shared_ptr<Formula> product_node(const char* name, std::array<const char*, 
   return node;
 }
 
-Tensor with_history(const Tensor& out, const std::shared_ptr<Formula>& node) {
+Tensor with_history(const Tensor& out, const Rc<Formula>& node) {
   if (node) autograd::set_history(out, node);
   return out;
 }
@@ -306,7 +306,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (autograd::compute_requires_grad({&a, &b})) {
     // mm_mat1_backward / mm_mat2_backward: an operand that was column-major gets its gradient column-major. They
     // transpose with t(), which a create_graph backward records (TBackward0).

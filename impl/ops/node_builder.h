@@ -1,15 +1,15 @@
 // Creating a backward node for an op: its name, the edges to its inputs, and its formula.
 #pragma once
-#include <memory>
 
 #include "impl/autograd/functions.h"
 #include "impl/autograd/meta.h"
+#include "impl/rc.h"
 
 namespace parity::impl::ops {
 
-inline std::shared_ptr<autograd::Formula> make_node(const char* name, std::initializer_list<const Tensor*> inputs,
+inline Rc<autograd::Formula> make_node(const char* name, std::initializer_list<const Tensor*> inputs,
                                                     autograd::Formula::Fn fn) {
-  auto node = std::make_shared<autograd::Formula>(name, std::move(fn));
+  auto node = make_rc<autograd::Formula>(name, std::move(fn));
   node->set_next_edges(autograd::collect_next_edges(inputs));
   return node;
 }

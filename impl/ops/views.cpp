@@ -17,7 +17,7 @@ namespace {
 // PyTorch's generated code, the node (and so x's grad_fn) is built before the view's arguments are checked.
 template <typename G, typename F>
 Tensor make_view_op(const Tensor& x, G&& geometry, const char* name, F&& backward) {
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (autograd::compute_requires_grad({&x}))
     node = make_node(name, {&x}, [backward](const Tensor& g, const TensorList&, const Formula&) {
       return TensorList{backward(g)};
@@ -67,7 +67,7 @@ Tensor single_view_backward(const Dims& in, const Tensor& g, Piece&& piece) {
 // whose derivative is the view op again, applied to the gradient's gradient (derivatives.yaml).
 template <typename Value, typename Again>
 Tensor backward_op(const char* name, const Tensor& g, Value&& value, Again again) {
-  std::shared_ptr<Formula> node;
+  Rc<Formula> node;
   if (autograd::compute_requires_grad({&g}))
     node = make_node(name, {&g}, [again](const Tensor& gg, const TensorList&, const Formula&) { return TensorList{again(gg)}; });
   Tensor out = value();
@@ -118,7 +118,7 @@ Tensor joined_gradients(const Dims& in, const TensorList& grads, const Pieces& p
   for (const Tensor& g : grads) record = record || autograd::compute_requires_grad({&g});
   if (!record) return value;
   const std::vector<Layout> slots = pieces(Layout::dense(in));
-  auto node = std::make_shared<Formula>(joined == Joined::Cat ? "CatBackward0" : "StackBackward0",
+  auto node = make_rc<Formula>(joined == Joined::Cat ? "CatBackward0" : "StackBackward0",
                                         [slots, d, joined](const Tensor& gg, const TensorList&, const Formula&) {
                                           TensorList out;
                                           std::int64_t start = 0;
@@ -151,9 +151,9 @@ Tensor joined_gradients(const Dims& in, const TensorList& grads, const Pieces& p
 template <typename Pieces>
 std::vector<Tensor> make_multi_view(const Tensor& x, const char* name, Pieces pieces, std::int64_t dim, Joined joined,
                                     bool views = true) {
-  std::shared_ptr<autograd::MultiOutputFormula> node;
+  Rc<autograd::MultiOutputFormula> node;
   if (autograd::compute_requires_grad({&x})) {
-    node = std::make_shared<autograd::MultiOutputFormula>(name, [in = x.sizes(), pieces, dim, joined](const TensorList& grads) {
+    node = make_rc<autograd::MultiOutputFormula>(name, [in = x.sizes(), pieces, dim, joined](const TensorList& grads) {
       return TensorList{joined_gradients(in, grads, pieces, dim, joined)};
     });
     node->set_next_edges(autograd::collect_next_edges({&x}));
