@@ -51,6 +51,8 @@ std::vector<Case> layouts() {
       {{3, 5}, {{5, 1}, {5, 1}, {0, 1}}},                  // broadcast row
       {{3, 5}, {{5, 1}, {1, 3}, {5, 1}}},                  // a transposed input
       {{64, 80}, {{80, 1}, {1, 64}, {0, 0}}},              // tiled permute, a broadcast scalar
+      {{70, 75}, {{75, 1}, {1, 70}, {0, 0}}},              // tiled permute, tiles cut short on both sides
+      {{2, 72, 60}, {{4320, 60, 1}, {4320, 1, 72}, {0, 0, 1}}},  // tiled permute under an outer dim, cut short
       {{2, 64, 9, 9}, {{5184, 81, 9, 1}, {5184, 1, 576, 64}, {0, 1, 0, 0}}},  // channels_last -> contiguous
       {{4, 1, 6}, {{6, 6, 1}, {1, 1, 4}, {6, 0, 1}}},      // a size-1 dim
       {{5, 6}, {{1, 5}, {6, 1}, {0, 1}}},                  // a transposed output
