@@ -36,7 +36,7 @@ void check_binary_types(BinaryOp op, ScalarType a, ScalarType b) {
         "the `~` or `logical_not()` operator instead.");
 }
 
-// true division computes in a floating type whatever its operands'
+// The dtype the kernel computes in: the operands' result type, floating for true division whatever they are.
 ScalarType compute_type(BinaryOp op, ScalarType result) {
   return op == BinaryOp::Div && !is_floating(result) ? kDefaultFloat : result;
 }
