@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "impl/autograd/grad_mode.h"
-#include "impl/cuda/cuda_runtime.h"
 #include "impl/autograd/meta.h"
+#include "impl/cuda/cuda_runtime.h"
 #include "impl/error.h"
 #include "impl/ops.h"
 #include "impl/ops/iteration.h"
