@@ -34,6 +34,9 @@ class Allocator {
   // nbytes: what allocate was asked for.
   virtual void deallocate(void* p, std::size_t nbytes) noexcept = 0;
   virtual Device device() const = 0;
+  // Whether the host reads and writes this memory directly: the CPU's, and host-backed cuda memory
+  // (impl/cuda/cuda_runtime.h); never a device's.
+  virtual bool host_addressable() const = 0;
   // Copies nbytes between two blocks of this allocator's memory (a storage that grows keeps its bytes).
   virtual void copy(void* dst, const void* src, std::size_t nbytes) const = 0;
 };
@@ -44,9 +47,10 @@ Allocator& cpu_allocator();
 // memory it would have had without impl's cache.
 void release_cpu_cache();
 std::size_t cpu_cached_bytes();  // what the CPU allocator holds for reuse now
-// The CUDA allocator, or an Error of kind Device when this build or this machine has no CUDA device.
+// Where new cuda storages come from: the device's memory, or host memory under a cuda::HostBackedScope
+// (impl/cuda/cuda_runtime.h). An Error of kind Device when neither is there.
 Allocator& cuda_allocator();
-bool cuda_available();
+bool cuda_available();  // a CUDA device is present (host-backed memory does not count)
 
 class Storage {
  public:
@@ -55,6 +59,7 @@ class Storage {
   void* data() const { return impl_ ? impl_->data : nullptr; }
   std::size_t nbytes() const { return impl_ ? impl_->nbytes : 0; }
   Device device() const { return impl_ ? impl_->device : Device{}; }
+  bool host_addressable() const { return !impl_ || impl_->allocator->host_addressable(); }
   const void* key() const { return impl_.get(); }  // identity: views share it
   bool defined() const { return static_cast<bool>(impl_); }
   long use_count() const { return impl_.use_count(); }  // tensors over it (StorageImpl's refcount)

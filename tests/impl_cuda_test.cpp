@@ -1,46 +1,147 @@
-// impl's CUDA storage, transfers and device copies. Needs a CUDA build and a device; otherwise each test says why it skips.
+// impl's CUDA: storage, transfers, device copies and the device rules of ops, on each kind of cuda memory: the
+// device's (needs a CUDA build and a device; otherwise those tests say why they skip) and host-backed memory
+// (impl/cuda/cuda_runtime.h), which runs everywhere, so that impl's CUDA logic runs in CI without a GPU.
 #include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <string>
 
 #include "impl/cuda/cuda_runtime.h"
 #include "impl/error.h"
+#include "impl/kernels/reduce.h"
 #include "impl/ops.h"
 
 namespace parity::impl {
 namespace {
 
-// GTEST_SKIP must run in the test body itself to end the test.
-#ifdef PARITY_WITH_CUDA
-#define PARITY_REQUIRE_CUDA_DEVICE() \
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine: CUDA tests skipped"
-#else
-#define PARITY_REQUIRE_CUDA_DEVICE() \
-  GTEST_SKIP() << "built without CUDA (no nvcc at configure time): CUDA tests skipped"
-#endif
+const Device kCuda{DeviceType::CUDA, 0};
 
-TEST(ImplCuda, WithoutDeviceAllocationFailsCleanly) {
-  if (cuda_available()) GTEST_SKIP() << "a CUDA device is present; this test covers machines without one";
-  EXPECT_THROW(empty({2}, ScalarType::Float32, MemoryFormat::Contiguous, Device{DeviceType::CUDA, 0}), Error);
+enum class Memory { Device, HostBacked };
+
+class ImplCuda : public ::testing::TestWithParam<Memory> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Memory::HostBacked) {
+      scope_ = std::make_unique<cuda::HostBackedScope>();
+      return;
+    }
+#ifdef PARITY_WITH_CUDA
+    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine: device memory tests skipped";
+#else
+    GTEST_SKIP() << "built without CUDA (no nvcc at configure time): device memory tests skipped";
+#endif
+  }
+  std::unique_ptr<cuda::HostBackedScope> scope_;
+};
+
+std::string raised(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(nothing raised)";
 }
 
-TEST(ImplCuda, DeviceCopyTransposes) {
-  PARITY_REQUIRE_CUDA_DEVICE();
+TEST_P(ImplCuda, MemoryIsOfTheKindAskedFor) {
+  Tensor t = empty({2}, ScalarType::Float32, MemoryFormat::Contiguous, kCuda);
+  EXPECT_EQ(t.device(), kCuda);
+  EXPECT_EQ(t.storage().host_addressable(), GetParam() == Memory::HostBacked);
+}
+
+TEST_P(ImplCuda, DeviceCopyTransposes) {
   Tensor host = from_values({0, 1, 2, 3, 4, 5}, ScalarType::Float32);
   Tensor dev = cuda::to_device(view(host, {2, 3}));
   Tensor t = Tensor::over(dev.storage(), geometry::transpose(dev.layout(), 0, 1), dev.dtype(), dev.version_counter());
-  Tensor out = empty({3, 2}, ScalarType::Float32, MemoryFormat::Contiguous, Device{DeviceType::CUDA, 0});
+  Tensor out = empty({3, 2}, ScalarType::Float32, MemoryFormat::Contiguous, kCuda);
   copy_(out, t);
   EXPECT_EQ(cuda::to_host(out).to_vector(), (std::vector<double>{0, 3, 1, 4, 2, 5}));
 }
 
-TEST(ImplCuda, DeviceCopyOfEveryDtypeRoundTrips) {
-  PARITY_REQUIRE_CUDA_DEVICE();
+TEST_P(ImplCuda, DeviceCopyOfEveryDtypeRoundTrips) {
   for (ScalarType t : {ScalarType::Bool, ScalarType::Int32, ScalarType::Int64, ScalarType::Float32, ScalarType::Float64}) {
     Tensor host = from_values({1, 0, 1, 1}, t);
     Tensor dev = cuda::to_device(host);
-    Tensor out = empty({4}, t, MemoryFormat::Contiguous, Device{DeviceType::CUDA, 0});
+    Tensor out = empty({4}, t, MemoryFormat::Contiguous, kCuda);
     copy_(out, dev);
     EXPECT_EQ(cuda::to_host(out).to_vector(), host.to_vector());
   }
+}
+
+TEST_P(ImplCuda, ToTheDeviceAliasesOnlyWhenAlreadyThere) {
+  Tensor host = from_values({1, 2, 3}, ScalarType::Float32);
+  Tensor dev = to(host, kCuda);
+  EXPECT_EQ(dev.device(), kCuda);
+  EXPECT_NE(dev.storage().key(), host.storage().key());
+  EXPECT_EQ(to(dev, kCuda).storage().key(), dev.storage().key());
+  EXPECT_NE(to(dev, kCuda, /*copy=*/true).storage().key(), dev.storage().key());
+  EXPECT_EQ(to(dev, Device{}).to_vector(), host.to_vector());
+}
+
+TEST_P(ImplCuda, OpsFollowTheDeviceRules) {
+  Tensor a = to(from_values({1, 2, 3, 4}, ScalarType::Float32), kCuda);
+  Tensor c = from_values({10, 20, 30, 40}, ScalarType::Float32);
+  EXPECT_EQ(raised([&] { add(a, c); }),
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!");
+  // A CPU 0-dim tensor is a scalar to a cuda op, and the result stays on cuda.
+  Tensor s = add(a, view(from_values({5}, ScalarType::Float32), {}));
+  EXPECT_EQ(s.device(), kCuda);
+  EXPECT_EQ(s.to_vector(), (std::vector<double>{6, 7, 8, 9}));
+  // cuBLAS has no integer products; the CPU's mm has.
+  Tensor i = to(from_values({1, 2, 3, 4}, ScalarType::Int64), kCuda);
+  EXPECT_EQ(raised([&] { mm(view(i, {2, 2}), view(i, {2, 2})); }), "\"addmm_cuda\" not implemented for 'Long'");
+  EXPECT_EQ(mm(view(to(i, Device{}), {2, 2}), view(to(i, Device{}), {2, 2})).to_vector(),
+            (std::vector<double>{7, 10, 15, 22}));
+  Tensor m = view(a, {2, 2});
+  EXPECT_EQ(mm(m, m).to_vector(), (std::vector<double>{7, 10, 15, 22}));
+  EXPECT_EQ(mm(m, m).device(), kCuda);
+}
+
+TEST_P(ImplCuda, ASumTakesTheDevicesOrder) {
+  // Values whose float sum depends on the order: the device adds one output's elements in order.
+  std::vector<double> v;
+  for (int k = 0; k < 4096; ++k) v.push_back(k % 3 == 0 ? 1e7 : 0.37 * (k % 11) - 1.3);
+  Tensor host = from_values(v, ScalarType::Float32);
+  const float expected = kernels::SumOp<float>::project([&] {
+    float acc = 0;
+    for (float x : cuda::to_host(to(host, kCuda)).to_vector()) acc += x;  // in order, as one thread
+    return acc;
+  }());
+  Tensor s = sum(to(host, kCuda));
+  EXPECT_EQ(s.device(), kCuda);
+  EXPECT_EQ(static_cast<float>(s.to_vector()[0]), expected);
+}
+
+TEST_P(ImplCuda, AdvancedIndexingWritesBack) {
+  Tensor a = to(from_values({0, 1, 2, 3, 4}, ScalarType::Float32), kCuda);
+  Tensor idx = to(from_values({4, 0}, ScalarType::Int64), kCuda);
+  EXPECT_EQ(index(a, idx).to_vector(), (std::vector<double>{4, 0}));
+  index_put_(a, idx, to(from_values({7, 9}, ScalarType::Float32), kCuda), /*accumulate=*/false);
+  EXPECT_EQ(a.to_vector(), (std::vector<double>{9, 1, 2, 3, 7}));
+  EXPECT_EQ(a.device(), kCuda);
+}
+
+INSTANTIATE_TEST_SUITE_P(Memory, ImplCuda, ::testing::Values(Memory::Device, Memory::HostBacked),
+                         [](const auto& info) { return info.param == Memory::Device ? "Device" : "HostBacked"; });
+
+TEST(ImplCudaWithoutDevice, AllocationFailsCleanly) {
+  if (cuda_available()) GTEST_SKIP() << "a CUDA device is present; this test covers machines without one";
+  EXPECT_THROW(empty({2}, ScalarType::Float32, MemoryFormat::Contiguous, kCuda), Error);
+}
+
+TEST(ImplCudaHostBackedScope, NestsAndRestores) {
+  EXPECT_FALSE(cuda::host_backed());
+  {
+    cuda::HostBackedScope outer;
+    {
+      cuda::HostBackedScope inner;
+      EXPECT_TRUE(cuda::host_backed());
+    }
+    EXPECT_TRUE(cuda::host_backed());
+    EXPECT_TRUE(empty({1}, ScalarType::Float32, MemoryFormat::Contiguous, kCuda).storage().host_addressable());
+  }
+  EXPECT_FALSE(cuda::host_backed());
 }
 
 }  // namespace

@@ -45,6 +45,7 @@ class CachingAllocator final : public Allocator {
   void* allocate(std::size_t nbytes, Fill fill) override;
   void deallocate(void* p, std::size_t nbytes) noexcept override;
   Device device() const override { return Device{DeviceType::CPU, 0}; }
+  bool host_addressable() const override { return true; }
   void copy(void* dst, const void* src, std::size_t nbytes) const override { std::memcpy(dst, src, nbytes); }
 
   // The bytes a large block of nbytes occupies: nbytes rounded up to its size class (at most 1/8 more), so that a

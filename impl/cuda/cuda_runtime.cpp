@@ -1,8 +1,11 @@
-#include <cuda_runtime_api.h>
-
 #include "impl/cuda/cuda_runtime.h"
-#include "impl/cuda/kernels.h"
-#include "impl/cuda/matmul.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "impl/cpu/kernels.h"
+#include "impl/cpu/matmul.h"
+#include "impl/cuda/device.h"
 #include "impl/error.h"
 #include "impl/ops.h"
 #include "impl/storage.h"
@@ -10,116 +13,82 @@
 namespace parity::impl {
 
 namespace {
-void check_cuda(cudaError_t e, const char* what) {
-  PARITY_CHECK(e == cudaSuccess, ErrorKind::Device, std::string(what) + ": " + cudaGetErrorString(e));
-}
 
-class CudaAllocator final : public Allocator {
+thread_local bool t_host_backed = false;
+
+// Host memory that is cuda memory to everything above Storage: the CPU allocator's blocks, under the cuda device.
+class HostBackedCudaAllocator final : public Allocator {
  public:
-  // Fill::Zeros is not honoured here yet: cudaMalloc's bytes are unspecified, as they were before Fill existed.
-  void* allocate(std::size_t nbytes, Fill) override {
-    void* p = nullptr;
-    // Plain device memory (never managed memory): a zero-byte storage still gets a distinct pointer.
-    check_cuda(cudaMalloc(&p, nbytes == 0 ? 1 : nbytes), "cudaMalloc");
-    return p;
-  }
-  void deallocate(void* p, std::size_t) noexcept override { cudaFree(p); }
+  void* allocate(std::size_t nbytes, Fill fill) override { return cpu_allocator().allocate(nbytes, fill); }
+  void deallocate(void* p, std::size_t nbytes) noexcept override { cpu_allocator().deallocate(p, nbytes); }
   Device device() const override { return Device{DeviceType::CUDA, 0}; }
-  void copy(void* dst, const void* src, std::size_t nbytes) const override {
-    check_cuda(cudaMemcpy(dst, src, nbytes, cudaMemcpyDeviceToDevice), "cudaMemcpy on the device");
-  }
+  bool host_addressable() const override { return true; }
+  void copy(void* dst, const void* src, std::size_t nbytes) const override { std::memcpy(dst, src, nbytes); }
 };
+
 }  // namespace
 
-bool cuda_available() { return cuda::device_count() > 0; }
+bool cuda_available() { return cuda::device::count() > 0; }
 
 Allocator& cuda_allocator() {
-  PARITY_CHECK(cuda_available(), ErrorKind::Device,
-        "no CUDA device is available on this machine (cudaGetDeviceCount found none)");
-  static CudaAllocator a;
-  return a;
+  static HostBackedCudaAllocator host_backed;
+  return t_host_backed ? host_backed : cuda::device::allocator();
 }
 
 namespace cuda {
 
-int device_count() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky "no driver" error
-    return 0;
-  }
-  return n;
+int device_count() { return device::count(); }
+bool context_usable() { return device::context_usable(); }
+
+HostBackedScope::HostBackedScope() : previous_(t_host_backed) { t_host_backed = true; }
+HostBackedScope::~HostBackedScope() { t_host_backed = previous_; }
+bool host_backed() { return t_host_backed; }
+
+void run_pointwise(const kernels::PointwiseCall& call, const Tensor& out) {
+  if (!out.storage().host_addressable()) return device::run_pointwise(call);
+  cpu::run_pointwise(call);
 }
 
-bool context_usable() {
-  if (cuda_available() && cudaDeviceSynchronize() != cudaSuccess) {
-    cudaGetLastError();  // a sticky error stays whatever is cleared; any other one is gone
-    return false;
-  }
-  return true;
+void run_sum(const kernels::SumCall& call, const Tensor& out) {
+  if (!out.storage().host_addressable()) return device::run_sum(call);
+  dispatch(call.dtype, [&](auto tag) {
+    for (std::int64_t i = 0; i < call.outer.numel; ++i)
+      kernels::sum_output<decltype(tag)>(call.outer, call.inner, call.out, call.in, i);
+  });
+}
+
+void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_in_float) {
+  const bool host = out.storage().host_addressable();
+  PARITY_INTERNAL_ASSERT(a.storage().host_addressable() == host && b.storage().host_addressable() == host,
+                         "a cuda matmul's operands are in memory of two kinds (device and host-backed)");
+  if (!host) return device::matmul(out, a, b, sum_16bit_in_float);
+  // The device's and the CPU executor's elements each sum their products alone, k ascending: the same bits.
+  cpu::matmul(out, a, b, sum_16bit_in_float);
 }
 
 Tensor to_device(const Tensor& cpu, int device) {
   PARITY_CHECK(device == 0, ErrorKind::Device, "impl's CUDA code uses device 0 only");
   Tensor dense = clone(detach(cpu), MemoryFormat::Contiguous);
-  Tensor out = Tensor::allocate(dense.layout(), dense.dtype(), Device{DeviceType::CUDA, 0});
-  check_cuda(cudaMemcpy(out.storage().data(), dense.storage().data(), dense.storage().nbytes(), cudaMemcpyHostToDevice),
-             "cudaMemcpy to device");
+  Tensor out = Tensor::allocate_uninitialized(dense.layout(), dense.dtype(), Device{DeviceType::CUDA, 0});
+  void* dst = out.storage().data();
+  const void* src = dense.storage().data();
+  if (out.storage().host_addressable()) std::memcpy(dst, src, dense.storage().nbytes());
+  else device::upload(dst, src, dense.storage().nbytes());
   return out;
 }
 
-void run_pointwise(const impl::kernels::PointwiseCall& call) {
-  const char* err = kernels::run_pointwise(call);
-  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("CUDA pointwise kernel: ") + (err ? err : ""));
-}
-
-void run_sum(const impl::kernels::SumCall& call) {
-  const char* err = kernels::run_sum(call);
-  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("CUDA sum kernel: ") + (err ? err : ""));
-}
-
-void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_in_float) {
-  kernels::MatmulElement type = kernels::MatmulElement::Float32;
-  switch (out.dtype()) {
-    case ScalarType::Bool: type = kernels::MatmulElement::Bool; break;
-    case ScalarType::Int32: type = kernels::MatmulElement::Int32; break;
-    case ScalarType::Int64: type = kernels::MatmulElement::Int64; break;
-    case ScalarType::Float32: type = kernels::MatmulElement::Float32; break;
-    case ScalarType::Float64: type = kernels::MatmulElement::Float64; break;
-    case ScalarType::Float16: type = kernels::MatmulElement::Float16; break;
-    case ScalarType::BFloat16: type = kernels::MatmulElement::BFloat16; break;
-  }
-  // (batch, row, column) sizes and strides; a 2-d operand is one batch of stride 0.
-  auto geometry = [](const Tensor& t, std::int64_t (&s)[3]) {
-    const bool batched = t.dim() == 3;
-    s[0] = batched ? t.strides()[0] : 0;
-    s[1] = t.strides()[batched ? 1 : 0];
-    s[2] = t.strides()[batched ? 2 : 1];
-  };
-  std::int64_t os[3], as[3], bs[3];
-  geometry(out, os);
-  geometry(a, as);
-  geometry(b, bs);
-  const bool batched = out.dim() == 3;
-  const std::int64_t sizes[4] = {batched ? out.sizes()[0] : 1, out.sizes()[batched ? 1 : 0],
-                                 out.sizes()[batched ? 2 : 1], a.sizes().back()};
-  auto element = [](const Tensor& t) { return static_cast<char*>(t.storage().data()) + t.offset() * element_size(t.dtype()); };
-  const char* err = kernels::matmul(type, sum_16bit_in_float, element(out), element(a), element(b), sizes, os, as, bs);
-  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("matmul: ") + (err ? err : ""));
-}
-
-Tensor to_host(const Tensor& dev) {
-  Tensor out = Tensor::allocate(Layout{dev.sizes(), dev.strides(), dev.offset()}, dev.dtype());
-  check_cuda(cudaMemcpy(out.storage().data(), dev.storage().data(),
-                        std::min(out.storage().nbytes(), dev.storage().nbytes()), cudaMemcpyDeviceToHost),
-             "cudaMemcpy to host");
+Tensor to_host(const Tensor& cuda) {
+  Tensor out = Tensor::allocate(Layout{cuda.sizes(), cuda.strides(), cuda.offset()}, cuda.dtype());
+  const std::size_t n = std::min(out.storage().nbytes(), cuda.storage().nbytes());
+  if (cuda.storage().host_addressable()) std::memcpy(out.storage().data(), cuda.storage().data(), n);
+  else device::download(out.storage().data(), cuda.storage().data(), n);
   return out;
 }
 
-void write_back(const Tensor& dev, const Tensor& host) {
-  check_cuda(cudaMemcpy(dev.storage().data(), host.storage().data(),
-                        std::min(host.storage().nbytes(), dev.storage().nbytes()), cudaMemcpyHostToDevice),
-             "cudaMemcpy to device");
+void write_back(const Tensor& cuda, const Tensor& host) {
+  const std::size_t n = std::min(host.storage().nbytes(), cuda.storage().nbytes());
+  if (cuda.storage().host_addressable()) std::memcpy(cuda.storage().data(), host.storage().data(), n);
+  else device::upload(cuda.storage().data(), host.storage().data(), n);
 }
 
 }  // namespace cuda

@@ -1,9 +1,9 @@
-// Builds without a CUDA compiler: impl runs on the CPU only and says so when asked for a device.
-#include "impl/cuda/cuda_runtime.h"
+// Builds without a CUDA compiler: no device, and a clear error when one is asked for. Host-backed cuda memory
+// (impl/cuda/cuda_runtime.h) still works.
+#include "impl/cuda/device.h"
 #include "impl/error.h"
-#include "impl/storage.h"
 
-namespace parity::impl {
+namespace parity::impl::cuda::device {
 
 namespace {
 [[noreturn]] void no_cuda() {
@@ -11,18 +11,13 @@ namespace {
 }
 }  // namespace
 
-bool cuda_available() { return false; }
-Allocator& cuda_allocator() { no_cuda(); }
-
-namespace cuda {
-int device_count() { return 0; }
+int count() { return 0; }
 bool context_usable() { return true; }
+Allocator& allocator() { no_cuda(); }
 void run_pointwise(const kernels::PointwiseCall&) { no_cuda(); }
 void run_sum(const kernels::SumCall&) { no_cuda(); }
 void matmul(const Tensor&, const Tensor&, const Tensor&, bool) { no_cuda(); }
-Tensor to_device(const Tensor&, int) { no_cuda(); }
-Tensor to_host(const Tensor&) { no_cuda(); }
-void write_back(const Tensor&, const Tensor&) { no_cuda(); }
-}  // namespace cuda
+void upload(void*, const void*, std::size_t) { no_cuda(); }
+void download(void*, const void*, std::size_t) { no_cuda(); }
 
-}  // namespace parity::impl
+}  // namespace parity::impl::cuda::device

@@ -1,6 +1,6 @@
 // The CUDA launcher of impl/kernels: the functors run_pointwise picks (the very code the CPU executor runs),
 // applied by one thread per element, which finds its operands' offsets from its linear index; a sum launches one
-// thread per output, which adds its elements in order (kernels::sum_in_order). Unrun on a device in this
+// thread per output, which adds its elements in order (kernels::sum_output). Unrun on a device in this
 // project's CI (no GPU): the functors and the index arithmetic are the ones the CPU tests run.
 #include <cuda_runtime.h>
 
@@ -68,13 +68,8 @@ struct Launcher {
 
 template <typename T>
 __global__ void sum_kernel(Geometry outer, Geometry inner, void* out, const void* in) {
-  using Op = impl::kernels::SumOp<T>;
   const std::int64_t linear = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (linear >= outer.numel) return;
-  std::int64_t off[kMaxOperands];
-  impl::kernels::offsets(outer, linear, off);
-  const auto acc = impl::kernels::sum_in_order(inner, static_cast<const T*>(in) + off[1]);
-  static_cast<typename Op::out_t*>(out)[off[0]] = Op::project(acc);
+  if (linear < outer.numel) impl::kernels::sum_output<T>(outer, inner, out, in, linear);
 }
 
 }  // namespace

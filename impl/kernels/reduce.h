@@ -54,5 +54,16 @@ PARITY_HOST_DEVICE typename SumOp<T>::acc_t sum_in_order(const Geometry& inner, 
   return acc;
 }
 
+// What a CUDA thread of a sum does: output `linear` of `outer`, its elements summed in order. The device launches
+// one thread an output; host-backed cuda memory runs the same outputs in a loop.
+template <typename T>
+PARITY_HOST_DEVICE void sum_output(const Geometry& outer, const Geometry& inner, void* out, const void* in,
+                                   std::int64_t linear) {
+  std::int64_t off[kMaxOperands];
+  offsets(outer, linear, off);
+  const auto acc = sum_in_order(inner, static_cast<const T*>(in) + off[1]);
+  static_cast<typename SumOp<T>::out_t*>(out)[off[0]] = SumOp<T>::project(acc);
+}
+
 }  // inline namespace PARITY_KERNEL_ISA
 }  // namespace parity::impl::kernels

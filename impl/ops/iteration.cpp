@@ -289,7 +289,7 @@ kernels::PointwiseCall pointwise_call(kernels::Pointwise kind, ScalarType dtype,
 void launch(const kernels::PointwiseCall& c, const Tensor& out) {
   switch (out.device().type) {
     case DeviceType::CPU: return cpu::run_pointwise(c);
-    case DeviceType::CUDA: return cuda::run_pointwise(c);
+    case DeviceType::CUDA: return cuda::run_pointwise(c, out);
   }
 }
 }  // namespace
@@ -487,7 +487,7 @@ void sum_kernel(const Tensor& out, const Tensor& x, const std::vector<bool>& red
   PARITY_INTERNAL_ASSERT(fits, "more than " + std::to_string(kernels::kMaxDims) + " dims remain after coalescing");
   switch (out.device().type) {
     case DeviceType::CPU: return cpu::run_sum(c);
-    case DeviceType::CUDA: return cuda::run_sum(c);
+    case DeviceType::CUDA: return cuda::run_sum(c, out);
   }
 }
 

@@ -1,0 +1,106 @@
+// The CUDA runtime behind impl/cuda/device.h. Unrun on a device in this project's CI (no GPU).
+#include <cuda_runtime_api.h>
+
+#include "impl/cuda/device.h"
+#include "impl/cuda/kernels.h"
+#include "impl/cuda/matmul.h"
+#include "impl/error.h"
+#include "impl/storage.h"
+
+namespace parity::impl::cuda::device {
+
+namespace {
+void check_cuda(cudaError_t e, const char* what) {
+  PARITY_CHECK(e == cudaSuccess, ErrorKind::Device, std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+class CudaAllocator final : public Allocator {
+ public:
+  // Fill::Zeros is not honoured here yet: cudaMalloc's bytes are unspecified, as they were before Fill existed.
+  void* allocate(std::size_t nbytes, Fill) override {
+    void* p = nullptr;
+    // Plain device memory (never managed memory): a zero-byte storage still gets a distinct pointer.
+    check_cuda(cudaMalloc(&p, nbytes == 0 ? 1 : nbytes), "cudaMalloc");
+    return p;
+  }
+  void deallocate(void* p, std::size_t) noexcept override { cudaFree(p); }
+  Device device() const override { return Device{DeviceType::CUDA, 0}; }
+  bool host_addressable() const override { return false; }
+  void copy(void* dst, const void* src, std::size_t nbytes) const override {
+    check_cuda(cudaMemcpy(dst, src, nbytes, cudaMemcpyDeviceToDevice), "cudaMemcpy on the device");
+  }
+};
+}  // namespace
+
+int count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no driver" error
+    return 0;
+  }
+  return n;
+}
+
+bool context_usable() {
+  if (count() > 0 && cudaDeviceSynchronize() != cudaSuccess) {
+    cudaGetLastError();  // a sticky error stays whatever is cleared; any other one is gone
+    return false;
+  }
+  return true;
+}
+
+Allocator& allocator() {
+  PARITY_CHECK(count() > 0, ErrorKind::Device, "no CUDA device is available on this machine (cudaGetDeviceCount found none)");
+  static CudaAllocator a;
+  return a;
+}
+
+void upload(void* device_dst, const void* host_src, std::size_t nbytes) {
+  check_cuda(cudaMemcpy(device_dst, host_src, nbytes, cudaMemcpyHostToDevice), "cudaMemcpy to device");
+}
+
+void download(void* host_dst, const void* device_src, std::size_t nbytes) {
+  check_cuda(cudaMemcpy(host_dst, device_src, nbytes, cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+}
+
+void run_pointwise(const impl::kernels::PointwiseCall& call) {
+  const char* err = kernels::run_pointwise(call);
+  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("CUDA pointwise kernel: ") + (err ? err : ""));
+}
+
+void run_sum(const impl::kernels::SumCall& call) {
+  const char* err = kernels::run_sum(call);
+  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("CUDA sum kernel: ") + (err ? err : ""));
+}
+
+void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_in_float) {
+  kernels::MatmulElement type = kernels::MatmulElement::Float32;
+  switch (out.dtype()) {
+    case ScalarType::Bool: type = kernels::MatmulElement::Bool; break;
+    case ScalarType::Int32: type = kernels::MatmulElement::Int32; break;
+    case ScalarType::Int64: type = kernels::MatmulElement::Int64; break;
+    case ScalarType::Float32: type = kernels::MatmulElement::Float32; break;
+    case ScalarType::Float64: type = kernels::MatmulElement::Float64; break;
+    case ScalarType::Float16: type = kernels::MatmulElement::Float16; break;
+    case ScalarType::BFloat16: type = kernels::MatmulElement::BFloat16; break;
+  }
+  // (batch, row, column) sizes and strides; a 2-d operand is one batch of stride 0.
+  auto geometry = [](const Tensor& t, std::int64_t (&s)[3]) {
+    const bool batched = t.dim() == 3;
+    s[0] = batched ? t.strides()[0] : 0;
+    s[1] = t.strides()[batched ? 1 : 0];
+    s[2] = t.strides()[batched ? 2 : 1];
+  };
+  std::int64_t os[3], as[3], bs[3];
+  geometry(out, os);
+  geometry(a, as);
+  geometry(b, bs);
+  const bool batched = out.dim() == 3;
+  const std::int64_t sizes[4] = {batched ? out.sizes()[0] : 1, out.sizes()[batched ? 1 : 0],
+                                 out.sizes()[batched ? 2 : 1], a.sizes().back()};
+  auto element = [](const Tensor& t) { return static_cast<char*>(t.storage().data()) + t.offset() * element_size(t.dtype()); };
+  const char* err = kernels::matmul(type, sum_16bit_in_float, element(out), element(a), element(b), sizes, os, as, bs);
+  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("matmul: ") + (err ? err : ""));
+}
+
+}  // namespace parity::impl::cuda::device

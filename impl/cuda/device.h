@@ -1,0 +1,30 @@
+// What only a CUDA device does: its memory, its launches and the transfers to and from it. impl/cuda/device.cpp
+// implements it over the CUDA runtime in a build with nvcc; impl/cuda/no_cuda.cpp stands in otherwise. Everything
+// else of impl's CUDA (which memory a cuda tensor gets, the device rules of its ops) is impl/cuda/cuda_runtime.h's,
+// and runs on the CPU too, over host-backed cuda memory.
+#pragma once
+#include <cstddef>
+
+#include "impl/kernels/pointwise.h"
+#include "impl/kernels/reduce.h"
+#include "impl/storage.h"
+#include "impl/tensor.h"
+
+namespace parity::impl::cuda::device {
+
+int count();  // 0 when the driver or a device is missing (never throws)
+// false after a sticky error (a device-side assert, an illegal address); never throws; true without CUDA.
+bool context_usable();
+// The device's memory, or an Error of kind Device when this build or this machine has none.
+Allocator& allocator();
+
+// Launched over device memory and waited for; a CUDA error raises a Device error.
+void run_pointwise(const kernels::PointwiseCall& call);
+void run_sum(const kernels::SumCall& call);
+void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_in_float);
+
+// nbytes from host memory to device memory, and back.
+void upload(void* device_dst, const void* host_src, std::size_t nbytes);
+void download(void* host_dst, const void* device_src, std::size_t nbytes);
+
+}  // namespace parity::impl::cuda::device
