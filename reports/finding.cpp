@@ -35,6 +35,7 @@ json to_json(const Finding& f) {
           {"generator_version", f.generator_version},
           {"libtorch_version", f.libtorch_version},
           {"device", f.device},
+          {"oracle", to_string(f.oracle)},
           {"planted_faults", f.planted_faults},
           {"seed", program::uint64_to_json(f.seed)},
           {"case_index", program::uint64_to_json(f.case_index)},
@@ -66,6 +67,7 @@ Finding finding_from_json(const json& j) {
   f.generator_version = typed<int>(j, "generator_version");
   f.libtorch_version = typed<std::string>(j, "libtorch_version");
   f.device = typed<std::string>(j, "device");
+  f.oracle = oracle_field(j, "finding");
   if (version >= 2) f.planted_faults = typed<std::vector<std::string>>(j, "planted_faults");  // new in 2
   f.seed = u64(j, "seed");
   f.case_index = u64(j, "case_index");

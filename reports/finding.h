@@ -1,5 +1,6 @@
-// A finding: one divergence between impl and LibTorch, with everything needed to replay it and to tell which
-// build, generator and LibTorch produced it. One JSON object per finding, one per line in findings.jsonl.
+// A finding: one divergence between impl and its oracle (LibTorch, or impl on the CPU: reports/oracle.h), with
+// everything needed to replay it and to tell which build, generator and LibTorch produced it. One JSON object per
+// finding, one per line in findings.jsonl.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "program/compare.h"
 #include "program/program.h"
 #include "program/signature.h"
+#include "reports/oracle.h"
 #include "program/trace.h"
 
 namespace parity::reports {
@@ -19,6 +21,7 @@ struct Finding {
   int generator_version = 0;
   std::string libtorch_version;
   std::string device = "cpu";
+  Oracle oracle = Oracle::LibTorch;  // what judged impl: what a replay runs again
   std::vector<std::string> planted_faults;  // impl's deliberate bugs (PARITY_PLANT) in force; empty normally
   std::uint64_t seed = 0;        // the campaign's seed
   std::uint64_t case_index = 0;  // case k of the campaign

@@ -466,6 +466,12 @@ std::string fact(std::string_view label, const std::string& value) {
   return "<div><dt>" + esc(label) + "</dt><dd>" + esc(value) + "</dd></div>";
 }
 
+// What judged the run's impl side: run.json says, or, without it, the findings do.
+Oracle oracle_of(const ReportInput& in) {
+  if (in.summary) return in.summary->oracle;
+  return in.findings.empty() ? Oracle::LibTorch : in.findings.front().oracle;
+}
+
 // The summary's one-line verdict: a drift run's differences between releases, or a campaign's divergences.
 std::string verdict_text(const RunSummary& r, std::size_t groups, std::size_t unexpected_groups) {
   if (r.drift) {
@@ -479,7 +485,7 @@ std::string verdict_text(const RunSummary& r, std::size_t groups, std::size_t un
   if (r.findings > 0)
     return "no unexpected divergences (" + std::to_string(r.expected_findings) +
            " expected, all in the known-divergences ledger)";
-  return "impl agreed with LibTorch on all " + std::to_string(r.cases) + " cases";
+  return "impl agreed with " + std::string(oracle_name(r.oracle)) + " on all " + std::to_string(r.cases) + " cases";
 }
 
 std::string render_summary(const ReportInput& in, const std::vector<Group>& groups) {
@@ -524,6 +530,9 @@ std::string render_summary(const ReportInput& in, const std::vector<Group>& grou
     html += fact("generator", "version " + std::to_string(r.generator_version) + ", up to " +
                                   std::to_string(r.max_steps) + " steps");
     html += fact("device", r.device);
+    if (r.oracle != Oracle::LibTorch)
+      html += fact("oracle",
+                   std::string(oracle_name(r.oracle)) + " (--oracle " + std::string(to_string(r.oracle)) + ")");
     html += "</dl>";
     if (r.drift) return html;  // a drift run counts no coverage: both sides are LibTorch
     const auto starved = reports::starved(r.coverage);
@@ -619,12 +628,14 @@ std::string replay_command(const ReportInput& in, const Group& g) {
          shell_word(in.findings_path) + " --index " + std::to_string(g.shown_record);
 }
 
-// What the two sides of a finding are: impl and LibTorch for a campaign, two LibTorch releases for a drift run.
+// What the two sides of a finding are: impl and LibTorch for a campaign, impl's device and impl on the CPU for one
+// judged by impl-cpu, two LibTorch releases for a drift run.
 struct Sides {
   std::string left = "impl", right = "LibTorch (the oracle)";
 };
 
 Sides sides_of(const ReportInput& in) {
+  if (oracle_of(in) == Oracle::ImplCpu) return {"impl (cuda on the device)", "impl on the CPU (the oracle)"};
   if (!in.summary || !in.summary->drift) return {};
   return {"LibTorch " + in.summary->libtorch_version, "LibTorch " + in.summary->drift->other_libtorch_version};
 }
@@ -699,10 +710,15 @@ std::string render_group(const ReportInput& in, const Group& g, std::size_t inde
   if (f && in.summary && in.summary->drift)
     html += "<p class=\"meta\">The repros print the values of whichever LibTorch runs them: build and run them "
             "against each release to see both sides.</p>";
+  else if (f && f->oracle == Oracle::ImplCpu)
+    html += "<p class=\"meta\">Replay it on both (a CUDA device needed): <code>" + esc(replay_command(in, g)) +
+            "</code>. The repros run the program on PyTorch, which judged neither side here: they print what it "
+            "computes.</p>";
   else if (f)
     html += "<p class=\"meta\">Replay it on both: <code>" + esc(replay_command(in, g)) +
             "</code>. The repros run the program on LibTorch alone and print the oracle's side of every value.</p>";
-  const program::Trace* oracle = f && f->oracle_trace ? &*f->oracle_trace : nullptr;
+  // The repros annotate LibTorch's values, never impl's.
+  const program::Trace* oracle = f && f->oracle_trace && f->oracle == Oracle::LibTorch ? &*f->oracle_trace : nullptr;
   html += render_repro(id + "-cpp", "C++ (LibTorch)", program::cpp_repro(*g.program, oracle), true);
   html += render_repro(id + "-py", "Python (PyTorch)", program::python_repro(*g.program, oracle), false);
   return html + "</section>";
@@ -747,7 +763,7 @@ std::string html_report(const ReportInput& in) {
   html += "<title>" + esc(title) + "</title>\n<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n<main>\n";
   const Sides sides = sides_of(in);
   html += "<header><h1>parity report</h1><p class=\"meta\">" + esc(sides.left) + " against " +
-          esc(in.summary && in.summary->drift ? sides.right : std::string("LibTorch")) + ": each group is one signature "
+          esc(in.summary && in.summary->drift ? sides.right : std::string(oracle_name(oracle_of(in)))) + ": each group is one signature "
           "(op : observation kind [: error category or signal]); the first differing observation is marked.</p></header>\n";
   for (const auto& w : in.warnings) html += "<p class=\"notice\">" + esc(w) + "</p>\n";
   html += "<section id=\"summary\">" + render_summary(in, groups) + "</section>\n";

@@ -71,6 +71,8 @@ void check_same_campaign(const ShardOutput& first_shard, const ShardOutput& shar
     refuse("memory limit", std::to_string(first.memory_limit_mb) + " MiB", std::to_string(s.memory_limit_mb) + " MiB");
   if (s.budget != first.budget) refuse("budget", describe(first.budget), describe(s.budget));
   if (s.device != first.device) refuse("device", first.device, s.device);
+  if (s.oracle != first.oracle)
+    refuse("oracle", std::string(to_string(first.oracle)), std::string(to_string(s.oracle)));
   auto drift = [](const RunSummary& r) {
     return r.drift ? "a drift run against LibTorch " + r.drift->other_libtorch_version : std::string("a campaign");
   };

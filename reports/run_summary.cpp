@@ -163,6 +163,7 @@ json to_json(const RunSummary& r) {
           {"parity_commit", r.parity_commit},
           {"generator_version", r.generator_version},
           {"device", r.device},
+          {"oracle", to_string(r.oracle)},
           {"planted_faults", r.planted_faults},
           {"seed", program::uint64_to_json(r.seed)},
           {"seconds", r.seconds},
@@ -208,6 +209,7 @@ RunSummary run_summary_from_json(const json& j) {
   r.generator_version = get<int>(j, "generator_version");
   r.device = get<std::string>(j, "device");
   r.planted_faults = get<std::vector<std::string>>(j, "planted_faults");
+  r.oracle = oracle_field(j, "run summary");
   r.seed = u64(j, "seed");
   r.seconds = get<double>(j, "seconds");
   r.cases = u64(j, "cases");

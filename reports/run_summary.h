@@ -12,6 +12,7 @@
 
 #include "program/divergence_kind.h"
 #include "reports/finding_group.h"
+#include "reports/oracle.h"
 
 namespace parity::reports {
 
@@ -75,6 +76,7 @@ struct RunSummary {
   std::string parity_commit;
   int generator_version = 0;
   std::string device = "cpu";  // where both backends ran the programs
+  Oracle oracle = Oracle::LibTorch;  // what judged impl
   std::vector<std::string> planted_faults;  // impl's deliberate bugs (PARITY_PLANT), "op=kind"; empty normally
   std::uint64_t seed = 0;
   double seconds = 0;

@@ -13,10 +13,12 @@
 //      (the `--cases` and `--seconds` asked for, so a partial run can be told from a whole one) and `partial`
 //      (what `parity merge --allow-partial` let through); a version 4 record reads as unconfirmed, a crash by no
 //      signal, never resumed, with nothing flaky, an unknown budget and merged whole.
+//   6: run.json and findings have `oracle` ("libtorch", or "impl-cpu": reports/oracle.h); a record of an older
+//      version reads as judged by LibTorch.
 #pragma once
 
 namespace parity::reports {
 
-inline constexpr int kReportSchemaVersion = 5;
+inline constexpr int kReportSchemaVersion = 6;
 
 }  // namespace parity::reports

@@ -199,5 +199,29 @@ TEST(HtmlReport, AGreenRunSaysSo) {
   EXPECT_NE(html_report(in).find("impl agreed with LibTorch on all 42 cases"), std::string::npos);
 }
 
+// A campaign judged by impl on the CPU names its sides so: impl's device against impl on the CPU, never LibTorch's
+// values in the repros (PyTorch judged neither side).
+TEST(HtmlReport, ARunJudgedByImplOnTheCpuNamesItsSides) {
+  Finding f = values_finding(3);
+  f.device = "cuda";
+  f.oracle = Oracle::ImplCpu;
+  ReportInput in = input({f});
+  RunSummary summary;
+  summary.cases = 42;
+  summary.device = "cuda";
+  summary.oracle = Oracle::ImplCpu;
+  in.summary = summary;
+  const std::string html = html_report(in);
+  EXPECT_NE(html.find("<th>impl (cuda on the device)</th><th>impl on the CPU (the oracle)</th>"), std::string::npos);
+  EXPECT_NE(html.find("impl (cuda on the device) against impl on the CPU"), std::string::npos);
+  EXPECT_NE(html.find("<dt>oracle</dt><dd>impl on the CPU (--oracle impl-cpu)</dd>"), std::string::npos);
+  EXPECT_NE(html.find("which judged neither side here"), std::string::npos);
+  // The oracle trace's value 4 is impl's: the repros carry no expectation taken from it.
+  EXPECT_EQ(html_report(input({values_finding(3)})).find("which judged neither side"), std::string::npos);
+  in.summary->findings = 0;
+  in.findings.clear();
+  EXPECT_NE(html_report(in).find("impl agreed with impl on the CPU on all 42 cases"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace parity::reports

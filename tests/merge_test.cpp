@@ -111,6 +111,10 @@ TEST(Merge, RefusesOtherCampaignsNamingTheFiles) {
   planted.summary.planted_faults = {"mul=values"};
   EXPECT_NE(refusal({shard(0, 2, 5), planted}).find("planted faults is mul=values, the other's is none"),
             std::string::npos);
+  ShardOutput judged_by_impl = shard(1, 2, 5);
+  judged_by_impl.summary.oracle = Oracle::ImplCpu;
+  EXPECT_NE(refusal({shard(0, 2, 5), judged_by_impl}).find("its oracle is impl-cpu, the other's is libtorch"),
+            std::string::npos);
   EXPECT_NE(refusal({shard(0, 2, 5), shard(0, 2, 5)}).find("a shard given twice"), std::string::npos);
   EXPECT_EQ(refusal({}), "nothing to merge");
 }

@@ -83,6 +83,28 @@ TEST(ReportsFinding, RoundTrips) {
   EXPECT_EQ(finding_from_json(to_json(f)), f);
 }
 
+// What judged impl travels with the finding (a replay runs the same oracle); a finding written before the field
+// existed was judged by LibTorch.
+TEST(ReportsFinding, KeepsItsOracle) {
+  Finding f = sample_finding();
+  EXPECT_EQ(to_json(f)["oracle"], "libtorch");
+  f.oracle = Oracle::ImplCpu;
+  json j = to_json(f);
+  EXPECT_EQ(j["oracle"], "impl-cpu");
+  EXPECT_EQ(finding_from_json(j).oracle, Oracle::ImplCpu);
+  j.erase("oracle");
+  j["schema_version"] = 5;
+  EXPECT_EQ(finding_from_json(j).oracle, Oracle::LibTorch);
+  j["oracle"] = "numpy";
+  try {
+    finding_from_json(j);
+    ADD_FAILURE() << "an unknown oracle was read";
+  } catch (const program::JsonError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"oracle\" must be \"libtorch\" or \"impl-cpu\""), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ReportsFinding, RefusesBrokenFindings) {
   json j = to_json(sample_finding());
   j["kind"] = "run";
@@ -152,6 +174,18 @@ TEST(ReportsRunSummary, RoundTrips) {
   EXPECT_EQ(j["groups"][0]["first_case"], 3);
   EXPECT_EQ(j["groups"][0]["smallest"]["steps"], 1);
   EXPECT_TRUE(j["groups"][1]["smallest"].is_null());
+}
+
+TEST(ReportsRunSummary, KeepsItsOracle) {
+  RunSummary r;
+  r.device = "cuda";
+  r.oracle = Oracle::ImplCpu;
+  json j = to_json(r);
+  EXPECT_EQ(j["oracle"], "impl-cpu");
+  EXPECT_EQ(run_summary_from_json(json::parse(j.dump())), r);
+  j.erase("oracle");
+  j["schema_version"] = 5;
+  EXPECT_EQ(run_summary_from_json(j).oracle, Oracle::LibTorch);
 }
 
 TEST(ReportsRunSummary, RefusesSchemaVersionsItCannotRead) {
