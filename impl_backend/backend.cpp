@@ -112,9 +112,14 @@ pg::ErrorCategory to_program(ErrorKind k) {
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
+// The impl side of a campaign, or the impl-cpu oracle (make_impl_cpu_oracle).
+enum class Role { Impl, CpuOracle };
+
 class ImplSession final : public pg::Session {
  public:
-  explicit ImplSession(TorchVersion follows) : follows_(follows) {}
+  ImplSession(TorchVersion follows, Role role) : follows_(follows), role_(role) {
+    if (role == Role::CpuOracle) host_backed_.emplace();
+  }
   // impl holds autograd state as LibTorch does, so the same cycles form (a node saving a tensor whose grad_fn it
   // becomes, x.mul_(x); two tensors set as each other's gradient) and outlived the session, in a persistent worker
   // for good (LeakSanitizer's reports in the asan-ubsan build). It lets go as the oracle's session does: every
@@ -159,7 +164,7 @@ class ImplSession final : public pg::Session {
   void execute(const pg::Step& step, int index) override {
     if (values_.size() <= static_cast<std::size_t>(index)) values_.resize(static_cast<std::size_t>(index) + 1);
     autograd::GradModeGuard mode(step.grad_enabled);
-    const PlantedFault* fault = planted_fault_for(step.op);
+    const PlantedFault* fault = role_ == Role::Impl ? planted_fault_for(step.op) : nullptr;
     if (fault && is_process_fault(fault->kind)) misbehave(*fault);
     if (fault && fault->kind == PlantedFault::Kind::Error)
       throw pg::StepError(pg::ErrorCategory::Argument,
@@ -394,6 +399,9 @@ class ImplSession final : public pg::Session {
     ~ReleaseCpuCacheAtEnd() { release_cpu_cache(); }
   } release_cpu_cache_at_end_;
   TargetTorchVersionGuard follows_;
+  // As the release followed, for the session's whole life: every cuda tensor the oracle makes is host memory.
+  std::optional<impl::cuda::HostBackedScope> host_backed_;
+  const Role role_;
   std::vector<std::optional<Tensor>> values_;
   std::map<const void*, Tensor> kept_grads_;  // every gradient grad_tensor_key named, alive for unique keys
   std::map<std::int64_t, DeepcopyMemo> memos_;  // one per copy.deepcopy call of the program
@@ -402,13 +410,17 @@ class ImplSession final : public pg::Session {
 
 class ImplBackend final : public pg::Backend {
  public:
-  explicit ImplBackend(TorchVersion follows) : follows_(follows) {}
-  std::string name() const override { return "impl"; }
-  std::string version() const override { return "parity-impl (follows torch " + follows_.str() + ")"; }
-  std::unique_ptr<pg::Session> start() override { return std::make_unique<ImplSession>(follows_); }
+  ImplBackend(TorchVersion follows, Role role) : follows_(follows), role_(role) {}
+  std::string name() const override { return role_ == Role::Impl ? "impl" : "impl-cpu"; }
+  std::string version() const override {
+    return std::string(role_ == Role::Impl ? "parity-impl" : "parity-impl on the CPU") + " (follows torch " +
+           follows_.str() + ")";
+  }
+  std::unique_ptr<pg::Session> start() override { return std::make_unique<ImplSession>(follows_, role_); }
 
  private:
   TorchVersion follows_;
+  Role role_;
 };
 
 }  // namespace
@@ -424,7 +436,11 @@ TorchVersion oracle_torch_version() {
 }
 
 std::unique_ptr<program::Backend> make_impl_backend(std::optional<TorchVersion> follows) {
-  return std::make_unique<ImplBackend>(follows.value_or(oracle_torch_version()));
+  return std::make_unique<ImplBackend>(follows.value_or(oracle_torch_version()), Role::Impl);
+}
+
+std::unique_ptr<program::Backend> make_impl_cpu_oracle() {
+  return std::make_unique<ImplBackend>(oracle_torch_version(), Role::CpuOracle);
 }
 
 int cuda_device_count() { return impl::cuda::device_count(); }

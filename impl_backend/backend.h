@@ -18,6 +18,11 @@ TorchVersion oracle_torch_version();
 // that of this build's oracle.
 std::unique_ptr<program::Backend> make_impl_backend(std::optional<TorchVersion> follows = std::nullopt);
 
+// impl judging impl (reports/oracle.h, `--oracle impl-cpu`): the same library, following the same release, with
+// every cuda tensor in host memory (impl::cuda::HostBackedScope, for each session's life) and its kernels run by
+// the CPU, and no planted fault (those break the impl side only).
+std::unique_ptr<program::Backend> make_impl_cpu_oracle();
+
 // impl's CUDA devices (0 in a build without nvcc, or on a machine without a device). Initialises CUDA.
 int cuda_device_count();
 bool built_with_cuda();  // nvcc was found at configure time

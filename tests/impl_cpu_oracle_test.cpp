@@ -1,0 +1,112 @@
+// The impl-cpu oracle (`parity fuzz --device cuda --oracle impl-cpu`): impl with its cuda tensors in host memory.
+// It needs no GPU, so it runs here: what it observes must be a cuda run's (devices, the device rules, the kernel
+// dispatch of cuda) with values the CPU computed.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "engine/case_seed.h"
+#include "generators/program_gen.h"
+#include "impl_backend/backend.h"
+#include "oracle/torch_backend.h"
+#include "program/backend.h"
+#include "program/program_builder.h"
+
+namespace parity::program {
+namespace {
+
+Attrs on(Device d) {
+  Attrs a;
+  a.device = d;
+  return a;
+}
+
+Trace run_on_oracle(const Program& p) {
+  auto oracle = impl_backend::make_impl_cpu_oracle();
+  return run(*oracle, p);
+}
+
+const TensorObs& only(const Trace& t, int step) {
+  const StepObs& s = t.steps.at(static_cast<std::size_t>(step));
+  EXPECT_EQ(s.status, StepObs::Status::Ok) << "step " << step << ": " << s.message;
+  return s.observed.at(0);
+}
+
+TEST(ImplCpuOracle, NamesItself) {
+  auto oracle = impl_backend::make_impl_cpu_oracle();
+  EXPECT_EQ(oracle->name(), "impl-cpu");
+  EXPECT_NE(oracle->version().find("parity-impl on the CPU (follows torch "), std::string::npos) << oracle->version();
+}
+
+// A cuda program: every cuda value says cuda:0, the values are what the CPU computes, and a gradient comes back
+// to its leaf's device.
+TEST(ImplCpuOracle, RunsACudaProgramOnTheCpu) {
+  ProgramBuilder b;
+  int x = b.full({2, 2}, 1.5, /*requires_grad=*/true);
+  int xc = b.step(OpId::ToDevice, {x}, on(Device::CUDA));
+  Attrs z = on(Device::CUDA);
+  z.sizes = {2, 2};
+  int ones = b.step(OpId::Ones, {}, z);
+  int sum = b.step(OpId::Add, {xc, ones});
+  int product = b.step(OpId::Mm, {sum, sum});
+  int total = b.step(OpId::Sum, {product});
+  int back = b.step(OpId::ToDevice, {total}, on(Device::CPU));
+  b.step(OpId::Backward, {total});
+  int grad = b.step(OpId::Grad, {x});
+  const Trace t = run_on_oracle(b.program());
+  for (int v : {xc, ones, sum, product, total}) EXPECT_EQ(only(t, v).device, "cuda:0") << "value " << v;
+  EXPECT_EQ(only(t, xc).grad_fn, "ToCopyBackward0");
+  EXPECT_EQ(only(t, sum).values, (std::vector<double>{2.5, 2.5, 2.5, 2.5}));
+  EXPECT_EQ(only(t, product).values, (std::vector<double>{12.5, 12.5, 12.5, 12.5}));
+  EXPECT_EQ(only(t, back).device, "cpu");
+  EXPECT_EQ(only(t, back).values, (std::vector<double>{50}));
+  // d/dx of sum((x+1) @ (x+1)) over 2x2 ones-filled rows: 4 * 2.5 for every element.
+  EXPECT_EQ(only(t, grad).device, "cpu");
+  EXPECT_EQ(only(t, grad).values, (std::vector<double>{10, 10, 10, 10}));
+}
+
+// The rules are cuda's, where they differ from the CPU's: two devices in one pointwise op, and cuBLAS's products,
+// which take no integers (the CPU's do).
+TEST(ImplCpuOracle, FollowsCudasRules) {
+  ProgramBuilder b;
+  int i = b.arange(4, DType::Int64);
+  Attrs shape;
+  shape.sizes = {2, 2};
+  int m = b.step(OpId::View, {i}, shape);
+  int mc = b.step(OpId::ToDevice, {m}, on(Device::CUDA));
+  int on_cpu = b.step(OpId::Mm, {m, m});
+  int on_cuda = b.step(OpId::Mm, {mc, mc});
+  int mixed = b.step(OpId::Add, {mc, m});
+  const Trace t = run_on_oracle(b.program());
+  EXPECT_EQ(only(t, on_cpu).values, (std::vector<double>{2, 3, 6, 11}));
+  const StepObs& cuda_mm = t.steps.at(static_cast<std::size_t>(on_cuda));
+  EXPECT_EQ(cuda_mm.status, StepObs::Status::Error);
+  EXPECT_EQ(cuda_mm.category, ErrorCategory::DType);
+  EXPECT_EQ(cuda_mm.message, "\"addmm_cuda\" not implemented for 'Long'");
+  const StepObs& two_devices = t.steps.at(static_cast<std::size_t>(mixed));
+  EXPECT_EQ(two_devices.status, StepObs::Status::Error);
+  EXPECT_EQ(two_devices.category, ErrorCategory::Device);
+}
+
+// What a campaign on cuda generates runs on the oracle to its end: no exception escapes a step or an observation,
+// and no step trips one of impl's internal assertions (a cuda path the host-backed memory does not serve).
+TEST(ImplCpuOracle, GeneratedCudaProgramsRunToTheEnd) {
+  generators::GenConfig config;
+  config.cuda = true;
+  int cuda_steps = 0;
+  for (std::uint64_t k = 0; k < 300; ++k) {
+    const Program p = engine::generate_case(20261127, k, config).value();
+    Trace t;
+    ASSERT_NO_THROW(t = run_on_oracle(p)) << "case " << k;
+    for (std::size_t s = 0; s < t.steps.size(); ++s) {
+      EXPECT_NE(t.steps[s].category, ErrorCategory::InternalAssert) << "case " << k << " step " << s << ": "
+                                                                    << t.steps[s].message;
+      for (const TensorObs& o : t.steps[s].observed) cuda_steps += o.device == "cuda:0";
+    }
+  }
+  EXPECT_GT(cuda_steps, 300) << "the generator put few values on cuda: the sweep would test little";
+}
+
+}  // namespace
+}  // namespace parity::program
