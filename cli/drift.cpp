@@ -124,7 +124,7 @@ int worker_command(const std::vector<std::string>& argv) {
   const std::size_t limit = memory_limit_bytes(args, "parity worker");
   // No parent watches this worker's progress across the exec: its own record of it is enough for the loop.
   static engine::Progress progress;
-  engine::serve_requests(0, ::getppid(), limit, &progress);
+  engine::serve_requests(0, ::getppid(), limit, reports::Oracle::LibTorch, &progress);
 }
 
 }  // namespace parity::cli

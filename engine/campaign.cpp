@@ -112,7 +112,8 @@ class Campaign {
         stop_(stop),
         observer_(observer),
         writer_(c_.out / "findings.jsonl"),
-        runner_(c_, {c_.timeout, false, stop_, c_.memory_limit_bytes}) {
+        runner_(c_, {.timeout = c_.timeout, .stop = stop_, .memory_limit_bytes = c_.memory_limit_bytes,
+                     .oracle = c_.oracle}) {
     summary_.libtorch_version = oracle::torch_version();
     summary_.parity_commit = std::string(reports::parity_commit());
     summary_.generator_version = generators::generator_version();
@@ -122,16 +123,19 @@ class Campaign {
     summary_.budget = {c_.cases, c_.seconds};
     summary_.max_steps = c_.generator.max_steps;
     summary_.device = c_.generator.cuda ? "cuda" : "cpu";
+    summary_.oracle = c_.oracle;
     summary_.timeout_ms = static_cast<int>(c_.timeout.count());
     summary_.isolation = c_.isolation;
     summary_.jobs = c_.isolation == Isolation::Workers ? c_.jobs : 1;
     summary_.memory_limit_mb = c_.memory_limit_bytes >> 20;
     summary_.coverage = reports::Coverage::zeroed();
     today_ = reports::today_utc();
-    // Every entry in force starts at 0, so an entry nothing matched is visible in run.json.
-    for (const auto& k : known_.entries())
-      if (reports::KnownDivergences::applies(k, summary_.libtorch_version, today_))
-        summary_.known_divergence_hits[k.signature] = 0;
+    // Every entry in force starts at 0, so an entry nothing matched is visible in run.json. The ledger records
+    // where impl differs from LibTorch: impl judged by impl has none of them in force.
+    if (c_.oracle == reports::Oracle::LibTorch)
+      for (const auto& k : known_.entries())
+        if (reports::KnownDivergences::applies(k, summary_.libtorch_version, today_))
+          summary_.known_divergence_hits[k.signature] = 0;
     if (resume) go_on_from(*resume);
   }
 
@@ -319,7 +323,8 @@ class Campaign {
                      std::uint64_t next_case) {
     const Divergence d = *ev.divergence;
     const program::Signature sig = program::signature(program, d);
-    const auto* known = known_.match(sig, summary_.libtorch_version, today_);
+    const auto* known =
+        c_.oracle == reports::Oracle::LibTorch ? known_.match(sig, summary_.libtorch_version, today_) : nullptr;
     if (known) ++summary_.known_divergence_hits[known->signature];
     ++summary_.findings;
     reports::FindingGroup& group = summary_.groups[sig];
@@ -467,7 +472,8 @@ std::vector<StaleKnownEntry> stale_known_entries(const reports::KnownDivergences
     std::string why;
     if (today > k.expires) {
       why = "expired on " + k.expires + ": review it again";
-    } else if (reports::KnownDivergences::applies(k, summary.libtorch_version, today)) {
+    } else if (summary.oracle == reports::Oracle::LibTorch &&  // judged by impl, no entry is in force
+               reports::KnownDivergences::applies(k, summary.libtorch_version, today)) {
       const auto hits = summary.known_divergence_hits.find(k.signature);
       if (hits == summary.known_divergence_hits.end() || hits->second == 0)
         why = "matched no finding in this run: remove it if LibTorch or impl changed, or run longer";

@@ -34,6 +34,8 @@ struct CampaignConfig {
   std::optional<std::uint64_t> cases;   // stop after case indices 0..cases-1 (shared out among shards)
   std::filesystem::path out = "parity-out";  // findings.jsonl and run.json go here (see prepare_output)
   generators::GenConfig generator;
+  // What judges impl: LibTorch, or impl on the CPU (a campaign on cuda only: reports/oracle.h).
+  reports::Oracle oracle = reports::Oracle::LibTorch;
   std::chrono::milliseconds timeout{10000};  // of one case
   Isolation isolation = Isolation::Workers;
   int jobs = 1;                          // workers side by side (Fork: 1)
@@ -100,7 +102,8 @@ CampaignResult resume_campaign(const Journal& journal, const reports::KnownDiver
                                const std::atomic<bool>* stop = nullptr, CampaignObserver* observer = nullptr);
 
 // What --strict-known refuses in a finished campaign: entries expired on `today`, and entries in force that
-// matched no finding. `why` says which, for a person.
+// matched no finding (none is in force where impl judged impl: the ledger records differences from LibTorch).
+// `why` says which, for a person.
 struct StaleKnownEntry {
   const reports::KnownDivergence* entry;
   std::string why;

@@ -10,13 +10,13 @@
 
 namespace parity::engine {
 
-std::optional<std::string> CudaProbe::refusal() const {
+std::optional<std::string> CudaProbe::refusal(reports::Oracle oracle) const {
   std::string why;
   if (impl_devices == 0) {
     why += impl_backend::built_with_cuda() ? "impl sees no CUDA device on this machine"
                                            : "impl was built without CUDA (no nvcc at configure time)";
   }
-  if (oracle_devices == 0) {
+  if (oracle == reports::Oracle::LibTorch && oracle_devices == 0) {
     if (!why.empty()) why += "; ";
     why += oracle::linked_with_cuda()
                ? "LibTorch " + oracle::torch_version() + " sees no CUDA device on this machine"

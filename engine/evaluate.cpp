@@ -11,17 +11,19 @@ Evaluation evaluate_isolated(const program::Program& program, const EvalOptions&
   const ChildEnd end = run_isolated(
       [&] {
         enter_evaluating_process(options.memory_limit_bytes, progress);
-        return evaluate_to_text(program, options.want_traces, options.keep_values, *progress);
+        return evaluate_to_text(program, options.want_traces, options.keep_values, options.oracle, *progress);
       },
       options.timeout, options.stop);
   return evaluation_from_end(end, &program, options, *progress);
 }
 
-Evaluation evaluate_in_process(const program::Program& program, bool want_traces) {
+Evaluation evaluate_in_process(const program::Program& program, bool want_traces, reports::Oracle oracle) {
   Progress progress;  // nobody watches it: there is no child to lose
   ChildEnd end;
-  end.output = evaluate_to_text(program, want_traces, program::KeepValues::SummariseLarge, progress);
-  return evaluation_from_end(end, &program, {}, progress);
+  end.output = evaluate_to_text(program, want_traces, program::KeepValues::SummariseLarge, oracle, progress);
+  EvalOptions options;
+  options.oracle = oracle;
+  return evaluation_from_end(end, &program, options, progress);
 }
 
 }  // namespace parity::engine

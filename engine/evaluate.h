@@ -1,7 +1,7 @@
-// Runs one program on impl and on LibTorch in another process, so that a crash, a hang or a runaway allocation
-// of either is a finding rather than the end of the campaign: a child forked for the one case here, a persistent
-// worker in engine/worker_pool.h. The parent never runs a backend: no torch or OpenMP state exists in it when
-// it forks.
+// Runs one program on impl and on its oracle (LibTorch, or impl on the CPU: reports/oracle.h) in another process,
+// so that a crash, a hang or a runaway allocation of either is a finding rather than the end of the campaign: a
+// child forked for the one case here, a persistent worker in engine/worker_pool.h. The parent never runs a
+// backend: no torch or OpenMP state exists in it when it forks.
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -17,6 +17,7 @@
 #include "program/coverage.h"
 #include "program/program.h"
 #include "program/trace.h"
+#include "reports/oracle.h"
 
 namespace parity::engine {
 
@@ -55,6 +56,7 @@ struct EvalOptions {
   std::size_t memory_limit_bytes = kDefaultMemoryLimitBytes;
   // What the traces keep of large tensors' values (want_traces: what the caller gets; the comparison is the same).
   program::KeepValues keep_values = program::KeepValues::SummariseLarge;
+  reports::Oracle oracle = reports::Oracle::LibTorch;  // what judges impl
 };
 
 // Throws EvaluationError when the machinery fails.
@@ -64,6 +66,7 @@ Evaluation evaluate_isolated(const program::Program& program, const EvalOptions&
 // or a hang of a backend is the caller's. For tests, and for programs known to be harmless; a process that
 // forks children later (evaluate_isolated) then forks with torch state in it. Throws EvaluationError when a
 // backend is missing.
-Evaluation evaluate_in_process(const program::Program& program, bool want_traces = false);
+Evaluation evaluate_in_process(const program::Program& program, bool want_traces = false,
+                               reports::Oracle oracle = reports::Oracle::LibTorch);
 
 }  // namespace parity::engine

@@ -130,18 +130,22 @@ std::string counts_text(const program::Program& program, const program::Trace& i
 // asked for, a newline and the JSON object {"divergence", "impl", "oracle"}. Nearly every case agrees, so the
 // parent reads one line and no JSON.
 std::string run_in_child(const program::Program& program, bool want_traces, program::KeepValues keep,
-                         Progress* progress) {
+                         reports::Oracle oracle, Progress* progress) {
   progress->phase = kStarting;
   auto impl = impl_backend::make_impl_backend();
   if (!impl) throw Fatal("the impl backend is not available (impl_backend::make_impl_backend() returned null)");
-  auto torch = oracle::make_torch_backend();
-  if (!torch) throw Fatal("the LibTorch backend is not available (oracle::make_torch_backend() returned null)");
-  const std::string versions[2] = {impl->version(), torch->version()};
+  std::unique_ptr<program::Backend> judge;
+  switch (oracle) {
+    case reports::Oracle::LibTorch: judge = oracle::make_torch_backend(); break;
+    case reports::Oracle::ImplCpu: judge = impl_backend::make_impl_cpu_oracle(); break;
+  }
+  if (!judge) throw Fatal("the " + std::string(reports::oracle_name(oracle)) + " backend is not available");
+  const std::string versions[2] = {impl->version(), judge->version()};
   for (const auto& v : versions)
     if (v.find_first_of("\t\n") != std::string::npos) throw Fatal("a backend's version has a tab or newline: " + v);
 
   program::Trace traces[2];
-  program::Backend* backends[2] = {impl.get(), torch.get()};
+  program::Backend* backends[2] = {impl.get(), judge.get()};
   for (int side = 0; side < 2; ++side) {
     progress->step = -1;
     progress->phase = side == 0 ? kImpl : kOracle;
@@ -175,9 +179,9 @@ std::string run_in_child(const program::Program& program, bool want_traces, prog
 }  // namespace
 
 std::string evaluate_to_text(const program::Program& program, bool want_traces, program::KeepValues keep,
-                             Progress& progress) {
+                             reports::Oracle oracle, Progress& progress) {
   try {
-    return run_in_child(program, want_traces, keep, &progress);
+    return run_in_child(program, want_traces, keep, oracle, &progress);
   } catch (const Fatal& e) {
     return json{{"fatal", e.what()}}.dump(-1, ' ', false, json::error_handler_t::replace);
   } catch (const std::exception& e) {
@@ -208,11 +212,11 @@ std::string oracle_trace_to_text(const program::Program& program, Progress& prog
 
 namespace {
 
-std::string describe_phase(int phase, int step) {
+std::string describe_phase(int phase, int step, reports::Oracle oracle) {
   std::string at = step >= 0 ? " at step " + std::to_string(step) : "";
   switch (phase) {
     case kImpl: return "while running impl" + at;
-    case kOracle: return "while running LibTorch" + at;
+    case kOracle: return "while running " + std::string(reports::oracle_name(oracle)) + at;
     case kComparing: return "while comparing the traces";
     default: return "while starting the backends";
   }
@@ -220,12 +224,12 @@ std::string describe_phase(int phase, int step) {
 
 // A divergence for a child that died or hung, blamed on the side it was running; `signal` names what killed it.
 Divergence death(program::DivergenceKind kind, ErrorCategory category, const std::string& what, int phase, int step,
-                 std::string signal = {}) {
+                 reports::Oracle oracle, std::string signal = {}) {
   Divergence d;
   d.kind = kind;
   d.signal = std::move(signal);
   d.step = (phase == kImpl || phase == kOracle) ? step : -1;
-  std::string text = what + " " + describe_phase(phase, step);
+  std::string text = what + " " + describe_phase(phase, step, oracle);
   if (phase == kImpl) {
     d.impl = text;
     d.oracle = "not run (impl did not finish)";
@@ -316,7 +320,7 @@ void parse_counts(std::string_view counts, const program::Program* program, Eval
 }
 
 // Reads run_in_child's answer.
-void parse_result(const std::string& text, const program::Program* program, Evaluation& out) {
+void parse_result(const std::string& text, const program::Program* program, reports::Oracle oracle, Evaluation& out) {
   if (text.starts_with('{')) {
     json r = program::parse_json_text(text, "the evaluating process's answer");
     if (r.contains("fatal")) throw EvaluationError(r["fatal"].get<std::string>());
@@ -326,7 +330,8 @@ void parse_result(const std::string& text, const program::Program* program, Eval
     bool impl_side = e.at("phase").get<std::string>() == "impl";
     out.outcome = Evaluation::Outcome::Crash;
     out.divergence = death(program::DivergenceKind::Crash, ErrorCategory::Crash, "exception escaped the run loop (" +
-                           e.at("message").get<std::string>() + ")", impl_side ? kImpl : kOracle, e.at("step").get<int>());
+                           e.at("message").get<std::string>() + ")", impl_side ? kImpl : kOracle,
+                           e.at("step").get<int>(), oracle);
     return;
   }
   const std::string_view all = text;
@@ -382,7 +387,7 @@ Evaluation evaluation_from_end(const ChildEnd& end, const program::Program* prog
     case ChildEnd::How::Timeout:
       out.outcome = Evaluation::Outcome::Timeout;
       out.divergence = death(program::DivergenceKind::Timeout, ErrorCategory::Timeout, end.describe(options.timeout),
-                             phase, step);
+                             phase, step, options.oracle);
       return out;
     case ChildEnd::How::Signal:
     case ChildEnd::How::Exit:
@@ -391,17 +396,18 @@ Evaluation evaluation_from_end(const ChildEnd& end, const program::Program* prog
         out.divergence = death(program::DivergenceKind::OutOfMemory, ErrorCategory::OutOfMemory,
                                "an allocation failed under the memory limit of " +
                                    std::to_string(options.memory_limit_bytes >> 20) + " MiB",
-                               phase, step);
+                               phase, step, options.oracle);
         return out;
       }
       out.outcome = Evaluation::Outcome::Crash;
       out.divergence = death(program::DivergenceKind::Crash, ErrorCategory::Crash, end.describe(options.timeout),
-                             phase, step, end.how == ChildEnd::How::Signal ? signal_name(end.code) : "");
+                             phase, step, options.oracle,
+                             end.how == ChildEnd::How::Signal ? signal_name(end.code) : "");
       return out;
     case ChildEnd::How::Finished: break;
   }
   try {
-    parse_result(end.output, program, out);
+    parse_result(end.output, program, options.oracle, out);
   } catch (const EvaluationError&) {
     throw;
   } catch (const std::exception& e) {
@@ -410,7 +416,7 @@ Evaluation evaluation_from_end(const ChildEnd& end, const program::Program* prog
     out.outcome = Evaluation::Outcome::Crash;
     out.divergence = death(program::DivergenceKind::Crash, ErrorCategory::Crash,
                            "ended without a complete result (" + std::string(e.what()).substr(0, 200) + ")", phase,
-                           step);
+                           step, options.oracle);
   }
   return out;
 }

@@ -30,6 +30,7 @@ json config_to_json(const CampaignConfig& c) {
           {"invalid_share", c.generator.invalid_share},
           {"swarm_share", c.generator.swarm_share},
           {"cuda", c.generator.cuda},
+          {"oracle", reports::to_string(c.oracle)},
           {"timeout_ms", c.timeout.count()},
           {"isolation", reports::to_string(c.isolation)},
           {"jobs", c.jobs},
@@ -52,6 +53,7 @@ CampaignConfig config_from_json(const json& j) {
   c.generator.swarm_share = json_typed<double>(j, "swarm_share", what);
   // Journals of campaigns from before devices existed ran on the CPU.
   c.generator.cuda = j.contains("cuda") && json_typed<bool>(j, "cuda", what);
+  c.oracle = reports::oracle_field(j, what);  // absent from journals from before impl-cpu: LibTorch
   c.timeout = std::chrono::milliseconds(json_typed<std::int64_t>(j, "timeout_ms", what));
   const auto isolation = reports::parse_isolation(json_typed<std::string>(j, "isolation", what));
   if (!isolation) throw program::JsonError(what + ": field \"isolation\" names no isolation parity knows");

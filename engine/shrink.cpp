@@ -66,6 +66,7 @@ reports::Finding case_finding(const reports::RunSummary& summary, std::uint64_t 
   f.generator_version = summary.generator_version;
   f.libtorch_version = summary.libtorch_version;
   f.device = summary.device;
+  f.oracle = summary.oracle;
   f.planted_faults = summary.planted_faults;
   f.seed = seed;
   f.case_index = k;

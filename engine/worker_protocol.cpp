@@ -140,7 +140,8 @@ std::string oracle_trace_request(const program::Program& program) {
   return std::string{'T', '1'} + program::to_json(program).dump();
 }
 
-[[noreturn]] void serve_requests(int fd, pid_t parent, std::size_t memory_limit_bytes, Progress* progress) {
+[[noreturn]] void serve_requests(int fd, pid_t parent, std::size_t memory_limit_bytes, reports::Oracle oracle,
+                                 Progress* progress) {
   become_isolated_child(parent);
   enter_evaluating_process(memory_limit_bytes, progress);
   try {
@@ -156,7 +157,7 @@ std::string oracle_trace_request(const program::Program& program) {
         const program::Program program = read_request(request);
         answer = request[0] == 'T' ? oracle_trace_to_text(program, *progress)
                                    : evaluate_to_text(program, request[1] == '1',
-                                                      program::KeepValues::SummariseLarge, *progress);
+                                                      program::KeepValues::SummariseLarge, oracle, *progress);
         last = program::uses_cuda(program) && !impl_backend::cuda_context_usable();
       } catch (const std::exception& e) {
         answer = nlohmann::json{{"fatal", std::string("a worker could not read or generate its case: ") + e.what()}}.dump();

@@ -54,7 +54,9 @@ std::string oracle_trace_request(const program::Program& program);
 // A worker's life: requests read from `fd` (a socket), answers written to it, until the other end closes it.
 // Nothing may unwind out of here (a forked worker is a copy of its parent: returning would run a second parity),
 // and nothing of the parent's is cleaned up on the way out (_exit). `parent`: the process whose death ends the
-// worker; `memory_limit_bytes` (0: none) and `progress` as enter_evaluating_process takes them.
-[[noreturn]] void serve_requests(int fd, pid_t parent, std::size_t memory_limit_bytes, Progress* progress);
+// worker; `memory_limit_bytes` (0: none) and `progress` as enter_evaluating_process takes them; `oracle` judges
+// impl in every 'P' and 'C' request.
+[[noreturn]] void serve_requests(int fd, pid_t parent, std::size_t memory_limit_bytes, reports::Oracle oracle,
+                                 Progress* progress);
 
 }  // namespace parity::engine

@@ -95,6 +95,8 @@ TEST(CampaignJournal, RoundTrips) {
   j.config.confirm_runs = 5;
   j.config.shard = {1, 4};
   j.config.known_file = "/some/ledger.json";
+  j.config.generator.cuda = true;
+  j.config.oracle = reports::Oracle::ImplCpu;
   j.next_case = 21;
   j.elapsed = 2.5;
   j.summary.libtorch_version = "1.13.0";
@@ -116,6 +118,8 @@ TEST(CampaignJournal, RoundTrips) {
   EXPECT_EQ(back.config.confirm_runs, 5);
   EXPECT_EQ(back.config.shard, j.config.shard);
   EXPECT_EQ(back.config.known_file, j.config.known_file);
+  EXPECT_TRUE(back.config.generator.cuda);
+  EXPECT_EQ(back.config.oracle, reports::Oracle::ImplCpu);  // a resumed campaign is judged as it started
   EXPECT_EQ(back.config.out, dir.path());
   EXPECT_EQ(back.next_case, 21u);
   EXPECT_EQ(back.elapsed, 2.5);

@@ -124,7 +124,7 @@ TEST(EngineEvaluate, InProcessAndIsolatedAgree) {
 TEST(EngineEvaluate, AGarbledAnswerIsACrashNotCounts) {
   const program::Program p = generate_case(3, 21, {}).value();
   Progress progress;
-  const std::string answer = evaluate_to_text(p, false, program::KeepValues::SummariseLarge, progress);
+  const std::string answer = evaluate_to_text(p, false, program::KeepValues::SummariseLarge, reports::Oracle::LibTorch, progress);
   auto read = [&](const std::string& text, const program::Program* program) {
     ChildEnd end;
     end.output = text;
@@ -344,6 +344,27 @@ TEST(EngineWorkers, AgreeWithAChildPerCase) {
   }
   EXPECT_EQ(done, programs.size());
   EXPECT_EQ(pool.workers_started(), 2u);  // nothing died: no worker was replaced
+}
+
+// The oracle asked for judges every evaluation, in each of the three ways of running one. On the CPU, impl judged
+// by impl on the CPU agrees with itself: both sides run the same code.
+TEST(EngineEvaluate, TheOracleAskedForJudges) {
+  const program::Program p = generate_case(7, 3, {}).value();
+  EvalOptions options{10000ms, true, nullptr};
+  options.oracle = reports::Oracle::ImplCpu;
+  const Evaluation forked = evaluate_isolated(p, options);
+  WorkerPool pool({1, options});
+  pool.submit(p, true);
+  const Evaluation worked = pool.wait().value().evaluation;
+  const Evaluation here = evaluate_in_process(p, true, reports::Oracle::ImplCpu);
+  for (const Evaluation* ev : {&forked, &worked, &here}) {
+    EXPECT_EQ(ev->outcome, Evaluation::Outcome::Completed);
+    EXPECT_FALSE(ev->divergence);
+    EXPECT_NE(ev->oracle_version.find("parity-impl on the CPU"), std::string::npos) << ev->oracle_version;
+    ASSERT_TRUE(ev->oracle);
+    EXPECT_EQ(ev->oracle->backend, "impl-cpu");
+  }
+  EXPECT_EQ(evaluate_in_process(p, true).oracle->backend, "libtorch") << "LibTorch judges by default";
 }
 
 // A case named by (seed, k, generator config) and generated in the worker is evaluated as the same program
