@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # On the GPU machine (../shared/device/README.md; `.devdeps` carried): builds parity against the machine's CUDA
-# LibTorch with the CUDA oracle (PARITY_ORACLE_CUDA), runs the device tests, the whole test suite, a campaign on
-# cuda (impl-CUDA vs LibTorch-CUDA) and the CPU campaign as a baseline. What it leaves under $OUT (default
+# LibTorch with the CUDA oracle (PARITY_ORACLE_CUDA), runs the device tests, the whole test suite, two campaigns on
+# cuda (impl-CUDA judged by LibTorch-CUDA, and by impl on the CPU: --oracle impl-cpu) and the CPU campaign as a
+# baseline. What it leaves under $OUT (default
 # ./device-check-out) is at most a few files, as the device tool brings back: summary.txt (each step, its exit
-# status and seconds), the logs, and campaigns.tar.gz (both campaigns' folders). Exits non-zero when a step fails.
+# status and seconds), the logs, and campaigns.tar.gz (the campaigns' folders). Exits non-zero when a step fails.
 set -uo pipefail
 OUT=${OUT:-$PWD/device-check-out}
 CASES=${PARITY_DEVICE_CASES:-3000}
@@ -38,13 +39,15 @@ step configure cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMA
 step build cmake --build build-gpu -j"$JOBS" || finish
 # Whether the CUDA driver starts under the address-space cap that campaigns on the CPU put on each worker (4 GiB):
 # campaigns on cuda do not apply it (cli/memory_limit.h); this records why, on this machine.
-step cuda_under_rlimit_as prlimit --as=$((4 << 30)) build-gpu/parity_unit_tests --gtest_filter='ImplCuda.DeviceCopyTransposes'
+step cuda_under_rlimit_as prlimit --as=$((4 << 30)) build-gpu/parity_unit_tests --gtest_filter='Memory/ImplCuda.DeviceCopyTransposes/Device'
 status=0  # that step is a record, not a check
-step device_tests build-gpu/parity_unit_tests --gtest_filter='ImplCuda.*:DevicePrograms.*:DeviceProbe.*:Cli.FuzzOnCuda*' \
+step device_tests build-gpu/parity_unit_tests --gtest_filter='*ImplCuda*:ImplCpuOracle.*:DevicePrograms.*:DeviceProbe.*:Cli.FuzzOnCuda*:Cli.FuzzJudged*' \
   --gtest_output=xml:"$LOGS/device_tests.xml"
 step test_suite bash -c "cd build-gpu && ctest -j$JOBS --timeout 300 --output-on-failure -L 'unit|property|differential' -E fault_injection"
 step campaign_cuda build-gpu/parity fuzz --device cuda --cases "$CASES" --seed 14 --jobs "$JOBS" \
   --out build-gpu/campaign-cuda --overwrite
+step campaign_cuda_impl_cpu build-gpu/parity fuzz --device cuda --oracle impl-cpu --cases "$CASES" --seed 14 \
+  --jobs "$JOBS" --out build-gpu/campaign-cuda-impl-cpu --overwrite
 step campaign_cpu build-gpu/parity fuzz --cases "$CASES" --seed 14 --jobs "$JOBS" --out build-gpu/campaign-cpu --overwrite
-tar -czf "$OUT/campaigns.tar.gz" -C build-gpu campaign-cuda campaign-cpu 2>/dev/null
+tar -czf "$OUT/campaigns.tar.gz" -C build-gpu campaign-cuda campaign-cuda-impl-cpu campaign-cpu 2>/dev/null
 finish

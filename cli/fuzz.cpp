@@ -50,6 +50,11 @@ options:
   --device D       cpu (default: every tensor on the CPU) or cuda: factories and to() put tensors on cuda and
                    cpu alike, and both backends run them there; refused (exit 7) unless impl and LibTorch
                    both see a CUDA device (a CUDA build of each: ../shared/device/README.md)
+  --oracle O       what judges impl: libtorch (default), or impl-cpu (with --device cuda only): impl itself,
+                   its cuda tensors in host memory and its kernels run by the CPU, under the same device rules,
+                   so that impl's device kernels, launches and transfers are checked against its CPU executor.
+                   Needs a CUDA device for impl only; the known-divergences ledger (impl against LibTorch)
+                   is not in force
   --timeout-ms T   time limit of one case (default 10000)
   --jobs N         worker processes side by side (default: the cores this process may use). Cases are
                    judged in index order, so the findings do not depend on N
@@ -99,7 +104,8 @@ exit status (where several apply, the first of 1, 5, 6, 3, 4 is given):
      run.json is written and marked interrupted, coverage and the ledger are not judged
   6  no case ran: the budget gave this process none (--cases 0, --seconds 0, or a shard with no case index
      below --cases)
-  7  --device cuda on a machine or build where impl or LibTorch has no CUDA device: nothing ran
+  7  --device cuda on a machine or build where impl or LibTorch (unless --oracle impl-cpu) has no CUDA device:
+     nothing ran
 )";
 
 // The end-of-run line names at most this many starved items; run.json has them all.
@@ -150,7 +156,7 @@ Options parse_options(const std::vector<std::string>& argv) {
   const std::vector<FlagSpec> kFlags = {
       {"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"}, {"--known"},
       {"--jobs"}, {"--isolation"}, {"--memory-mb"}, {"--shrink-share"}, {"--require-coverage", false},
-      {"--strict-known", false}, {"--overwrite", false}, {"--confirm"}, {"--resume"}, {"--device"}};
+      {"--strict-known", false}, {"--overwrite", false}, {"--confirm"}, {"--resume"}, {"--device"}, {"--oracle"}};
   Args args("parity fuzz", argv, kFlags);
   if (!args.positional().empty())
     throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity fuzz --help`)");
@@ -177,6 +183,14 @@ Options parse_options(const std::vector<std::string>& argv) {
     if (*d != "cpu" && *d != "cuda") throw UsageError("--device must be cpu or cuda, not \"" + d->substr(0, 40) + "\"");
     o.campaign.generator.cuda = *d == "cuda";
   }
+  if (auto v = args.value("--oracle")) {
+    const auto oracle = reports::parse_oracle(*v);
+    if (!oracle) throw UsageError("--oracle must be libtorch or impl-cpu, not \"" + v->substr(0, 40) + "\"");
+    o.campaign.oracle = *oracle;
+  }
+  if (o.campaign.oracle == reports::Oracle::ImplCpu && !o.campaign.generator.cuda)
+    throw UsageError("--oracle impl-cpu judges impl's cuda tensors by impl on the CPU: it needs --device cuda "
+                     "(on the CPU both sides would be the same code)");
   if (auto k = args.uint64("--max-steps", 1, program::kMaxSteps)) o.campaign.generator.max_steps = static_cast<int>(*k);
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) o.campaign.timeout = std::chrono::milliseconds(*t);
   if (auto k = args.value("--known")) o.campaign.known_file = *k;
@@ -317,8 +331,9 @@ int fuzz_command(const std::vector<std::string>& argv) {
   }
   // Before anything is written: a campaign on cuda that cannot run is no campaign, and says why.
   if (o.campaign.generator.cuda)
-    if (auto why = engine::probe_cuda().refusal()) {
-      std::fprintf(stderr, "parity fuzz: --device cuda needs a CUDA device on both backends: %s\n", why->c_str());
+    if (auto why = engine::probe_cuda().refusal(o.campaign.oracle)) {
+      std::fprintf(stderr, "parity fuzz: --device cuda needs a CUDA device on %s: %s\n",
+                   o.campaign.oracle == reports::Oracle::LibTorch ? "both backends" : "impl", why->c_str());
       return kExitNoDevice;
     }
   const reports::KnownDivergences known = load_known(o.campaign);
@@ -329,11 +344,11 @@ int fuzz_command(const std::vector<std::string>& argv) {
                     terminal_safe(k->expires) + "; it no longer matches: review it");
 
   std::optional<StopOnSignals> signals(std::in_place);
-  std::fprintf(stderr, "parity fuzz: %sseed %llu, shard %d/%d, %s, output %s\n",
+  std::fprintf(stderr, "parity fuzz: %sseed %llu, shard %d/%d, %s, judged by %s, output %s\n",
                journal ? ("resuming from case " + std::to_string(journal->next_case) + ", ").c_str() : "",
                static_cast<unsigned long long>(o.campaign.seed), o.campaign.shard.index, o.campaign.shard.total,
                reports::describe_isolation(o.campaign.isolation, o.campaign.jobs).c_str(),
-               o.campaign.out.string().c_str());
+               std::string(reports::oracle_name(o.campaign.oracle)).c_str(), o.campaign.out.string().c_str());
   const engine::CampaignResult result =
       journal ? engine::resume_campaign(*journal, known, StopOnSignals::stop_flag(), &printer)
               : engine::run_campaign(o.campaign, known, StopOnSignals::stop_flag(), &printer);

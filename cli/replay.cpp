@@ -19,7 +19,8 @@ namespace {
 
 constexpr std::string_view kHelp = R"(usage: parity replay FILE [--index N] [--timeout-ms T] [--memory-mb M] [--full-values] [--cpp] [--python]
 
-Runs the program of a finding again on impl and on LibTorch (in a child process, as `parity fuzz` does) and
+Runs the program of a finding again on impl and on its oracle (in a child process, as `parity fuzz` does):
+LibTorch, or impl on the CPU for a finding of `parity fuzz --oracle impl-cpu` (the finding says which). It
 prints the verdict: "still diverges: <signature> ..." or "agrees now". A finding made with other planted
 faults, another LibTorch, another parity commit or another generator is still replayed, with a warning on
 stderr for each difference: the verdict may then differ for that reason.
@@ -81,6 +82,7 @@ int replay_command(const std::vector<std::string>& argv) {
   ReplayInput in = load_replay_input(args.positional()[0], index);
   options.memory_limit_bytes = memory_limit_bytes(args, "parity replay", program::uses_cuda(in.program));
   if (in.finding) warn_if_made_elsewhere(*in.finding);
+  if (in.finding) options.oracle = in.finding->oracle;
   engine::Evaluation ev = engine::evaluate_isolated(in.program, options);
   const std::string recorded = in.finding ? in.finding->signature.to_string() : "";
   int rc = 0;
@@ -97,7 +99,8 @@ int replay_command(const std::vector<std::string>& argv) {
     std::cerr << "parity replay: note: this finding is flaky: it diverged on " << in.finding->reproducible->diverged
               << " of " << in.finding->reproducible->runs << " confirming runs, so one replay "
               << (rc ? "that diverges" : "that agrees") << " says little; replay it several times\n";
-  const program::Trace* oracle = ev.oracle ? &*ev.oracle : nullptr;
+  // The repros annotate LibTorch's values, never impl's.
+  const program::Trace* oracle = ev.oracle && options.oracle == reports::Oracle::LibTorch ? &*ev.oracle : nullptr;
   if (args.has("--cpp")) std::cout << "\n" << program::cpp_repro(in.program, oracle);
   if (args.has("--python")) std::cout << "\n" << program::python_repro(in.program, oracle);
   return rc;

@@ -440,6 +440,29 @@ TEST_F(Cli, FuzzOnCudaRefusesWithoutADevice) {
   EXPECT_NE(bad.output.find("--device must be cpu or cuda"), std::string::npos) << bad.output;
 }
 
+// --oracle impl-cpu judges impl's cuda by impl on the CPU: without --device cuda there is nothing to judge, and on
+// cuda only impl needs a device, so a refusal names impl alone.
+TEST_F(Cli, FuzzJudgedByImplOnTheCpuNeedsCudaOnImplOnly) {
+  const fs::path out = dir_ / "impl-cpu-campaign";
+  Result cpu = parity("fuzz --oracle impl-cpu --cases 5 --out " + shell_quote(out.string()));
+  EXPECT_EQ(cpu.exit_code, 2) << cpu.output;
+  EXPECT_NE(cpu.output.find("--oracle impl-cpu judges impl's cuda tensors by impl on the CPU: it needs --device cuda"),
+            std::string::npos)
+      << cpu.output;
+  Result bad = parity("fuzz --device cuda --oracle numpy --cases 5 --out " + shell_quote(out.string()));
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--oracle must be libtorch or impl-cpu"), std::string::npos) << bad.output;
+  EXPECT_FALSE(fs::exists(out)) << "a refused campaign writes nothing";
+  if (!engine::probe_cuda().refusal(reports::Oracle::ImplCpu))
+    GTEST_SKIP() << "impl sees a CUDA device here: nothing to refuse";
+  Result r = parity("fuzz --device cuda --oracle impl-cpu --cases 5 --seed 1 --out " + shell_quote(out.string()));
+  EXPECT_EQ(r.exit_code, 7) << r.output;
+  EXPECT_NE(r.output.find("parity fuzz: --device cuda needs a CUDA device on impl: impl "), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("LibTorch"), std::string::npos) << "LibTorch needs no device here: " << r.output;
+  EXPECT_FALSE(fs::exists(out)) << "a refused campaign writes nothing";
+}
+
 // What the probe reports here: this build's LibTorch (1.13 from Debian, CPU libraries only) sees no device.
 TEST(DeviceProbe, OracleWithoutTorchCudaSeesNoDevice) {
   if (oracle::linked_with_cuda()) GTEST_SKIP() << "the oracle links torch_cuda (PARITY_ORACLE_CUDA)";
