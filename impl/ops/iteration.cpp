@@ -273,6 +273,11 @@ kernels::PointwiseCall pointwise_call(kernels::Pointwise kind, ScalarType dtype,
   for (const Tensor* t : inputs) {
     PARITY_INTERNAL_ASSERT(n < kernels::kMaxOperands && t->device() == out.device(),
                            "a kernel takes at most 3 inputs, on its output's device (the ops check devices first)");
+    // One executor runs the call: cuda operands are all device memory or all host-backed (a host-backed tensor is
+    // used under the cuda::HostBackedScope it was made in, impl/cuda/cuda_runtime.h).
+    PARITY_INTERNAL_ASSERT(out.device().type == DeviceType::CPU ||
+                               t->storage().host_addressable() == out.storage().host_addressable(),
+                           "a cuda kernel's operands are in memory of two kinds (device and host-backed)");
     const std::size_t lead = shape.size() - t->sizes().size();
     for (std::size_t d = 0; d < shape.size(); ++d)
       strides[n][d] = d < lead || t->sizes()[d - lead] == 1 ? 0 : t->strides()[d - lead];
@@ -465,7 +470,9 @@ void addcmul_kernel(const Tensor& out, const Tensor& self, const Tensor& t1, con
 }
 
 void sum_kernel(const Tensor& out, const Tensor& x, const std::vector<bool>& reduce) {
-  PARITY_INTERNAL_ASSERT(out.device() == x.device(), "sum_kernel within one device");
+  PARITY_INTERNAL_ASSERT(
+      out.device() == x.device() && out.storage().host_addressable() == x.storage().host_addressable(),
+      "sum_kernel within one device and one kind of memory");
   PARITY_INTERNAL_ASSERT(out.dtype() == (is_floating(x.dtype()) ? x.dtype() : ScalarType::Int64),
                          "a sum is of its input's floating type, or int64");
   // out has x's rank (keepdim). The outer index space walks the kept dims (the input at each output's first
