@@ -22,7 +22,7 @@ void CampaignPrinter::on_progress(const engine::CampaignProgress& p, bool final)
 }
 
 void CampaignPrinter::on_finding(const reports::Finding& f) {
-  progress_.message("finding: " + describe_divergence(f.program, f.divergence) + " [case " +
+  progress_.message("finding: " + describe_divergence(f.program, f.divergence, f.oracle) + " [case " +
                     std::to_string(f.case_index) + ", " + std::to_string(f.original_program_size) + " -> " +
                     std::to_string(f.program.steps.size()) + " steps" + (f.expected ? ", expected" : "") +
                     (f.reproducible && f.reproducible->flaky()

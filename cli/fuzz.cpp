@@ -17,6 +17,7 @@
 #include "cli/campaign_printer.h"
 #include "cli/exit_status.h"
 #include "cli/memory_limit.h"
+#include "cli/oracle_flag.h"
 #include "cli/render.h"
 #include "engine/campaign.h"
 #include "engine/device_probe.h"
@@ -183,14 +184,8 @@ Options parse_options(const std::vector<std::string>& argv) {
     if (*d != "cpu" && *d != "cuda") throw UsageError("--device must be cpu or cuda, not \"" + d->substr(0, 40) + "\"");
     o.campaign.generator.cuda = *d == "cuda";
   }
-  if (auto v = args.value("--oracle")) {
-    const auto oracle = reports::parse_oracle(*v);
-    if (!oracle) throw UsageError("--oracle must be libtorch or impl-cpu, not \"" + v->substr(0, 40) + "\"");
-    o.campaign.oracle = *oracle;
-  }
-  if (o.campaign.oracle == reports::Oracle::ImplCpu && !o.campaign.generator.cuda)
-    throw UsageError("--oracle impl-cpu judges impl's cuda tensors by impl on the CPU: it needs --device cuda "
-                     "(on the CPU both sides would be the same code)");
+  if (auto oracle = oracle_flag(args)) o.campaign.oracle = *oracle;
+  require_cuda_for(o.campaign.oracle, o.campaign.generator.cuda, "parity fuzz", "it needs --device cuda");
   if (auto k = args.uint64("--max-steps", 1, program::kMaxSteps)) o.campaign.generator.max_steps = static_cast<int>(*k);
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) o.campaign.timeout = std::chrono::milliseconds(*t);
   if (auto k = args.value("--known")) o.campaign.known_file = *k;

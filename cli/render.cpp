@@ -33,7 +33,7 @@ std::string one_line(std::string text, std::size_t max) {
   return terminal_safe(text);
 }
 
-std::string describe_divergence(const program::Program& p, const program::Divergence& d) {
+std::string describe_divergence(const program::Program& p, const program::Divergence& d, reports::Oracle oracle) {
   std::string s = program::signature(p, d).to_string();
   if (d.step >= 0) {
     s += " at step " + std::to_string(d.step);
@@ -42,7 +42,8 @@ std::string describe_divergence(const program::Program& p, const program::Diverg
   }
   if (d.value >= 0) s += ", value v" + std::to_string(d.value);
   if (d.severity == program::Divergence::Severity::Minor) s += " [minor]";
-  s += ": impl " + one_line(d.impl, 300) + " | libtorch " + one_line(d.oracle, 300);
+  s += ": impl " + one_line(d.impl, 300) + " | " + std::string(reports::to_string(oracle)) + " " +
+       one_line(d.oracle, 300);
   return s;
 }
 

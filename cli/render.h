@@ -6,11 +6,14 @@
 #include "program/compare.h"
 #include "program/program.h"
 #include "program/trace.h"
+#include "reports/oracle.h"
 
 namespace parity::cli {
 
-// "add:values at step 3 (add), value v3: impl element 0 of 4 = 1 | libtorch element 0 of 4 = 2"
-std::string describe_divergence(const program::Program&, const program::Divergence&);
+// "add:values at step 3 (add), value v3: impl element 0 of 4 = 1 | libtorch element 0 of 4 = 2", the judging
+// side named by its oracle ("impl-cpu").
+std::string describe_divergence(const program::Program&, const program::Divergence&,
+                                reports::Oracle oracle = reports::Oracle::LibTorch);
 // One step's outcome in a column: "ok v3 [2, 3] float32 strides [3, 1]", "error(shape)", "skipped".
 std::string describe_step(const program::StepObs&, int step);
 // Text read from a file (a finding's fields, messages quoting it), made safe to print on a terminal: every

@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/memory_limit.h"
+#include "cli/oracle_flag.h"
 #include "cli/render.h"
 #include "engine/evaluate.h"
 #include "generators/program_gen.h"
@@ -17,7 +18,7 @@ namespace parity::cli {
 
 namespace {
 
-constexpr std::string_view kHelp = R"(usage: parity replay FILE [--index N] [--timeout-ms T] [--memory-mb M] [--full-values] [--cpp] [--python]
+constexpr std::string_view kHelp = R"(usage: parity replay FILE [--index N] [--oracle O] [--timeout-ms T] [--memory-mb M] [--full-values] [--cpp] [--python]
 
 Runs the program of a finding again on impl and on its oracle (in a child process, as `parity fuzz` does):
 LibTorch, or impl on the CPU for a finding of `parity fuzz --oracle impl-cpu` (the finding says which). It
@@ -29,6 +30,8 @@ FILE is a finding (one JSON object), a findings.jsonl (finding N, counted from 0
 
 options:
   --index N        which finding of a findings.jsonl
+  --oracle O       libtorch or impl-cpu (a program with cuda steps only): what judges impl, in place of the
+                   finding's own (a program file's default: libtorch)
   --timeout-ms T   time limit (default 10000)
   --memory-mb M    address-space limit of the child in MiB (default 4096; 0: none); a program that exceeds it
                    diverges as out_of_memory. Not applied to a program with cuda steps (the CUDA driver reserves
@@ -69,7 +72,7 @@ void warn_if_made_elsewhere(const reports::Finding& f) {
 
 int replay_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
-  Args args("parity replay", argv, {{"--index"}, {"--timeout-ms"}, {"--memory-mb"}, {"--full-values", false}, {"--cpp", false}, {"--python", false}});
+  Args args("parity replay", argv, {{"--index"}, {"--oracle"}, {"--timeout-ms"}, {"--memory-mb"}, {"--full-values", false}, {"--cpp", false}, {"--python", false}});
   if (args.positional().size() != 1)
     throw UsageError("`parity replay` takes one FILE (see `parity replay --help`)");
   std::optional<std::size_t> index;
@@ -83,12 +86,19 @@ int replay_command(const std::vector<std::string>& argv) {
   options.memory_limit_bytes = memory_limit_bytes(args, "parity replay", program::uses_cuda(in.program));
   if (in.finding) warn_if_made_elsewhere(*in.finding);
   if (in.finding) options.oracle = in.finding->oracle;
+  if (auto oracle = oracle_flag(args)) {
+    if (in.finding && *oracle != in.finding->oracle)
+      std::cerr << "parity replay: warning: this finding was judged by " << reports::oracle_name(in.finding->oracle)
+                << "; replaying it judged by " << reports::oracle_name(*oracle) << " as asked\n";
+    options.oracle = *oracle;
+  }
+  require_cuda_for(options.oracle, program::uses_cuda(in.program), "parity replay", "this program has no cuda step");
   engine::Evaluation ev = engine::evaluate_isolated(in.program, options);
   const std::string recorded = in.finding ? in.finding->signature.to_string() : "";
   int rc = 0;
   if (ev.divergence) {
     const std::string sig = program::signature(in.program, *ev.divergence).to_string();
-    std::cout << "still diverges: " << describe_divergence(in.program, *ev.divergence);
+    std::cout << "still diverges: " << describe_divergence(in.program, *ev.divergence, options.oracle);
     if (!recorded.empty() && recorded != sig) std::cout << " (recorded as " << recorded << ")";
     std::cout << "\n";
     rc = 1;

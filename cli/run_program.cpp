@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/memory_limit.h"
+#include "cli/oracle_flag.h"
 #include "cli/render.h"
 #include "engine/evaluate.h"
 #include "program/json.h"
@@ -15,12 +16,14 @@ namespace parity::cli {
 
 namespace {
 
-constexpr std::string_view kHelp = R"(usage: parity run PROGRAM.json [--timeout-ms T] [--memory-mb M] [--traces] [--full-values] [--cpp] [--python]
+constexpr std::string_view kHelp = R"(usage: parity run PROGRAM.json [--oracle O] [--timeout-ms T] [--memory-mb M] [--traces] [--full-values] [--cpp] [--python]
 
-Runs a program on impl and on LibTorch (in a child process) and prints each step's outcome side by side,
+Runs a program on impl and on its oracle (in a child process) and prints each step's outcome side by side,
 then the first divergence, if any.
 
 options:
+  --oracle O       libtorch (default), or impl-cpu for a program with cuda steps: impl itself, its cuda
+                   tensors in host memory and its kernels run by the CPU (as `parity fuzz --oracle impl-cpu`)
   --timeout-ms T   time limit (default 10000)
   --memory-mb M    address-space limit of the child in MiB (default 4096; 0: none); a program that exceeds it
                    diverges as out_of_memory. Not applied to a program with cuda steps (the CUDA driver reserves
@@ -47,7 +50,7 @@ std::string cell(std::string s, std::size_t width) {
 
 int run_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
-  Args args("parity run", argv, {{"--timeout-ms"}, {"--memory-mb"}, {"--traces", false}, {"--full-values", false}, {"--cpp", false}, {"--python", false}});
+  Args args("parity run", argv, {{"--oracle"}, {"--timeout-ms"}, {"--memory-mb"}, {"--traces", false}, {"--full-values", false}, {"--cpp", false}, {"--python", false}});
   if (args.positional().size() != 1) throw UsageError("`parity run` takes one PROGRAM.json (see `parity run --help`)");
   engine::EvalOptions options;
   options.want_traces = true;
@@ -55,9 +58,11 @@ int run_command(const std::vector<std::string>& argv) {
   if (args.has("--full-values")) options.keep_values = program::KeepValues::All;
 
   program::Program p = load_program_file(args.positional()[0]);
+  if (auto oracle = oracle_flag(args)) options.oracle = *oracle;
+  require_cuda_for(options.oracle, program::uses_cuda(p), "parity run", "this program has no cuda step");
   options.memory_limit_bytes = memory_limit_bytes(args, "parity run", program::uses_cuda(p));
   engine::Evaluation ev = engine::evaluate_isolated(p, options);
-  std::cout << cell("step", 5) << cell("op", 16) << cell("impl", 48) << "libtorch\n";
+  std::cout << cell("step", 5) << cell("op", 16) << cell("impl", 48) << reports::to_string(options.oracle) << "\n";
   for (std::size_t i = 0; i < p.steps.size(); ++i) {
     const int id = static_cast<int>(i);
     std::string a = ev.impl && i < ev.impl->steps.size() ? describe_step(ev.impl->steps[i], id) : "-";
@@ -66,13 +71,14 @@ int run_command(const std::vector<std::string>& argv) {
     if (!p.steps[i].grad_enabled) op += " (ng)";
     std::cout << cell(std::to_string(i), 5) << cell(op, 16) << cell(a, 47) << " " << one_line(b, 60) << "\n";
   }
-  if (ev.divergence) std::cout << "divergence: " << describe_divergence(p, *ev.divergence) << "\n";
+  if (ev.divergence) std::cout << "divergence: " << describe_divergence(p, *ev.divergence, options.oracle) << "\n";
   else std::cout << "the traces agree\n";
   if (args.has("--traces")) {
     if (ev.impl) std::cout << program::to_json(*ev.impl).dump(2) << "\n";
     if (ev.oracle) std::cout << program::to_json(*ev.oracle).dump(2) << "\n";
   }
-  const program::Trace* oracle = ev.oracle ? &*ev.oracle : nullptr;
+  // The repros annotate LibTorch's values, never impl's.
+  const program::Trace* oracle = ev.oracle && options.oracle == reports::Oracle::LibTorch ? &*ev.oracle : nullptr;
   if (args.has("--cpp")) std::cout << "\n" << program::cpp_repro(p, oracle);
   if (args.has("--python")) std::cout << "\n" << program::python_repro(p, oracle);
   return ev.divergence ? 1 : 0;

@@ -463,6 +463,25 @@ TEST_F(Cli, FuzzJudgedByImplOnTheCpuNeedsCudaOnImplOnly) {
   EXPECT_FALSE(fs::exists(out)) << "a refused campaign writes nothing";
 }
 
+// `parity run` and `parity replay` take the same --oracle: impl-cpu only for a program with cuda steps, and its
+// run shows impl on the CPU as the judging column, its cuda values in host memory.
+TEST_F(Cli, RunAndReplayTakeTheOracle) {
+  const std::string cpu = write("cpu.json", valid_program());
+  expect_bad_input(parity("run " + cpu + " --oracle impl-cpu"), "parity run: --oracle impl-cpu judges impl's cuda");
+  expect_bad_input(parity("replay " + cpu + " --oracle impl-cpu"), "this program has no cuda step");
+  expect_bad_input(parity("run " + cpu + " --oracle numpy"), "--oracle must be libtorch or impl-cpu");
+  std::string text = valid_program();
+  text.replace(text.find(R"("seed": 5})"), 10, R"("seed": 5, "device": "cuda"})");
+  Result r = parity("run " + write("cuda.json", text) + " --oracle impl-cpu");
+  EXPECT_NE(r.output.find("impl-cpu\n"), std::string::npos) << r.output;  // the judging column's header
+  EXPECT_EQ(r.output.find("parity: error"), std::string::npos) << r.output;
+  if (!engine::probe_cuda().refusal(reports::Oracle::ImplCpu)) return;  // with a device both sides may agree
+  // Without a device impl cannot make the cuda tensor; its judge can.
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("error(device)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("| impl-cpu ok"), std::string::npos) << r.output;
+}
+
 // What the probe reports here: this build's LibTorch (1.13 from Debian, CPU libraries only) sees no device.
 TEST(DeviceProbe, OracleWithoutTorchCudaSeesNoDevice) {
   if (oracle::linked_with_cuda()) GTEST_SKIP() << "the oracle links torch_cuda (PARITY_ORACLE_CUDA)";
