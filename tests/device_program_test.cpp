@@ -1,6 +1,8 @@
 // Programs with cuda steps, run on impl and on LibTorch and compared as a campaign compares them. They need a CUDA
 // device on both backends (a build with nvcc and -DPARITY_ORACLE_CUDA=ON on the GPU machine, ci/device_check.sh);
-// elsewhere each test says why it skips. They ran on an H100 against the GPU machine's LibTorch 2.11 wheel.
+// elsewhere each test says why it skips. They ran on an H100 against the GPU machine's LibTorch 2.11 wheel. Each
+// program also runs on the impl-cpu oracle (`--oracle impl-cpu`: impl with its cuda in host memory), which must
+// agree with LibTorch-CUDA as impl on the device does: that is what makes it a stand-in for the device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,20 +29,25 @@ std::string describe(const Divergence& d) {
 }
 
 struct Traces {
-  Trace impl, torch;
+  Trace impl, torch, impl_cpu;
 };
 
-Traces run_both(const Program& p) {
+Traces run_all(const Program& p) {
   auto impl = impl_backend::make_impl_backend();
   auto torch = oracle::make_torch_backend();
-  return {run(*impl, p), run(*torch, p)};
+  auto impl_cpu = impl_backend::make_impl_cpu_oracle();
+  return {run(*impl, p), run(*torch, p), run(*impl_cpu, p)};
 }
 
-void expect_agree(const Program& p) {
-  Traces t = run_both(p);
+// impl on the device, and the impl-cpu oracle, each against LibTorch on the device.
+void expect_agree(const Traces& t) {
   auto d = compare(t.impl, t.torch);
   EXPECT_FALSE(d) << (d ? describe(*d) : "");
+  auto j = compare(t.impl_cpu, t.torch);
+  EXPECT_FALSE(j) << "the impl-cpu oracle: " << (j ? describe(*j) : "");
 }
+
+void expect_agree(const Program& p) { expect_agree(run_all(p)); }
 
 Attrs on(Device d) {
   Attrs a;
@@ -65,10 +72,9 @@ TEST(DevicePrograms, FactoriesAndToOnCuda) {
   int s = b.step(OpId::Sum, {b.step(OpId::Add, {xc, zeros})});
   b.step(OpId::Backward, {s});
   b.step(OpId::Grad, {x});                                           // the gradient came back to the CPU
-  Traces t = run_both(b.program());
+  Traces t = run_all(b.program());
   EXPECT_EQ(t.torch.steps[static_cast<std::size_t>(same)].observed.at(0).same_as, xc);
-  auto d = compare(t.impl, t.torch);
-  EXPECT_FALSE(d) << (d ? describe(*d) : "");
+  expect_agree(t);
   // The backward went through to(): a campaign counts only what its coverage dimensions know.
   const auto& known = backward_through_ops();
   for (const std::string& op : coverage_tags(b.program(), t.torch).backward_through)
