@@ -26,6 +26,7 @@
 #include "reports/build_info.h"
 #include "reports/error.h"
 #include "reports/finding.h"
+#include "reports/input_file.h"
 #include "reports/jsonl.h"
 
 namespace parity::engine {
@@ -325,6 +326,38 @@ TEST(EngineCampaign, APlantedWriteOfAnInputIsFoundBySchemaConformance) {
   const CampaignConfig c = two_worker_campaign(dir, 7, 1500);
   const CampaignResult r = run_campaign(c, reviewed_ledger());
   EXPECT_GT(unexpected_at(r.summary, "exp", program::DivergenceKind::Schema), 0u);
+}
+
+// A campaign judged by impl on the CPU, end to end (workers, confirmation, shrinking, records). Run on the CPU
+// here, where both sides are the same code: the planted fault, which breaks the impl side only, is then the one
+// thing that can diverge, and LibTorch's known differences (the ledger) neither appear nor count.
+TEST(EngineCampaign, JudgedByImplOnTheCpuFindsOnlyImplsFault) {
+  if (!in_process_planted_with("mul=values")) return;
+  TempDir dir;
+  CampaignConfig c;
+  c.seed = 7;
+  c.cases = 120;
+  c.jobs = 2;
+  c.out = dir.path() / "out";
+  prepare_output(c.out, false);
+  c.oracle = reports::Oracle::ImplCpu;
+  const CampaignResult r = run_campaign(c, reviewed_ledger());
+  EXPECT_EQ(r.summary.oracle, reports::Oracle::ImplCpu);
+  EXPECT_TRUE(r.summary.known_divergence_hits.empty()) << "the ledger is in force";
+  EXPECT_EQ(r.summary.expected_findings, 0u);
+  std::size_t findings = 0;
+  for (const auto& record : reports::read_jsonl(c.out / "findings.jsonl").records) {
+    const reports::Finding f = reports::finding_from_json(record);
+    EXPECT_EQ(f.signature.to_string(), "mul:values");
+    EXPECT_EQ(f.oracle, reports::Oracle::ImplCpu);
+    ASSERT_TRUE(f.oracle_trace);
+    EXPECT_EQ(f.oracle_trace->backend, "impl-cpu");
+    ++findings;
+  }
+  EXPECT_GT(findings, 0u);
+  EXPECT_EQ(r.summary.unexpected_findings, r.summary.findings);
+  const auto run = nlohmann::json::parse(reports::read_text_file(c.out / "run.json"));
+  EXPECT_EQ(run.at("oracle"), "impl-cpu");
 }
 
 // Persistent workers give what a child forked per case gives, program by program, in whatever order they finish.
