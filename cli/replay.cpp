@@ -109,8 +109,7 @@ int replay_command(const std::vector<std::string>& argv) {
     std::cerr << "parity replay: note: this finding is flaky: it diverged on " << in.finding->reproducible->diverged
               << " of " << in.finding->reproducible->runs << " confirming runs, so one replay "
               << (rc ? "that diverges" : "that agrees") << " says little; replay it several times\n";
-  // The repros annotate LibTorch's values, never impl's.
-  const program::Trace* oracle = ev.oracle && options.oracle == reports::Oracle::LibTorch ? &*ev.oracle : nullptr;
+  const program::Trace* oracle = reports::repro_expectations(options.oracle, ev.oracle);
   if (args.has("--cpp")) std::cout << "\n" << program::cpp_repro(in.program, oracle);
   if (args.has("--python")) std::cout << "\n" << program::python_repro(in.program, oracle);
   return rc;

@@ -77,8 +77,7 @@ int run_command(const std::vector<std::string>& argv) {
     if (ev.impl) std::cout << program::to_json(*ev.impl).dump(2) << "\n";
     if (ev.oracle) std::cout << program::to_json(*ev.oracle).dump(2) << "\n";
   }
-  // The repros annotate LibTorch's values, never impl's.
-  const program::Trace* oracle = ev.oracle && options.oracle == reports::Oracle::LibTorch ? &*ev.oracle : nullptr;
+  const program::Trace* oracle = reports::repro_expectations(options.oracle, ev.oracle);
   if (args.has("--cpp")) std::cout << "\n" << program::cpp_repro(p, oracle);
   if (args.has("--python")) std::cout << "\n" << program::python_repro(p, oracle);
   return ev.divergence ? 1 : 0;

@@ -717,8 +717,7 @@ std::string render_group(const ReportInput& in, const Group& g, std::size_t inde
   else if (f)
     html += "<p class=\"meta\">Replay it on both: <code>" + esc(replay_command(in, g)) +
             "</code>. The repros run the program on LibTorch alone and print the oracle's side of every value.</p>";
-  // The repros annotate LibTorch's values, never impl's.
-  const program::Trace* oracle = f && f->oracle_trace && f->oracle == Oracle::LibTorch ? &*f->oracle_trace : nullptr;
+  const program::Trace* oracle = f ? repro_expectations(f->oracle, f->oracle_trace) : nullptr;
   html += render_repro(id + "-cpp", "C++ (LibTorch)", program::cpp_repro(*g.program, oracle), true);
   html += render_repro(id + "-py", "Python (PyTorch)", program::python_repro(*g.program, oracle), false);
   return html + "</section>";

@@ -27,6 +27,10 @@ std::string_view oracle_name(Oracle o) {
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
+const program::Trace* repro_expectations(Oracle o, const std::optional<program::Trace>& judge_trace) {
+  return o == Oracle::LibTorch && judge_trace ? &*judge_trace : nullptr;
+}
+
 Oracle oracle_field(const nlohmann::json& record, std::string_view what) {
   if (!record.contains("oracle")) return Oracle::LibTorch;
   const auto o = parse_oracle(json_typed<std::string>(record, "oracle", what));

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "program/trace.h"
+
 namespace parity::reports {
 
 enum class Oracle { LibTorch, ImplCpu };
@@ -17,6 +19,10 @@ std::string_view to_string(Oracle o);  // "libtorch", "impl-cpu": the flag's and
 std::optional<Oracle> parse_oracle(std::string_view s);
 // The oracle side's name in reports and messages: "LibTorch", "impl on the CPU".
 std::string_view oracle_name(Oracle o);
+// What a repro may print as the expected values: the judge's trace when LibTorch judged (the repros run on it),
+// nothing when impl did, whose values are no expectation of LibTorch's.
+const program::Trace* repro_expectations(Oracle o, const std::optional<program::Trace>& judge_trace);
+
 // A record's "oracle" field (run.json, a finding, the journal's campaign); absent (written before version 6 of
 // the reports, reports/schema_version.h): LibTorch, the only oracle then. Throws program::JsonError naming `what`.
 Oracle oracle_field(const nlohmann::json& record, std::string_view what);
