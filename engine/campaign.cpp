@@ -103,12 +103,18 @@ struct StepTally {
   }
 };
 
+// The ledger records where impl differs from LibTorch: a campaign judged by impl has none of it in force.
+const reports::KnownDivergences& ledger_for(reports::Oracle oracle, const reports::KnownDivergences& known) {
+  static const reports::KnownDivergences none;
+  return oracle == reports::Oracle::LibTorch ? known : none;
+}
+
 class Campaign {
  public:
   Campaign(const CampaignConfig& c, const reports::KnownDivergences& known, const std::atomic<bool>* stop,
            CampaignObserver* observer, const Journal* resume)
       : c_(c),
-        known_(known),
+        known_(ledger_for(c.oracle, known)),
         stop_(stop),
         observer_(observer),
         writer_(c_.out / "findings.jsonl"),
@@ -130,12 +136,10 @@ class Campaign {
     summary_.memory_limit_mb = c_.memory_limit_bytes >> 20;
     summary_.coverage = reports::Coverage::zeroed();
     today_ = reports::today_utc();
-    // Every entry in force starts at 0, so an entry nothing matched is visible in run.json. The ledger records
-    // where impl differs from LibTorch: impl judged by impl has none of them in force.
-    if (c_.oracle == reports::Oracle::LibTorch)
-      for (const auto& k : known_.entries())
-        if (reports::KnownDivergences::applies(k, summary_.libtorch_version, today_))
-          summary_.known_divergence_hits[k.signature] = 0;
+    // Every entry in force starts at 0, so an entry nothing matched is visible in run.json.
+    for (const auto& k : known_.entries())
+      if (reports::KnownDivergences::applies(k, summary_.libtorch_version, today_))
+        summary_.known_divergence_hits[k.signature] = 0;
     if (resume) go_on_from(*resume);
   }
 
@@ -323,8 +327,7 @@ class Campaign {
                      std::uint64_t next_case) {
     const Divergence d = *ev.divergence;
     const program::Signature sig = program::signature(program, d);
-    const auto* known =
-        c_.oracle == reports::Oracle::LibTorch ? known_.match(sig, summary_.libtorch_version, today_) : nullptr;
+    const auto* known = known_.match(sig, summary_.libtorch_version, today_);
     if (known) ++summary_.known_divergence_hits[known->signature];
     ++summary_.findings;
     reports::FindingGroup& group = summary_.groups[sig];
