@@ -116,17 +116,17 @@ enum class Side { Impl, Libtorch };
 
 const char* side_name(Side side) { return side == Side::Impl ? "impl" : "libtorch"; }
 
-program::Backend& backend(Side side) {
-  static const std::unique_ptr<program::Backend> impl = impl_backend::make_impl_backend();
-  static const std::unique_ptr<program::Backend> torch = oracle::make_torch_backend();
+judge::Backend& backend(Side side) {
+  static const std::unique_ptr<judge::Backend> impl = impl_backend::make_impl_backend();
+  static const std::unique_ptr<judge::Backend> torch = oracle::make_torch_backend();
   return side == Side::Impl ? *impl : *torch;
 }
 
 // One session per scenario and side, set up at its first use and kept for the run: Google Benchmark calls a
 // benchmark's function several times per repetition (while it sizes the iteration count), and the setup of the
 // large scenarios costs more than their measurement.
-program::Session& session_for(const Scenario& sc, Side side) {
-  static std::map<std::pair<std::string, Side>, std::unique_ptr<program::Session>> sessions;
+judge::Session& session_for(const Scenario& sc, Side side) {
+  static std::map<std::pair<std::string, Side>, std::unique_ptr<judge::Session>> sessions;
   auto& slot = sessions[{sc.name, side}];
   if (!slot) {
     slot = backend(side).start();
@@ -137,7 +137,7 @@ program::Session& session_for(const Scenario& sc, Side side) {
 
 void run_scenario(benchmark::State& state, const Scenario& sc, Side side) {
   try {
-    program::Session& session = session_for(sc, side);
+    judge::Session& session = session_for(sc, side);
     const int first = static_cast<int>(sc.setup.size());
     for (auto _ : state)
       for (std::size_t k = 0; k < sc.measured.size(); ++k)

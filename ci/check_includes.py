@@ -27,18 +27,19 @@ RULES = {
     "impl/kernels":      ("impl/kernels", "impl/reduced_float.h", "impl/scalar_type.h"),  # both devices: C++17, nvcc too
     "impl/cpu":          IMPL_CORE,  # the CPU executor of impl/kernels
     "impl/cuda":         IMPL_CORE,  # CUDA storage, transfers and the launcher of impl/kernels
-    "impl_backend":      IMPL_CORE + ("impl_backend", "program"),  # impl as a program::Backend: steps -> impl calls
-    "program":           ("program",),  # op table, Program/Trace, run loop, JSON, compare, repros: no backend
+    "impl_backend":      IMPL_CORE + ("impl_backend", "judge", "program"),  # impl as a judge::Backend
+    "program":           ("program",),  # the program language: op and attribute tables, programs, JSON
+    "judge":             ("judge", "program"),  # run loop, traces, compare, signatures, coverage: no backend
     "generators":        ("generators", "program"),  # RapidCheck generators of layouts and programs, shrinking
-    "reports":           ("reports", "program"),  # findings, run summary, JSONL, HTML report, ledger, schemas
-    "oracle":            ("oracle", "program"),  # the LibTorch Backend: the only torch includer
-    "properties/claims": ("properties/claims", "program"),  # seed claims, evaluated through program/backend.h
-    "properties":        ("properties", "properties/claims", "program", "generators", "reports", "impl_backend",
-                          ORACLE_API),  # named properties on both backends, differential suite
-    "engine":            ("engine", "program", "generators", "reports", "impl_backend",
+    "reports":           ("reports", "judge", "program"),  # findings, run summary, repros, HTML report, ledger
+    "oracle":            ("oracle", "judge", "program"),  # the LibTorch Backend: the only torch includer
+    "properties/claims": ("properties/claims", "judge", "program"),  # seed claims, run through judge/backend.h
+    "properties":        ("properties", "properties/claims", "judge", "program", "generators", "reports",
+                          "impl_backend", ORACLE_API),  # named properties on both backends, differential suite
+    "engine":            ("engine", "judge", "program", "generators", "reports", "impl_backend",
                           ORACLE_API),  # campaign engine: evaluation, isolation, shrinking driver, campaign loop
     "cli":               ("*", "!tests", "!bench"),  # the parity command: anything but tests and bench
-    "bench":             ("bench", "program", "generators", "reports", "engine", "impl_backend",
+    "bench":             ("bench", "judge", "program", "generators", "reports", "engine", "impl_backend",
                           ORACLE_API),  # impl vs LibTorch per step; campaign throughput
     "tests":             ("*",),  # unit and tooling tests: anything
 }
@@ -72,7 +73,7 @@ def is_file_entry(entry):
 
 def directives(text):
     """(line number, '<' or '"', target) of each #include, skipping those inside comments and string literals
-    (raw strings included: program/repro.cpp prints a repro whose text holds #include <torch/torch.h>)."""
+    (raw strings included: reports/repro.cpp prints a repro whose text holds #include <torch/torch.h>)."""
     out = []
     state, raw_end = None, None  # None, "block" (/* */) or "raw" (R"delim( ... )delim")
     for number, line in enumerate(text.splitlines(), 1):

@@ -21,6 +21,7 @@
 #include "engine/evaluation_process.h"
 #include "engine/isolation.h"
 #include "impl_backend/backend.h"
+#include "judge/trace_json.h"
 #include "oracle/torch_backend.h"
 #include "program/json.h"
 #include "program/json_text.h"
@@ -65,7 +66,7 @@ constexpr std::string_view kDeepcopyNote =
 
 // The trace of `p` on one backend, or why there is none (crash, time limit, escaped exception).
 struct SideRun {
-  std::optional<program::Trace> trace;
+  std::optional<judge::Trace> trace;
   std::string failure;
 };
 
@@ -77,7 +78,7 @@ std::string side_result(const program::Program& p, bool libtorch) {
       result = {{"fatal", std::string(libtorch ? "the LibTorch" : "the impl") + " backend is not available"}};
     } else {
       try {
-        result = {{"trace", program::to_json(program::run(*backend, p))}};
+        result = {{"trace", judge::to_json(judge::run(*backend, p))}};
       } catch (const std::exception& e) {
         result = {{"escaped", e.what()}};
       }
@@ -125,7 +126,7 @@ SideRun run_side(const program::Program& p, bool libtorch, const Limits& limits)
       out.failure = "an exception escaped the run: " + r["escaped"].get<std::string>();
       return out;
     }
-    out.trace = program::trace_from_json(r.at("trace"));
+    out.trace = judge::trace_from_json(r.at("trace"));
   } catch (const engine::EvaluationError&) {
     throw;
   } catch (const std::exception& e) {

@@ -13,8 +13,8 @@
 #include <random>
 
 #include "cli/args.h"
-#include "cli/commands.h"
 #include "cli/campaign_printer.h"
+#include "cli/commands.h"
 #include "cli/exit_status.h"
 #include "cli/memory_limit.h"
 #include "cli/oracle_flag.h"
@@ -23,7 +23,7 @@
 #include "engine/device_probe.h"
 #include "engine/journal.h"
 #include "engine/worker_pool.h"
-#include "program/coverage.h"
+#include "judge/coverage.h"
 #include "program/json.h"
 #include "reports/build_info.h"
 #include "reports/known_divergences.h"
@@ -225,7 +225,7 @@ std::string coverage_line(const reports::Coverage& c) {
   // Situations first, in the counts and in the starved list: they are what the line is read for.
   std::vector<std::string> starved = reports::starved(c);
   std::stable_partition(starved.begin(), starved.end(), [](const auto& s) { return s.starts_with("situations."); });
-  auto dims = program::coverage_dimensions();
+  auto dims = judge::coverage_dimensions();
   std::stable_partition(dims.begin(), dims.end(), [](const auto& d) { return d.name == "situations"; });
   std::string line = "coverage:";
   for (const auto& d : dims) {

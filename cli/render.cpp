@@ -33,25 +33,25 @@ std::string one_line(std::string text, std::size_t max) {
   return terminal_safe(text);
 }
 
-std::string describe_divergence(const program::Program& p, const program::Divergence& d, reports::Oracle oracle) {
-  std::string s = program::signature(p, d).to_string();
+std::string describe_divergence(const program::Program& p, const judge::Divergence& d, reports::Oracle oracle) {
+  std::string s = judge::signature(p, d).to_string();
   if (d.step >= 0) {
     s += " at step " + std::to_string(d.step);
     if (static_cast<std::size_t>(d.step) < p.steps.size())
       s += " (" + std::string(program::spec(p.steps[d.step].op).name) + ")";
   }
   if (d.value >= 0) s += ", value v" + std::to_string(d.value);
-  if (d.severity == program::Divergence::Severity::Minor) s += " [minor]";
+  if (d.severity == judge::Divergence::Severity::Minor) s += " [minor]";
   s += ": impl " + one_line(d.impl, 300) + " | " + std::string(reports::to_string(oracle)) + " " +
        one_line(d.oracle, 300);
   return s;
 }
 
-std::string describe_step(const program::StepObs& s, int step) {
+std::string describe_step(const judge::StepObs& s, int step) {
   switch (s.status) {
-    case program::StepObs::Status::Skipped: return "skipped";
-    case program::StepObs::Status::Error: return "error(" + std::string(program::to_string(s.category)) + ")";
-    case program::StepObs::Status::Ok: break;
+    case judge::StepObs::Status::Skipped: return "skipped";
+    case judge::StepObs::Status::Error: return "error(" + std::string(judge::to_string(s.category)) + ")";
+    case judge::StepObs::Status::Ok: break;
   }
   for (const auto& o : s.observed)
     if (o.value == step)

@@ -3,19 +3,19 @@
 #include <string>
 #include <string_view>
 
-#include "program/compare.h"
+#include "judge/compare.h"
+#include "judge/trace.h"
 #include "program/program.h"
-#include "program/trace.h"
 #include "reports/oracle.h"
 
 namespace parity::cli {
 
 // "add:values at step 3 (add), value v3: impl element 0 of 4 = 1 | libtorch element 0 of 4 = 2", the judging
 // side named by its oracle ("impl-cpu").
-std::string describe_divergence(const program::Program&, const program::Divergence&,
+std::string describe_divergence(const program::Program&, const judge::Divergence&,
                                 reports::Oracle oracle = reports::Oracle::LibTorch);
 // One step's outcome in a column: "ok v3 [2, 3] float32 strides [3, 1]", "error(shape)", "skipped".
-std::string describe_step(const program::StepObs&, int step);
+std::string describe_step(const judge::StepObs&, int step);
 // Text read from a file (a finding's fields, messages quoting it), made safe to print on a terminal: every
 // control character but newline and tab is written as a visible escape (ESC as \x1b, a C1 control such as
 // U+009B as \u009b), so that a hostile finding cannot move the cursor, recolour or retitle the terminal.

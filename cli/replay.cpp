@@ -11,8 +11,8 @@
 #include "generators/program_gen.h"
 #include "impl_backend/planted_faults.h"
 #include "oracle/torch_backend.h"
-#include "program/repro.h"
 #include "reports/build_info.h"
+#include "reports/repro.h"
 
 namespace parity::cli {
 
@@ -80,7 +80,7 @@ int replay_command(const std::vector<std::string>& argv) {
   engine::EvalOptions options;
   options.want_traces = true;
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) options.timeout = std::chrono::milliseconds(*t);
-  if (args.has("--full-values")) options.keep_values = program::KeepValues::All;
+  if (args.has("--full-values")) options.keep_values = judge::KeepValues::All;
 
   ReplayInput in = load_replay_input(args.positional()[0], index);
   options.memory_limit_bytes = memory_limit_bytes(args, "parity replay", program::uses_cuda(in.program));
@@ -97,7 +97,7 @@ int replay_command(const std::vector<std::string>& argv) {
   const std::string recorded = in.finding ? in.finding->signature.to_string() : "";
   int rc = 0;
   if (ev.divergence) {
-    const std::string sig = program::signature(in.program, *ev.divergence).to_string();
+    const std::string sig = judge::signature(in.program, *ev.divergence).to_string();
     std::cout << "still diverges: " << describe_divergence(in.program, *ev.divergence, options.oracle);
     if (!recorded.empty() && recorded != sig) std::cout << " (recorded as " << recorded << ")";
     std::cout << "\n";
@@ -109,9 +109,9 @@ int replay_command(const std::vector<std::string>& argv) {
     std::cerr << "parity replay: note: this finding is flaky: it diverged on " << in.finding->reproducible->diverged
               << " of " << in.finding->reproducible->runs << " confirming runs, so one replay "
               << (rc ? "that diverges" : "that agrees") << " says little; replay it several times\n";
-  const program::Trace* oracle = reports::repro_expectations(options.oracle, ev.oracle);
-  if (args.has("--cpp")) std::cout << "\n" << program::cpp_repro(in.program, oracle);
-  if (args.has("--python")) std::cout << "\n" << program::python_repro(in.program, oracle);
+  const judge::Trace* oracle = reports::repro_expectations(options.oracle, ev.oracle);
+  if (args.has("--cpp")) std::cout << "\n" << reports::cpp_repro(in.program, oracle);
+  if (args.has("--python")) std::cout << "\n" << reports::python_repro(in.program, oracle);
   return rc;
 }
 

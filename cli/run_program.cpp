@@ -9,8 +9,9 @@
 #include "cli/oracle_flag.h"
 #include "cli/render.h"
 #include "engine/evaluate.h"
+#include "judge/trace_json.h"
 #include "program/json.h"
-#include "program/repro.h"
+#include "reports/repro.h"
 
 namespace parity::cli {
 
@@ -55,7 +56,7 @@ int run_command(const std::vector<std::string>& argv) {
   engine::EvalOptions options;
   options.want_traces = true;
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) options.timeout = std::chrono::milliseconds(*t);
-  if (args.has("--full-values")) options.keep_values = program::KeepValues::All;
+  if (args.has("--full-values")) options.keep_values = judge::KeepValues::All;
 
   program::Program p = load_program_file(args.positional()[0]);
   if (auto oracle = oracle_flag(args)) options.oracle = *oracle;
@@ -74,12 +75,12 @@ int run_command(const std::vector<std::string>& argv) {
   if (ev.divergence) std::cout << "divergence: " << describe_divergence(p, *ev.divergence, options.oracle) << "\n";
   else std::cout << "the traces agree\n";
   if (args.has("--traces")) {
-    if (ev.impl) std::cout << program::to_json(*ev.impl).dump(2) << "\n";
-    if (ev.oracle) std::cout << program::to_json(*ev.oracle).dump(2) << "\n";
+    if (ev.impl) std::cout << judge::to_json(*ev.impl).dump(2) << "\n";
+    if (ev.oracle) std::cout << judge::to_json(*ev.oracle).dump(2) << "\n";
   }
-  const program::Trace* oracle = reports::repro_expectations(options.oracle, ev.oracle);
-  if (args.has("--cpp")) std::cout << "\n" << program::cpp_repro(p, oracle);
-  if (args.has("--python")) std::cout << "\n" << program::python_repro(p, oracle);
+  const judge::Trace* oracle = reports::repro_expectations(options.oracle, ev.oracle);
+  if (args.has("--cpp")) std::cout << "\n" << reports::cpp_repro(p, oracle);
+  if (args.has("--python")) std::cout << "\n" << reports::python_repro(p, oracle);
   return ev.divergence ? 1 : 0;
 }
 

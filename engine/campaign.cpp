@@ -12,9 +12,9 @@
 #include "engine/shrink.h"
 #include "engine/worker_pool.h"
 #include "impl_backend/planted_faults.h"
+#include "judge/compare.h"
+#include "judge/error_category.h"
 #include "oracle/torch_backend.h"
-#include "program/compare.h"
-#include "program/error_category.h"
 #include "program/internal_assert.h"
 #include "reports/build_info.h"
 #include "reports/error.h"
@@ -25,7 +25,7 @@ namespace parity::engine {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using program::Divergence;
+using judge::Divergence;
 using program::Program;
 using Ticket = WorkerPool::Ticket;
 
@@ -78,7 +78,7 @@ class Runner {
 // The per-step counts of every case, by op and error category (the hot path of the campaign's own process),
 // folded into the summary's maps by name once, at the end.
 struct StepTally {
-  static constexpr std::size_t kCategories = program::kErrorCategoryCount;
+  static constexpr std::size_t kCategories = judge::kErrorCategoryCount;
   std::vector<reports::OpCounts> ops = std::vector<reports::OpCounts>(program::op_table().size());
   std::array<std::uint64_t, kCategories> raised{};  // steps that raised on LibTorch, by its category
   std::array<std::uint64_t, kCategories> agreed{};  // steps that raised on both sides in the same category
@@ -96,7 +96,7 @@ struct StepTally {
       if (c.ok > 0) summary.coverage.ops[name] += c.ok;
     }
     for (std::size_t i = 0; i < kCategories; ++i) {
-      const std::string name(program::to_string(static_cast<program::ErrorCategory>(i)));
+      const std::string name(judge::to_string(static_cast<judge::ErrorCategory>(i)));
       if (raised[i] > 0) summary.coverage.error_categories[name] += raised[i];
       if (agreed[i] > 0) summary.error_categories[name] += agreed[i];
     }
@@ -298,14 +298,14 @@ class Campaign {
       reports::OpCounts& c = tally_.ops[static_cast<std::size_t>(s.op)];
       ++c.generated;
       switch (s.oracle) {
-        case program::StepObs::Status::Ok: ++c.ok; break;
-        case program::StepObs::Status::Error:
+        case judge::StepObs::Status::Ok: ++c.ok; break;
+        case judge::StepObs::Status::Error:
           ++c.raised;
           ++tally_.raised[static_cast<std::size_t>(s.oracle_category)];
           break;
-        case program::StepObs::Status::Skipped: ++c.skipped; break;
+        case judge::StepObs::Status::Skipped: ++c.skipped; break;
       }
-      if (s.impl == program::StepObs::Status::Error && s.oracle == program::StepObs::Status::Error &&
+      if (s.impl == judge::StepObs::Status::Error && s.oracle == judge::StepObs::Status::Error &&
           s.impl_category == s.oracle_category)
         ++tally_.agreed[static_cast<std::size_t>(s.oracle_category)];
     }
@@ -326,7 +326,7 @@ class Campaign {
   void on_divergence(std::uint64_t k, rc::Shrinkable<Program> generated, const Program& program, Evaluation ev,
                      std::uint64_t next_case) {
     const Divergence d = *ev.divergence;
-    const program::Signature sig = program::signature(program, d);
+    const judge::Signature sig = judge::signature(program, d);
     const auto* known = known_.match(sig, summary_.libtorch_version, today_);
     if (known) ++summary_.known_divergence_hits[known->signature];
     ++summary_.findings;
@@ -358,12 +358,12 @@ class Campaign {
 
   // `runs` more evaluations of a diverging program, counting those that diverge with its signature; none when
   // confirmation is off or the campaign was stopped meanwhile (an interrupted run says nothing).
-  std::optional<reports::Finding::Reproducibility> confirm(const Program& program, const program::Signature& sig) {
+  std::optional<reports::Finding::Reproducibility> confirm(const Program& program, const judge::Signature& sig) {
     if (c_.confirm_runs <= 0) return std::nullopt;
     reports::Finding::Reproducibility r{c_.confirm_runs, 0};
     for (const Evaluation& e : evaluate_candidates(std::vector<Program>(static_cast<std::size_t>(r.runs), program))) {
       if (e.outcome == Evaluation::Outcome::Interrupted) return std::nullopt;
-      if (e.divergence && program::signature(program, *e.divergence) == sig) ++r.diverged;
+      if (e.divergence && judge::signature(program, *e.divergence) == sig) ++r.diverged;
     }
     return r;
   }
@@ -382,7 +382,7 @@ class Campaign {
     if (observer_) observer_->on_finding(f);
   }
 
-  void on_recorded(std::uint64_t k, const program::Signature& sig, const Program& shrunk) {
+  void on_recorded(std::uint64_t k, const judge::Signature& sig, const Program& shrunk) {
     summary_.groups[sig].offer(k, shrunk);
     ++recorded_[sig];
     ++summary_.recorded_findings;
@@ -404,7 +404,7 @@ class Campaign {
     rc::Shrinkable<Program> generated = generate_case(c_.seed, f.case_index, c_.generator);
     const Program program = value_of(generated, f.case_index);
     Evaluation ev = std::move(evaluate_candidates({program}).front());
-    if (ev.divergence && program::signature(program, *ev.divergence) == f.signature) {
+    if (ev.divergence && judge::signature(program, *ev.divergence) == f.signature) {
       finish_and_record(std::move(f), std::move(generated), program, std::move(ev));
     } else {
       if (f.reproducible && f.reproducible->flaky()) ++summary_.flaky_findings;
@@ -423,7 +423,7 @@ class Campaign {
   Runner runner_;
   reports::RunSummary summary_;
   StepTally tally_;
-  std::map<program::Signature, int> recorded_;
+  std::map<judge::Signature, int> recorded_;
   std::string today_;
   Clock::time_point start_;
   // Resuming (go_on_from): where to go on, the time already spent, and the divergence being recorded.

@@ -10,8 +10,8 @@
 #include "engine/isolation.h"
 #include "engine/shrink.h"
 #include "engine/trace_worker.h"
+#include "judge/compare.h"
 #include "oracle/torch_backend.h"
-#include "program/compare.h"
 #include "program/internal_assert.h"
 #include "reports/build_info.h"
 #include "reports/jsonl.h"
@@ -21,8 +21,8 @@ namespace parity::engine {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using program::Divergence;
-using program::DivergenceKind;
+using judge::Divergence;
+using judge::DivergenceKind;
 using program::Program;
 
 std::string this_executable() {
@@ -119,7 +119,7 @@ class Drift {
       return ev;
     }
     if (mine.trace && theirs.trace) {
-      ev.divergence = program::compare(*mine.trace, *theirs.trace);
+      ev.divergence = judge::compare(*mine.trace, *theirs.trace);
       ev.impl = std::move(mine.trace);
       ev.oracle = std::move(theirs.trace);
       return ev;
@@ -148,7 +148,7 @@ class Drift {
 
   void on_divergence(std::uint64_t k, rc::Shrinkable<Program> generated, const Program& program, Evaluation ev) {
     const Divergence d = *ev.divergence;
-    const program::Signature sig = program::signature(program, d);
+    const judge::Signature sig = judge::signature(program, d);
     ++summary_.findings;
     ++summary_.unexpected_findings;  // no ledger applies between two releases: every difference is shown
     reports::FindingGroup& group = summary_.groups[sig];
@@ -178,7 +178,7 @@ class Drift {
   TraceWorker self_;
   TraceWorker other_;
   reports::RunSummary summary_;
-  std::map<program::Signature, int> recorded_;
+  std::map<judge::Signature, int> recorded_;
   Clock::time_point start_;
 };
 

@@ -20,7 +20,7 @@ Evaluation evaluate_isolated(const program::Program& program, const EvalOptions&
 Evaluation evaluate_in_process(const program::Program& program, bool want_traces, reports::Oracle oracle) {
   Progress progress;  // nobody watches it: there is no child to lose
   ChildEnd end;
-  end.output = evaluate_to_text(program, want_traces, program::KeepValues::SummariseLarge, oracle, progress);
+  end.output = evaluate_to_text(program, want_traces, judge::KeepValues::SummariseLarge, oracle, progress);
   EvalOptions options;
   options.oracle = oracle;
   return evaluation_from_end(end, &program, options, progress);

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "engine/isolation.h"
-#include "program/backend.h"
-#include "program/compare.h"
-#include "program/coverage.h"
+#include "judge/backend.h"
+#include "judge/compare.h"
+#include "judge/coverage.h"
+#include "judge/trace.h"
 #include "program/program.h"
-#include "program/trace.h"
 #include "reports/oracle.h"
 
 namespace parity::engine {
@@ -25,10 +25,10 @@ namespace parity::engine {
 // without the program.
 struct StepOutcome {
   program::OpId op{};
-  program::StepObs::Status impl = program::StepObs::Status::Ok;
-  program::StepObs::Status oracle = program::StepObs::Status::Ok;
-  program::ErrorCategory impl_category = program::ErrorCategory::Unclassified;
-  program::ErrorCategory oracle_category = program::ErrorCategory::Unclassified;
+  judge::StepObs::Status impl = judge::StepObs::Status::Ok;
+  judge::StepObs::Status oracle = judge::StepObs::Status::Ok;
+  judge::ErrorCategory impl_category = judge::ErrorCategory::Unclassified;
+  judge::ErrorCategory oracle_category = judge::ErrorCategory::Unclassified;
 };
 
 struct Evaluation {
@@ -36,11 +36,11 @@ struct Evaluation {
   Outcome outcome = Outcome::Completed;
   // Completed: the first difference, if any. Crash/Timeout/OutOfMemory: a divergence of that kind at the step
   // running when the process died or was killed.
-  std::optional<program::Divergence> divergence;
+  std::optional<judge::Divergence> divergence;
   std::vector<StepOutcome> steps;         // Completed only: one per step of the program, in order
-  program::CoverageTags coverage;         // Completed only: what the case exercised, judged on LibTorch
-  std::optional<program::Trace> impl;     // Completed, when asked for or when diverging
-  std::optional<program::Trace> oracle;
+  judge::CoverageTags coverage;         // Completed only: what the case exercised, judged on LibTorch
+  std::optional<judge::Trace> impl;     // Completed, when asked for or when diverging
+  std::optional<judge::Trace> oracle;
   std::string impl_version, oracle_version;
 };
 
@@ -55,7 +55,7 @@ struct EvalOptions {
   // Address space of the evaluating process; 0: no limit (engine/evaluation_process.h).
   std::size_t memory_limit_bytes = kDefaultMemoryLimitBytes;
   // What the traces keep of large tensors' values (want_traces: what the caller gets; the comparison is the same).
-  program::KeepValues keep_values = program::KeepValues::SummariseLarge;
+  judge::KeepValues keep_values = judge::KeepValues::SummariseLarge;
   reports::Oracle oracle = reports::Oracle::LibTorch;  // what judges impl
 };
 

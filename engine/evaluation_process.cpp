@@ -12,9 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "impl_backend/backend.h"
+#include "judge/backend.h"
+#include "judge/error_category.h"
+#include "judge/trace_json.h"
 #include "oracle/torch_backend.h"
-#include "program/backend.h"
-#include "program/error_category.h"
 #include "program/json.h"
 #include "program/json_text.h"
 #include "program/op_table.h"
@@ -24,19 +25,19 @@ namespace parity::engine {
 namespace {
 
 using nlohmann::json;
-using program::Divergence;
-using program::ErrorCategory;
+using judge::Divergence;
+using judge::ErrorCategory;
 
 // Forwards to a backend's session and records each step before it runs.
-class TracingSession : public program::Session {
+class TracingSession : public judge::Session {
  public:
-  TracingSession(std::unique_ptr<program::Session> inner, Progress* p) : inner_(std::move(inner)), progress_(p) {}
+  TracingSession(std::unique_ptr<judge::Session> inner, Progress* p) : inner_(std::move(inner)), progress_(p) {}
   void execute(const program::Step& step, int index) override {
     progress_->step.store(index, std::memory_order_relaxed);
     inner_->execute(step, index);
   }
   bool has_value(int id) const override { return inner_->has_value(id); }
-  program::TensorObs observe(int id, bool with_values, bool with_grad) override {
+  judge::TensorObs observe(int id, bool with_values, bool with_grad) override {
     return inner_->observe(id, with_values, with_grad);
   }
   std::vector<double> values(int id) const override { return inner_->values(id); }
@@ -47,21 +48,21 @@ class TracingSession : public program::Session {
   const void* grad_tensor_key(int id) override { return inner_->grad_tensor_key(id); }
 
  private:
-  std::unique_ptr<program::Session> inner_;
+  std::unique_ptr<judge::Session> inner_;
   Progress* progress_;
 };
 
-class TracingBackend : public program::Backend {
+class TracingBackend : public judge::Backend {
  public:
-  TracingBackend(program::Backend& inner, Progress* p) : inner_(inner), progress_(p) {}
+  TracingBackend(judge::Backend& inner, Progress* p) : inner_(inner), progress_(p) {}
   std::string name() const override { return inner_.name(); }
   std::string version() const override { return inner_.version(); }
-  std::unique_ptr<program::Session> start() override {
+  std::unique_ptr<judge::Session> start() override {
     return std::make_unique<TracingSession>(inner_.start(), progress_);
   }
 
  private:
-  program::Backend& inner_;
+  judge::Backend& inner_;
   Progress* progress_;
 };
 
@@ -76,16 +77,16 @@ struct Fatal : std::runtime_error {
 // coverage dimension (kTagFields) its tag count and tags.
 struct TagField {
   const char* key;
-  std::vector<std::string> program::CoverageTags::*tags;
+  std::vector<std::string> judge::CoverageTags::*tags;
   const std::vector<std::string>& (*known)();
 };
 constexpr TagField kTagFields[] = {
-    {"layouts", &program::CoverageTags::layouts, program::layout_kinds},
-    {"memory_formats", &program::CoverageTags::memory_formats, program::memory_format_names},
-    {"dtypes", &program::CoverageTags::dtypes, program::dtype_names},
-    {"situations", &program::CoverageTags::situations, program::all_situations},
-    {"situation_pairs", &program::CoverageTags::situation_pairs, program::situation_pairs},
-    {"backward_through", &program::CoverageTags::backward_through, program::backward_through_ops},
+    {"layouts", &judge::CoverageTags::layouts, judge::layout_kinds},
+    {"memory_formats", &judge::CoverageTags::memory_formats, judge::memory_format_names},
+    {"dtypes", &judge::CoverageTags::dtypes, judge::dtype_names},
+    {"situations", &judge::CoverageTags::situations, judge::all_situations},
+    {"situation_pairs", &judge::CoverageTags::situation_pairs, judge::situation_pairs},
+    {"backward_through", &judge::CoverageTags::backward_through, judge::backward_through_ops},
 };
 
 template <class E>
@@ -93,13 +94,13 @@ int code(E e) {
   return static_cast<int>(e);
 }
 
-std::string counts_text(const program::Program& program, const program::Trace& impl, const program::Trace& oracle) {
-  program::CoverageTags tags;
+std::string counts_text(const program::Program& program, const judge::Trace& impl, const judge::Trace& oracle) {
+  judge::CoverageTags tags;
   try {
-    tags = program::coverage_tags(program, oracle);
+    tags = judge::coverage_tags(program, oracle);
   } catch (const std::exception& e) {
     // coverage_tags is meant to be total: this is a bug in parity, and the campaign cannot count without it.
-    throw Fatal(std::string("computing what a case covered failed (a bug in program/coverage.cpp): ") + e.what());
+    throw Fatal(std::string("computing what a case covered failed (a bug in judge/coverage.cpp): ") + e.what());
   }
   std::string out;
   auto put = [&](std::size_t v) {
@@ -117,7 +118,7 @@ std::string counts_text(const program::Program& program, const program::Trace& i
     put((tags.*f.tags).size());
     for (const std::string& t : tags.*f.tags) {
       const auto at = std::find(known.begin(), known.end(), t);
-      if (at == known.end()) throw Fatal(std::string("program/coverage.cpp made an unknown ") + f.key + " tag " + t);
+      if (at == known.end()) throw Fatal(std::string("judge/coverage.cpp made an unknown ") + f.key + " tag " + t);
       put(static_cast<std::size_t>(at - known.begin()));
     }
   }
@@ -129,12 +130,12 @@ std::string counts_text(const program::Program& program, const program::Trace& i
 // completed is the line "<impl version>\t<oracle version>\t<counts>", then, only when it diverged or traces were
 // asked for, a newline and the JSON object {"divergence", "impl", "oracle"}. Nearly every case agrees, so the
 // parent reads one line and no JSON.
-std::string run_in_child(const program::Program& program, bool want_traces, program::KeepValues keep,
+std::string run_in_child(const program::Program& program, bool want_traces, judge::KeepValues keep,
                          reports::Oracle oracle, Progress* progress) {
   progress->phase = kStarting;
   auto impl = impl_backend::make_impl_backend();
   if (!impl) throw Fatal("the impl backend is not available (impl_backend::make_impl_backend() returned null)");
-  std::unique_ptr<program::Backend> judge;
+  std::unique_ptr<judge::Backend> judge;
   switch (oracle) {
     case reports::Oracle::LibTorch: judge = oracle::make_torch_backend(); break;
     case reports::Oracle::ImplCpu: judge = impl_backend::make_impl_cpu_oracle(); break;
@@ -144,14 +145,14 @@ std::string run_in_child(const program::Program& program, bool want_traces, prog
   for (const auto& v : versions)
     if (v.find_first_of("\t\n") != std::string::npos) throw Fatal("a backend's version has a tab or newline: " + v);
 
-  program::Trace traces[2];
-  program::Backend* backends[2] = {impl.get(), judge.get()};
+  judge::Trace traces[2];
+  judge::Backend* backends[2] = {impl.get(), judge.get()};
   for (int side = 0; side < 2; ++side) {
     progress->step = -1;
     progress->phase = side == 0 ? kImpl : kOracle;
     TracingBackend traced(*backends[side], progress);
     try {
-      traces[side] = program::run(traced, program, keep);
+      traces[side] = judge::run(traced, program, keep);
     } catch (const std::exception& e) {
       // The run loop catches what steps raise; anything else broke the Session contract (observe threw).
       const json escaped = {{"impl_version", versions[0]},
@@ -164,12 +165,12 @@ std::string run_in_child(const program::Program& program, bool want_traces, prog
     }
   }
   progress->phase = kComparing;
-  auto d = program::compare(traces[0], traces[1]);
+  auto d = judge::compare(traces[0], traces[1]);
   std::string out = versions[0] + '\t' + versions[1] + '\t' + counts_text(program, traces[0], traces[1]);
   if (want_traces || d) {
-    const json rest = {{"divergence", d ? program::to_json(*d) : json(nullptr)},
-                       {"impl", program::to_json(traces[0])},
-                       {"oracle", program::to_json(traces[1])}};
+    const json rest = {{"divergence", d ? judge::to_json(*d) : json(nullptr)},
+                       {"impl", judge::to_json(traces[0])},
+                       {"oracle", judge::to_json(traces[1])}};
     out += '\n';
     out += rest.dump(-1, ' ', false, json::error_handler_t::replace);
   }
@@ -178,7 +179,7 @@ std::string run_in_child(const program::Program& program, bool want_traces, prog
 
 }  // namespace
 
-std::string evaluate_to_text(const program::Program& program, bool want_traces, program::KeepValues keep,
+std::string evaluate_to_text(const program::Program& program, bool want_traces, judge::KeepValues keep,
                              reports::Oracle oracle, Progress& progress) {
   try {
     return run_in_child(program, want_traces, keep, oracle, &progress);
@@ -199,7 +200,7 @@ std::string oracle_trace_to_text(const program::Program& program, Progress& prog
     TracingBackend traced(*torch, &progress);
     json out = {{"libtorch_version", torch->version()}};
     try {
-      out["trace"] = program::to_json(program::run(traced, program));
+      out["trace"] = judge::to_json(judge::run(traced, program));
     } catch (const std::exception& e) {
       out["escaped"] = e.what();
     }
@@ -223,7 +224,7 @@ std::string describe_phase(int phase, int step, reports::Oracle oracle) {
 }
 
 // A divergence for a child that died or hung, blamed on the side it was running; `signal` names what killed it.
-Divergence death(program::DivergenceKind kind, ErrorCategory category, const std::string& what, int phase, int step,
+Divergence death(judge::DivergenceKind kind, ErrorCategory category, const std::string& what, int phase, int step,
                  reports::Oracle oracle, std::string signal = {}) {
   Divergence d;
   d.kind = kind;
@@ -244,8 +245,8 @@ Divergence death(program::DivergenceKind kind, ErrorCategory category, const std
   return d;
 }
 
-constexpr int kCategories = static_cast<int>(program::kErrorCategoryCount);
-constexpr int kStatuses = static_cast<int>(program::StepObs::Status::Skipped) + 1;  // Skipped is the last
+constexpr int kCategories = static_cast<int>(judge::kErrorCategoryCount);
+constexpr int kStatuses = static_cast<int>(judge::StepObs::Status::Skipped) + 1;  // Skipped is the last
 
 // Reads `counts` (counts_text) front to back, each number checked against its range.
 class CountsReader {
@@ -282,12 +283,12 @@ class CountsReader {
 // format per step, each situation once. More means the result is not what this binary's child wrote.
 std::size_t max_tags(const TagField& f, const std::vector<StepOutcome>& steps) {
   // Situations, pairs and backward-through are each counted once per case.
-  if (f.tags == &program::CoverageTags::situations || f.tags == &program::CoverageTags::situation_pairs ||
-      f.tags == &program::CoverageTags::backward_through)
+  if (f.tags == &judge::CoverageTags::situations || f.tags == &judge::CoverageTags::situation_pairs ||
+      f.tags == &judge::CoverageTags::backward_through)
     return f.known().size();
   std::size_t operands = 0;
   for (const auto& s : steps) operands += static_cast<std::size_t>(program::spec(s.op).arity);
-  return f.tags == &program::CoverageTags::layouts ? 2 * operands : steps.size();
+  return f.tags == &judge::CoverageTags::layouts ? 2 * operands : steps.size();
 }
 
 // The step outcomes and coverage tags of `counts`; the ops must be `program`'s when there is one.
@@ -298,7 +299,7 @@ void parse_counts(std::string_view counts, const program::Program* program, Eval
     throw program::JsonError("the step outcomes do not match the program's " + std::to_string(program->steps.size()) +
                              " steps");
   const int ops = static_cast<int>(program::op_table().size());
-  using Status = program::StepObs::Status;
+  using Status = judge::StepObs::Status;
   out.steps.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     StepOutcome s;
@@ -329,7 +330,7 @@ void parse_result(const std::string& text, const program::Program* program, repo
     const json& e = r.at("escaped");
     bool impl_side = e.at("phase").get<std::string>() == "impl";
     out.outcome = Evaluation::Outcome::Crash;
-    out.divergence = death(program::DivergenceKind::Crash, ErrorCategory::Crash, "exception escaped the run loop (" +
+    out.divergence = death(judge::DivergenceKind::Crash, ErrorCategory::Crash, "exception escaped the run loop (" +
                            e.at("message").get<std::string>() + ")", impl_side ? kImpl : kOracle,
                            e.at("step").get<int>(), oracle);
     return;
@@ -345,9 +346,9 @@ void parse_result(const std::string& text, const program::Program* program, repo
   parse_counts(line.substr(tab2 + 1), program, out);
   if (line_end == all.size()) return;
   const json r = program::parse_json_text(all.substr(line_end + 1), "the evaluating process's answer", 2);
-  if (!r.at("divergence").is_null()) out.divergence = program::divergence_from_json(r["divergence"]);
-  out.impl = program::trace_from_json(r.at("impl"));
-  out.oracle = program::trace_from_json(r.at("oracle"));
+  if (!r.at("divergence").is_null()) out.divergence = judge::divergence_from_json(r["divergence"]);
+  out.impl = judge::trace_from_json(r.at("impl"));
+  out.oracle = judge::trace_from_json(r.at("oracle"));
 }
 
 }  // namespace
@@ -386,21 +387,21 @@ Evaluation evaluation_from_end(const ChildEnd& end, const program::Program* prog
       return out;
     case ChildEnd::How::Timeout:
       out.outcome = Evaluation::Outcome::Timeout;
-      out.divergence = death(program::DivergenceKind::Timeout, ErrorCategory::Timeout, end.describe(options.timeout),
+      out.divergence = death(judge::DivergenceKind::Timeout, ErrorCategory::Timeout, end.describe(options.timeout),
                              phase, step, options.oracle);
       return out;
     case ChildEnd::How::Signal:
     case ChildEnd::How::Exit:
       if (progress.out_of_memory.load()) {
         out.outcome = Evaluation::Outcome::OutOfMemory;
-        out.divergence = death(program::DivergenceKind::OutOfMemory, ErrorCategory::OutOfMemory,
+        out.divergence = death(judge::DivergenceKind::OutOfMemory, ErrorCategory::OutOfMemory,
                                "an allocation failed under the memory limit of " +
                                    std::to_string(options.memory_limit_bytes >> 20) + " MiB",
                                phase, step, options.oracle);
         return out;
       }
       out.outcome = Evaluation::Outcome::Crash;
-      out.divergence = death(program::DivergenceKind::Crash, ErrorCategory::Crash, end.describe(options.timeout),
+      out.divergence = death(judge::DivergenceKind::Crash, ErrorCategory::Crash, end.describe(options.timeout),
                              phase, step, options.oracle,
                              end.how == ChildEnd::How::Signal ? signal_name(end.code) : "");
       return out;
@@ -414,7 +415,7 @@ Evaluation evaluation_from_end(const ChildEnd& end, const program::Program* prog
     // A process that ends its answer early (something called exit()) or garbles it: a crash.
     out = Evaluation{};
     out.outcome = Evaluation::Outcome::Crash;
-    out.divergence = death(program::DivergenceKind::Crash, ErrorCategory::Crash,
+    out.divergence = death(judge::DivergenceKind::Crash, ErrorCategory::Crash,
                            "ended without a complete result (" + std::string(e.what()).substr(0, 200) + ")", phase,
                            step, options.oracle);
   }

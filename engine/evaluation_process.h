@@ -10,7 +10,7 @@
 
 #include "engine/evaluate.h"
 #include "engine/isolation.h"
-#include "program/backend.h"
+#include "judge/backend.h"
 #include "program/program.h"
 
 namespace parity::engine {
@@ -63,7 +63,7 @@ inline constexpr bool kAddressSpaceLimitSupported = true;
 
 // The evaluating process's whole work for one program: impl and `oracle`, the comparison, and the result as one
 // JSON text. Never throws: a broken setup is a {"fatal": ...} the parent raises as EvaluationError.
-std::string evaluate_to_text(const program::Program& program, bool want_traces, program::KeepValues keep,
+std::string evaluate_to_text(const program::Program& program, bool want_traces, judge::KeepValues keep,
                              reports::Oracle oracle, Progress& progress);
 
 // LibTorch alone on `program` (`parity drift` compares two releases' traces): {"libtorch_version", "trace"}, or

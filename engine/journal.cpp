@@ -4,13 +4,14 @@
 
 #include "generators/program_gen.h"
 #include "impl_backend/planted_faults.h"
+#include "judge/trace_json.h"
 #include "oracle/torch_backend.h"
 #include "program/json.h"
 #include "program/json_text.h"
 #include "reports/build_info.h"
 #include "reports/error.h"
-#include "reports/json_fields.h"
 #include "reports/input_file.h"
+#include "reports/json_fields.h"
 #include "reports/output_file.h"
 
 namespace parity::engine {

@@ -8,7 +8,7 @@
 namespace parity::engine {
 
 Shrunk shrink(const rc::Shrinkable<program::Program>& start, program::Program program, Evaluation ev,
-              const program::Signature& signature, const BatchEvaluator& evaluate, const ShrinkBudget& budget) {
+              const judge::Signature& signature, const BatchEvaluator& evaluate, const ShrinkBudget& budget) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration<double>(budget.max_seconds);
   Shrunk out{std::move(program), std::move(ev), 0};
@@ -45,7 +45,7 @@ Shrunk shrink(const rc::Shrinkable<program::Program>& start, program::Program pr
       for (std::size_t i = 0; i < results.size(); ++i) {
         Evaluation& e = results[i];
         if (e.outcome == Evaluation::Outcome::Interrupted) return out;
-        if (!e.divergence || program::signature(programs[i], *e.divergence) != signature) continue;
+        if (!e.divergence || judge::signature(programs[i], *e.divergence) != signature) continue;
         out.evaluations += static_cast<int>(i) + 1;
         current = std::move(candidates[i]);
         out.program = std::move(programs[i]);
@@ -60,7 +60,7 @@ Shrunk shrink(const rc::Shrinkable<program::Program>& start, program::Program pr
 }
 
 reports::Finding case_finding(const reports::RunSummary& summary, std::uint64_t seed, std::uint64_t k,
-                              const program::Signature& sig) {
+                              const judge::Signature& sig) {
   reports::Finding f;
   f.parity_commit = summary.parity_commit;
   f.generator_version = summary.generator_version;

@@ -8,8 +8,8 @@
 #include <rapidcheck.h>
 
 #include "engine/evaluate.h"
+#include "judge/signature.h"
 #include "program/program.h"
-#include "program/signature.h"
 #include "reports/finding.h"
 #include "reports/run_summary.h"
 
@@ -43,12 +43,12 @@ struct Shrunk {
 // the same choice, and the same count of evaluations (those up to the one taken), as one at a time, so the result
 // does not depend on the batch size.
 Shrunk shrink(const rc::Shrinkable<program::Program>& start, program::Program program, Evaluation ev,
-              const program::Signature& signature, const BatchEvaluator& evaluate, const ShrinkBudget& budget = {});
+              const judge::Signature& signature, const BatchEvaluator& evaluate, const ShrinkBudget& budget = {});
 
 // The finding of a run's case k (seed `seed`) with signature `sig`, before shrinking: what the run's summary says
 // of the build, the generator and LibTorch, and how to generate the case again.
 reports::Finding case_finding(const reports::RunSummary& summary, std::uint64_t seed, std::uint64_t k,
-                              const program::Signature& sig);
+                              const judge::Signature& sig);
 
 // A run's diverging case (`program`, generated as `generated`, evaluated as `ev`) made into finding `f` (whose
 // signature is set): the smallest program that diverges with that signature, the evaluations spent, the

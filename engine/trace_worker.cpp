@@ -14,6 +14,7 @@
 
 #include "engine/isolation.h"
 #include "engine/worker_protocol.h"
+#include "judge/trace_json.h"
 #include "program/json.h"
 #include "program/json_text.h"
 
@@ -110,7 +111,7 @@ TraceAnswer TraceWorker::receive() {
         out.outcome = TraceAnswer::Outcome::Escaped;
         out.failure = "an exception escaped the run loop: " + answer["escaped"].get<std::string>();
       } else {
-        out.trace = program::trace_from_json(answer.at("trace"));
+        out.trace = judge::trace_from_json(answer.at("trace"));
       }
       return out;
     }

@@ -11,15 +11,15 @@
 #include <optional>
 #include <string>
 
+#include "judge/trace.h"
 #include "program/program.h"
-#include "program/trace.h"
 
 namespace parity::engine {
 
 struct TraceAnswer {
   enum class Outcome { Traced, Escaped, Crash, Timeout, OutOfMemory, Interrupted };
   Outcome outcome = Outcome::Traced;
-  std::optional<program::Trace> trace;  // Traced only
+  std::optional<judge::Trace> trace;  // Traced only
   std::string failure;                  // otherwise: what happened, for a person
   std::string signal;                   // Crash by a signal: its name (signal_name)
 };

@@ -11,6 +11,7 @@
 
 #include "engine/isolation.h"
 #include "impl_backend/backend.h"
+#include "judge/trace_json.h"
 #include "program/internal_assert.h"
 #include "program/json.h"
 #include "program/json_text.h"
@@ -157,7 +158,7 @@ std::string oracle_trace_request(const program::Program& program) {
         const program::Program program = read_request(request);
         answer = request[0] == 'T' ? oracle_trace_to_text(program, *progress)
                                    : evaluate_to_text(program, request[1] == '1',
-                                                      program::KeepValues::SummariseLarge, oracle, *progress);
+                                                      judge::KeepValues::SummariseLarge, oracle, *progress);
         last = program::uses_cuda(program) && !impl_backend::cuda_context_usable();
       } catch (const std::exception& e) {
         answer = nlohmann::json{{"fatal", std::string("a worker could not read or generate its case: ") + e.what()}}.dump();

@@ -10,7 +10,6 @@
 #include "generators/program_state.h"
 #include "generators/rng.h"
 #include "generators/shrink.h"
-#include "program/coverage.h"
 #include "program/json.h"
 
 namespace parity::generators {
@@ -842,7 +841,8 @@ class Builder {
   std::optional<OpOnLeaf> differentiable_op_on_leaf() {
     static const std::vector<OpId> ops = [] {
       std::vector<OpId> out;
-      for (const auto& name : program::backward_through_ops()) out.push_back(*program::find_op(name));
+      for (const program::OpSpec& op : program::op_table())
+        if (program::records_history(op) && !op.device_only) out.push_back(op.id);
       return out;
     }();
     const OpId op = rng_.pick(ops);

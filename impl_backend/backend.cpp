@@ -9,9 +9,9 @@
 #include "impl/autograd/grad_mode.h"
 #include "impl/autograd/meta.h"
 #include "impl/cuda/cuda_runtime.h"
-#include "impl_backend/planted_faults.h"
 #include "impl/error.h"
 #include "impl/ops.h"
+#include "impl_backend/planted_faults.h"
 #include "program/content.h"
 #include "program/internal_assert.h"
 
@@ -20,7 +20,9 @@ namespace parity::impl_backend {
 namespace {
 
 namespace pg = parity::program;
-// The adapter's whole job is calling impl: its types and ops unqualified, program's behind pg::.
+namespace jd = parity::judge;
+// The adapter's whole job is calling impl: its types and ops unqualified, program's and the judge's behind pg::
+// and jd::.
 using namespace parity::impl;
 
 // Set by a planted BreaksDevice fault: this process's CUDA context counts as broken from then on.
@@ -85,29 +87,29 @@ std::optional<Scalar> to_impl(const std::optional<pg::Scalar>& s) {
   return to_impl(*s);
 }
 
-pg::ErrorCategory to_program(ErrorKind k) {
+jd::ErrorCategory to_program(ErrorKind k) {
   switch (k) {
-    case ErrorKind::VersionMismatch: return pg::ErrorCategory::VersionMismatch;
-    case ErrorKind::GraphFreed: return pg::ErrorCategory::GraphFreed;
-    case ErrorKind::LeafInPlace: return pg::ErrorCategory::LeafInPlace;
-    case ErrorKind::ViewInPlace: return pg::ErrorCategory::ViewInPlace;
-    case ErrorKind::NoGradFn: return pg::ErrorCategory::NoGradFn;
-    case ErrorKind::NonScalarBackward: return pg::ErrorCategory::NonScalarBackward;
-    case ErrorKind::RequiresGradFlag: return pg::ErrorCategory::RequiresGradFlag;
-    case ErrorKind::RetainGrad: return pg::ErrorCategory::RetainGrad;
-    case ErrorKind::DetachView: return pg::ErrorCategory::DetachView;
-    case ErrorKind::DeepcopyNonLeaf: return pg::ErrorCategory::DeepcopyNonLeaf;
-    case ErrorKind::OutRequiresGrad: return pg::ErrorCategory::OutRequiresGrad;
-    case ErrorKind::Shape: return pg::ErrorCategory::Shape;
-    case ErrorKind::ViewStride: return pg::ErrorCategory::ViewStride;
-    case ErrorKind::IndexRange: return pg::ErrorCategory::IndexRange;
-    case ErrorKind::DType: return pg::ErrorCategory::DType;
-    case ErrorKind::MemoryFormat: return pg::ErrorCategory::MemoryFormat;
-    case ErrorKind::Overlap: return pg::ErrorCategory::Overlap;
-    case ErrorKind::StorageBounds: return pg::ErrorCategory::StorageBounds;
-    case ErrorKind::Argument: return pg::ErrorCategory::Argument;
-    case ErrorKind::Device: return pg::ErrorCategory::Device;
-    case ErrorKind::InternalAssert: return pg::ErrorCategory::InternalAssert;
+    case ErrorKind::VersionMismatch: return jd::ErrorCategory::VersionMismatch;
+    case ErrorKind::GraphFreed: return jd::ErrorCategory::GraphFreed;
+    case ErrorKind::LeafInPlace: return jd::ErrorCategory::LeafInPlace;
+    case ErrorKind::ViewInPlace: return jd::ErrorCategory::ViewInPlace;
+    case ErrorKind::NoGradFn: return jd::ErrorCategory::NoGradFn;
+    case ErrorKind::NonScalarBackward: return jd::ErrorCategory::NonScalarBackward;
+    case ErrorKind::RequiresGradFlag: return jd::ErrorCategory::RequiresGradFlag;
+    case ErrorKind::RetainGrad: return jd::ErrorCategory::RetainGrad;
+    case ErrorKind::DetachView: return jd::ErrorCategory::DetachView;
+    case ErrorKind::DeepcopyNonLeaf: return jd::ErrorCategory::DeepcopyNonLeaf;
+    case ErrorKind::OutRequiresGrad: return jd::ErrorCategory::OutRequiresGrad;
+    case ErrorKind::Shape: return jd::ErrorCategory::Shape;
+    case ErrorKind::ViewStride: return jd::ErrorCategory::ViewStride;
+    case ErrorKind::IndexRange: return jd::ErrorCategory::IndexRange;
+    case ErrorKind::DType: return jd::ErrorCategory::DType;
+    case ErrorKind::MemoryFormat: return jd::ErrorCategory::MemoryFormat;
+    case ErrorKind::Overlap: return jd::ErrorCategory::Overlap;
+    case ErrorKind::StorageBounds: return jd::ErrorCategory::StorageBounds;
+    case ErrorKind::Argument: return jd::ErrorCategory::Argument;
+    case ErrorKind::Device: return jd::ErrorCategory::Device;
+    case ErrorKind::InternalAssert: return jd::ErrorCategory::InternalAssert;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
@@ -115,7 +117,7 @@ pg::ErrorCategory to_program(ErrorKind k) {
 // The impl side of a campaign, or the impl-cpu oracle (make_impl_cpu_oracle).
 enum class Role { Impl, CpuOracle };
 
-class ImplSession final : public pg::Session {
+class ImplSession final : public jd::Session {
  public:
   ImplSession(TorchVersion follows, Role role) : follows_(follows), role_(role) {
     if (role == Role::CpuOracle) host_backed_.emplace();
@@ -167,15 +169,15 @@ class ImplSession final : public pg::Session {
     const PlantedFault* fault = role_ == Role::Impl ? planted_fault_for(step.op) : nullptr;
     if (fault && is_process_fault(fault->kind)) misbehave(*fault);
     if (fault && fault->kind == PlantedFault::Kind::Error)
-      throw pg::StepError(pg::ErrorCategory::Argument,
+      throw jd::StepError(jd::ErrorCategory::Argument,
                           "planted fault (" + fault->text() + "): impl refuses this op on purpose, as " +
                               std::string(kPlantVariable) + " asks");
     try {
       values_[index] = run(step);
     } catch (const Error& e) {
       if (fault && fault->kind == PlantedFault::Kind::Message)
-        throw pg::StepError(to_program(e.kind()), std::string(e.what()) + " (reworded by planted fault " + fault->text() + ")");
-      throw pg::StepError(to_program(e.kind()), e.what());
+        throw jd::StepError(to_program(e.kind()), std::string(e.what()) + " (reworded by planted fault " + fault->text() + ")");
+      throw jd::StepError(to_program(e.kind()), e.what());
     }
     if (fault && fault->kind == PlantedFault::Kind::Values && values_[index]) plant_wrong_value(*values_[index]);
     if (fault && fault->kind == PlantedFault::Kind::Flaky && values_[index]) {
@@ -194,9 +196,9 @@ class ImplSession final : public pg::Session {
     return id >= 0 && static_cast<std::size_t>(id) < values_.size() && values_[id].has_value();
   }
 
-  pg::TensorObs observe(int id, bool with_values, bool with_grad) override {
+  jd::TensorObs observe(int id, bool with_values, bool with_grad) override {
     const Tensor& t = *values_[id];
-    pg::TensorObs o;
+    jd::TensorObs o;
     o.sizes = t.sizes();
     o.strides = t.strides();
     o.offset = t.offset();
@@ -210,7 +212,7 @@ class ImplSession final : public pg::Session {
       auto fn = autograd::grad_fn(t);
       o.grad_fn = fn ? fn->name() : "";
     } catch (const Error& e) {
-      o.grad_fn = pg::raised_marker(to_program(e.kind()));
+      o.grad_fn = jd::raised_marker(to_program(e.kind()));
     }
     o.version = t.version();
     o.contiguous = t.is_contiguous();
@@ -220,7 +222,7 @@ class ImplSession final : public pg::Session {
     if (with_values) o.values = t.to_vector();
     if (with_grad) {
       Tensor g = autograd::grad(t);
-      if (g.defined()) o.grad = pg::GradObs{g.sizes(), g.strides(), to_program(g.dtype()), g.to_vector()};
+      if (g.defined()) o.grad = jd::GradObs{g.sizes(), g.strides(), to_program(g.dtype()), g.to_vector()};
     }
     return o;
   }
@@ -311,9 +313,9 @@ class ImplSession final : public pg::Session {
       case OpId::Diagonal: return diagonal(in(s, 0), a.offset, a.dim, a.dim1);
       case OpId::T: return t(in(s, 0));
       case OpId::Unfold: return unfold(in(s, 0), a.dim, a.size, a.step);
-      case OpId::Unbind: return pg::pick_output(unbind(in(s, 0), a.dim), a.index);
-      case OpId::Split: return pg::pick_output(split(in(s, 0), a.size, a.dim), a.index);
-      case OpId::Chunk: return pg::pick_output(chunk(in(s, 0), a.chunks, a.dim), a.index);
+      case OpId::Unbind: return jd::pick_output(unbind(in(s, 0), a.dim), a.index);
+      case OpId::Split: return jd::pick_output(split(in(s, 0), a.size, a.dim), a.index);
+      case OpId::Chunk: return jd::pick_output(chunk(in(s, 0), a.chunks, a.dim), a.index);
       case OpId::Add: return add(in(s, 0), in(s, 1));
       case OpId::Sub: return sub(in(s, 0), in(s, 1));
       case OpId::Mul: return mul(in(s, 0), in(s, 1));
@@ -359,9 +361,9 @@ class ImplSession final : public pg::Session {
         return g;
       }
       case OpId::BackwardRoots: backward({in(s, 0), in(s, 1)}, a.retain_graph, a.create_graph); return std::nullopt;
-      case OpId::SplitWithSizes: return pg::pick_output(split_with_sizes(in(s, 0), a.dims, a.dim), a.index);
-      case OpId::UnsafeSplit: return pg::pick_output(unsafe_split(in(s, 0), a.size, a.dim), a.index);
-      case OpId::UnsafeChunk: return pg::pick_output(unsafe_chunk(in(s, 0), a.chunks, a.dim), a.index);
+      case OpId::SplitWithSizes: return jd::pick_output(split_with_sizes(in(s, 0), a.dims, a.dim), a.index);
+      case OpId::UnsafeSplit: return jd::pick_output(unsafe_split(in(s, 0), a.size, a.dim), a.index);
+      case OpId::UnsafeChunk: return jd::pick_output(unsafe_chunk(in(s, 0), a.chunks, a.dim), a.index);
       case OpId::Where: return where(in(s, 0), in(s, 1), in(s, 2));
       case OpId::Index: return index(in(s, 0), in(s, 1));
       case OpId::IndexPut_: return index_put_(in(s, 0), in(s, 1), in(s, 2), a.accumulate);
@@ -408,7 +410,7 @@ class ImplSession final : public pg::Session {
   std::optional<bool> flaky_this_run_;          // a Flaky fault's turn, taken at its op's first run
 };
 
-class ImplBackend final : public pg::Backend {
+class ImplBackend final : public jd::Backend {
  public:
   ImplBackend(TorchVersion follows, Role role) : follows_(follows), role_(role) {}
   std::string name() const override { return role_ == Role::Impl ? "impl" : "impl-cpu"; }
@@ -416,7 +418,7 @@ class ImplBackend final : public pg::Backend {
     return std::string(role_ == Role::Impl ? "parity-impl" : "parity-impl on the CPU") + " (follows torch " +
            follows_.str() + ")";
   }
-  std::unique_ptr<pg::Session> start() override { return std::make_unique<ImplSession>(follows_, role_); }
+  std::unique_ptr<jd::Session> start() override { return std::make_unique<ImplSession>(follows_, role_); }
 
  private:
   TorchVersion follows_;
@@ -435,11 +437,11 @@ TorchVersion oracle_torch_version() {
   return v;
 }
 
-std::unique_ptr<program::Backend> make_impl_backend(std::optional<TorchVersion> follows) {
+std::unique_ptr<judge::Backend> make_impl_backend(std::optional<TorchVersion> follows) {
   return std::make_unique<ImplBackend>(follows.value_or(oracle_torch_version()), Role::Impl);
 }
 
-std::unique_ptr<program::Backend> make_impl_cpu_oracle() {
+std::unique_ptr<judge::Backend> make_impl_cpu_oracle() {
   return std::make_unique<ImplBackend>(oracle_torch_version(), Role::CpuOracle);
 }
 

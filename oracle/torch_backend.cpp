@@ -26,8 +26,8 @@
 #include <string_view>
 #include <vector>
 
+#include "judge/error_category.h"
 #include "program/content.h"
-#include "program/error_category.h"
 #include "program/internal_assert.h"
 
 namespace parity::oracle {
@@ -37,8 +37,8 @@ namespace {
 using program::DType;
 using program::OpId;
 using program::Step;
-using program::StepError;
-using program::TensorObs;
+using judge::StepError;
+using judge::TensorObs;
 
 // Reading .grad of a non-leaf (which every observation after a backward does) makes LibTorch TORCH_WARN, and so
 // do a few ops on odd inputs; a campaign runs millions of steps, so warnings are swallowed while a session runs.
@@ -170,7 +170,7 @@ torch::Tensor make_rand(const program::Attrs& a) {
 
 #include "oracle/deepcopy_recipe.inc"
 
-class TorchSession final : public program::Session {
+class TorchSession final : public judge::Session {
  public:
   // What the program made goes when the session ends, but autograd's references can form cycles that nothing
   // frees: a node saving a tensor whose grad_fn it becomes (an in-place op with the tensor as another operand too,
@@ -238,14 +238,14 @@ class TorchSession final : public program::Session {
     } catch (const c10::Error& e) {
       call_new_handler_if_allocation_failed(e);
       std::string msg = e.what_without_backtrace();
-      throw StepError(program::classify_torch_message(msg), msg);
+      throw StepError(judge::classify_torch_message(msg), msg);
     } catch (const StepError&) {
-      throw;  // the harness's own refusal (program::pick_output), already categorised
+      throw;  // the harness's own refusal (judge::pick_output), already categorised
     } catch (const program::InternalError&) {
       throw;  // a bug in this adapter, not LibTorch's behaviour
     } catch (const std::exception& e) {
       std::string msg = e.what();
-      throw StepError(program::classify_torch_message(msg), msg);
+      throw StepError(judge::classify_torch_message(msg), msg);
     }
   }
 
@@ -280,7 +280,7 @@ class TorchSession final : public program::Session {
     try {
       o.grad_fn = t.grad_fn() ? t.grad_fn()->name() : "";
     } catch (const c10::Error& e) {
-      o.grad_fn = program::raised_marker(program::classify_torch_message(e.what_without_backtrace()));
+      o.grad_fn = judge::raised_marker(judge::classify_torch_message(e.what_without_backtrace()));
     }
     o.version = static_cast<std::int64_t>(t._version());
     o.contiguous = t.is_contiguous();
@@ -292,7 +292,7 @@ class TorchSession final : public program::Session {
     if (with_grad) {
       const torch::Tensor& g = t.grad();
       if (g.defined()) {
-        program::GradObs go;
+        judge::GradObs go;
         go.sizes = to_vector(g.sizes());
         go.strides = to_vector(g.strides());
         go.dtype = from_torch(g.scalar_type());
@@ -396,12 +396,12 @@ class TorchSession final : public program::Session {
       case OpId::Diagonal: return in(0).diagonal(a.offset, a.dim, a.dim1);
       case OpId::T: return in(0).t();
       case OpId::Unfold: return in(0).unfold(a.dim, a.size, a.step);
-      case OpId::Unbind: return program::pick_output(in(0).unbind(a.dim), a.index);
-      case OpId::Split: return program::pick_output(in(0).split(a.size, a.dim), a.index);
-      case OpId::Chunk: return program::pick_output(in(0).chunk(a.chunks, a.dim), a.index);
-      case OpId::SplitWithSizes: return program::pick_output(in(0).split_with_sizes(a.dims, a.dim), a.index);
-      case OpId::UnsafeSplit: return program::pick_output(in(0).unsafe_split(a.size, a.dim), a.index);
-      case OpId::UnsafeChunk: return program::pick_output(in(0).unsafe_chunk(a.chunks, a.dim), a.index);
+      case OpId::Unbind: return judge::pick_output(in(0).unbind(a.dim), a.index);
+      case OpId::Split: return judge::pick_output(in(0).split(a.size, a.dim), a.index);
+      case OpId::Chunk: return judge::pick_output(in(0).chunk(a.chunks, a.dim), a.index);
+      case OpId::SplitWithSizes: return judge::pick_output(in(0).split_with_sizes(a.dims, a.dim), a.index);
+      case OpId::UnsafeSplit: return judge::pick_output(in(0).unsafe_split(a.size, a.dim), a.index);
+      case OpId::UnsafeChunk: return judge::pick_output(in(0).unsafe_chunk(a.chunks, a.dim), a.index);
       // arithmetic
       case OpId::Add: return in(0).add(in(1));
       case OpId::Sub: return in(0).sub(in(1));
@@ -510,7 +510,7 @@ class TorchSession final : public program::Session {
   std::map<std::int64_t, DeepcopyMemo> memos_;  // one per copy.deepcopy call of the program
 };
 
-class TorchBackend final : public program::Backend {
+class TorchBackend final : public judge::Backend {
  public:
   TorchBackend() {
     static std::once_flag once;
@@ -538,12 +538,12 @@ class TorchBackend final : public program::Backend {
   }
   std::string name() const override { return "libtorch"; }
   std::string version() const override { return torch_version(); }
-  std::unique_ptr<program::Session> start() override { return std::make_unique<TorchSession>(); }
+  std::unique_ptr<judge::Session> start() override { return std::make_unique<TorchSession>(); }
 };
 
 }  // namespace
 
-std::unique_ptr<program::Backend> make_torch_backend() { return std::make_unique<TorchBackend>(); }
+std::unique_ptr<judge::Backend> make_torch_backend() { return std::make_unique<TorchBackend>(); }
 
 std::optional<std::string> registered_schema(const std::string& name, const std::string& overload) {
   const auto op = c10::Dispatcher::singleton().findSchema({name, overload});

@@ -5,11 +5,11 @@
 #include <optional>
 #include <string>
 
-#include "program/backend.h"
+#include "judge/backend.h"
 
 namespace parity::oracle {
 
-std::unique_ptr<program::Backend> make_torch_backend();
+std::unique_ptr<judge::Backend> make_torch_backend();
 std::string torch_version();  // e.g. "1.13.1"
 // How many CUDA devices LibTorch sees: 0 unless this build links a CUDA LibTorch's torch_cuda (CMake option
 // PARITY_ORACLE_CUDA) and the machine has a device. Initialises CUDA: never call it in a process that forks after.

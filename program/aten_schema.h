@@ -2,7 +2,7 @@
 // Scalar alpha=1) -> Tensor(a!)`), reduced to what schema conformance reads: which arguments and returns are
 // tensors, and their alias annotations. `(a)` says a return may alias the argument of the same set; `(a!)` says
 // the op may write it; `(a -> *)` says its elements go into a list (unbind). PyTorch's SchemaCheckMode holds
-// every operator to these annotations; parity's run loop does the same on both backends (program/run.cpp).
+// every operator to these annotations; parity's run loop does the same on both backends (judge/run.cpp).
 #pragma once
 #include <cstdint>
 #include <string>

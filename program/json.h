@@ -1,13 +1,11 @@
-// JSON codec for programs, traces and divergences (nlohmann/json). Decoding validates everything a hostile
+// JSON codec for programs (nlohmann/json); judge/trace_json.h holds the one for traces and divergences. Decoding validates everything a hostile
 // or truncated file could get wrong and throws JsonError with a message a person can act on.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 
-#include "program/compare.h"
 #include "program/program.h"
-#include "program/trace.h"
 
 namespace parity::program {
 
@@ -28,10 +26,6 @@ bool within_dims_limit(const Step& step);
 
 nlohmann::json to_json(const Program&);
 Program program_from_json(const nlohmann::json&);  // throws JsonError
-nlohmann::json to_json(const Trace&);
-Trace trace_from_json(const nlohmann::json&);  // throws JsonError
-nlohmann::json to_json(const Divergence&);
-Divergence divergence_from_json(const nlohmann::json&);  // throws JsonError
 
 // Unsigned 64-bit integers (seeds) are written as numbers up to 2^53, above as decimal strings, since many JSON
 // tools hold numbers as doubles; both forms are read.

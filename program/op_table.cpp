@@ -677,6 +677,12 @@ const std::vector<OpSpec>& op_table() {
 
 const OpSpec& spec(OpId id) { return op_table()[static_cast<std::size_t>(id)]; }
 
+bool records_history(const OpSpec& op) {
+  if (op.kind == OpKind::Factory || op.kind == OpKind::Autograd || op.leaf_result || !op.has_value()) return false;
+  if (op.result == ResultIs::Alias || op.id == OpId::Detach_ || op.id == OpId::NewTensor) return false;
+  return !op.out_of;  // out= forms record no history
+}
+
 bool double_backward(OpId id) {
   const OpSpec& op = spec(id);
   return op.double_backward && (!op.inplace_of || spec(*op.inplace_of).double_backward);

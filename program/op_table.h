@@ -218,6 +218,9 @@ const std::vector<OpSpec>& op_table();
 const OpSpec& spec(OpId);
 // OpSpec::double_backward of the op and, for an in-place form, of the op it is the in-place form of.
 bool double_backward(OpId);
+// Whether a backward can go through the op's result: it records autograd history (not a factory, an autograd
+// call, an alias or copy made without history, a leaf-making op or an out= form).
+bool records_history(const OpSpec&);
 std::optional<OpId> find_op(std::string_view name);
 std::string_view attr_name(Attr);
 // The keys an attribute has in a step's JSON `attrs` (Strided is three: sizes, strides, offset).

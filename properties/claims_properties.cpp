@@ -32,15 +32,15 @@ class SeedClaim : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(SeedClaim, ImplReachesLibTorchsVerdict) {
   const Claim& c = seed_claims().at(GetParam());
-  const Trace lt_trace = program::run(torch_backend(), c.program);
+  const Trace lt_trace = judge::run(torch_backend(), c.program);
   const claims::SideResult lt = claims::judge(c, lt_trace);
   ASSERT_TRUE(lt.ran_as_intended()) << "claim " << c.id << " (" << c.source
                                     << ") does not run as intended on LibTorch: " << lt.problem << "\nprogram:\n"
                                     << generators::describe(c.program) << "libtorch trace:\n"
                                     << render(lt_trace);
-  program::Backend* impl = impl_backend();
+  judge::Backend* impl = impl_backend();
   if (!impl) GTEST_SKIP() << "impl backend not available; LibTorch says the claim " << describe(lt.verdict);
-  const Trace impl_trace = program::run(*impl, c.program);
+  const Trace impl_trace = judge::run(*impl, c.program);
   const claims::SideResult im = claims::judge(c, impl_trace);
   EXPECT_EQ(im.verdict, lt.verdict) << "claim " << c.id << " (" << c.source << "): " << c.statement
                                     << "\n  libtorch: " << describe(lt.verdict) << "\n  impl:     "
@@ -83,7 +83,7 @@ TEST(SeedClaimMachinery, BrokenProgramsAreNoticed) {
   const int x = b.full({1}, 1.0, true);
   const int w = b.scalar(OpId::AddScalar_, x, 1.0);  // a leaf requiring grad written in place: raises
   const int after = b.unary(OpId::Neg, w);             // skipped: its input does not exist
-  const Trace t = program::run(torch_backend(), b.program());
+  const Trace t = judge::run(torch_backend(), b.program());
   const auto ok_check = [](const Trace&) { return claims::Verdict{true, "fine"}; };
 
   Claim unexpected{"unexpected-raise", "000_0000000000000000.txt", {}, "s", b.program(), {}, ok_check};

@@ -73,7 +73,7 @@ RC_GTEST_PROP(DeepcopyProperties, CopiesTheGradientAndRefusesNonLeaves, ()) {
     v.expect(co->grad.has_value(), "the copy of a leaf with a gradient has one");
     if (co->grad) v.expect(co->grad->values == xo->grad->values, "copied grad ", co->grad->values, " != ", xo->grad->values);
     const StepObs& ys = t.steps[static_cast<std::size_t>(cy)];
-    v.expect(ys.status == StepObs::Status::Error && ys.category == program::ErrorCategory::DeepcopyNonLeaf,
+    v.expect(ys.status == StepObs::Status::Error && ys.category == judge::ErrorCategory::DeepcopyNonLeaf,
              "deepcopy of a non-leaf: ", outcome(ys));
     v.expect(t.steps[static_cast<std::size_t>(bw2)].status == StepObs::Status::Ok, "second backward: ",
              outcome(t.steps[static_cast<std::size_t>(bw2)]));

@@ -7,8 +7,8 @@
 #include <set>
 
 #include "generators/program_gen.h"
+#include "judge/compare.h"
 #include "oracle/torch_backend.h"
-#include "program/compare.h"
 #include "properties/on_both_backends.h"
 #include "reports/build_info.h"
 #include "reports/known_divergences.h"
@@ -16,8 +16,8 @@
 namespace parity::properties {
 namespace {
 
-std::string severity(const program::Divergence& d) {
-  return d.severity == program::Divergence::Severity::Minor ? "minor" : "major";
+std::string severity(const judge::Divergence& d) {
+  return d.severity == judge::Divergence::Severity::Minor ? "minor" : "major";
 }
 
 // The reviewed ledger: a divergence it explains (with a reason) is tagged as expected, as `parity fuzz` does.
@@ -43,7 +43,7 @@ void impl_matches_libtorch() {
       case program::OpKind::Autograd: break;
     }
   }
-  const Trace oracle = program::run(torch_backend(), p);
+  const Trace oracle = judge::run(torch_backend(), p);
   for (const auto& s : oracle.steps) error = error || s.status == StepObs::Status::Error;
   RC_CLASSIFY(backward, "backward");
   RC_CLASSIFY(error, "a step raises on LibTorch");
@@ -51,9 +51,9 @@ void impl_matches_libtorch() {
   const int bucket = static_cast<int>(p.steps.size()) / 5 * 5;
   RC_TAG(cat(bucket, "-", bucket + 4, " steps"));
 
-  const Trace impl = program::run(*impl_backend(), p);
-  if (auto d = program::compare(impl, oracle)) {
-    const program::Signature sig = program::signature(p, *d);
+  const Trace impl = judge::run(*impl_backend(), p);
+  if (auto d = judge::compare(impl, oracle)) {
+    const judge::Signature sig = judge::signature(p, *d);
     if (known().match(sig, oracle::torch_version(), reports::today_utc())) {
       RC_TAG(cat("expected divergence: ", sig.to_string()));
       return;

@@ -20,28 +20,28 @@
 #include "generators/layout_gen.h"
 #include "generators/program_text.h"
 #include "impl_backend/backend.h"
+#include "judge/backend.h"
 #include "oracle/torch_backend.h"
-#include "program/backend.h"
 #include "program/program_builder.h"
 
 namespace parity::properties {
 
+using judge::StepObs;
+using judge::TensorObs;
+using judge::Trace;
 using program::DType;
 using program::MemoryFormat;
 using program::OpId;
 using program::Program;
-using program::StepObs;
-using program::TensorObs;
-using program::Trace;
 
-inline program::Backend& torch_backend() {
-  static std::unique_ptr<program::Backend> b = oracle::make_torch_backend();
+inline judge::Backend& torch_backend() {
+  static std::unique_ptr<judge::Backend> b = oracle::make_torch_backend();
   return *b;
 }
 
 // nullptr while impl has no backend: properties then hold LibTorch only (said once on stderr).
-inline program::Backend* impl_backend() {
-  static std::unique_ptr<program::Backend> b = [] {
+inline judge::Backend* impl_backend() {
+  static std::unique_ptr<judge::Backend> b = [] {
     auto made = impl_backend::make_impl_backend();
     if (!made) std::cerr << "[parity] impl backend not available: properties are checked on LibTorch only\n";
     return made;
@@ -100,7 +100,7 @@ inline const TensorObs* obs(const Trace& t, int step, int value) {
 
 inline std::string outcome(const StepObs& s) {
   if (s.status == StepObs::Status::Ok) return "ok";
-  return cat(program::to_string(s.status), " ", program::to_string(s.category), ": ",
+  return cat(judge::to_string(s.status), " ", judge::to_string(s.category), ": ",
              s.message.substr(0, s.message.find('\n')));
 }
 
@@ -138,14 +138,14 @@ using Predicate = std::function<void(const Trace&, Expectations&)>;
 
 inline void check_on_both(const Program& p, const Predicate& predicate) {
   struct Side {
-    program::Backend* backend;
+    judge::Backend* backend;
     const char* blame;
   };
   const Side sides[] = {{&torch_backend(), "WRONG PROPERTY (fails on LibTorch): "},
                         {impl_backend(), "impl violates property: "}};
   for (const Side& side : sides) {
     if (!side.backend) continue;
-    Trace t = program::run(*side.backend, p);
+    Trace t = judge::run(*side.backend, p);
     Expectations v;
     predicate(t, v);
     if (v.failed())

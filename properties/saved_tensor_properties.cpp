@@ -101,7 +101,7 @@ RC_GTEST_PROP(SavedTensorProperties, WritingASavedTensorRaisesAtBackward, ()) {
       v.expect(after->version > before->version, "the write did not bump the saved tensor's version: ",
                before->version, " -> ", after->version);
     const StepObs& bw = t.steps[static_cast<std::size_t>(back)];
-    v.expect(bw.status == StepObs::Status::Error && bw.category == program::ErrorCategory::VersionMismatch,
+    v.expect(bw.status == StepObs::Status::Error && bw.category == judge::ErrorCategory::VersionMismatch,
              "backward after writing a saved tensor (", kVariants[variant], ", through ", name(how),
              ") should raise version_mismatch, got ", outcome(bw));
   });

@@ -1,6 +1,6 @@
 // Schema conformance on both backends: every step of a generated program writes only the operands its op's ATen
 // schema annotates as written, aliases only what it annotates as aliasing a return, and returns `self` where
-// the schema says `Tensor(a!)` (program/schema_check.h records violations in the trace). On LibTorch a failure
+// the schema says `Tensor(a!)` (judge/schema_check.h records violations in the trace). On LibTorch a failure
 // means parity's table carries a wrong annotation or its check is wrong; on impl, an impl bug.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

@@ -143,7 +143,7 @@ RC_GTEST_PROP(ViewAutogradProperties, MultiOutputViewsRefuseInPlaceWithGradOn, (
     if (!steps_ok(verdict, t, 0, v)) return;
     const StepObs& ws = t.steps[static_cast<std::size_t>(w)];
     if (grad_on) {
-      verdict.expect(ws.status == StepObs::Status::Error && ws.category == program::ErrorCategory::ViewInPlace,
+      verdict.expect(ws.status == StepObs::Status::Error && ws.category == judge::ErrorCategory::ViewInPlace,
                      "in-place on an output of ", name(kind), " with grad on: ", outcome(ws), ", expected view_inplace");
       return;
     }

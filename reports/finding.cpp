@@ -1,5 +1,6 @@
 #include "reports/finding.h"
 
+#include "judge/trace_json.h"
 #include "program/json.h"
 #include "reports/json_fields.h"
 #include "reports/schema_version.h"
@@ -20,10 +21,10 @@ T typed(const json& j, const char* key) {
 std::uint64_t u64(const json& j, const char* key) { return json_u64(j, key, kWhat); }
 
 
-std::optional<program::Trace> optional_trace(const json& j, const char* key) {
+std::optional<judge::Trace> optional_trace(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return std::nullopt;
-  return program::trace_from_json(*it);
+  return judge::trace_from_json(*it);
 }
 
 }  // namespace
@@ -42,7 +43,7 @@ json to_json(const Finding& f) {
           {"case_seed", program::uint64_to_json(f.case_seed)},
           {"size", f.size},
           {"signature", f.signature.to_string()},
-          {"severity", program::to_string(f.severity)},
+          {"severity", judge::to_string(f.severity)},
           {"expected", f.expected},
           {"known_reason", f.known_reason},
           {"reproducible", f.reproducible ? json{{"runs", f.reproducible->runs},
@@ -52,9 +53,9 @@ json to_json(const Finding& f) {
           {"program", program::to_json(f.program)},
           {"original_program_size", f.original_program_size},
           {"shrink_evaluations", f.shrink_evaluations},
-          {"divergence", program::to_json(f.divergence)},
-          {"impl_trace", f.impl_trace ? program::to_json(*f.impl_trace) : json(nullptr)},
-          {"oracle_trace", f.oracle_trace ? program::to_json(*f.oracle_trace) : json(nullptr)}};
+          {"divergence", judge::to_json(f.divergence)},
+          {"impl_trace", f.impl_trace ? judge::to_json(*f.impl_trace) : json(nullptr)},
+          {"oracle_trace", f.oracle_trace ? judge::to_json(*f.oracle_trace) : json(nullptr)}};
 }
 
 Finding finding_from_json(const json& j) {
@@ -74,7 +75,7 @@ Finding finding_from_json(const json& j) {
   f.case_seed = u64(j, "case_seed");
   f.size = typed<int>(j, "size");
   const std::string signature = typed<std::string>(j, "signature");
-  if (auto s = program::Signature::parse(signature)) f.signature = std::move(*s);
+  if (auto s = judge::Signature::parse(signature)) f.signature = std::move(*s);
   else throw JsonError("finding: field \"signature\" (" + signature.substr(0, 80) + ") is not a signature");
   f.expected = typed<bool>(j, "expected");
   f.known_reason = typed<std::string>(j, "known_reason");
@@ -95,10 +96,10 @@ Finding finding_from_json(const json& j) {
   }
   f.original_program_size = typed<std::size_t>(j, "original_program_size");
   f.shrink_evaluations = typed<int>(j, "shrink_evaluations");
-  f.divergence = program::divergence_from_json(field(j, "divergence"));
+  f.divergence = judge::divergence_from_json(field(j, "divergence"));
   f.severity = f.divergence.severity;
   std::string severity = typed<std::string>(j, "severity");
-  if (severity != program::to_string(f.severity))
+  if (severity != judge::to_string(f.severity))
     throw JsonError("finding: field \"severity\" (" + severity.substr(0, 20) + ") disagrees with the divergence's");
   f.impl_trace = optional_trace(j, "impl_trace");
   f.oracle_trace = optional_trace(j, "oracle_trace");

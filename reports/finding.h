@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "program/compare.h"
+#include "judge/compare.h"
+#include "judge/signature.h"
+#include "judge/trace.h"
 #include "program/program.h"
-#include "program/signature.h"
 #include "reports/oracle.h"
-#include "program/trace.h"
 
 namespace parity::reports {
 
@@ -27,8 +27,8 @@ struct Finding {
   std::uint64_t case_index = 0;  // case k of the campaign
   std::uint64_t case_seed = 0;   // what the generator was given for case k
   int size = 0;                  // the generator's size for case k
-  program::Signature signature;
-  program::Divergence::Severity severity = program::Divergence::Severity::Major;
+  judge::Signature signature;
+  judge::Divergence::Severity severity = judge::Divergence::Severity::Major;
   bool expected = false;  // matched a known divergence
   std::string known_reason;
   // The program evaluated again `runs` times before shrinking (parity fuzz --confirm), `diverged` of them with
@@ -45,9 +45,9 @@ struct Finding {
   program::Program program;  // shrunk
   std::size_t original_program_size = 0;  // steps before shrinking
   int shrink_evaluations = 0;
-  program::Divergence divergence;
-  std::optional<program::Trace> impl_trace;    // absent when the case crashed or timed out
-  std::optional<program::Trace> oracle_trace;
+  judge::Divergence divergence;
+  std::optional<judge::Trace> impl_trace;    // absent when the case crashed or timed out
+  std::optional<judge::Trace> oracle_trace;
   bool operator==(const Finding&) const = default;
 };
 

@@ -71,7 +71,7 @@ FindingGroups finding_groups_from_json(const json& j) {
     if (!g.is_object()) throw program::JsonError("run summary: every group must be an object");
     const std::string text = json_typed<std::string>(g, "signature", kWhat);
     const std::string what = "run summary: group \"" + text.substr(0, 80) + "\"";
-    const auto sig = program::Signature::parse(text);
+    const auto sig = judge::Signature::parse(text);
     if (!sig) throw program::JsonError(what + ": field \"signature\" is not a signature");
     FindingGroup f;
     f.count = json_u64(g, "count", what);

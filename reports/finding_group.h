@@ -1,4 +1,4 @@
-// A group of findings: every diverging case with one signature (program::signature), which is one bug however
+// A group of findings: every diverging case with one signature (judge::signature), which is one bug however
 // often a campaign hits it. run.json lists the groups so that a person reads one line per bug, not per case.
 #pragma once
 #include <cstdint>
@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "judge/signature.h"
 #include "program/program.h"
-#include "program/signature.h"
 
 namespace parity::reports {
 
@@ -35,7 +35,7 @@ struct FindingGroup {
   bool operator==(const FindingGroup&) const = default;
 };
 
-using FindingGroups = std::map<program::Signature, FindingGroup>;  // by signature, in the order of its text
+using FindingGroups = std::map<judge::Signature, FindingGroup>;  // by signature, in the order of its text
 
 // An array, the unexpected groups first, then by count (most first) and signature.
 nlohmann::json to_json(const FindingGroups&);

@@ -11,17 +11,17 @@
 
 #include "program/json.h"
 #include "program/op_table.h"
-#include "program/repro.h"
 #include "reports/build_info.h"
+#include "reports/repro.h"
 #include "reports/schema_version.h"
 
 namespace parity::reports {
 
 namespace {
 
-using program::Divergence;
-using program::StepObs;
-using program::TensorObs;
+using judge::Divergence;
+using judge::StepObs;
+using judge::TensorObs;
 
 // Values shown per tensor; the rest are elided (the first difference is always shown).
 constexpr std::size_t kShownValues = 12;
@@ -234,10 +234,10 @@ std::string values_text(const std::vector<double>& v, std::optional<std::size_t>
 }
 
 // The observation field a divergence kind names: the kind's own name, but for the minor kinds of strides.
-std::string field_of_kind(program::DivergenceKind kind) {
-  if (kind == program::DivergenceKind::StridesSize1) return "strides";
-  if (kind == program::DivergenceKind::GradStridesSize1) return "grad_strides";
-  return std::string(program::to_string(kind));
+std::string field_of_kind(judge::DivergenceKind kind) {
+  if (kind == judge::DivergenceKind::StridesSize1) return "strides";
+  if (kind == judge::DivergenceKind::GradStridesSize1) return "grad_strides";
+  return std::string(judge::to_string(kind));
 }
 
 // Builds an observation's fields, wrapping the one named `marked` (if any) in the first-difference mark.
@@ -268,7 +268,7 @@ std::string render_obs(const TensorObs& o, const std::string& marked, std::optio
   if (o.same_as != o.value || marked == "identity")
     f.add("identity", o.same_as == o.value ? "its own tensor" : "is v" + std::to_string(o.same_as));
   f.add("view", !o.is_view ? "not a view"
-                : o.base == program::kBaseNotAValue ? "view of an op's temporary"
+                : o.base == judge::kBaseNotAValue ? "view of an op's temporary"
                                                     : "view of v" + std::to_string(o.base));
   f.add("version", "version " + std::to_string(o.version));
   f.add("requires_grad", std::string("requires_grad=") + (o.requires_grad ? "true" : "false"));
@@ -284,7 +284,7 @@ std::string render_obs(const TensorObs& o, const std::string& marked, std::optio
     if (on) layout += (layout.empty() ? "" : ", ") + std::string(name);
   f.add("contiguity", layout.empty() ? "no dense layout" : layout);
   f.add("values", !o.values_defined ? "values undefined (uninitialised memory)"
-                  : o.summary        ? "values: " + program::render(*o.summary)
+                  : o.summary        ? "values: " + judge::render(*o.summary)
                                      : "values " + values_text(o.values, marked == "values" ? keep : std::nullopt));
   std::string html = f.take();
   const bool grad_marked = marked.rfind("grad_", 0) == 0;
@@ -298,7 +298,7 @@ std::string render_obs(const TensorObs& o, const std::string& marked, std::optio
       g.add("grad_identity", (o.grad->same_as < 0 ? std::string("") : "is v" + std::to_string(o.grad->same_as) + ", ") +
                                  "replaced " + std::to_string(o.grad->replaced) + "×");
     g.add("grad_values", o.grad->summary
-                             ? "values: " + program::render(*o.grad->summary)
+                             ? "values: " + judge::render(*o.grad->summary)
                              : "values " + values_text(o.grad->values, marked == "grad_values" ? keep : std::nullopt));
     std::string inner = g.take();
     if (marked == "grad_defined") inner = "<mark class=\"first-diff\" title=\"first difference\">" + inner + "</mark>";
@@ -317,7 +317,7 @@ std::string render_status(const StepObs& s, bool marked) {
     case StepObs::Status::Ok: cls = "ok", text = "ok"; break;
     case StepObs::Status::Skipped: cls = "skipped", text = "skipped (an input was not produced)"; break;
     case StepObs::Status::Error:
-      cls = "error", text = "error(" + std::string(program::to_string(s.category)) + "): " + s.message;
+      cls = "error", text = "error(" + std::string(judge::to_string(s.category)) + "): " + s.message;
       break;
   }
   if (marked) return "<div class=\"status " + cls + "\"><mark class=\"first-diff\" title=\"first difference\">" +
@@ -325,12 +325,12 @@ std::string render_status(const StepObs& s, bool marked) {
   return "<div class=\"status " + cls + "\">" + esc(text) + "</div>";
 }
 
-std::string render_cell(const program::Trace* t, std::size_t i, const Divergence& d) {
+std::string render_cell(const judge::Trace* t, std::size_t i, const Divergence& d) {
   if (!t) return "<span class=\"status skipped\">no trace (the case crashed or timed out)</span>";
   if (i >= t->steps.size()) return "<span class=\"status skipped\">not reached</span>";
   const StepObs& s = t->steps[i];
   const bool here = d.step == static_cast<int>(i);
-  using Kind = program::DivergenceKind;
+  using Kind = judge::DivergenceKind;
   const bool outcome = here && (d.value < 0 || d.kind == Kind::Status || d.kind == Kind::ErrorCategory);
   std::string html = render_status(s, outcome && d.kind != Kind::ObservedSet);
   for (const std::string& v : s.schema_violations) {
@@ -389,15 +389,15 @@ std::string op_at(const program::Program& p, int step) {
 // The error categories either side raised at the divergence (for the category filter).
 std::set<std::string> categories_of(const Divergence& d) {
   std::set<std::string> c;
-  if (d.impl_category) c.insert(std::string(program::to_string(*d.impl_category)));
-  if (d.oracle_category) c.insert(std::string(program::to_string(*d.oracle_category)));
+  if (d.impl_category) c.insert(std::string(judge::to_string(*d.impl_category)));
+  if (d.oracle_category) c.insert(std::string(judge::to_string(*d.oracle_category)));
   return c;
 }
 
 // One section of the page: a signature, from the recorded findings and from run.json's groups (which count the
 // cases not recorded, and keep the smallest program even when findings.jsonl lost it).
 struct Group {
-  program::Signature signature;
+  judge::Signature signature;
   std::vector<std::size_t> members;         // indices into ReportInput::findings
   const Finding* shown = nullptr;           // the recorded finding with the smallest program, if any
   std::size_t shown_record = 0;             // its record index in findings.jsonl
@@ -414,7 +414,7 @@ struct Group {
 };
 
 std::vector<Group> make_groups(const ReportInput& in) {
-  std::map<program::Signature, Group> by_sig;
+  std::map<judge::Signature, Group> by_sig;
   for (std::size_t i = 0; i < in.findings.size(); ++i) {
     const Finding& f = in.findings[i];
     Group& g = by_sig[f.signature];
@@ -448,7 +448,7 @@ std::vector<Group> make_groups(const ReportInput& in) {
   for (auto& [sig, g] : by_sig) {
     g.count = std::max<std::uint64_t>(g.count, g.members.size());
     g.op = g.signature.op;
-    g.kind = std::string(program::to_string(g.signature.kind));
+    g.kind = std::string(judge::to_string(g.signature.kind));
     if (g.shown) {
       g.program = &g.shown->program;
       g.shown_case = g.shown->case_index;
@@ -645,8 +645,8 @@ std::string render_traces(const Finding& f, const Sides& sides) {
   std::string html = "<h3>Traces</h3><table class=\"traces\"><colgroup><col class=\"step\"><col><col></colgroup>"
                      "<thead><tr><th>step</th><th>" + esc(sides.left) + "</th><th>" + esc(sides.right) +
                      "</th></tr></thead><tbody>";
-  const program::Trace* impl = f.impl_trace ? &*f.impl_trace : nullptr;
-  const program::Trace* oracle = f.oracle_trace ? &*f.oracle_trace : nullptr;
+  const judge::Trace* impl = f.impl_trace ? &*f.impl_trace : nullptr;
+  const judge::Trace* oracle = f.oracle_trace ? &*f.oracle_trace : nullptr;
   for (std::size_t i = 0; i < f.program.steps.size(); ++i) {
     const bool here = d.step == static_cast<int>(i);
     html += std::string("<tr") + (here ? " class=\"diverging\"" : "") + "><td class=\"mono\">" +
@@ -696,7 +696,7 @@ std::string render_group(const ReportInput& in, const Group& g, std::size_t inde
     const Divergence& d = f->divergence;
     std::string where = d.step >= 0 ? "step " + std::to_string(d.step) + " (" + op_at(f->program, d.step) + ")" : "the program";
     if (d.value >= 0) where += ", value v" + std::to_string(d.value);
-    html += "<div class=\"divergence\"><strong>First difference</strong> at " + esc(where) + ": <code>" + esc(program::to_string(d.kind)) +
+    html += "<div class=\"divergence\"><strong>First difference</strong> at " + esc(where) + ": <code>" + esc(judge::to_string(d.kind)) +
             "</code><div class=\"sides\"><div class=\"side\"><span class=\"label\">" + esc(sides.left) + "</span><code>" +
             esc(d.impl) + "</code></div><div class=\"side\"><span class=\"label\">" + esc(sides.right) + "</span><code>" +
             esc(d.oracle) +
@@ -717,9 +717,9 @@ std::string render_group(const ReportInput& in, const Group& g, std::size_t inde
   else if (f)
     html += "<p class=\"meta\">Replay it on both: <code>" + esc(replay_command(in, g)) +
             "</code>. The repros run the program on LibTorch alone and print the oracle's side of every value.</p>";
-  const program::Trace* oracle = f ? repro_expectations(f->oracle, f->oracle_trace) : nullptr;
-  html += render_repro(id + "-cpp", "C++ (LibTorch)", program::cpp_repro(*g.program, oracle), true);
-  html += render_repro(id + "-py", "Python (PyTorch)", program::python_repro(*g.program, oracle), false);
+  const judge::Trace* oracle = f ? repro_expectations(f->oracle, f->oracle_trace) : nullptr;
+  html += render_repro(id + "-cpp", "C++ (LibTorch)", reports::cpp_repro(*g.program, oracle), true);
+  html += render_repro(id + "-py", "Python (PyTorch)", reports::python_repro(*g.program, oracle), false);
   return html + "</section>";
 }
 

@@ -155,7 +155,7 @@ bool KnownDivergences::applies(const KnownDivergence& k, std::string_view libtor
   return true;
 }
 
-const KnownDivergence* KnownDivergences::match(const program::Signature& signature,
+const KnownDivergence* KnownDivergences::match(const judge::Signature& signature,
                                                std::string_view libtorch_version, std::string_view today) const {
   const std::string text = signature.to_string();  // what the entries' patterns are written against
   for (const auto& k : entries_)

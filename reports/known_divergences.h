@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "program/signature.h"
+#include "judge/signature.h"
 
 namespace parity::reports {
 
@@ -31,7 +31,7 @@ class KnownDivergences {
   // Whether an entry is in force for this LibTorch version on `today` (YYYY-MM-DD): not expired, in range.
   static bool applies(const KnownDivergence& k, std::string_view libtorch_version, std::string_view today);
   // The first entry that covers this signature for this LibTorch version on `today`.
-  const KnownDivergence* match(const program::Signature& signature, std::string_view libtorch_version,
+  const KnownDivergence* match(const judge::Signature& signature, std::string_view libtorch_version,
                                std::string_view today) const;
   std::vector<const KnownDivergence*> expired(std::string_view today) const;
   const std::vector<KnownDivergence>& entries() const { return entries_; }

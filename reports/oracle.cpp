@@ -27,7 +27,7 @@ std::string_view oracle_name(Oracle o) {
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
-const program::Trace* repro_expectations(Oracle o, const std::optional<program::Trace>& judge_trace) {
+const judge::Trace* repro_expectations(Oracle o, const std::optional<judge::Trace>& judge_trace) {
   return o == Oracle::LibTorch && judge_trace ? &*judge_trace : nullptr;
 }
 

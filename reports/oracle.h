@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "program/trace.h"
+#include "judge/trace.h"
 
 namespace parity::reports {
 
@@ -21,7 +21,7 @@ std::optional<Oracle> parse_oracle(std::string_view s);
 std::string_view oracle_name(Oracle o);
 // What a repro may print as the expected values: the judge's trace when LibTorch judged (the repros run on it),
 // nothing when impl did, whose values are no expectation of LibTorch's.
-const program::Trace* repro_expectations(Oracle o, const std::optional<program::Trace>& judge_trace);
+const judge::Trace* repro_expectations(Oracle o, const std::optional<judge::Trace>& judge_trace);
 
 // A record's "oracle" field (run.json, a finding, the journal's campaign); absent (written before version 6 of
 // the reports, reports/schema_version.h): LibTorch, the only oracle then. Throws program::JsonError naming `what`.

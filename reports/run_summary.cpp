@@ -4,7 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "program/coverage.h"
+#include "judge/coverage.h"
+#include "judge/trace_json.h"
 #include "program/internal_assert.h"
 #include "program/json.h"
 #include "reports/error.h"
@@ -73,7 +74,7 @@ std::map<std::string, V> map_field(const json& j, const char* key, const std::st
   return out;
 }
 
-// The JSON name of each count map of Coverage; the same names as program::coverage_dimensions().
+// The JSON name of each count map of Coverage; the same names as judge::coverage_dimensions().
 constexpr std::pair<const char*, Coverage::Counts Coverage::*> kCoverageFields[] = {
     {"ops", &Coverage::ops},
     {"layouts", &Coverage::layouts},
@@ -132,7 +133,7 @@ Budget budget_from_json(const json& j) {
 
 Coverage Coverage::zeroed() {
   Coverage c;
-  for (const auto& dim : program::coverage_dimensions()) {
+  for (const auto& dim : judge::coverage_dimensions()) {
     Counts& counts = c.*counts_of(dim.name);
     for (const auto& key : dim.keys) counts[key] = 0;
   }
@@ -141,7 +142,7 @@ Coverage Coverage::zeroed() {
 
 std::vector<std::string> starved(const Coverage& c) {
   std::vector<std::string> out;
-  for (const auto& dim : program::coverage_dimensions()) {
+  for (const auto& dim : judge::coverage_dimensions()) {
     const Coverage::Counts& counts = c.*counts_of(dim.name);
     for (const auto& key : dim.keys) {
       auto it = counts.find(key);
@@ -156,7 +157,7 @@ json to_json(const RunSummary& r) {
   for (const auto& [name, c] : r.ops)
     ops[name] = {{"generated", c.generated}, {"ok", c.ok}, {"raised", c.raised}, {"skipped", c.skipped}};
   json by_kind = json::object();
-  for (const auto& [kind, n] : r.findings_by_kind) by_kind[std::string(program::to_string(kind))] = n;
+  for (const auto& [kind, n] : r.findings_by_kind) by_kind[std::string(judge::to_string(kind))] = n;
   json out = {{"schema_version", kReportSchemaVersion},
           {"kind", "run"},
           {"libtorch_version", r.libtorch_version},
@@ -228,7 +229,7 @@ RunSummary run_summary_from_json(const json& j) {
   r.flaky_findings = j.contains("flaky_findings") ? u64(j, "flaky_findings") : 0;
   r.groups = finding_groups_from_json(field(j, "groups"));
   for (const auto& [name, n] : map_field<std::uint64_t>(j, "findings_by_kind")) {
-    auto kind = program::parse_divergence_kind(name);
+    auto kind = judge::parse_divergence_kind(name);
     if (!kind) throw JsonError("run summary: findings_by_kind." + name.substr(0, 80) + " is not a divergence kind");
     r.findings_by_kind[*kind] = n;
   }

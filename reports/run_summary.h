@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "program/divergence_kind.h"
+#include "judge/divergence_kind.h"
 #include "reports/finding_group.h"
 #include "reports/oracle.h"
 
@@ -53,21 +53,21 @@ struct Budget {
 // How many of the case indices 0..cases-1 fall to `shard` (those k with k % total == index).
 std::uint64_t cases_in_shard(std::uint64_t cases, const ShardInfo& shard);
 
-// How often the campaign exercised what it is meant to test, judged on LibTorch alone (program/coverage.h):
+// How often the campaign exercised what it is meant to test, judged on LibTorch alone (judge/coverage.h):
 // ops executed ok, layout kinds of operands of ok steps, memory formats requested by ok steps, the dtypes of ok
 // steps' results, error categories LibTorch raised (whatever impl did: a disagreement is a finding, the category
 // was still reached), and autograd situations (counted once per case).
 struct Coverage {
   using Counts = std::map<std::string, std::uint64_t>;
   Counts ops, layouts, memory_formats, dtypes, error_categories, situations;
-  Counts situation_pairs;   // two events on one tensor (program::situation_pairs())
-  Counts backward_through;  // differentiable ops a backward went through (program::backward_through_ops())
+  Counts situation_pairs;   // two events on one tensor (judge::situation_pairs())
+  Counts backward_through;  // differentiable ops a backward went through (judge::backward_through_ops())
   // Every expected key at 0: a campaign starts from this, so that a key it never reaches shows in run.json.
   static Coverage zeroed();
   bool operator==(const Coverage&) const = default;
 };
 
-// The expected keys (program::coverage_dimensions()) with no count, as "dimension.key"
+// The expected keys (judge::coverage_dimensions()) with no count, as "dimension.key"
 // ("situations.version_error"), in report order. Derived: run.json shows it, reading run.json recomputes it.
 std::vector<std::string> starved(const Coverage&);
 
@@ -93,7 +93,7 @@ struct RunSummary {
   std::uint64_t unshrunk_findings = 0;    // recorded as found: the campaign's shrinking budget was spent
   std::uint64_t flaky_findings = 0;       // recorded findings that did not diverge on every confirming run
   FindingGroups groups;
-  std::map<program::DivergenceKind, std::uint64_t> findings_by_kind;
+  std::map<judge::DivergenceKind, std::uint64_t> findings_by_kind;
   std::map<std::string, OpCounts> ops;
   std::map<std::string, std::uint64_t> error_categories;   // steps where both backends raised this category
   // Findings each known-divergence entry in force matched (0: the entry matched nothing in this run).

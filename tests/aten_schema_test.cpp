@@ -3,14 +3,20 @@
 #include <gtest/gtest.h>
 
 #include "impl_backend/backend.h"
+#include "judge/backend.h"
+#include "judge/schema_check.h"
 #include "oracle/torch_backend.h"
 #include "program/aten_schema.h"
-#include "program/backend.h"
 #include "program/op_table.h"
 #include "program/program_builder.h"
-#include "program/schema_check.h"
 
 namespace parity::program {
+
+using judge::Backend;
+using judge::StepObs;
+using judge::TensorObs;
+using judge::Trace;
+
 namespace {
 
 TEST(AtenSchema, ParsesArgumentsReturnsAndAnnotations) {

@@ -104,7 +104,7 @@ TEST(CampaignJournal, RoundTrips) {
   j.summary.resumed = 2;
   reports::Finding f;
   f.case_index = 17;
-  f.signature = program::Signature::parse("mul:values").value();
+  f.signature = judge::Signature::parse("mul:values").value();
   f.reproducible = reports::Finding::Reproducibility{5, 4};
   j.pending = f;
   write_journal(dir.path(), j);

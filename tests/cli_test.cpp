@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/device_probe.h"
+#include "judge/coverage.h"
 #include "oracle/torch_backend.h"
-#include "program/coverage.h"
 #include "program/json.h"
 #include "program/op_table.h"
 #include "reports/schema_version.h"
@@ -204,7 +204,7 @@ TEST_F(Cli, ShortCampaignWritesItsSummary) {
   // Coverage: every expected key is present, starved ones at 0 and listed; one line says so at the end.
   const nlohmann::json& coverage = run["coverage"];
   std::vector<std::string> zero;
-  for (const auto& dim : program::coverage_dimensions())
+  for (const auto& dim : judge::coverage_dimensions())
     for (const auto& key : dim.keys) {
       const nlohmann::json& counts = coverage[std::string(dim.name)];
       ASSERT_TRUE(counts.contains(key)) << dim.name << "." << key;

@@ -4,9 +4,15 @@
 #include <cmath>
 #include <limits>
 
-#include "program/compare.h"
+#include "judge/compare.h"
 
-namespace parity::program {
+namespace parity::judge {
+
+using program::DType;
+using program::OpId;
+using program::Program;
+using program::Step;
+
 namespace {
 
 using Severity = Divergence::Severity;
@@ -117,7 +123,7 @@ TEST(Compare, MessagesDifferingOnlyInAnAddressAgree) {
   EXPECT_FALSE(compare(a, b));
   b.steps[1] = error(ErrorCategory::Argument, "tensor at 0x55d2e8 is not Contiguous");
   ASSERT_TRUE(compare(a, b));
-  EXPECT_EQ(compare(a, b)->kind, program::DivergenceKind::Message);
+  EXPECT_EQ(compare(a, b)->kind, judge::DivergenceKind::Message);
   b.steps[1] = error(ErrorCategory::Argument, "tensor at 0x is not contiguous");  // no digits: not an address
   EXPECT_TRUE(compare(a, b));
 }
@@ -345,4 +351,4 @@ TEST(Compare, SignatureOfAStepOutsideTheProgram) {
 }
 
 }  // namespace
-}  // namespace parity::program
+}  // namespace parity::judge

@@ -1,4 +1,4 @@
-// program/coverage: what one case exercised, judged on LibTorch's trace. Each situation is checked on a small
+// judge/coverage: what one case exercised, judged on LibTorch's trace. Each situation is checked on a small
 // program run on the LibTorch backend, the way a campaign's child computes it, together with programs that
 // come close to it without being it.
 #include <gtest/gtest.h>
@@ -8,16 +8,25 @@
 #include <string>
 #include <vector>
 
+#include "judge/backend.h"
+#include "judge/coverage.h"
 #include "oracle/torch_backend.h"
-#include "program/backend.h"
-#include "program/coverage.h"
 #include "program/program_builder.h"
 
-namespace parity::program {
+namespace parity::judge {
+
+using program::Attrs;
+using program::DType;
+using program::MemoryFormat;
+using program::op_table;
+using program::OpId;
+using program::OpSpec;
+using program::Program;
+
 namespace {
 
 // The shared builder with the shorthands these tests use.
-class Builder : public ProgramBuilder {
+class Builder : public program::ProgramBuilder {
  public:
   int transpose(int x, bool grad_enabled = true) { return with_dims(OpId::Transpose, x, 0, 1, grad_enabled); }
   // sum(exp(x)): a scalar root whose graph saves a result, so a second backward needs retain_graph.
@@ -513,4 +522,4 @@ TEST(Coverage, TotalOverOddProgramsAndTraces) {
 }
 
 }  // namespace
-}  // namespace parity::program
+}  // namespace parity::judge

@@ -9,13 +9,22 @@
 
 #include "engine/device_probe.h"
 #include "impl_backend/backend.h"
+#include "judge/backend.h"
+#include "judge/compare.h"
+#include "judge/coverage.h"
 #include "oracle/torch_backend.h"
-#include "program/backend.h"
-#include "program/compare.h"
-#include "program/coverage.h"
 #include "program/program_builder.h"
 
-namespace parity::program {
+namespace parity::judge {
+
+using program::Attrs;
+using program::Device;
+using program::DType;
+using program::OpId;
+using program::Program;
+using program::ProgramBuilder;
+using program::Scalar;
+
 namespace {
 
 // GTEST_SKIP must run in the test body itself to end the test.
@@ -249,4 +258,4 @@ TEST(DevicePrograms, CudaKernelsDtypes) {
 }
 
 }  // namespace
-}  // namespace parity::program
+}  // namespace parity::judge

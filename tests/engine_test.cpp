@@ -18,9 +18,9 @@
 #include "engine/isolation.h"
 #include "engine/worker_pool.h"
 #include "engine/worker_protocol.h"
-#include "tests/campaign_test_support.h"
 #include "impl_backend/planted_faults.h"
-#include "program/compare.h"
+#include "judge/compare.h"
+#include "judge/trace_json.h"
 #include "program/json.h"
 #include "program/program_builder.h"
 #include "reports/build_info.h"
@@ -28,6 +28,7 @@
 #include "reports/finding.h"
 #include "reports/input_file.h"
 #include "reports/jsonl.h"
+#include "tests/campaign_test_support.h"
 
 namespace parity::engine {
 namespace {
@@ -63,7 +64,7 @@ void expect_same(const Evaluation& a, const Evaluation& b) {
   }
   EXPECT_EQ(a.coverage, b.coverage);
   // As JSON text: a NaN in a trace is not equal to itself.
-  auto text = [](const std::optional<program::Trace>& t) { return t ? program::to_json(*t).dump() : "none"; };
+  auto text = [](const std::optional<judge::Trace>& t) { return t ? judge::to_json(*t).dump() : "none"; };
   EXPECT_EQ(text(a.impl), text(b.impl));
   EXPECT_EQ(text(a.oracle), text(b.oracle));
   EXPECT_EQ(a.impl_version, b.impl_version);
@@ -125,7 +126,7 @@ TEST(EngineEvaluate, InProcessAndIsolatedAgree) {
 TEST(EngineEvaluate, AGarbledAnswerIsACrashNotCounts) {
   const program::Program p = generate_case(3, 21, {}).value();
   Progress progress;
-  const std::string answer = evaluate_to_text(p, false, program::KeepValues::SummariseLarge, reports::Oracle::LibTorch, progress);
+  const std::string answer = evaluate_to_text(p, false, judge::KeepValues::SummariseLarge, reports::Oracle::LibTorch, progress);
   auto read = [&](const std::string& text, const program::Program* program) {
     ChildEnd end;
     end.output = text;
@@ -243,7 +244,7 @@ TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
   EXPECT_EQ(first.summary.jobs, 2);
   EXPECT_EQ(second.summary.isolation, Isolation::Fork);
 
-  const auto mul_values = program::Signature::parse("mul:values").value();
+  const auto mul_values = judge::Signature::parse("mul:values").value();
   ASSERT_EQ(first.summary.groups.count(mul_values), 1u);
   EXPECT_EQ(first.summary.cases, 150u);
   EXPECT_GT(first.summary.unexpected_findings, 0u);
@@ -260,7 +261,7 @@ TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
     // The shrunk program still diverges the same way.
     const Evaluation again = evaluate_isolated(f.program, {});
     ASSERT_TRUE(again.divergence);
-    EXPECT_EQ(program::signature(f.program, *again.divergence), f.signature);
+    EXPECT_EQ(judge::signature(f.program, *again.divergence), f.signature);
   }
   EXPECT_TRUE(some_smaller);
 
@@ -276,7 +277,7 @@ TEST(EngineCampaign, PlantedFaultIsFoundShrunkAndDeterministic) {
 
 // Expects every unexpected group of a planted campaign to be at `op`; returns the findings of `kind` among them
 // and (in `all`) of any kind.
-std::size_t unexpected_at(const reports::RunSummary& s, std::string_view op, program::DivergenceKind kind,
+std::size_t unexpected_at(const reports::RunSummary& s, std::string_view op, judge::DivergenceKind kind,
                           std::size_t* all = nullptr) {
   std::size_t of_kind = 0, total = 0;
   for (const auto& [sig, group] : s.groups) {
@@ -297,7 +298,7 @@ TEST(EngineCampaign, APlantedRewordingIsFoundAsMessageDivergencesOnly) {
   const CampaignConfig c = two_worker_campaign(dir, 7, 1500);
   const CampaignResult r = run_campaign(c, reviewed_ledger());
   std::size_t all = 0;
-  const std::size_t reworded = unexpected_at(r.summary, "permute", program::DivergenceKind::Message, &all);
+  const std::size_t reworded = unexpected_at(r.summary, "permute", judge::DivergenceKind::Message, &all);
   EXPECT_GT(reworded, 0u);
   EXPECT_EQ(reworded, all);  // message divergences only
   for (const auto& record : reports::read_jsonl(c.out / "findings.jsonl").records) {
@@ -315,7 +316,7 @@ TEST(EngineCampaign, APlantedFreshResultOfAnInPlaceOpIsFoundByIdentity) {
   TempDir dir;
   const CampaignConfig c = two_worker_campaign(dir, 7, 1500);
   const CampaignResult r = run_campaign(c, reviewed_ledger());
-  EXPECT_GT(unexpected_at(r.summary, "mul_scalar_", program::DivergenceKind::Identity), 0u);
+  EXPECT_GT(unexpected_at(r.summary, "mul_scalar_", judge::DivergenceKind::Identity), 0u);
 }
 
 // An op that writes an operand its schema does not annotate as written is found at that op, by the schema
@@ -325,7 +326,7 @@ TEST(EngineCampaign, APlantedWriteOfAnInputIsFoundBySchemaConformance) {
   TempDir dir;
   const CampaignConfig c = two_worker_campaign(dir, 7, 1500);
   const CampaignResult r = run_campaign(c, reviewed_ledger());
-  EXPECT_GT(unexpected_at(r.summary, "exp", program::DivergenceKind::Schema), 0u);
+  EXPECT_GT(unexpected_at(r.summary, "exp", judge::DivergenceKind::Schema), 0u);
 }
 
 // A campaign judged by impl on the CPU, end to end (workers, confirmation, shrinking, records). Run on the CPU
@@ -428,7 +429,7 @@ TEST(EngineWorkers, ACaseGeneratedInTheWorkerIsTheProgramGeneratedHere) {
 struct ProcessFault {
   const char* plant;
   Evaluation::Outcome outcome;
-  program::DivergenceKind kind;
+  judge::DivergenceKind kind;
   const char* says;
   const char* signature;
 };
@@ -458,7 +459,7 @@ void expect_isolated(const ProcessFault& fault) {
   EXPECT_EQ(e.divergence->step, 1);
   EXPECT_NE(e.divergence->impl.find(fault.says), std::string::npos) << e.divergence->impl;
   EXPECT_NE(e.divergence->impl.find("while running impl at step 1"), std::string::npos) << e.divergence->impl;
-  EXPECT_EQ(program::signature(faulty.program(), *e.divergence).to_string(), fault.signature);
+  EXPECT_EQ(judge::signature(faulty.program(), *e.divergence).to_string(), fault.signature);
   EXPECT_EQ(pool.workers_started(), 2u);  // the faulty case's worker was replaced for the case after it
 }
 
@@ -495,18 +496,18 @@ TEST(EngineWorkers, AWorkerWhoseDeviceBrokeIsReplacedLosingNoCase) {
 TEST(EngineWorkers, PlantedCrashEndsOnlyItsCase) {
   if (!in_process_planted_with("neg=crash")) return;
   expect_isolated(
-      {"neg=crash", Evaluation::Outcome::Crash, program::DivergenceKind::Crash, "signal 11", "neg:crash:SIGSEGV"});
+      {"neg=crash", Evaluation::Outcome::Crash, judge::DivergenceKind::Crash, "signal 11", "neg:crash:SIGSEGV"});
 }
 
 TEST(EngineWorkers, PlantedAbortEndsOnlyItsCase) {
   if (!in_process_planted_with("neg=abort")) return;
   expect_isolated(
-      {"neg=abort", Evaluation::Outcome::Crash, program::DivergenceKind::Crash, "signal 6", "neg:crash:SIGABRT"});
+      {"neg=abort", Evaluation::Outcome::Crash, judge::DivergenceKind::Crash, "signal 6", "neg:crash:SIGABRT"});
 }
 
 TEST(EngineWorkers, PlantedHangEndsOnlyItsCase) {
   if (!in_process_planted_with("neg=hang")) return;
-  expect_isolated({"neg=hang", Evaluation::Outcome::Timeout, program::DivergenceKind::Timeout, "no result after 3000 ms",
+  expect_isolated({"neg=hang", Evaluation::Outcome::Timeout, judge::DivergenceKind::Timeout, "no result after 3000 ms",
                    "neg:timeout"});
 }
 
@@ -514,7 +515,7 @@ TEST(EngineWorkers, PlantedOutOfMemoryEndsOnlyItsCase) {
   if (!kAddressSpaceLimitSupported)
     GTEST_SKIP() << "an AddressSanitizer build caps no address space (engine/evaluation_process.h)";
   if (!in_process_planted_with("neg=oom")) return;
-  expect_isolated({"neg=oom", Evaluation::Outcome::OutOfMemory, program::DivergenceKind::OutOfMemory,
+  expect_isolated({"neg=oom", Evaluation::Outcome::OutOfMemory, judge::DivergenceKind::OutOfMemory,
                    "memory limit of 4096 MiB", "neg:out_of_memory"});
 }
 
@@ -529,8 +530,8 @@ TEST(EngineCampaign, CrashingCasesDoNotStopTheCampaign) {
   EXPECT_EQ(r.summary.cases, 60u);
   EXPECT_GT(r.summary.crashes, 0u);
   EXPECT_LT(r.summary.crashes, 60u);  // the cases without add ran normally
-  EXPECT_EQ(r.summary.findings_by_kind.at(program::DivergenceKind::Crash), r.summary.crashes);
-  const auto crash = program::Signature::parse("add:crash:SIGSEGV").value();
+  EXPECT_EQ(r.summary.findings_by_kind.at(judge::DivergenceKind::Crash), r.summary.crashes);
+  const auto crash = judge::Signature::parse("add:crash:SIGSEGV").value();
   ASSERT_EQ(r.summary.groups.count(crash), 1u);
   EXPECT_EQ(r.summary.groups.at(crash).count, r.summary.crashes);
   // Only cases with an add can crash (one whose add is skipped, after an error it depends on, does not).

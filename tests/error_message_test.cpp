@@ -6,8 +6,8 @@
 #include <string>
 
 #include "impl_backend/backend.h"
+#include "judge/backend.h"
 #include "oracle/torch_backend.h"
-#include "program/backend.h"
 #include "program/op_table.h"
 #include "program/program_builder.h"
 
@@ -15,14 +15,14 @@ namespace parity {
 namespace {
 
 using program::OpId;
-using program::StepObs;
+using judge::StepObs;
 
 // Runs the program on both backends and compares the last step's error, which both must raise.
 void expect_same_error(const program::ProgramBuilder& b) {
   const program::Program& p = b.program();
   auto impl = impl_backend::make_impl_backend();
   auto torch = oracle::make_torch_backend();
-  const program::Trace ti = program::run(*impl, p), to = program::run(*torch, p);
+  const judge::Trace ti = judge::run(*impl, p), to = judge::run(*torch, p);
   ASSERT_EQ(ti.steps.size(), p.steps.size());
   ASSERT_EQ(to.steps.size(), p.steps.size());
   const StepObs& i = ti.steps.back();

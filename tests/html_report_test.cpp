@@ -15,7 +15,7 @@ namespace {
 const std::string kHostile = "</script><img src=x onerror=alert(1)>\"'&";
 
 // A signature written as findings.jsonl writes it.
-program::Signature sig(std::string_view text) { return program::Signature::parse(text).value(); }
+judge::Signature sig(std::string_view text) { return judge::Signature::parse(text).value(); }
 
 std::size_t count(const std::string& hay, const std::string& needle) {
   std::size_t n = 0;
@@ -23,8 +23,8 @@ std::size_t count(const std::string& hay, const std::string& needle) {
   return n;
 }
 
-program::TensorObs obs(int value, std::vector<double> values) {
-  program::TensorObs o;
+judge::TensorObs obs(int value, std::vector<double> values) {
+  judge::TensorObs o;
   o.value = value;
   o.alias_of = value;
   o.sizes = {static_cast<std::int64_t>(values.size())};
@@ -46,8 +46,8 @@ Finding values_finding(std::uint64_t case_index) {
   b.step(program::OpId::Mul, {x, x});
   f.program = b.program();
   f.original_program_size = 5;
-  f.divergence = {1, 1, program::DivergenceKind::Values, "element 1 of 2 = 5", "element 1 of 2 = 4", program::Divergence::Severity::Major, {}, {}};
-  program::Trace impl{"impl", {}}, oracle{"libtorch", {}};
+  f.divergence = {1, 1, judge::DivergenceKind::Values, "element 1 of 2 = 5", "element 1 of 2 = 4", judge::Divergence::Severity::Major, {}, {}};
+  judge::Trace impl{"impl", {}}, oracle{"libtorch", {}};
   impl.steps.resize(2);
   oracle.steps.resize(2);
   impl.steps[0].observed = oracle.steps[0].observed = {obs(0, {1, 2})};
@@ -73,12 +73,12 @@ TEST(HtmlReport, EscapesForTextAndAttributes) {
 
 TEST(HtmlReport, HostileStringsStayText) {
   Finding f = values_finding(3);
-  // Signatures and kinds are typed (program/signature.h): no text of a finding's reaches the page through them.
+  // Signatures and kinds are typed (judge/signature.h): no text of a finding's reaches the page through them.
   f.divergence.impl = kHostile;
   f.expected = true;
   f.known_reason = kHostile;
   f.impl_trace->steps[1].observed[0].grad_fn = kHostile;
-  f.oracle_trace->steps[0].status = program::StepObs::Status::Error;
+  f.oracle_trace->steps[0].status = judge::StepObs::Status::Error;
   f.oracle_trace->steps[0].message = kHostile;
   f.planted_faults = {kHostile};
   ReportInput in = input({f});
@@ -154,11 +154,11 @@ TEST(HtmlReport, MarksTheFirstDifferenceOnBothSides) {
 // A tensor too large to keep whole is shown as its summary, marked as the first difference like values.
 TEST(HtmlReport, ShowsASummarisedTensorsSummary) {
   Finding f = values_finding(3);
-  for (program::Trace* t : {&*f.impl_trace, &*f.oracle_trace}) {
+  for (judge::Trace* t : {&*f.impl_trace, &*f.oracle_trace}) {
     std::vector<double> values(5000, t->backend == "impl" ? 1.0 : 0.0);
-    program::TensorObs& o = t->steps[1].observed[0];
+    judge::TensorObs& o = t->steps[1].observed[0];
     o.sizes = {5000};
-    o.summary = program::summarise_if_large(values);
+    o.summary = judge::summarise_if_large(values);
     o.values.clear();
   }
   const std::string html = html_report(input({f}));

@@ -9,11 +9,19 @@
 #include "engine/case_seed.h"
 #include "generators/program_gen.h"
 #include "impl_backend/backend.h"
+#include "judge/backend.h"
 #include "oracle/torch_backend.h"
-#include "program/backend.h"
 #include "program/program_builder.h"
 
-namespace parity::program {
+namespace parity::judge {
+
+using program::Attrs;
+using program::Device;
+using program::DType;
+using program::OpId;
+using program::Program;
+using program::ProgramBuilder;
+
 namespace {
 
 Attrs on(Device d) {
@@ -109,4 +117,4 @@ TEST(ImplCpuOracle, GeneratedCudaProgramsRunToTheEnd) {
 }
 
 }  // namespace
-}  // namespace parity::program
+}  // namespace parity::judge

@@ -5,9 +5,21 @@
 #include <cmath>
 #include <limits>
 
+#include "judge/trace_json.h"
 #include "program/json.h"
 
 namespace parity::program {
+
+using judge::Divergence;
+using judge::divergence_from_json;
+using judge::DivergenceKind;
+using judge::ErrorCategory;
+using judge::GradObs;
+using judge::StepObs;
+using judge::TensorObs;
+using judge::Trace;
+using judge::trace_from_json;
+
 namespace {
 
 using nlohmann::json;

@@ -13,8 +13,8 @@
 #include "engine/isolation.h"
 #include "engine/trace_worker.h"
 #include "impl_backend/backend.h"
+#include "judge/backend.h"
 #include "oracle/torch_backend.h"
-#include "program/backend.h"
 #include "program/program_builder.h"
 
 namespace parity::engine {
@@ -50,8 +50,8 @@ ChildEnd run_limited(bool libtorch, Progress* progress) {
         auto backend = libtorch ? oracle::make_torch_backend() : impl_backend::make_impl_backend();
         // Reached only when the allocations that failed became steps that raised: say how, for the failure.
         std::string raised;
-        for (const auto& s : program::run(*backend, p).steps)
-          if (s.status != program::StepObs::Status::Ok) raised += s.message.substr(0, 200) + "; ";
+        for (const auto& s : judge::run(*backend, p).steps)
+          if (s.status != judge::StepObs::Status::Ok) raised += s.message.substr(0, 200) + "; ";
         return "finished; steps that raised: " + raised;
       },
       60000ms);

@@ -19,7 +19,7 @@ namespace {
 
 using nlohmann::json;
 
-program::Signature sig(std::string_view text) { return program::Signature::parse(text).value(); }
+judge::Signature sig(std::string_view text) { return judge::Signature::parse(text).value(); }
 
 RunSummary shard_summary(int index, int total, std::uint64_t cases, double seconds) {
   RunSummary r;
@@ -57,7 +57,7 @@ json finding_line(std::uint64_t k, std::uint64_t seed = 9) {
   r.attrs.sizes = {2};
   r.attrs.strides = {1};
   f.program.steps.push_back(r);
-  f.divergence = {0, 0, program::DivergenceKind::Values, "1", "2", program::Divergence::Severity::Major, {}, {}};
+  f.divergence = {0, 0, judge::DivergenceKind::Values, "1", "2", judge::Divergence::Severity::Major, {}, {}};
   return to_json(f);
 }
 

@@ -8,11 +8,11 @@
 #include "generators/attr_gen.h"
 #include "generators/rng.h"
 #include "impl_backend/backend.h"
+#include "judge/trace.h"
 #include "oracle/torch_backend.h"
 #include "program/op_table.h"
 #include "program/program.h"
 #include "program/step_schema.h"
-#include "program/trace.h"
 
 namespace parity {
 namespace {
@@ -26,14 +26,14 @@ using program::Program;
 using program::ResultIs;
 using program::Saves;
 using program::Step;
-using program::StepObs;
-using program::Trace;
+using judge::StepObs;
+using judge::Trace;
 
-program::Backend& torch_backend() {
+judge::Backend& torch_backend() {
   static auto b = oracle::make_torch_backend();
   return *b;
 }
-program::Backend& impl_backend() {
+judge::Backend& impl_backend() {
   static auto b = impl_backend::make_impl_backend();
   return *b;
 }
@@ -72,7 +72,7 @@ Attrs attrs_for(OpId op, const std::vector<std::int64_t>& sizes, bool requires_g
   return {};
 }
 
-const program::TensorObs* find(const StepObs& so, int value) {
+const judge::TensorObs* find(const StepObs& so, int value) {
   for (const auto& o : so.observed)
     if (o.value == value) return &o;
   return nullptr;
@@ -100,11 +100,11 @@ TEST(OpTraits, SavesNamesWhatWritingBreaksBackward) {
       const int s = add(p, OpId::Sum, {y});
       add(p, OpId::Backward, {s});
       const bool should_raise = write_result ? op.saves == Saves::Result : op.saves == Saves::Self;
-      for (program::Backend* b : {&torch_backend(), &impl_backend()}) {
-        const Trace t = program::run(*b, p);
+      for (judge::Backend* b : {&torch_backend(), &impl_backend()}) {
+        const Trace t = judge::run(*b, p);
         ASSERT_EQ(t.steps[static_cast<std::size_t>(y)].status, StepObs::Status::Ok) << op.name;
         const StepObs& back = t.steps.back();
-        EXPECT_EQ(back.status == StepObs::Status::Error && back.category == program::ErrorCategory::VersionMismatch,
+        EXPECT_EQ(back.status == StepObs::Status::Error && back.category == judge::ErrorCategory::VersionMismatch,
                   should_raise)
             << b->name() << ": " << op.name << " with its " << (write_result ? "result" : "input")
             << " written before backward: " << back.message;
@@ -125,7 +125,7 @@ TEST(OpTraits, ResultIsWhatLibTorchReturns) {
                                                                       : std::vector<std::int64_t>{2, 3, 4};
     const int x = rand_leaf(p, sizes, false);
     const int y = add(p, op.id, {x}, attrs_for(op.id, sizes, false));
-    const Trace t = program::run(torch_backend(), p);
+    const Trace t = judge::run(torch_backend(), p);
     const StepObs& so = t.steps[static_cast<std::size_t>(y)];
     ASSERT_EQ(so.status, StepObs::Status::Ok) << op.name << ": " << so.message;
     const auto* r = find(so, y);
@@ -153,7 +153,7 @@ TEST(OpTraits, ResultIsWhatLibTorchReturns) {
 // x.grad = y, y.grad = x (C++ allows it): deepcopy recurses as Python's does, into RecursionError, and raises
 // instead of overflowing the stack. On LibTorch (the deepcopy recipe) and on impl.
 TEST(OpTraits, DeepcopyOfAGradientCycleRaises) {
-  for (program::Backend* b : {&torch_backend(), &impl_backend()}) {
+  for (judge::Backend* b : {&torch_backend(), &impl_backend()}) {
     Program p;
     const int x = rand_leaf(p, {2}, false);
     const int y = rand_leaf(p, {2}, false);
@@ -162,9 +162,9 @@ TEST(OpTraits, DeepcopyOfAGradientCycleRaises) {
     Attrs memo;
     memo.memo = 1;
     const int c = add(p, OpId::Deepcopy, {x}, memo);
-    const Trace tr = program::run(*b, p);
+    const Trace tr = judge::run(*b, p);
     EXPECT_EQ(tr.steps[c].status, StepObs::Status::Error) << b->name();
-    EXPECT_EQ(tr.steps[c].category, program::ErrorCategory::Argument) << b->name() << ": " << tr.steps[c].message;
+    EXPECT_EQ(tr.steps[c].category, judge::ErrorCategory::Argument) << b->name() << ": " << tr.steps[c].message;
   }
 }
 
@@ -172,7 +172,7 @@ TEST(OpTraits, DeepcopyOfAGradientCycleRaises) {
 // it in place. set_grad makes the gradient the very tensor assigned; reset_grad leaves none, and `grad` then
 // gives no value. On LibTorch and on impl.
 TEST(OpTraits, GradIsTheGradientTensorItself) {
-  for (program::Backend* b : {&torch_backend(), &impl_backend()}) {
+  for (judge::Backend* b : {&torch_backend(), &impl_backend()}) {
     Program p;
     const int x = rand_leaf(p, {2, 3}, true);
     const int s = add(p, OpId::Sum, {x});
@@ -191,7 +191,7 @@ TEST(OpTraits, GradIsTheGradientTensorItself) {
     const int bw2 = add(p, OpId::Backward, {s}, retain);
     const int reset = add(p, OpId::ResetGrad, {x});
     const int after = add(p, OpId::Grad, {x});
-    const Trace tr = program::run(*b, p);
+    const Trace tr = judge::run(*b, p);
     for (const StepObs& so : tr.steps) ASSERT_EQ(so.status, StepObs::Status::Ok) << b->name() << ": " << so.message;
     EXPECT_EQ(find(tr.steps[none], none), nullptr) << b->name() << ": no gradient yet, no value";
     const auto* gx = find(tr.steps[bw], x);

@@ -8,24 +8,24 @@
 #include <string>
 #include <vector>
 
+#include "judge/backend.h"
 #include "oracle/torch_backend.h"
-#include "program/backend.h"
-#include "program/program_builder.h"
 #include "program/content.h"
+#include "program/program_builder.h"
 
 namespace parity::oracle {
 namespace {
 
 using program::Attrs;
 using program::DType;
-using program::ErrorCategory;
+using judge::ErrorCategory;
 using program::MemoryFormat;
 using program::OpId;
 using program::Scalar;
 using program::Step;
-using program::StepObs;
-using program::Trace;
-using program::TensorObs;
+using judge::StepObs;
+using judge::Trace;
+using judge::TensorObs;
 
 Scalar int_scalar(double v) { return {Scalar::Kind::Int, v}; }
 Scalar float_scalar(double v) { return {Scalar::Kind::Float, v}; }
@@ -35,7 +35,7 @@ class Builder : public program::ProgramBuilder {
  public:
   Trace run() const {
     auto backend = make_torch_backend();
-    return program::run(*backend, p_);
+    return judge::run(*backend, p_);
   }
 };
 
@@ -929,7 +929,7 @@ TEST(OracleBackend, ErrorsAreClassified) {
     const StepObs& last = tr.steps.back();
     EXPECT_EQ(last.status, StepObs::Status::Error) << c.name;
     EXPECT_EQ(last.category, c.expected)
-        << c.name << ": got " << program::to_string(last.category) << " for: " << last.message;
+        << c.name << ": got " << judge::to_string(last.category) << " for: " << last.message;
     EXPECT_EQ(last.message.find("Exception raised from"), std::string::npos) << c.name << ": " << last.message;
     for (std::size_t i = 0; i + 1 < tr.steps.size(); ++i)
       EXPECT_EQ(tr.steps[i].status, StepObs::Status::Ok) << c.name << " step " << i << ": " << tr.steps[i].message;

@@ -142,7 +142,7 @@ def test(parity, browser, out_dir, tmp):
         return 1
 
     # The hostile finding: a copy of a neg:status one under another category, so it forms its own group (which
-    # the ledger's neg:status:* still matches). Signatures and kinds are typed (program/signature.h), so markup
+    # the ledger's neg:status:* still matches). Signatures and kinds are typed (judge/signature.h), so markup
     # can only reach the free-text fields.
     hostile = json.loads(json.dumps(neg[0]))
     hostile["signature"] = "neg:status:shape"

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "program/coverage.h"
+#include "judge/coverage.h"
 #include "program/json.h"
 #include "reports/error.h"
 #include "reports/finding.h"
@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // A signature written as findings.jsonl writes it.
-program::Signature sig(std::string_view text) { return program::Signature::parse(text).value(); }
+judge::Signature sig(std::string_view text) { return judge::Signature::parse(text).value(); }
 
 class TempDir {
  public:
@@ -58,8 +58,8 @@ Finding sample_finding() {
   r.attrs.sizes = {2, 3};
   r.attrs.strides = {3, 1};
   f.program.steps.push_back(r);
-  f.divergence = {0, 0, program::DivergenceKind::Strides, "[1, 2]", "[3, 1]", program::Divergence::Severity::Major, {}, {}};
-  program::Trace t;
+  f.divergence = {0, 0, judge::DivergenceKind::Strides, "[1, 2]", "[3, 1]", judge::Divergence::Severity::Major, {}, {}};
+  judge::Trace t;
   t.backend = "impl";
   t.steps.resize(1);
   f.impl_trace = t;
@@ -144,7 +144,7 @@ TEST(ReportsRunSummary, RoundTrips) {
   r.groups[sig("add:values")].add_case(3);
   r.groups[sig("add:values")].offer(3, sample_finding().program);
   r.groups[sig("program:crash")].add_case(12);  // a group whose findings were not recorded has no smallest program
-  r.findings_by_kind = {{program::DivergenceKind::Values, 3}, {program::DivergenceKind::Crash, 1}};
+  r.findings_by_kind = {{judge::DivergenceKind::Values, 3}, {judge::DivergenceKind::Crash, 1}};
   r.ops = {{"add", {10, 8, 1, 1}}};
   r.error_categories = {{"shape", 2}};
   r.known_divergence_hits = {{"expand:status:argument", 1}, {"never:matched", 0}};
@@ -242,11 +242,11 @@ TEST(ReportsFindingGroup, KeepsTheFirstCaseAndTheSmallestRecordedProgram) {
 TEST(ReportsCoverage, ZeroedHasEveryExpectedKeyAndStarvedNamesThem) {
   Coverage c = Coverage::zeroed();
   std::size_t expected = 0;
-  for (const auto& dim : program::coverage_dimensions()) expected += dim.keys.size();
+  for (const auto& dim : judge::coverage_dimensions()) expected += dim.keys.size();
   std::vector<std::string> all = starved(c);
   EXPECT_EQ(all.size(), expected);
-  EXPECT_EQ(c.situations.size(), program::all_situations().size());
-  EXPECT_EQ(c.ops.size(), program::op_names().size());  // to_device is asked only of campaigns on cuda
+  EXPECT_EQ(c.situations.size(), judge::all_situations().size());
+  EXPECT_EQ(c.ops.size(), judge::op_names().size());  // to_device is asked only of campaigns on cuda
   // "channels_last" is both a layout kind and a memory format: the dimension tells them apart.
   EXPECT_NE(std::find(all.begin(), all.end(), "layouts.channels_last"), all.end());
   EXPECT_NE(std::find(all.begin(), all.end(), "memory_formats.channels_last"), all.end());

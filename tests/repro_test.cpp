@@ -5,9 +5,25 @@
 #include <regex>
 
 #include "program/content.h"
-#include "program/repro.h"
+#include "reports/repro.h"
 
-namespace parity::program {
+namespace parity::reports {
+
+using judge::ErrorCategory;
+using judge::StepObs;
+using judge::Trace;
+using program::Device;
+using program::DType;
+using program::MemoryFormat;
+using program::op_table;
+using program::OpId;
+using program::OpSpec;
+using program::Program;
+using program::Scalar;
+using program::seeded_content;
+using program::Step;
+using program::storage_extent;
+
 namespace {
 
 Step rand_step(std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides, std::uint64_t seed = 3) {
@@ -260,4 +276,4 @@ TEST(Repro, Literals) {
 }
 
 }  // namespace
-}  // namespace parity::program
+}  // namespace parity::reports

@@ -9,8 +9,8 @@
 
 #include "impl/storage.h"
 #include "impl_backend/backend.h"
+#include "judge/backend.h"
 #include "oracle/torch_backend.h"
-#include "program/backend.h"
 #include "program/program_builder.h"
 
 namespace parity {
@@ -20,11 +20,11 @@ using program::Attrs;
 using program::DType;
 using program::OpId;
 
-program::Backend& torch_backend() {
+judge::Backend& torch_backend() {
   static auto b = oracle::make_torch_backend();
   return *b;
 }
-program::Backend& impl_backend() {
+judge::Backend& impl_backend() {
   static auto b = impl_backend::make_impl_backend();
   return *b;
 }
@@ -65,11 +65,11 @@ std::int64_t heap_in_use() { return static_cast<std::int64_t>(::mallinfo2().uord
 // Runs the program many times, each in a session of its own, after a first run that makes what the backend makes
 // once for good. A cycle left behind by each run costs at least a tensor each time, over a MiB in all; the margin
 // is for the allocator's own caches.
-void expect_nothing_kept(program::Backend& backend, const program::Program& p) {
+void expect_nothing_kept(judge::Backend& backend, const program::Program& p) {
   constexpr int kRuns = 2000;
-  program::run(backend, p);
+  judge::run(backend, p);
   const std::int64_t before = heap_in_use();
-  for (int i = 0; i < kRuns; ++i) program::run(backend, p);
+  for (int i = 0; i < kRuns; ++i) judge::run(backend, p);
   EXPECT_LT(heap_in_use() - before, 64 * 1024) << backend.name() << ": the heap grew over " << kRuns << " runs";
 }
 

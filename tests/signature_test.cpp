@@ -1,12 +1,15 @@
 // Divergence kinds and signatures: the text findings.jsonl and run.json hold, written and read in one place.
-#include "program/signature.h"
+#include "judge/signature.h"
 
 #include <gtest/gtest.h>
 
-#include "program/compare.h"
-#include "program/divergence_kind.h"
+#include "judge/compare.h"
+#include "judge/divergence_kind.h"
 
-namespace parity::program {
+namespace parity::judge {
+
+using program::Program;
+
 namespace {
 
 TEST(DivergenceKind, NamesRoundTrip) {
@@ -103,4 +106,4 @@ TEST(Signature, OfAGradFnRefusedOnBothSides) {
 }
 
 }  // namespace
-}  // namespace parity::program
+}  // namespace parity::judge

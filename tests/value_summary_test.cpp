@@ -8,13 +8,22 @@
 #include <limits>
 
 #include "impl_backend/backend.h"
-#include "program/backend.h"
-#include "program/compare.h"
+#include "judge/backend.h"
+#include "judge/compare.h"
+#include "judge/trace_json.h"
 #include "program/content.h"
 #include "program/json.h"
 #include "program/program_builder.h"
 
-namespace parity::program {
+namespace parity::judge {
+
+using program::Attrs;
+using program::DType;
+using program::JsonError;
+using program::OpId;
+using program::ProgramBuilder;
+using program::seeded_content;
+
 namespace {
 
 constexpr std::int64_t kLarge = std::int64_t{1} << 20;
@@ -197,4 +206,4 @@ TEST(ValueSummary, JsonKeepsASummary) {
 }
 
 }  // namespace
-}  // namespace parity::program
+}  // namespace parity::judge

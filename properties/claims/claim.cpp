@@ -6,9 +6,9 @@
 
 namespace parity::claims {
 
-using program::StepObs;
-using program::TensorObs;
-using program::Trace;
+using judge::StepObs;
+using judge::TensorObs;
+using judge::Trace;
 
 // ---- reading a trace ------------------------------------------------------------------------------------------
 
@@ -62,7 +62,7 @@ std::string outcome_of(const StepObs& s) {
   switch (s.status) {
     case StepObs::Status::Ok: return "ran";
     case StepObs::Status::Skipped: return "was skipped";
-    case StepObs::Status::Error: return "raised " + std::string(program::to_string(s.category));
+    case StepObs::Status::Error: return "raised " + std::string(judge::to_string(s.category));
   }
   return "?";
 }

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "judge/trace.h"
 #include "program/program.h"
-#include "program/trace.h"
 
 namespace parity::claims {
 
@@ -32,7 +32,7 @@ struct Claim {
   // Steps whose raising is what the claim is about; every other step must run (a step skipped because one of
   // these raised is fine). A program that does not run this way on LibTorch is a broken claim.
   std::vector<int> may_raise;
-  std::function<Verdict(const program::Trace&)> check;
+  std::function<Verdict(const judge::Trace&)> check;
 };
 
 // ---- reading a trace in a check ---------------------------------------------------------------------------
@@ -44,12 +44,12 @@ struct MissingObservation : std::runtime_error {
 };
 
 // Step `step`'s outcome; throws MissingObservation past the end of the trace.
-const program::StepObs& step_at(const program::Trace& t, int step);
+const judge::StepObs& step_at(const judge::Trace& t, int step);
 // The value a step made, observed right after it ran (the step must have succeeded).
-const program::TensorObs& made(const program::Trace& t, int step);
+const judge::TensorObs& made(const judge::Trace& t, int step);
 // Value `value` as step `step` observed it (mutating and backward steps observe every live value).
-const program::TensorObs& seen(const program::Trace& t, int step, int value);
-bool succeeded(const program::Trace& t, int step);
+const judge::TensorObs& seen(const judge::Trace& t, int step, int value);
+bool succeeded(const judge::Trace& t, int step);
 
 // ---- rendering observations ---------------------------------------------------------------------------------
 // Sizes and strides are written with program::render_ints ("[4, 1, 4, 4]"). Values are written with num, to six
@@ -58,13 +58,13 @@ bool succeeded(const program::Trace& t, int step);
 std::string num(double v);                                // 5, 0.5, -1.25e-07
 std::string nums(const std::vector<double>& v);           // [5, 5, 5]
 std::string flag(bool b);                                 // true / false
-std::string grad_of(const program::TensorObs& o);         // "[6]" or "None"
-std::string grad_fn_of(const program::TensorObs& o);      // "CloneBackward0" or "None"
+std::string grad_of(const judge::TensorObs& o);         // "[6]" or "None"
+std::string grad_fn_of(const judge::TensorObs& o);      // "CloneBackward0" or "None"
 // "ran" or "raised <category>" (a skipped step: "was skipped").
-std::string outcome_of(const program::StepObs& s);
+std::string outcome_of(const judge::StepObs& s);
 bool all_equal(const std::vector<double>& v, double x);
 // Whether two observed values share storage (`later` observed at a step after `earlier` was made).
-bool shares_storage(const program::TensorObs& earlier, const program::TensorObs& later);
+bool shares_storage(const judge::TensorObs& earlier, const judge::TensorObs& later);
 
 // ---- the registry (seed_claims.cpp) ------------------------------------------------------------------------
 

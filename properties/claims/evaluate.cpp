@@ -5,8 +5,8 @@
 
 namespace parity::claims {
 
-using program::StepObs;
-using program::Trace;
+using judge::StepObs;
+using judge::Trace;
 
 std::string run_problem(const Claim& claim, const Trace& trace) {
   const auto& steps = claim.program.steps;
@@ -70,10 +70,10 @@ ClaimResult judge(const Claim& claim, const Trace& libtorch, const Trace& impl) 
   return combine(judge(claim, libtorch), judge(claim, impl));
 }
 
-ClaimResult evaluate(const Claim& claim, program::Backend& libtorch, program::Backend& impl) {
-  auto side = [&](program::Backend& b) {
+ClaimResult evaluate(const Claim& claim, judge::Backend& libtorch, judge::Backend& impl) {
+  auto side = [&](judge::Backend& b) {
     try {
-      return judge(claim, program::run(b, claim.program));
+      return judge(claim, judge::run(b, claim.program));
     } catch (const std::exception& e) {
       return no_trace(std::string("the run escaped with an exception: ") + e.what());
     }

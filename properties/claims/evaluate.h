@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "program/backend.h"
+#include "judge/backend.h"
 #include "properties/claims/claim.h"
 
 namespace parity::claims {
@@ -25,16 +25,16 @@ struct ClaimResult {
 
 // What went wrong running `claim`'s program into `trace` (a step outside may_raise raised, or was skipped
 // without a may_raise step raising before it); empty when nothing did.
-std::string run_problem(const Claim& claim, const program::Trace& trace);
+std::string run_problem(const Claim& claim, const judge::Trace& trace);
 
 // The check on one backend's trace, guarded: a run problem or a missing observation gives a failed verdict.
-SideResult judge(const Claim& claim, const program::Trace& trace);
-ClaimResult judge(const Claim& claim, const program::Trace& libtorch, const program::Trace& impl);
+SideResult judge(const Claim& claim, const judge::Trace& trace);
+ClaimResult judge(const Claim& claim, const judge::Trace& libtorch, const judge::Trace& impl);
 // A side that produced no trace (its process crashed or hung): a failed verdict saying so.
 SideResult no_trace(const std::string& why);
 ClaimResult combine(SideResult libtorch, SideResult impl);
 
 // Runs the claim on both backends in this process.
-ClaimResult evaluate(const Claim& claim, program::Backend& libtorch, program::Backend& impl);
+ClaimResult evaluate(const Claim& claim, judge::Backend& libtorch, judge::Backend& impl);
 
 }  // namespace parity::claims

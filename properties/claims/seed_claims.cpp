@@ -15,8 +15,8 @@ using program::MemoryFormat;
 using program::OpId;
 using program::ProgramBuilder;
 using program::render_ints;
-using program::TensorObs;
-using program::Trace;
+using judge::TensorObs;
+using judge::Trace;
 
 constexpr const char* kSeed0 = "000_8f20afcace787d72.txt";
 constexpr const char* kSeed1 = "001_0eb46fe5404de266.txt";
@@ -284,8 +284,8 @@ Claim detach_write_breaks_backward() {
                "in-place modification (version) error.",
                p.b, {back}, [=](const Trace& t) {
                  const auto& s = step_at(t, back);
-                 return Verdict{s.status == program::StepObs::Status::Error &&
-                                    s.category == program::ErrorCategory::VersionMismatch,
+                 return Verdict{s.status == judge::StepObs::Status::Error &&
+                                    s.category == judge::ErrorCategory::VersionMismatch,
                                 "backward " + outcome_of(s)};
                });
 }
@@ -298,7 +298,7 @@ Claim detach_clone_write_keeps_backward() {
                "a.grad = 2a.",
                p.b, {back}, [=](const Trace& t) {
                  const auto& s = step_at(t, back);
-                 if (s.status != program::StepObs::Status::Ok) return Verdict{false, "backward " + outcome_of(s)};
+                 if (s.status != judge::StepObs::Status::Ok) return Verdict{false, "backward " + outcome_of(s)};
                  const TensorObs& ao = seen(t, back, a);
                  return Verdict{ao.grad && all_equal(ao.grad->values, 2.0), "backward ran, a.grad = " + grad_of(ao)};
                });
@@ -361,7 +361,7 @@ struct DeepcopyNonLeafProgram {
 
 std::string deepcopy_outcome(const Trace& t, int dc) {
   const auto& s = step_at(t, dc);
-  if (s.status != program::StepObs::Status::Ok) return "deepcopy " + outcome_of(s);
+  if (s.status != judge::StepObs::Status::Ok) return "deepcopy " + outcome_of(s);
   const TensorObs& o = made(t, dc);
   return "deepcopy ran: values " + nums(o.values) + ", requires_grad=" + flag(o.requires_grad) + ", grad_fn " +
          grad_fn_of(o);
@@ -399,7 +399,7 @@ Claim leaf_inplace_no_error() {
                "Writing in place to a leaf that requires grad (grad mode on) raises no error.", b, {w},
                [=](const Trace& t) {
                  const auto& s = step_at(t, w);
-                 return Verdict{s.status == program::StepObs::Status::Ok, "x.add_(1) " + outcome_of(s)};
+                 return Verdict{s.status == judge::StepObs::Status::Ok, "x.add_(1) " + outcome_of(s)};
                });
 }
 
@@ -414,9 +414,9 @@ Claim clone_absorbs_inplace() {
                "runs and gives x.grad = 3.",
                b, {w, back}, [=](const Trace& t) {
                  const auto& ws = step_at(t, w);
-                 if (ws.status != program::StepObs::Status::Ok) return Verdict{false, "c.mul_(3) " + outcome_of(ws)};
+                 if (ws.status != judge::StepObs::Status::Ok) return Verdict{false, "c.mul_(3) " + outcome_of(ws)};
                  const auto& bs = step_at(t, back);
-                 if (bs.status != program::StepObs::Status::Ok) return Verdict{false, "backward " + outcome_of(bs)};
+                 if (bs.status != judge::StepObs::Status::Ok) return Verdict{false, "backward " + outcome_of(bs)};
                  const TensorObs& xo = seen(t, back, x);
                  return Verdict{xo.grad && all_equal(xo.grad->values, 3.0),
                                 "write and backward ran, x.grad = " + grad_of(xo)};

@@ -3,13 +3,13 @@
 #include <optional>
 #include <string>
 
-#include "program/divergence_kind.h"
-#include "program/error_category.h"
+#include "judge/divergence_kind.h"
+#include "judge/error_category.h"
+#include "judge/signature.h"
+#include "judge/trace.h"
 #include "program/program.h"
-#include "program/signature.h"
-#include "program/trace.h"
 
-namespace parity::program {
+namespace parity::judge {
 
 struct Divergence {
   enum class Severity { Major, Minor };  // minor: strides differ only in size-1 dims or empty tensors
@@ -32,7 +32,7 @@ struct Tolerance {
   double rtol;
   double atol;
 };
-Tolerance tolerance(DType);
+Tolerance tolerance(program::DType);
 
 std::optional<Divergence> compare(const Trace& impl, const Trace& oracle);
 
@@ -41,6 +41,6 @@ std::string_view to_string(Divergence::Severity);
 // What groups findings: the op of the first differing step (Signature::kProgramOp when the divergence is not
 // tied to a step), the kind, for status and error_category (and grad_fn refused on both sides) the error
 // categories, and for a crash by a signal the signal.
-Signature signature(const Program&, const Divergence&);
+Signature signature(const program::Program&, const Divergence&);
 
-}  // namespace parity::program
+}  // namespace parity::judge

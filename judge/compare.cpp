@@ -1,4 +1,4 @@
-#include "program/compare.h"
+#include "judge/compare.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,14 @@
 #include <functional>
 #include <limits>
 
-namespace parity::program {
+namespace parity::judge {
+
+using program::DType;
+using program::join;
+using program::Program;
+using program::render_ints;
+using program::render_number;
+using program::spec;
 
 namespace {
 
@@ -390,4 +397,4 @@ Signature signature(const Program& program, const Divergence& d) {
   return sig;
 }
 
-}  // namespace parity::program
+}  // namespace parity::judge

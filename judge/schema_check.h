@@ -9,24 +9,24 @@
 #include <string>
 #include <vector>
 
+#include "judge/backend.h"
 #include "program/aten_schema.h"
-#include "program/backend.h"
 
-namespace parity::program {
+namespace parity::judge {
 
 class SchemaCheck {
  public:
   // Before the step runs: what its operands hold. `defined(id)` says whether a value's contents are defined
   // (uninitialised memory changes from one read to the next: such an operand is not judged).
   template <typename Defined>
-  void before(const Step& step, Session& session, Defined defined) {
+  void before(const program::Step& step, Session& session, Defined defined) {
     schema_ = nullptr;
     operands_.clear();
-    const AtenSchema* schema = aten_schema(step.op);
+    const program::AtenSchema* schema = program::aten_schema(step.op);
     if (!schema) return;
     // An operand the op may write needs no snapshot: whatever it holds afterwards is allowed.
     for (std::size_t i = 0; i < step.inputs.size(); ++i) {
-      const SchemaValue* arg = schema->tensor_argument(i);
+      const program::SchemaValue* arg = schema->tensor_argument(i);
       operands_.push_back(arg && arg->writes ? Operand{} : snapshot(session, step.inputs[i], defined(step.inputs[i])));
     }
     schema_ = schema;
@@ -34,7 +34,7 @@ class SchemaCheck {
   // After it ran (or raised: an op that fails must not have written what it may not either). Returns one
   // sentence per violation; empty when the step conforms or its op has no schema.
   template <typename Defined>
-  std::vector<std::string> after(const Step& step, int index, bool ok, Session& session, Defined defined) {
+  std::vector<std::string> after(const program::Step& step, int index, bool ok, Session& session, Defined defined) {
     if (!schema_) return {};
     std::vector<bool> defined_after;
     for (int in : step.inputs) defined_after.push_back(defined(in));
@@ -47,11 +47,11 @@ class SchemaCheck {
     bool defined = false;
   };
   static Operand snapshot(Session& session, int id, bool defined);
-  std::vector<std::string> check(const Step& step, int index, bool ok, Session& session,
+  std::vector<std::string> check(const program::Step& step, int index, bool ok, Session& session,
                                  const std::vector<bool>& defined_after) const;
 
-  const AtenSchema* schema_ = nullptr;
+  const program::AtenSchema* schema_ = nullptr;
   std::vector<Operand> operands_;
 };
 
-}  // namespace parity::program
+}  // namespace parity::judge

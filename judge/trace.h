@@ -7,16 +7,16 @@
 #include <string_view>
 #include <vector>
 
-#include "program/error_category.h"
+#include "judge/error_category.h"
+#include "judge/value_summary.h"
 #include "program/types.h"
-#include "program/value_summary.h"
 
-namespace parity::program {
+namespace parity::judge {
 
 struct GradObs {
   std::vector<std::int64_t> sizes;
   std::vector<std::int64_t> strides;
-  DType dtype = DType::Float32;
+  program::DType dtype = program::DType::Float32;
   // As TensorObs's; both empty when the gradient is not comparable (it flowed through uninitialised memory).
   std::vector<double> values;
   std::optional<ValueSummary> summary = {};
@@ -33,7 +33,7 @@ struct TensorObs {
   std::vector<std::int64_t> sizes;
   std::vector<std::int64_t> strides;
   std::int64_t offset = 0;
-  DType dtype = DType::Float32;
+  program::DType dtype = program::DType::Float32;
   std::string device = "cpu";
   bool requires_grad = false;
   bool is_leaf = true;
@@ -62,7 +62,7 @@ struct StepObs {
   ErrorCategory category = ErrorCategory::Unclassified;
   std::string message;
   std::vector<TensorObs> observed;
-  // How the step broke its op's ATen schema on this backend (program/schema_check.h); empty when it conforms.
+  // How the step broke its op's ATen schema on this backend (judge/schema_check.h); empty when it conforms.
   std::vector<std::string> schema_violations;
   bool operator==(const StepObs&) const = default;
 };
@@ -87,4 +87,4 @@ inline std::optional<ErrorCategory> raised_marker_category(std::string_view grad
   return parse_error_category(grad_fn.substr(open.size(), grad_fn.size() - open.size() - close.size()));
 }
 
-}  // namespace parity::program
+}  // namespace parity::judge

@@ -1,4 +1,4 @@
-#include "program/repro.h"
+#include "reports/repro.h"
 
 #include <algorithm>
 #include <charconv>
@@ -6,13 +6,34 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "judge/value_summary.h"
 #include "program/attr_spec.h"
 #include "program/content.h"
-#include "program/deepcopy_recipe_text.h"
 #include "program/internal_assert.h"
-#include "program/value_summary.h"
+#include "reports/deepcopy_recipe_text.h"
 
-namespace parity::program {
+namespace parity::reports {
+
+using judge::kFullValuesUpTo;
+using judge::StepObs;
+using judge::Trace;
+using program::Attr;
+using program::attr_spec;
+using program::Attrs;
+using program::AttrSpec;
+using program::AttrType;
+using program::Device;
+using program::DType;
+using program::kNoValue;
+using program::MemoryFormat;
+using program::OpId;
+using program::OpSpec;
+using program::Program;
+using program::Scalar;
+using program::seeded_content;
+using program::spec;
+using program::Step;
+using program::storage_extent;
 
 namespace {
 
@@ -449,4 +470,4 @@ std::string python_repro(const Program& p, const Trace* oracle) {
   return out.str();
 }
 
-}  // namespace parity::program
+}  // namespace parity::reports

@@ -1,8 +1,8 @@
-#include "program/signature.h"
+#include "judge/signature.h"
 
 #include <algorithm>
 
-namespace parity::program {
+namespace parity::judge {
 
 namespace {
 
@@ -90,9 +90,9 @@ bool valid_op(std::string_view op) {
 }  // namespace
 
 std::string Signature::to_string() const {
-  std::string s = op + ":" + std::string(program::to_string(kind));
+  std::string s = op + ":" + std::string(judge::to_string(kind));
   if (const auto* c = std::get_if<ErrorCategory>(&detail)) {
-    s += ":" + std::string(program::to_string(*c));
+    s += ":" + std::string(judge::to_string(*c));
   } else if (const auto* sides = std::get_if<SideCategories>(&detail)) {
     s += ":impl=" + std::string(side_name(sides->impl)) + ",oracle=" + std::string(side_name(sides->oracle));
   } else if (const auto* signal = std::get_if<Signal>(&detail)) {
@@ -149,4 +149,4 @@ std::optional<Signature> Signature::parse(std::string_view text) {
 
 bool operator<(const Signature& a, const Signature& b) { return a.to_string() < b.to_string(); }
 
-}  // namespace parity::program
+}  // namespace parity::judge

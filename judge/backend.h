@@ -6,10 +6,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "judge/trace.h"
 #include "program/program.h"
-#include "program/trace.h"
 
-namespace parity::program {
+namespace parity::judge {
 
 // Thrown by a session for a step that raised: the backend's own category and message.
 struct StepError : std::runtime_error {
@@ -21,7 +21,7 @@ class Session {
  public:
   virtual ~Session() = default;
   // Runs step `index` (its inputs exist). Throws StepError (or any std::exception) when the step raises.
-  virtual void execute(const Step& step, int index) = 0;
+  virtual void execute(const program::Step& step, int index) = 0;
   virtual bool has_value(int id) const = 0;
   virtual TensorObs observe(int id, bool with_values, bool with_grad) = 0;
   // What schema conformance compares around a step: the values in logical order. Unlike observe, it reads no
@@ -49,11 +49,11 @@ class Backend {
 };
 
 // What a trace keeps of each observed tensor's elements (and its gradient's): every value up to
-// kFullValuesUpTo of them and a summary above (program/value_summary.h), so that its memory does not grow with
+// kFullValuesUpTo of them and a summary above (judge/value_summary.h), so that its memory does not grow with
 // the elements the program makes; or every value (`parity run --full-values`), for a person to read.
 enum class KeepValues { SummariseLarge, All };
 
-Trace run(Backend& backend, const Program& program, KeepValues keep = KeepValues::SummariseLarge);
+Trace run(Backend& backend, const program::Program& program, KeepValues keep = KeepValues::SummariseLarge);
 
 // A multi-output op's step keeps output `index`; both adapters refuse an index past the outputs the same way.
 template <typename Outputs>
@@ -64,4 +64,4 @@ auto pick_output(const Outputs& outputs, std::int64_t index) {
   return outputs[static_cast<std::size_t>(index)];
 }
 
-}  // namespace parity::program
+}  // namespace parity::judge

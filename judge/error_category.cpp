@@ -1,9 +1,10 @@
-#include "program/error_category.h"
+#include "judge/error_category.h"
 
 #include <array>
 #include <utility>
 
-namespace parity::program {
+namespace parity::judge {
+
 
 namespace {
 struct CategoryName {
@@ -163,4 +164,4 @@ ErrorCategory classify_torch_message(std::string_view message) {
   return ErrorCategory::Unclassified;
 }
 
-}  // namespace parity::program
+}  // namespace parity::judge

@@ -1,11 +1,17 @@
-#include "program/schema_check.h"
+#include "judge/schema_check.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "program/internal_assert.h"
 
-namespace parity::program {
+namespace parity::judge {
+
+using program::OpSpec;
+using program::ResultIs;
+using program::SchemaValue;
+using program::spec;
+using program::Step;
 
 namespace {
 
@@ -80,4 +86,4 @@ std::vector<std::string> SchemaCheck::check(const Step& step, int index, bool ok
   return violations;
 }
 
-}  // namespace parity::program
+}  // namespace parity::judge

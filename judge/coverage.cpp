@@ -1,4 +1,4 @@
-#include "program/coverage.h"
+#include "judge/coverage.h"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,24 @@
 #include <initializer_list>
 #include <optional>
 
-namespace parity::program {
+namespace parity::judge {
+
+using program::Attr;
+using program::DType;
+using program::is_floating;
+using program::kAllDTypes;
+using program::kAllMemoryFormats;
+using program::kBackward;
+using program::kNoValue;
+using program::op_table;
+using program::OpId;
+using program::OpKind;
+using program::OpSpec;
+using program::Program;
+using program::ResultIs;
+using program::Saves;
+using program::spec;
+using program::Step;
 
 namespace {
 
@@ -88,12 +105,6 @@ std::size_t pair_index(std::size_t a, std::size_t b) {
   std::size_t index = 0;
   for (std::size_t i = 0; i < a; ++i) index += kTensorEventCount - 1 - i;
   return index + (b - a - 1);
-}
-
-bool derivative_reachable(const OpSpec& op) {
-  if (op.kind == OpKind::Factory || op.kind == OpKind::Autograd || op.leaf_result || !op.has_value()) return false;
-  if (op.result == ResultIs::Alias || op.id == OpId::Detach_ || op.id == OpId::NewTensor) return false;
-  return !op.out_of;  // out= forms record no history
 }
 
 bool is_one_of(const Step& s, std::initializer_list<OpId> ops) {
@@ -363,7 +374,7 @@ class Analysis {
         event(v, TensorEvent::Backward);
       }
       const OpSpec& made_by = spec(p_.steps[v].op);
-      if (!o->is_leaf && derivative_reachable(made_by)) through_seen_[static_cast<std::size_t>(made_by.id)] = true;
+      if (!o->is_leaf && program::records_history(made_by)) through_seen_[static_cast<std::size_t>(made_by.id)] = true;
     }
   }
 
@@ -585,7 +596,7 @@ const std::vector<std::string>& backward_through_ops() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
     for (const OpSpec& op : op_table())
-      if (derivative_reachable(op) && !op.device_only) out.emplace_back(op.name);
+      if (program::records_history(op) && !op.device_only) out.emplace_back(op.name);
     return out;
   }();
   return names;
@@ -610,4 +621,4 @@ const std::vector<CoverageDimension>& coverage_dimensions() {
   return dims;
 }
 
-}  // namespace parity::program
+}  // namespace parity::judge

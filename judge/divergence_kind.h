@@ -1,11 +1,11 @@
-// Divergence kinds: which observation differed first between impl and LibTorch (program/compare.cpp emits
+// Divergence kinds: which observation differed first between impl and LibTorch (judge/compare.cpp emits
 // them, the evaluator adds crash, timeout and out_of_memory). Their names are what findings.jsonl and run.json write
 // (reports/schema/common.schema.json, divergence_kind).
 #pragma once
 #include <optional>
 #include <string_view>
 
-namespace parity::program {
+namespace parity::judge {
 
 #define PARITY_DIVERGENCE_KINDS(X)                                                                  \
   X(StepCount, "step_count")            /* the traces have different numbers of steps */            \
@@ -51,4 +51,4 @@ enum class DivergenceKind {
 std::string_view to_string(DivergenceKind);
 std::optional<DivergenceKind> parse_divergence_kind(std::string_view);
 
-}  // namespace parity::program
+}  // namespace parity::judge

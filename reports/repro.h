@@ -3,12 +3,12 @@
 #pragma once
 #include <string>
 
+#include "judge/trace.h"
 #include "program/program.h"
-#include "program/trace.h"
 
-namespace parity::program {
+namespace parity::reports {
 
-std::string cpp_repro(const Program&, const Trace* oracle = nullptr);
-std::string python_repro(const Program&, const Trace* oracle = nullptr);
+std::string cpp_repro(const program::Program&, const judge::Trace* oracle = nullptr);
+std::string python_repro(const program::Program&, const judge::Trace* oracle = nullptr);
 
-}  // namespace parity::program
+}  // namespace parity::reports

@@ -1,6 +1,6 @@
 // What a trace keeps of a large tensor's elements: a summary in place of every value, so that a trace's memory
 // does not grow with the elements a program makes (512 results of 2^20 elements once took a trace 7.7 GB).
-// Small tensors keep every value; program/compare.cpp compares summaries with the element-wise tolerances.
+// Small tensors keep every value; judge/compare.cpp compares summaries with the element-wise tolerances.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace parity::program {
+namespace parity::judge {
 
 // A trace keeps the values of a tensor of at most this many elements and summarises larger ones (unless the run
 // keeps every value, KeepValues::All). Every tensor the generator makes is far smaller (its layouts hold at most
@@ -50,4 +50,4 @@ std::string render(const ValueSummary&);
 std::string hash_text(std::uint64_t);
 std::optional<std::uint64_t> parse_hash_text(std::string_view);
 
-}  // namespace parity::program
+}  // namespace parity::judge

@@ -7,10 +7,10 @@
 #include <string_view>
 #include <variant>
 
-#include "program/divergence_kind.h"
-#include "program/error_category.h"
+#include "judge/divergence_kind.h"
+#include "judge/error_category.h"
 
-namespace parity::program {
+namespace parity::judge {
 
 // Each side's error category where both refused (error_category; grad_fn when reading it raised on both);
 // an absent one is written "none".
@@ -49,4 +49,4 @@ struct Signature {
 // Ordered as their text, so that maps of signatures list in the order run.json always had.
 bool operator<(const Signature&, const Signature&);
 
-}  // namespace parity::program
+}  // namespace parity::judge

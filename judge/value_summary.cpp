@@ -1,4 +1,4 @@
-#include "program/value_summary.h"
+#include "judge/value_summary.h"
 
 #include <algorithm>
 #include <bit>
@@ -9,7 +9,10 @@
 #include "program/splitmix.h"
 #include "program/types.h"
 
-namespace parity::program {
+namespace parity::judge {
+
+using program::render_number;
+using program::splitmix64;
 
 namespace {
 
@@ -19,7 +22,7 @@ constexpr std::uint64_t kBitsSeed = 0x70617269747963ULL, kWeightSeed = 0x7765696
                         kNonFiniteSeed = 0x6e6f6e66696eULL;
 
 // The checksum's weight of position i: a magnitude in [1, 2), so that no element counts for less than itself,
-// with a sign that follows no pattern a kernel's rounding could (see program/compare.cpp).
+// with a sign that follows no pattern a kernel's rounding could (see judge/compare.cpp).
 double weight(std::size_t i) {
   const std::uint64_t h = splitmix64(kWeightSeed ^ static_cast<std::uint64_t>(i));
   const double magnitude = 1.0 + static_cast<double>(static_cast<std::int64_t>(h >> 11)) * 0x1.0p-53;
@@ -90,4 +93,4 @@ std::optional<std::uint64_t> parse_hash_text(std::string_view text) {
   return h;
 }
 
-}  // namespace parity::program
+}  // namespace parity::judge

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace parity::program {
+namespace parity::judge {
 
 #define PARITY_ERROR_CATEGORIES(X)                                                                   \
   X(VersionMismatch, "version_mismatch")      /* saved tensor modified by an in-place op */          \
@@ -53,4 +53,4 @@ std::optional<ErrorCategory> parse_error_category(std::string_view);
 // Maps a LibTorch error message to its category (first matching rule of one ordered table).
 ErrorCategory classify_torch_message(std::string_view message);
 
-}  // namespace parity::program
+}  // namespace parity::judge

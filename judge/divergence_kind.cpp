@@ -1,6 +1,6 @@
-#include "program/divergence_kind.h"
+#include "judge/divergence_kind.h"
 
-namespace parity::program {
+namespace parity::judge {
 
 std::string_view to_string(DivergenceKind k) {
   switch (k) {
@@ -20,4 +20,4 @@ std::optional<DivergenceKind> parse_divergence_kind(std::string_view s) {
   return std::nullopt;
 }
 
-}  // namespace parity::program
+}  // namespace parity::judge

@@ -1,11 +1,28 @@
-#include "program/backend.h"
+#include "judge/backend.h"
 
 #include <algorithm>
 
+#include "judge/schema_check.h"
 #include "program/internal_assert.h"
-#include "program/schema_check.h"
 
-namespace parity::program {
+namespace parity::judge {
+
+using program::has_internal_overlap;
+using program::InternalError;
+using program::kBackward;
+using program::kMutates;
+using program::kValuesUndefined;
+using program::kWritesGrad;
+using program::OpId;
+using program::OpKind;
+using program::OpSpec;
+using program::Program;
+using program::ResultIs;
+using program::Saves;
+using program::spec;
+using program::Step;
+using program::Writes;
+using program::writes_one_value;
 
 std::string_view to_string(StepObs::Status s) {
   switch (s) {
@@ -364,4 +381,4 @@ Trace run(Backend& backend, const Program& program, KeepValues keep) {
   return trace;
 }
 
-}  // namespace parity::program
+}  // namespace parity::judge

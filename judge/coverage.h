@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "judge/trace.h"
 #include "program/program.h"
-#include "program/trace.h"
 
-namespace parity::program {
+namespace parity::judge {
 
 // What one case exercised, one dimension per vector. Ops and error categories are not here: the parent
 // process counts them from the per-step outcomes it already receives.
@@ -37,7 +37,7 @@ struct CoverageTags {
 
 // `oracle` is LibTorch's trace of `program`. Total over any program and trace (steps beyond the shorter of
 // the two, skipped steps and missing observations are ignored), so a hand-written program cannot break it.
-CoverageTags coverage_tags(const Program& program, const Trace& oracle);
+CoverageTags coverage_tags(const program::Program& program, const Trace& oracle);
 
 // The layout kind of an observed tensor (layout_kinds() less "offset"): the first that applies of zero_dim,
 // empty, overlapping (a 0 stride on a dim of size > 1), contiguous, channels_last, channels_last_3d,
@@ -71,4 +71,4 @@ const std::vector<std::string>& op_names();
 // unclassified are failures of a backend or of the classification table, never a goal.
 const std::vector<std::string>& expected_error_categories();
 
-}  // namespace parity::program
+}  // namespace parity::judge
