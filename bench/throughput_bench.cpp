@@ -21,7 +21,7 @@
 #include "engine/case_seed.h"
 #include "engine/evaluate.h"
 #include "engine/worker_pool.h"
-#include "reports/output_file.h"
+#include "files/output_file.h"
 
 namespace parity::bench {
 namespace {
@@ -121,7 +121,7 @@ int run(int argc, char** argv) {
   nlohmann::json out = {{"seed", seed}, {"seconds_per_mode", seconds}, {"cores", cores}, {"ratios", ratios}};
   for (const auto& m : modes)
     out["modes"][m.name] = {{"cases", m.cases}, {"seconds", m.seconds}, {"cases_per_second", m.rate()}};
-  reports::write_text_file_atomically(json_path, out.dump(2) + "\n", "the throughput results");
+  files::write_text_file_atomically(json_path, out.dump(2) + "\n", "the throughput results");
   std::printf("written: %s\n", json_path.string().c_str());
   return 0;
 }

@@ -31,15 +31,16 @@ RULES = {
     "program":           ("program",),  # the program language: op and attribute tables, programs, JSON
     "judge":             ("judge", "program"),  # run loop, traces, compare, signatures, coverage: no backend
     "generators":        ("generators", "program"),  # RapidCheck generators of layouts and programs, shrinking
-    "reports":           ("reports", "judge", "program"),  # findings, run summary, repros, HTML report, ledger
+    "files":             ("files", "program/splitmix.h"),  # reading and writing files safely: regular files only
+    "reports":           ("reports", "files", "judge", "program"),  # findings, run summary, repros, HTML report
     "oracle":            ("oracle", "judge", "program"),  # the LibTorch Backend: the only torch includer
     "properties/claims": ("properties/claims", "judge", "program"),  # seed claims, run through judge/backend.h
     "properties":        ("properties", "properties/claims", "judge", "program", "generators", "reports",
                           "impl_backend", ORACLE_API),  # named properties on both backends, differential suite
-    "engine":            ("engine", "judge", "program", "generators", "reports", "impl_backend",
+    "engine":            ("engine", "files", "judge", "program", "generators", "reports", "impl_backend",
                           ORACLE_API),  # campaign engine: evaluation, isolation, shrinking driver, campaign loop
     "cli":               ("*", "!tests", "!bench"),  # the parity command: anything but tests and bench
-    "bench":             ("bench", "judge", "program", "generators", "reports", "engine", "impl_backend",
+    "bench":             ("bench", "files", "judge", "program", "generators", "reports", "engine", "impl_backend",
                           ORACLE_API),  # impl vs LibTorch per step; campaign throughput
     "tests":             ("*",),  # unit and tooling tests: anything
 }

@@ -23,11 +23,11 @@
 #include "engine/device_probe.h"
 #include "engine/journal.h"
 #include "engine/worker_pool.h"
+#include "files/output_file.h"
 #include "judge/coverage.h"
 #include "program/json.h"
 #include "reports/build_info.h"
 #include "reports/known_divergences.h"
-#include "reports/output_file.h"
 #include "reports/run_summary.h"
 
 namespace parity::cli {
@@ -137,8 +137,8 @@ reports::ShardInfo shard_from_env() {
     break;
   }
   // Bazel asks test runners that shard to say so by touching this file.
-  // Created if absent, never followed through a symbolic link (reports/output_file.h), as every output.
-  if (auto status = env("TEST_SHARD_STATUS_FILE")) reports::AppendFile touched(*status);
+  // Created if absent, never followed through a symbolic link (files/output_file.h), as every output.
+  if (auto status = env("TEST_SHARD_STATUS_FILE")) files::AppendFile touched(*status);
   return shard;
 }
 

@@ -1,10 +1,10 @@
 #include "cli/input.h"
 
 #include "cli/args.h"
+#include "files/input_file.h"
 #include "program/json.h"
 #include "program/json_text.h"
 #include "reports/error.h"
-#include "reports/input_file.h"
 #include "reports/jsonl.h"
 
 namespace parity::cli {
@@ -40,7 +40,7 @@ ReplayInput from_document(const json& j, const std::filesystem::path& path) {
 }  // namespace
 
 json load_json_file(const std::filesystem::path& path) {
-  return program::parse_json_text(reports::read_text_file(path), path.string());
+  return program::parse_json_text(files::read_text_file(path), path.string());
 }
 
 program::Program load_program_file(const std::filesystem::path& path) {
@@ -49,7 +49,7 @@ program::Program load_program_file(const std::filesystem::path& path) {
 }
 
 ReplayInput load_replay_input(const std::filesystem::path& path, std::optional<std::size_t> index) {
-  const std::string text = reports::read_text_file(path);
+  const std::string text = files::read_text_file(path);
   json whole;
   std::string whole_error;
   try {

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/render.h"
 #include "engine/isolation.h"
+#include "files/error.h"
 #include "impl_backend/planted_faults.h"
 #include "program/internal_assert.h"
 #include "program/json.h"
@@ -88,6 +89,8 @@ int main(int argc, char** argv) {
   } catch (const parity::program::JsonError& e) {
     return fail(e.what());
   } catch (const parity::reports::ReportError& e) {
+    return fail(e.what());
+  } catch (const parity::files::FileError& e) {
     return fail(e.what());
   } catch (const parity::engine::EvaluationError& e) {
     return fail(std::string("cannot evaluate programs: ") + e.what());

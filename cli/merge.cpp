@@ -4,12 +4,12 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "files/input_file.h"
+#include "files/output_file.h"
 #include "program/json_text.h"
 #include "reports/error.h"
-#include "reports/input_file.h"
 #include "reports/jsonl.h"
 #include "reports/merge.h"
-#include "reports/output_file.h"
 #include "reports/run_summary.h"
 
 namespace parity::cli {
@@ -52,7 +52,7 @@ reports::ShardOutput read_shard(const fs::path& dir) {
   if (!fs::exists(run, ec) && fs::is_directory(dir, ec))
     throw reports::ReportError(run.string() + ": missing: the shard did not finish (killed?); run it again, or "
                                "leave its folder out and give --allow-partial to merge the others");
-  const nlohmann::json j = program::parse_json_text(reports::read_text_file(run), run.string());
+  const nlohmann::json j = program::parse_json_text(files::read_text_file(run), run.string());
   try {
     s.summary = reports::run_summary_from_json(j);
   } catch (const reports::ReportError&) {
@@ -102,7 +102,7 @@ int merge_command(const std::vector<std::string>& argv) {
     if (fs::exists(fs::symlink_status(out_dir / name, ec)))
       throw UsageError(out_dir.string() + " already holds a run (" + name + "): merge into an empty folder");
   // Both files appear at once or not at all: a merge killed between them must not leave half a run.
-  reports::StagedFolder staged(out_dir);
+  files::StagedFolder staged(out_dir);
   if (!merged.findings.empty()) {
     reports::JsonlWriter writer(staged.path() / "findings.jsonl");
     for (const auto& record : merged.findings) writer.append(record);

@@ -5,12 +5,13 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/render.h"
+#include "files/error.h"
+#include "files/input_file.h"
+#include "files/output_file.h"
 #include "program/json_text.h"
 #include "reports/error.h"
 #include "reports/html_report.h"
-#include "reports/input_file.h"
 #include "reports/jsonl.h"
-#include "reports/output_file.h"
 
 namespace parity::cli {
 
@@ -48,8 +49,8 @@ std::optional<reports::RunSummary> read_summary(const fs::path& path, std::vecto
   // Errors of reading and parsing name the file themselves.
   nlohmann::json j;
   try {
-    j = program::parse_json_text(reports::read_text_file(path), path.string());
-  } catch (const reports::ReportError& e) {
+    j = program::parse_json_text(files::read_text_file(path), path.string());
+  } catch (const files::FileError& e) {
     warnings.push_back(std::string(e.what()) + "; it is left out");
     return std::nullopt;
   } catch (const program::JsonError& e) {
@@ -101,7 +102,7 @@ int report_command(const std::vector<std::string>& argv) {
     out = *o;
   }
   if (fs::is_directory(out, ec)) throw UsageError("-o " + out.string() + " is a folder; give the page's file name");
-  reports::refuse_output_over_input(out, {dir / "run.json", dir / "findings.jsonl"}, "-o");
+  files::refuse_output_over_input(out, {dir / "run.json", dir / "findings.jsonl"}, "-o");
 
   reports::ReportInput in;
   in.findings_path = (dir / "findings.jsonl").string();
@@ -113,7 +114,7 @@ int report_command(const std::vector<std::string>& argv) {
                           in.findings_path + ": groups without one show run.json's smallest program, without traces");
   const std::string html = reports::html_report(in);
 
-  reports::write_text_file_atomically(out, html, "the report");
+  files::write_text_file_atomically(out, html, "the report");
   for (const auto& w : in.warnings) std::cerr << "parity report: warning: " << one_line(w) << "\n";
   std::cout << "parity report: " << in.findings.size() << " findings";
   if (in.summary) std::cout << " (" << in.summary->cases << " cases, " << in.summary->groups.size() << " groups)";

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "files/input_file.h"
+#include "files/output_file.h"
 #include "generators/program_gen.h"
 #include "impl_backend/planted_faults.h"
 #include "judge/trace_json.h"
@@ -10,9 +12,7 @@
 #include "program/json_text.h"
 #include "reports/build_info.h"
 #include "reports/error.h"
-#include "reports/input_file.h"
 #include "reports/json_fields.h"
-#include "reports/output_file.h"
 
 namespace parity::engine {
 
@@ -82,7 +82,7 @@ void write_journal(const std::filesystem::path& dir, const Journal& journal) {
                   {"elapsed", journal.elapsed},
                   {"summary", reports::to_json(journal.summary)},
                   {"pending", journal.pending ? reports::to_json(*journal.pending) : json(nullptr)}};
-  reports::write_text_file_atomically(dir / kJournalFile, j.dump(), "the campaign journal");
+  files::write_text_file_atomically(dir / kJournalFile, j.dump(), "the campaign journal");
 }
 
 Journal read_journal(const std::filesystem::path& dir) {
@@ -91,7 +91,7 @@ Journal read_journal(const std::filesystem::path& dir) {
   if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec)))
     throw reports::ReportError(path.string() + ": no journal, so nothing to resume: the campaign in " +
                                dir.string() + " finished (see its run.json), or was not started by parity fuzz");
-  const json j = program::parse_json_text(reports::read_text_file(path), path.string());  // names the file
+  const json j = program::parse_json_text(files::read_text_file(path), path.string());  // names the file
   try {
     using reports::json_typed;
     const auto version = json_typed<int>(j, "journal_version", kWhat);

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <system_error>
 
+#include "files/input_file.h"
 #include "program/json_text.h"
 #include "reports/error.h"
-#include "reports/input_file.h"
 
 namespace parity::reports {
 
@@ -62,7 +62,7 @@ void JsonlWriter::append(const nlohmann::json& record) {
 }
 
 JsonlContents read_jsonl(const std::filesystem::path& path, Malformed malformed) {
-  return parse_jsonl(read_text_file(path), path.string(), malformed);
+  return parse_jsonl(files::read_text_file(path), path.string(), malformed);
 }
 
 JsonlContents parse_jsonl(std::string_view text, const std::string& origin, Malformed malformed) {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reports/output_file.h"
+#include "files/output_file.h"
 
 namespace parity::reports {
 
@@ -26,7 +26,7 @@ class JsonlWriter {
   const std::filesystem::path& path() const { return file_.path(); }
 
  private:
-  AppendFile file_;
+  files::AppendFile file_;
 };
 
 struct JsonlContents {

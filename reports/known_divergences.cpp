@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <regex>
 
+#include "files/input_file.h"
 #include "program/json.h"
 #include "program/json_text.h"
 #include "reports/error.h"
-#include "reports/input_file.h"
 
 namespace parity::reports {
 
@@ -96,7 +96,7 @@ std::string today_utc() {
 }
 
 KnownDivergences KnownDivergences::load(const std::filesystem::path& path) {
-  const std::string text = read_text_file(path, std::uintmax_t{16} << 20);
+  const std::string text = files::read_text_file(path, std::uintmax_t{16} << 20);
   json j;
   try {
     j = program::parse_json_text(text, path.string());

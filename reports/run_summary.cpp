@@ -272,7 +272,7 @@ RunSummary run_summary_from_json(const json& j) {
 }
 
 void write_run_summary(const std::filesystem::path& path, const RunSummary& s) {
-  write_text_file_atomically(path, to_json(s).dump(2) + "\n", "the run summary");
+  files::write_text_file_atomically(path, to_json(s).dump(2) + "\n", "the run summary");
 }
 
 }  // namespace parity::reports

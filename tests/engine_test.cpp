@@ -18,6 +18,7 @@
 #include "engine/isolation.h"
 #include "engine/worker_pool.h"
 #include "engine/worker_protocol.h"
+#include "files/input_file.h"
 #include "impl_backend/planted_faults.h"
 #include "judge/compare.h"
 #include "judge/trace_json.h"
@@ -26,7 +27,6 @@
 #include "reports/build_info.h"
 #include "reports/error.h"
 #include "reports/finding.h"
-#include "reports/input_file.h"
 #include "reports/jsonl.h"
 #include "tests/campaign_test_support.h"
 
@@ -357,7 +357,7 @@ TEST(EngineCampaign, JudgedByImplOnTheCpuFindsOnlyImplsFault) {
   }
   EXPECT_GT(findings, 0u);
   EXPECT_EQ(r.summary.unexpected_findings, r.summary.findings);
-  const auto run = nlohmann::json::parse(reports::read_text_file(c.out / "run.json"));
+  const auto run = nlohmann::json::parse(files::read_text_file(c.out / "run.json"));
   EXPECT_EQ(run.at("oracle"), "impl-cpu");
 }
 

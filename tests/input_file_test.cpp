@@ -1,4 +1,4 @@
-// reports/input_file.h: only a regular file of bounded size is read; a FIFO, a device or a folder is refused
+// files/input_file.h: only a regular file of bounded size is read; a FIFO, a device or a folder is refused
 // before a byte is read, without blocking.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "reports/error.h"
-#include "reports/input_file.h"
+#include "files/error.h"
+#include "files/input_file.h"
 
-namespace parity::reports {
+namespace parity::files {
 namespace {
 
 namespace fs = std::filesystem;
@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 std::string error_of(const fs::path& path, std::uintmax_t max_bytes = kMaxInputBytes) {
   try {
     read_text_file(path, max_bytes);
-  } catch (const ReportError& e) {
+  } catch (const FileError& e) {
     return e.what();
   }
   return "(read)";
@@ -47,4 +47,4 @@ TEST(InputFile, ADeviceIsRefusedBeforeItIsRead) {
 }
 
 }  // namespace
-}  // namespace parity::reports
+}  // namespace parity::files

@@ -1,4 +1,4 @@
-// reports/output_file.h: outputs are regular files or new ones. A symbolic link, a FIFO or a folder where an
+// files/output_file.h: outputs are regular files or new ones. A symbolic link, a FIFO or a folder where an
 // output goes is refused and left as it was, nothing is written through it, and no temporary file stays behind.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -12,11 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "reports/error.h"
+#include "files/error.h"
+#include "files/output_file.h"
 #include "reports/jsonl.h"
-#include "reports/output_file.h"
 
-namespace parity::reports {
+namespace parity::files {
+
+using reports::JsonlWriter;
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -35,7 +38,7 @@ class OutputFile : public ::testing::Test {
   std::string error_of(const std::function<void()>& f) {
     try {
       f();
-    } catch (const ReportError& e) {
+    } catch (const FileError& e) {
       return e.what();
     }
     return "(no error)";
@@ -152,4 +155,4 @@ TEST_F(OutputFile, AStagedFolderAppearsWholeOrNotAtAll) {
 }
 
 }  // namespace
-}  // namespace parity::reports
+}  // namespace parity::files

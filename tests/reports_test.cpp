@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "files/error.h"
 #include "judge/coverage.h"
 #include "program/json.h"
 #include "reports/error.h"
@@ -321,8 +322,8 @@ TEST(ReportsJsonl, AMalformedMiddleLineIsAnError) {
   } catch (const ReportError& e) {
     EXPECT_NE(std::string(e.what()).find("f.jsonl:2"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(read_jsonl(dir.path() / "missing.jsonl"), ReportError);
-  EXPECT_THROW(read_jsonl(dir.path()), ReportError);
+  EXPECT_THROW(read_jsonl(dir.path() / "missing.jsonl"), files::FileError);
+  EXPECT_THROW(read_jsonl(dir.path()), files::FileError);
 }
 
 TEST(ReportsKnown, GlobAndVersions) {

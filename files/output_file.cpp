@@ -1,4 +1,4 @@
-#include "reports/output_file.h"
+#include "files/output_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,18 +11,18 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "files/error.h"
+#include "files/file_type.h"
 #include "program/splitmix.h"
-#include "reports/error.h"
-#include "reports/file_type.h"
 
-namespace parity::reports {
+namespace parity::files {
 
 namespace {
 
 namespace fs = std::filesystem;
 
 [[noreturn]] void fail_errno(const fs::path& path, const std::string& what) {
-  throw ReportError(path.string() + ": " + what + ": " + std::strerror(errno));
+  throw FileError(path.string() + ": " + what + ": " + std::strerror(errno));
 }
 
 void write_all(int fd, const fs::path& path, std::string_view data) {
@@ -75,7 +75,7 @@ int create_temporary(const fs::path& path, const std::string& what, fs::path& tm
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd >= 0) return fd;
     if (errno == EEXIST && attempt < 16) continue;
-    throw ReportError(path.string() + ": cannot write " + what + ": " + std::strerror(errno) +
+    throw FileError(path.string() + ": cannot write " + what + ": " + std::strerror(errno) +
                       " (is its folder there and writable?)");
   }
 }
@@ -86,7 +86,7 @@ void write_text_file_atomically(const fs::path& path, std::string_view text, con
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISREG(st.st_mode))
-      throw ReportError(path.string() + ": will not write " + what + " there: it is " +
+      throw FileError(path.string() + ": will not write " + what + " there: it is " +
                         std::string(file_type_name(st.st_mode)) +
                         ", and parity replaces only regular files (remove it, or give another path)");
   } else if (errno != ENOENT) {
@@ -97,20 +97,20 @@ void write_text_file_atomically(const fs::path& path, std::string_view text, con
   try {
     write_all(fd, tmp, text);
     sync(fd, tmp);
-  } catch (const ReportError& e) {
+  } catch (const FileError& e) {
     ::close(fd);
     ::unlink(tmp.c_str());
-    throw ReportError(path.string() + ": cannot write " + what + " (disk full?): " + e.what());
+    throw FileError(path.string() + ": cannot write " + what + " (disk full?): " + e.what());
   }
   if (::close(fd) != 0) {
     const std::string why = std::strerror(errno);
     ::unlink(tmp.c_str());
-    throw ReportError(path.string() + ": cannot write " + what + ": " + why);
+    throw FileError(path.string() + ": cannot write " + what + ": " + why);
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string why = std::strerror(errno);
     ::unlink(tmp.c_str());
-    throw ReportError(path.string() + ": cannot write " + what + ": " + why);
+    throw FileError(path.string() + ": cannot write " + what + ": " + why);
   }
   sync_folder(path.has_parent_path() ? path.parent_path() : fs::path("."));
 }
@@ -121,10 +121,10 @@ AppendFile::AppendFile(fs::path path) : path_(std::move(path)) {
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
   if (fd_ < 0) {
     if (errno == ELOOP)
-      throw ReportError(path_.string() + ": will not append there: it is a symbolic link, and parity writes only "
+      throw FileError(path_.string() + ": will not append there: it is a symbolic link, and parity writes only "
                         "regular files (remove it, or write elsewhere)");
     if (errno == EISDIR)
-      throw ReportError(path_.string() + ": will not append there: it is a folder (remove it, or write elsewhere)");
+      throw FileError(path_.string() + ": will not append there: it is a folder (remove it, or write elsewhere)");
     fail_errno(path_, "cannot open for appending");
   }
   struct stat st {};
@@ -136,7 +136,7 @@ AppendFile::AppendFile(fs::path path) : path_(std::move(path)) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd_);
-    throw ReportError(path_.string() + ": will not append there: it is " + std::string(file_type_name(st.st_mode)) +
+    throw FileError(path_.string() + ": will not append there: it is " + std::string(file_type_name(st.st_mode)) +
                       ", and parity writes only regular files (remove it, or write elsewhere)");
   }
   // The file may have just been created: its name must be on disk for its first record to be.
@@ -161,7 +161,7 @@ StagedFolder::StagedFolder(fs::path out) : out_(std::move(out)) {
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(out_, ec);
   if (fs::exists(st) && !(fs::is_directory(st) && fs::is_empty(out_, ec)))
-    throw ReportError(out_.string() + ": will not write there: it " +
+    throw FileError(out_.string() + ": will not write there: it " +
                       (fs::is_directory(st) ? std::string("is a folder that is not empty") : "exists and is not a folder") +
                       " (give a new or empty folder)");
   const fs::path parent = out_.has_parent_path() ? out_.parent_path() : fs::path(".");
@@ -187,7 +187,7 @@ void StagedFolder::publish() {
   sync_folder(staged_);
   if (::rename(staged_.c_str(), out_.c_str()) != 0) {
     if (errno == ENOTEMPTY || errno == EEXIST)
-      throw ReportError(out_.string() + ": will not write there: something was written into it meanwhile");
+      throw FileError(out_.string() + ": will not write there: something was written into it meanwhile");
     fail_errno(out_, "cannot move the written folder into place");
   }
   published_ = true;
@@ -208,9 +208,9 @@ void refuse_output_over_input(const fs::path& out, const std::vector<fs::path>& 
       same = fs::weakly_canonical(out, ec1) == fs::weakly_canonical(in, ec2) && !ec1 && !ec2;
     }
     if (same)
-      throw ReportError(std::string(option) + " " + out.string() + " is " + in.string() +
+      throw FileError(std::string(option) + " " + out.string() + " is " + in.string() +
                         ", an input of this command: write the output elsewhere");
   }
 }
 
-}  // namespace parity::reports
+}  // namespace parity::files

@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-namespace parity::reports {
+namespace parity::files {
 
 // "a folder", "a FIFO", "a character device"... for the type bits of a stat's st_mode.
 inline std::string_view file_type_name(mode_t mode) {
@@ -18,4 +18,4 @@ inline std::string_view file_type_name(mode_t mode) {
   return "not a regular file";
 }
 
-}  // namespace parity::reports
+}  // namespace parity::files

@@ -7,26 +7,26 @@
 #include <string_view>
 #include <vector>
 
-namespace parity::reports {
+namespace parity::files {
 
 // Replaces `path` by a file holding `text`: written to a new file of a unique name beside it (created with
 // O_EXCL, so nothing that is there already, a link included, is followed or reused), fsynced, renamed over
 // `path`, then the folder fsynced, so that `path` is the old file or the new one whatever happens. Refuses a
 // `path` that exists and is not a regular file. `what` names the content in messages ("the run summary").
-// Throws ReportError naming the path; the temporary file is removed on failure.
+// Throws FileError naming the path; the temporary file is removed on failure.
 void write_text_file_atomically(const std::filesystem::path& path, std::string_view text, const std::string& what);
 
 // A file records are appended to: created if absent, opened without following a symbolic link and refused
 // unless it is a regular file (opened without blocking, so that a FIFO is refused rather than waited on).
 class AppendFile {
  public:
-  explicit AppendFile(std::filesystem::path path);  // throws ReportError
+  explicit AppendFile(std::filesystem::path path);  // throws FileError
   ~AppendFile();
   AppendFile(const AppendFile&) = delete;
   AppendFile& operator=(const AppendFile&) = delete;
 
   // Writes `data` with one write call (O_APPEND: concurrent appenders never interleave within it) and fsyncs,
-  // so it is on disk when this returns. Throws ReportError.
+  // so it is on disk when this returns. Throws FileError.
   void append(std::string_view data);
   int fd() const { return fd_; }
   const std::filesystem::path& path() const { return path_; }
@@ -42,7 +42,7 @@ class AppendFile {
 // error), the hidden folder is removed; a kill leaves it (named .OUT.parity-XXXXXX), and never a partial `out`.
 class StagedFolder {
  public:
-  explicit StagedFolder(std::filesystem::path out);  // throws ReportError
+  explicit StagedFolder(std::filesystem::path out);  // throws FileError
   ~StagedFolder();
   StagedFolder(const StagedFolder&) = delete;
   StagedFolder& operator=(const StagedFolder&) = delete;
@@ -50,7 +50,7 @@ class StagedFolder {
   // Where to write the folder's files until publish().
   const std::filesystem::path& path() const { return staged_; }
   // Renames the staged folder to `out` (replacing it if it is an empty folder) and syncs what holds it.
-  // Throws ReportError, naming `out`, when `out` has gained content meanwhile or the rename fails.
+  // Throws FileError, naming `out`, when `out` has gained content meanwhile or the rename fails.
   void publish();
 
  private:
@@ -60,8 +60,8 @@ class StagedFolder {
 };
 
 // Refuses an output `out` that is one of the command's `inputs`: the same file (device and inode) where both
-// exist, the same path where neither does. `option` names the flag in the message ("-o"). Throws ReportError.
+// exist, the same path where neither does. `option` names the flag in the message ("-o"). Throws FileError.
 void refuse_output_over_input(const std::filesystem::path& out, const std::vector<std::filesystem::path>& inputs,
                               std::string_view option);
 
-}  // namespace parity::reports
+}  // namespace parity::files

@@ -1,4 +1,4 @@
-#include "reports/input_file.h"
+#include "files/input_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <cstring>
 
-#include "reports/error.h"
-#include "reports/file_type.h"
+#include "files/error.h"
+#include "files/file_type.h"
 
-namespace parity::reports {
+namespace parity::files {
 
 namespace {
 
@@ -23,17 +23,17 @@ std::string too_large(const std::filesystem::path& path, std::uintmax_t max_byte
 
 std::string read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw ReportError(path.string() + ": cannot read: " + std::strerror(errno));
+  if (fd < 0) throw FileError(path.string() + ": cannot read: " + std::strerror(errno));
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
   struct stat st {};
-  if (::fstat(fd, &st) != 0) throw ReportError(path.string() + ": cannot read: " + std::strerror(errno));
+  if (::fstat(fd, &st) != 0) throw FileError(path.string() + ": cannot read: " + std::strerror(errno));
   if (!S_ISREG(st.st_mode))
-    throw ReportError(path.string() + ": cannot read: it is " + std::string(file_type_name(st.st_mode)) +
+    throw FileError(path.string() + ": cannot read: it is " + std::string(file_type_name(st.st_mode)) +
                       ", not a regular file (give a file, or a copy of one)");
-  if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) throw ReportError(too_large(path, max_bytes));
+  if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) throw FileError(too_large(path, max_bytes));
   std::string text;
   text.reserve(static_cast<std::size_t>(st.st_size));
   char buf[1 << 16];
@@ -41,14 +41,14 @@ std::string read_text_file(const std::filesystem::path& path, std::uintmax_t max
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw ReportError(path.string() + ": cannot read: " + std::strerror(errno));
+      throw FileError(path.string() + ": cannot read: " + std::strerror(errno));
     }
     if (n == 0) break;
     // The file may grow while it is read (a campaign appending findings): the limit holds for what is read.
-    if (text.size() + static_cast<std::size_t>(n) > max_bytes) throw ReportError(too_large(path, max_bytes));
+    if (text.size() + static_cast<std::size_t>(n) > max_bytes) throw FileError(too_large(path, max_bytes));
     text.append(buf, static_cast<std::size_t>(n));
   }
   return text;
 }
 
-}  // namespace parity::reports
+}  // namespace parity::files
