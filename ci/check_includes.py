@@ -34,11 +34,11 @@ RULES = {
     "files":             ("files", "program/splitmix.h"),  # reading and writing files safely: regular files only
     "reports":           ("reports", "files", "judge", "program"),  # findings, run summary, repros, HTML report
     "oracle":            ("oracle", "judge", "program"),  # the LibTorch Backend: the only torch includer
-    "properties/claims": ("properties/claims", "judge", "program"),  # seed claims, run through judge/backend.h
-    "properties":        ("properties", "properties/claims", "judge", "program", "generators", "reports",
+    "properties":        ("properties", "cli/claims", "judge", "program", "generators", "reports",
                           "impl_backend", ORACLE_API),  # named properties on both backends, differential suite
     "engine":            ("engine", "files", "judge", "program", "generators", "reports", "impl_backend",
                           ORACLE_API),  # campaign engine: evaluation, isolation, shrinking driver, campaign loop
+    "cli/claims":        ("cli/claims", "judge", "program"),  # seed claims, run through judge/backend.h
     "cli":               ("*", "!tests", "!bench"),  # the parity command: anything but tests and bench
     "bench":             ("bench", "files", "judge", "program", "generators", "reports", "engine", "impl_backend",
                           ORACLE_API),  # impl vs LibTorch per step; campaign throughput

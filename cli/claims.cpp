@@ -25,8 +25,8 @@
 #include "oracle/torch_backend.h"
 #include "program/json.h"
 #include "program/json_text.h"
-#include "properties/claims/claim.h"
-#include "properties/claims/evaluate.h"
+#include "cli/claims/claim.h"
+#include "cli/claims/evaluate.h"
 
 namespace parity::cli {
 
@@ -38,7 +38,7 @@ constexpr std::string_view kHelp = R"(usage: parity claims [--json | --markdown]
 
 Checks the factual claims of the tutorials in shared/seeds (what aliases, what requires grad, which gradient
 a snippet computes, what raises, which memory format survives). Each claim is a small program and a check
-(properties/claims/seed_claims.cpp). LibTorch decides whether a claim holds or is refuted, and shows the
+(cli/claims/seed_claims.cpp). LibTorch decides whether a claim holds or is refuted, and shows the
 observed value that decides; impl agrees when it reaches the same verdict with the same observed value.
 
 options:

@@ -1,4 +1,4 @@
-// The seed claims (properties/claims/seed_claims.cpp), one test each: impl must reach LibTorch's verdict with
+// The seed claims (cli/claims/seed_claims.cpp), one test each: impl must reach LibTorch's verdict with
 // the same observed value. What LibTorch says is not asserted (some claims are wrong and LibTorch refutes
 // them); that the claim's program ran on LibTorch as the claim intends is, so a broken check cannot pass.
 #include <gtest/gtest.h>
@@ -7,15 +7,15 @@
 #include <set>
 #include <string>
 
-#include "properties/claims/claim.h"
-#include "properties/claims/evaluate.h"
+#include "cli/claims/claim.h"
+#include "cli/claims/evaluate.h"
 #include "properties/on_both_backends.h"
 
 namespace parity::properties {
 namespace {
 
-using claims::Claim;
-using claims::seed_claims;
+using cli::claims::Claim;
+using cli::claims::seed_claims;
 
 std::string test_name(const std::string& id) {
   std::string s = id;
@@ -24,7 +24,7 @@ std::string test_name(const std::string& id) {
   return s;
 }
 
-std::string describe(const claims::Verdict& v) {
+std::string describe(const cli::claims::Verdict& v) {
   return std::string(v.holds ? "holds" : "refuted") + " (" + v.observed + ")";
 }
 
@@ -33,7 +33,7 @@ class SeedClaim : public ::testing::TestWithParam<std::size_t> {};
 TEST_P(SeedClaim, ImplReachesLibTorchsVerdict) {
   const Claim& c = seed_claims().at(GetParam());
   const Trace lt_trace = judge::run(torch_backend(), c.program);
-  const claims::SideResult lt = claims::judge(c, lt_trace);
+  const cli::claims::SideResult lt = cli::claims::judge(c, lt_trace);
   ASSERT_TRUE(lt.ran_as_intended()) << "claim " << c.id << " (" << c.source
                                     << ") does not run as intended on LibTorch: " << lt.problem << "\nprogram:\n"
                                     << generators::describe(c.program) << "libtorch trace:\n"
@@ -41,7 +41,7 @@ TEST_P(SeedClaim, ImplReachesLibTorchsVerdict) {
   judge::Backend* impl = impl_backend();
   if (!impl) GTEST_SKIP() << "impl backend not available; LibTorch says the claim " << describe(lt.verdict);
   const Trace impl_trace = judge::run(*impl, c.program);
-  const claims::SideResult im = claims::judge(c, impl_trace);
+  const cli::claims::SideResult im = cli::claims::judge(c, impl_trace);
   EXPECT_EQ(im.verdict, lt.verdict) << "claim " << c.id << " (" << c.source << "): " << c.statement
                                     << "\n  libtorch: " << describe(lt.verdict) << "\n  impl:     "
                                     << describe(im.verdict) << "\nprogram:\n"
@@ -84,29 +84,29 @@ TEST(SeedClaimMachinery, BrokenProgramsAreNoticed) {
   const int w = b.scalar(OpId::AddScalar_, x, 1.0);  // a leaf requiring grad written in place: raises
   const int after = b.unary(OpId::Neg, w);             // skipped: its input does not exist
   const Trace t = judge::run(torch_backend(), b.program());
-  const auto ok_check = [](const Trace&) { return claims::Verdict{true, "fine"}; };
+  const auto ok_check = [](const Trace&) { return cli::claims::Verdict{true, "fine"}; };
 
   Claim unexpected{"unexpected-raise", "000_0000000000000000.txt", {}, "s", b.program(), {}, ok_check};
-  const claims::SideResult r1 = claims::judge(unexpected, t);
+  const cli::claims::SideResult r1 = cli::claims::judge(unexpected, t);
   EXPECT_FALSE(r1.ran_as_intended());
   EXPECT_FALSE(r1.verdict.holds);
   EXPECT_NE(r1.problem.find("step 1 (add_scalar_) raised leaf_inplace"), std::string::npos) << r1.problem;
 
   Claim expected{"expected-raise", "000_0000000000000000.txt", {}, "s", b.program(), {w}, ok_check};
-  const claims::SideResult r2 = claims::judge(expected, t);
+  const cli::claims::SideResult r2 = cli::claims::judge(expected, t);
   EXPECT_TRUE(r2.ran_as_intended()) << r2.problem;
-  EXPECT_EQ(r2.verdict, (claims::Verdict{true, "fine"}));
+  EXPECT_EQ(r2.verdict, (cli::claims::Verdict{true, "fine"}));
 
   Claim reads_missing{"reads-missing", "000_0000000000000000.txt", {}, "s", b.program(), {w},
-                      [after](const Trace& tr) { return claims::Verdict{true, claims::made(tr, after).grad_fn}; }};
-  const claims::SideResult r3 = claims::judge(reads_missing, t);
+                      [after](const Trace& tr) { return cli::claims::Verdict{true, cli::claims::made(tr, after).grad_fn}; }};
+  const cli::claims::SideResult r3 = cli::claims::judge(reads_missing, t);
   EXPECT_FALSE(r3.ran_as_intended());
   EXPECT_FALSE(r3.verdict.holds);
   EXPECT_NE(r3.problem.find("could not read"), std::string::npos) << r3.problem;
 
-  const claims::ClaimResult both = claims::judge(expected, t, t);
+  const cli::claims::ClaimResult both = cli::claims::judge(expected, t, t);
   EXPECT_TRUE(both.agrees);
-  EXPECT_FALSE(claims::combine(r2, claims::no_trace("crash")).agrees);
+  EXPECT_FALSE(cli::claims::combine(r2, cli::claims::no_trace("crash")).agrees);
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 #include "judge/trace.h"
 #include "program/program.h"
 
-namespace parity::claims {
+namespace parity::cli::claims {
 
 struct Verdict {
   bool holds = false;
@@ -71,4 +71,4 @@ bool shares_storage(const judge::TensorObs& earlier, const judge::TensorObs& lat
 // Every claim of the seed files, in the order of the files and of the text within each.
 const std::vector<Claim>& seed_claims();
 
-}  // namespace parity::claims
+}  // namespace parity::cli::claims

@@ -1,10 +1,10 @@
-#include "properties/claims/claim.h"
+#include "cli/claims/claim.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-namespace parity::claims {
+namespace parity::cli::claims {
 
 using judge::StepObs;
 using judge::TensorObs;
@@ -73,4 +73,4 @@ bool all_equal(const std::vector<double>& v, double x) {
 
 bool shares_storage(const TensorObs& earlier, const TensorObs& later) { return later.alias_of == earlier.alias_of; }
 
-}  // namespace parity::claims
+}  // namespace parity::cli::claims

@@ -1,9 +1,9 @@
-#include "properties/claims/evaluate.h"
+#include "cli/claims/evaluate.h"
 
 #include <algorithm>
 #include <exception>
 
-namespace parity::claims {
+namespace parity::cli::claims {
 
 using judge::StepObs;
 using judge::Trace;
@@ -83,4 +83,4 @@ ClaimResult evaluate(const Claim& claim, judge::Backend& libtorch, judge::Backen
   return combine(std::move(t), std::move(i));
 }
 
-}  // namespace parity::claims
+}  // namespace parity::cli::claims

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "judge/backend.h"
-#include "properties/claims/claim.h"
+#include "cli/claims/claim.h"
 
-namespace parity::claims {
+namespace parity::cli::claims {
 
 struct SideResult {
   Verdict verdict;
@@ -37,4 +37,4 @@ ClaimResult combine(SideResult libtorch, SideResult impl);
 // Runs the claim on both backends in this process.
 ClaimResult evaluate(const Claim& claim, judge::Backend& libtorch, judge::Backend& impl);
 
-}  // namespace parity::claims
+}  // namespace parity::cli::claims
