@@ -153,19 +153,11 @@ std::vector<double> flat_values(const torch::Tensor& t) {
 
 std::vector<std::int64_t> to_vector(c10::IntArrayRef a) { return std::vector<std::int64_t>(a.begin(), a.end()); }
 
-torch::Tensor make_rand(const program::Attrs& a) {
-  const std::int64_t n = program::storage_extent(a.sizes, a.strides, a.offset);
-  torch::Tensor storage;
-  if (n > 0) {
-    std::vector<double> data = program::seeded_content(a.seed, n, a.dtype);
-    storage = torch::tensor(c10::ArrayRef<double>(data), torch::dtype(torch::kFloat64));
-  } else {
-    storage = torch::empty({0}, torch::dtype(torch::kFloat64));
-  }
-  return storage.to(to_torch(a.device), to_torch(a.dtype))
-      .as_strided(a.sizes, a.strides, a.offset)
-      .detach()
-      .requires_grad_(a.requires_grad);
+// A step's value: what its call returned, nothing when that is an undefined tensor (.grad of a tensor without one,
+// autograd.grad's unused input).
+std::optional<torch::Tensor> value_of(const torch::Tensor& t) {
+  if (!t.defined()) return std::nullopt;
+  return t;
 }
 
 #include "oracle/deepcopy_recipe.inc"
@@ -336,171 +328,18 @@ class TorchSession final : public judge::Session {
     return *values_[id];
   }
 
-  // Mirrors the op table, entry by entry; each case is the call its C++ repro template prints.
+  // The op table's calls: each case is generated from its op's C++ repro template (oracle/dispatch_gen.cpp), so
+  // the call made here is the one a repro prints. Operands are the values themselves, as the repro's variables are
+  // (an out= form writes into its operand 0).
   std::optional<torch::Tensor> compute(const Step& s) {
     const program::Attrs& a = s.attrs;
-    auto in = [&](std::size_t k) -> torch::Tensor {
+    auto in = [&](std::size_t k) -> torch::Tensor& {
       PARITY_HARNESS_ASSERT(k < s.inputs.size(), "step has too few operands");
-      return value(s.inputs[k]);
+      PARITY_HARNESS_ASSERT(has_value(s.inputs[k]), "value " + std::to_string(s.inputs[k]) + " does not exist");
+      return *values_[static_cast<std::size_t>(s.inputs[k])];
     };
-    auto opts = [&] { return torch::dtype(to_torch(a.dtype)).device(to_torch(a.device)).requires_grad(a.requires_grad); };
-    auto like = [&] { return torch::TensorOptions().device(to_torch(a.like_device)); };
-    const c10::MemoryFormat mf = to_torch(a.memory_format);
     switch (s.op) {
-      // factories
-      case OpId::Rand: return make_rand(a);
-      case OpId::Zeros: return torch::zeros(a.sizes, opts());
-      case OpId::Ones: return torch::ones(a.sizes, opts());
-      case OpId::Full: return torch::full(a.sizes, to_torch(a.scalar), opts());
-      case OpId::Arange: return torch::arange(a.end, torch::dtype(to_torch(a.dtype)).device(to_torch(a.device)));
-      case OpId::Empty: return torch::empty(a.sizes, torch::dtype(to_torch(a.dtype)).device(to_torch(a.device)));
-      case OpId::EmptyMemoryFormat:
-        return torch::empty(a.sizes, torch::dtype(to_torch(a.dtype)).device(to_torch(a.device)).memory_format(mf));
-      case OpId::EmptyLike: return torch::empty_like(in(0), like(), mf);
-      case OpId::ZerosLike: return torch::zeros_like(in(0), like(), mf);
-      case OpId::Where: return torch::where(in(0), in(1), in(2));
-      case OpId::Index: return in(0).index(c10::List<c10::optional<at::Tensor>>({in(1)}));
-      case OpId::IndexPut_: return in(0).index_put_(c10::List<c10::optional<at::Tensor>>({in(1)}), in(2), a.accumulate);
-      case OpId::MaskedFill: return in(0).masked_fill(in(1), to_torch(a.scalar));
-      case OpId::MaskedFill_: return in(0).masked_fill_(in(1), to_torch(a.scalar));
-      case OpId::Addcmul: return torch::addcmul(in(0), in(1), in(2), to_torch(a.scalar));
-      case OpId::Addcmul_: return in(0).addcmul_(in(1), in(2), to_torch(a.scalar));
-      case OpId::Eq: return in(0).eq(in(1));
-      case OpId::Ne: return in(0).ne(in(1));
-      case OpId::OnesLike: return torch::ones_like(in(0), like(), mf);
-      // copies
-      case OpId::Clone: return in(0).clone(mf);
-      case OpId::Contiguous: return in(0).contiguous(mf);
-      case OpId::Detach: return in(0).detach();
-      case OpId::Detach_: return in(0).detach_();
-      case OpId::Copy_: return in(0).copy_(in(1));
-      case OpId::Data: return in(0).variable_data();
-      case OpId::To: return in(0).to(to_torch(a.dtype), /*non_blocking=*/false, a.copy);
-      case OpId::ToDevice: return in(0).to(to_torch(a.device), in(0).scalar_type(), /*non_blocking=*/false, a.copy);
-      case OpId::ToMemoryFormat: return in(0).to(in(0).scalar_type(), /*non_blocking=*/false, a.copy, mf);
-      case OpId::NewTensor: return in(0).detach().to(in(0).scalar_type(), /*non_blocking=*/false, /*copy=*/true);
-      case OpId::Deepcopy: return parity_deepcopy(in(0), memos_[a.memo]);
-      // views
-      case OpId::View: return in(0).view(a.sizes);
-      case OpId::Reshape: return in(0).reshape(a.sizes);
-      case OpId::Transpose: return in(0).transpose(a.dim, a.dim1);
-      case OpId::Permute: return in(0).permute(a.dims);
-      case OpId::Slice: return in(0).slice(a.dim, a.start, a.end, a.step);
-      case OpId::Select: return in(0).select(a.dim, a.index);
-      case OpId::Narrow: return in(0).narrow(a.dim, a.start, a.length);
-      case OpId::Expand: return in(0).expand(a.sizes);
-      case OpId::Squeeze: return in(0).squeeze();
-      case OpId::SqueezeDim: return in(0).squeeze(a.dim);
-      case OpId::Unsqueeze: return in(0).unsqueeze(a.dim);
-      case OpId::AsStrided: return in(0).as_strided(a.sizes, a.strides, a.offset);
-      case OpId::Diagonal: return in(0).diagonal(a.offset, a.dim, a.dim1);
-      case OpId::T: return in(0).t();
-      case OpId::Unfold: return in(0).unfold(a.dim, a.size, a.step);
-      case OpId::Unbind: return judge::pick_output(in(0).unbind(a.dim), a.index);
-      case OpId::Split: return judge::pick_output(in(0).split(a.size, a.dim), a.index);
-      case OpId::Chunk: return judge::pick_output(in(0).chunk(a.chunks, a.dim), a.index);
-      case OpId::SplitWithSizes: return judge::pick_output(in(0).split_with_sizes(a.dims, a.dim), a.index);
-      case OpId::UnsafeSplit: return judge::pick_output(in(0).unsafe_split(a.size, a.dim), a.index);
-      case OpId::UnsafeChunk: return judge::pick_output(in(0).unsafe_chunk(a.chunks, a.dim), a.index);
-      // arithmetic
-      case OpId::Add: return in(0).add(in(1));
-      case OpId::Sub: return in(0).sub(in(1));
-      case OpId::Mul: return in(0).mul(in(1));
-      case OpId::Div: return in(0).div(in(1));
-      case OpId::AddScalar: return in(0).add(to_torch(a.scalar));
-      case OpId::SubScalar: return in(0).sub(to_torch(a.scalar));
-      case OpId::MulScalar: return in(0).mul(to_torch(a.scalar));
-      case OpId::DivScalar: return in(0).div(to_torch(a.scalar));
-      case OpId::Neg: return in(0).neg();
-      case OpId::Pow: return in(0).pow(to_torch(a.scalar));
-      case OpId::Exp: return in(0).exp();
-      case OpId::Sigmoid: return in(0).sigmoid();
-      case OpId::Tanh: return in(0).tanh();
-      case OpId::Log: return in(0).log();
-      case OpId::Sqrt: return in(0).sqrt();
-      case OpId::Relu: return in(0).relu();
-      case OpId::Abs: return in(0).abs();
-      case OpId::Clamp: return in(0).clamp(to_torch(a.min), to_torch(a.max));
-      case OpId::Mm: return in(0).mm(in(1));
-      case OpId::Matmul: return in(0).matmul(in(1));
-      case OpId::Sum: return in(0).sum();
-      case OpId::SumDims: return in(0).sum(a.dims, a.keepdim);
-      case OpId::Mean: return in(0).mean();
-      case OpId::MeanDims: return in(0).mean(a.dims, a.keepdim);
-      // in place: the result is operand 0 itself (same TensorImpl)
-      case OpId::Add_: return in(0).add_(in(1));
-      case OpId::Sub_: return in(0).sub_(in(1));
-      case OpId::Mul_: return in(0).mul_(in(1));
-      case OpId::Div_: return in(0).div_(in(1));
-      case OpId::AddOut: {
-        torch::Tensor out = in(0);  // at::add_out takes out by non-const reference
-        return torch::add_out(out, in(1), in(2));
-      }
-      case OpId::SubOut: {
-        torch::Tensor out = in(0);  // at::sub_out takes out by non-const reference
-        return torch::sub_out(out, in(1), in(2));
-      }
-      case OpId::MulOut: {
-        torch::Tensor out = in(0);  // at::mul_out takes out by non-const reference
-        return torch::mul_out(out, in(1), in(2));
-      }
-      case OpId::DivOut: {
-        torch::Tensor out = in(0);  // at::div_out takes out by non-const reference
-        return torch::div_out(out, in(1), in(2));
-      }
-      case OpId::AddScalar_: return in(0).add_(to_torch(a.scalar));
-      case OpId::SubScalar_: return in(0).sub_(to_torch(a.scalar));
-      case OpId::MulScalar_: return in(0).mul_(to_torch(a.scalar));
-      case OpId::DivScalar_: return in(0).div_(to_torch(a.scalar));
-      case OpId::Zero_: return in(0).zero_();
-      case OpId::Fill_: return in(0).fill_(to_torch(a.scalar));
-      case OpId::Exp_: return in(0).exp_();
-      case OpId::Sigmoid_: return in(0).sigmoid_();
-      case OpId::Tanh_: return in(0).tanh_();
-      case OpId::Log_: return in(0).log_();
-      case OpId::Sqrt_: return in(0).sqrt_();
-      case OpId::Relu_: return in(0).relu_();
-      case OpId::Abs_: return in(0).abs_();
-      case OpId::Clamp_: return in(0).clamp_(to_torch(a.min), to_torch(a.max));
-      // autograd
-      case OpId::Backward:
-        in(0).backward(torch::Tensor(), a.retain_graph, a.create_graph);
-        return std::nullopt;
-      case OpId::AutogradGrad: {
-        torch::Tensor g = torch::autograd::grad({in(0)}, {in(1)}, {}, a.retain_graph, a.create_graph, a.allow_unused)[0];
-        if (!g.defined()) return std::nullopt;
-        return g;
-      }
-      case OpId::AutogradGradOutputs: {
-        torch::Tensor g = torch::autograd::grad({in(0)}, {in(1)}, {in(2)}, a.retain_graph, a.create_graph, a.allow_unused)[0];
-        if (!g.defined()) return std::nullopt;
-        return g;
-      }
-      case OpId::BackwardRoots:
-        torch::autograd::backward({in(0), in(1)}, {}, a.retain_graph, a.create_graph);
-        return std::nullopt;
-      case OpId::BackwardGrad:
-        in(0).backward(in(1), a.retain_graph, a.create_graph);
-        return std::nullopt;
-      case OpId::RetainGrad:
-        in(0).retain_grad();
-        return std::nullopt;
-      case OpId::Grad: {
-        WarningGuard quiet(silent_warnings());  // .grad of a non-leaf warns
-        torch::Tensor g = in(0).grad();
-        if (!g.defined()) return std::nullopt;
-        return g;
-      }
-      case OpId::SetGrad:
-        in(0).mutable_grad() = in(1);
-        return std::nullopt;
-      case OpId::ResetGrad:
-        in(0).mutable_grad().reset();
-        return std::nullopt;
-      case OpId::SetData:
-        in(0).set_data(in(1));
-        return std::nullopt;
-      case OpId::RequiresGrad_: return in(0).requires_grad_(a.requires_grad);
+#include "oracle/dispatch.inc"
     }
     PARITY_HARNESS_UNREACHABLE("op missing from the LibTorch backend: " + std::string(program::spec(s.op).name));
   }

@@ -9,44 +9,44 @@ namespace parity::program {
 
 namespace {
 
-using T = AttrType;
+// The member pointer each type keeps (see AttrSpec); the types with a field of their own keep none.
+#define PARITY_FIELD_Shape(f) .ints = &Attrs::f,
+#define PARITY_FIELD_IntList(f) .ints = &Attrs::f,
+#define PARITY_FIELD_Int(f) .int64 = &Attrs::f,
+#define PARITY_FIELD_Count(f) .int64 = &Attrs::f,
+#define PARITY_FIELD_Memo(f) .int64 = &Attrs::f,
+#define PARITY_FIELD_Bool(f) .flag = &Attrs::f,
+#define PARITY_FIELD_OptionalScalar(f) .bound = &Attrs::f,
+#define PARITY_FIELD_Strided(f)
+#define PARITY_FIELD_Scalar(f)
+#define PARITY_FIELD_DType(f)
+#define PARITY_FIELD_MemoryFormat(f)
+#define PARITY_FIELD_Seed(f)
+#define PARITY_FIELD_Device(f)
+#define PARITY_FIELD_OptionalDevice(f)
 
-// clang-format off
 const AttrSpec kAttrs[] = {
-  {Attr::Sizes,        "sizes",         T::Shape,          &Attrs::sizes},
-  {Attr::ViewSizes,    "sizes",         T::Shape,          &Attrs::sizes},
-  {Attr::ExpandSizes,  "sizes",         T::Shape,          &Attrs::sizes},
-  {Attr::Strided,      "strided",       T::Strided},
-  {Attr::Dims,         "dims",          T::IntList,        &Attrs::dims},
-  {Attr::Dim,          "dim",           T::Int,            nullptr, &Attrs::dim},
-  {Attr::Dim1,         "dim1",          T::Int,            nullptr, &Attrs::dim1},
-  {Attr::Start,        "start",         T::Int,            nullptr, &Attrs::start},
-  {Attr::End,          "end",           T::Int,            nullptr, &Attrs::end},
-  {Attr::Step,         "step",          T::Int,            nullptr, &Attrs::step},
-  {Attr::Index,        "index",         T::Int,            nullptr, &Attrs::index},
-  {Attr::Length,       "length",        T::Int,            nullptr, &Attrs::length},
-  {Attr::Scalar,       "scalar",        T::Scalar},
-  {Attr::MemoryFormat, "memory_format", T::MemoryFormat},
-  {Attr::DType,        "dtype",         T::DType},
-  {Attr::RequiresGrad, "requires_grad", T::Bool,           nullptr, nullptr, &Attrs::requires_grad},
-  {Attr::Keepdim,      "keepdim",       T::Bool,           nullptr, nullptr, &Attrs::keepdim},
-  {Attr::RetainGraph,  "retain_graph",  T::Bool,           nullptr, nullptr, &Attrs::retain_graph},
-  {Attr::Seed,         "seed",          T::Seed},
-  {Attr::Offset,       "offset",        T::Int,            nullptr, &Attrs::offset},
-  {Attr::Min,          "min",           T::OptionalScalar, nullptr, nullptr, nullptr, &Attrs::min},
-  {Attr::Max,          "max",           T::OptionalScalar, nullptr, nullptr, nullptr, &Attrs::max},
-  {Attr::Size,         "size",          T::Count,          nullptr, &Attrs::size},
-  {Attr::Chunks,       "chunks",        T::Count,          nullptr, &Attrs::chunks},
-  {Attr::Copy,         "copy",          T::Bool,           nullptr, nullptr, &Attrs::copy},
-  {Attr::Memo,         "memo",          T::Memo,           nullptr, &Attrs::memo},
-  {Attr::SplitSizes,   "split_sizes",   T::IntList,        &Attrs::dims},
-  {Attr::Accumulate,   "accumulate",    T::Bool,           nullptr, nullptr, &Attrs::accumulate},
-  {Attr::AllowUnused,  "allow_unused",  T::Bool,           nullptr, nullptr, &Attrs::allow_unused},
-  {Attr::CreateGraph,  "create_graph",  T::Bool,           nullptr, nullptr, &Attrs::create_graph},
-  {Attr::Device,       "device",        T::Device},
-  {Attr::LikeDevice,   "device",        T::OptionalDevice},
+#define PARITY_ATTR(id_, name_, type_, field_) \
+  {.attr = Attr::id_, .name = name_, .type = AttrType::type_, PARITY_FIELD_##type_(field_) .field = #field_},
+#include "program/attrs.def"
+#undef PARITY_ATTR
 };
-// clang-format on
+#undef PARITY_FIELD_Shape
+#undef PARITY_FIELD_IntList
+#undef PARITY_FIELD_Int
+#undef PARITY_FIELD_Count
+#undef PARITY_FIELD_Memo
+#undef PARITY_FIELD_Bool
+#undef PARITY_FIELD_OptionalScalar
+#undef PARITY_FIELD_Strided
+#undef PARITY_FIELD_Scalar
+#undef PARITY_FIELD_DType
+#undef PARITY_FIELD_MemoryFormat
+#undef PARITY_FIELD_Seed
+#undef PARITY_FIELD_Device
+#undef PARITY_FIELD_OptionalDevice
+
+using T = AttrType;
 
 // Rows in Attr order, each with the field its type needs: checked once, so no lookup can find a wrong row.
 bool rows_are_consistent() {

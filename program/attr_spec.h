@@ -1,7 +1,7 @@
 // The attribute table: every per-attribute fact (its name in JSON, program text and repro templates, the type of
-// its value, the field of Attrs that holds it) in one row. The JSON codec, the program printer and the repro
-// printers switch over the value's type, not over attributes, so a new attribute of an existing type is one
-// Attr enumerator, one Attrs field and one row here (plus its generation rule in generators/attr_gen.cpp).
+// its value, the field of Attrs that holds it) in one row of program/attrs.def. The JSON codec, the program
+// printer and the repro printers switch over the value's type, not over attributes, so a new attribute of an
+// existing type is one Attrs field and one row there (plus its generation rule in generators/attr_gen.cpp).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -39,6 +39,8 @@ struct AttrSpec {
   std::int64_t Attrs::*int64 = nullptr;              // Int, Count, Memo
   bool Attrs::*flag = nullptr;                       // Bool
   std::optional<Scalar> Attrs::*bound = nullptr;     // OptionalScalar
+  // The member's name, for code generated from the table (the oracle's dispatch, oracle/dispatch_gen.cpp).
+  std::string_view field;
 };
 
 const AttrSpec& attr_spec(Attr);

@@ -20,25 +20,12 @@ enum class OpId : std::uint8_t {
 #undef PARITY_OP
 };
 
-// An attribute names a field of Attrs and, for sizes, the rule the generator follows to pick it.
+// An attribute names a field of Attrs and, for sizes, the rule the generator follows to pick it: one row of
+// program/attrs.def each.
 enum class Attr : std::uint8_t {
-  Sizes,        // fresh shape (factories)
-  ViewSizes,    // same number of elements as operand 0 (view, reshape); one entry may be -1
-  ExpandSizes,  // broadcast-compatible with operand 0
-  Strided,      // sizes + strides + offset of a fresh storage (rand) or within operand 0's storage (as_strided)
-  Dims,         // permutation (permute) or subset (reductions) of operand 0's dims
-  Dim, Dim1, Start, End, Step, Index, Length,
-  Scalar, MemoryFormat, DType, RequiresGrad, Keepdim, RetainGraph, Seed,
-  Offset,       // diagonal's offset (Attrs::offset)
-  Min, Max,     // clamp bounds, each optional
-  Size,         // unfold window, split size
-  Chunks, Copy, Memo,
-  SplitSizes,   // split_with_sizes' lengths (Attrs::dims)
-  Accumulate,   // index_put_: add into the indexed elements instead of writing them
-  AllowUnused,  // autograd_grad: an input the graph does not reach gets no gradient instead of an error
-  CreateGraph,  // backward and grad: the backward is itself recorded, so its gradients can be differentiated
-  Device,       // where a factory makes its tensor, where to() moves one (Attrs::device)
-  LikeDevice,   // the _like factories' device=, None meaning the operand's (Attrs::like_device)
+#define PARITY_ATTR(id, ...) id,
+#include "program/attrs.def"
+#undef PARITY_ATTR
 };
 
 enum class OpKind : std::uint8_t { Factory, Copy, View, Arithmetic, Reduction, InPlace, Autograd };

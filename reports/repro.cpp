@@ -10,6 +10,7 @@
 #include "program/attr_spec.h"
 #include "program/content.h"
 #include "program/internal_assert.h"
+#include "program/op_template.h"
 #include "reports/deepcopy_recipe_text.h"
 
 namespace parity::reports {
@@ -114,84 +115,67 @@ std::string device_literal(Device d, Lang lang) {
 
 std::string value_name(int id) { return "v" + std::to_string(id); }
 
-std::string placeholder(std::string_view name, const Step& step, Lang lang) {
-  const Attrs& a = step.attrs;
-  if (!name.empty() && name.find_first_not_of("0123456789") == std::string_view::npos) {
-    std::size_t i = 0;
-    std::from_chars(name.data(), name.data() + name.size(), i);
-    if (i >= step.inputs.size())
-      PARITY_HARNESS_UNREACHABLE("repro template of " + std::string(spec(step.op).name) + " uses operand {" +
-                                 std::string(name) + "} beyond its arity");
-    return value_name(step.inputs[i]);
-  }
-  if (name == "data") {
-    auto values = seeded_content(a.seed, storage_extent(a.sizes, a.strides, a.offset), a.dtype);
-    return list(values, lang, [lang](double v) { return float_literal(v, lang); });
-  }
-  const OpSpec& op = spec(step.op);
-  if (op.reads(Attr::Strided)) {
-    if (name == "sizes") return int_list(a.sizes, lang);
-    if (name == "strides") return int_list(a.strides, lang);
-    if (name == "offset") return std::to_string(a.offset);
-  }
-  for (Attr attr : op.attrs) {
-    const AttrSpec& as = attr_spec(attr);
-    if (as.name != name) continue;
-    switch (as.type) {
-      // An empty braced list picks Tensor::view(ScalarType) in LibTorch (ScalarType{} is Byte): type it.
-      case AttrType::Shape:
-        return (lang == Lang::Cpp && (a.*as.ints).empty() ? "std::vector<int64_t>" : "") + int_list(a.*as.ints, lang);
-      // A bare braced list is ambiguous for sum/mean in LibTorch (IntArrayRef vs DimnameList overloads).
-      case AttrType::IntList: return (lang == Lang::Cpp ? "std::vector<int64_t>" : "") + int_list(a.*as.ints, lang);
-      case AttrType::Int:
-      case AttrType::Count:
-      case AttrType::Memo: return std::to_string(a.*as.int64);
-      case AttrType::Bool: return bool_literal(a.*as.flag, lang);
-      case AttrType::Scalar: return scalar_literal(a.scalar, lang);
-      case AttrType::OptionalScalar: {
-        const auto& bound = a.*as.bound;
-        // A typed optional in C++: clamp(nullopt, nullopt) and clamp(int, nullopt) are ambiguous overloads.
-        if (lang == Lang::Python) return bound ? scalar_literal(*bound, lang) : "None";
-        return "c10::optional<c10::Scalar>(" + (bound ? scalar_literal(*bound, lang) : std::string()) + ")";
-      }
-      case AttrType::DType: return dtype_literal(a.dtype, lang);
-      case AttrType::MemoryFormat: return memory_format_literal(a.memory_format, lang);
-      case AttrType::Seed: return std::to_string(a.seed);
-      case AttrType::Device: return device_literal(a.device, lang);
-      // TensorOptions::device takes an optional: None keeps the operand's device, as Python's device=None.
-      case AttrType::OptionalDevice:
-        if (lang == Lang::Python) return a.like_device ? device_literal(*a.like_device, lang) : "None";
-        return "c10::optional<torch::Device>(" + (a.like_device ? device_literal(*a.like_device, lang) : std::string()) +
-               ")";
-      case AttrType::Strided: break;  // printed through its parts above
+// The deepcopy memo a step names: one variable per copy.deepcopy call of the program (deepcopy_memos).
+std::string memo_name(std::int64_t memo) { return "memo" + std::to_string(memo); }
+
+std::string attribute_literal(const AttrSpec& as, const Attrs& a, Lang lang) {
+  switch (as.type) {
+    // An empty braced list picks Tensor::view(ScalarType) in LibTorch (ScalarType{} is Byte): type it.
+    case AttrType::Shape:
+      return (lang == Lang::Cpp && (a.*as.ints).empty() ? "std::vector<int64_t>" : "") + int_list(a.*as.ints, lang);
+    // A bare braced list is ambiguous for sum/mean in LibTorch (IntArrayRef vs DimnameList overloads).
+    case AttrType::IntList: return (lang == Lang::Cpp ? "std::vector<int64_t>" : "") + int_list(a.*as.ints, lang);
+    case AttrType::Int:
+    case AttrType::Count: return std::to_string(a.*as.int64);
+    case AttrType::Memo: return memo_name(a.*as.int64);
+    case AttrType::Bool: return bool_literal(a.*as.flag, lang);
+    case AttrType::Scalar: return scalar_literal(a.scalar, lang);
+    case AttrType::OptionalScalar: {
+      const auto& bound = a.*as.bound;
+      // A typed optional in C++: clamp(nullopt, nullopt) and clamp(int, nullopt) are ambiguous overloads.
+      if (lang == Lang::Python) return bound ? scalar_literal(*bound, lang) : "None";
+      return "c10::optional<c10::Scalar>(" + (bound ? scalar_literal(*bound, lang) : std::string()) + ")";
     }
+    case AttrType::DType: return dtype_literal(a.dtype, lang);
+    case AttrType::MemoryFormat: return memory_format_literal(a.memory_format, lang);
+    case AttrType::Seed: return std::to_string(a.seed);
+    case AttrType::Device: return device_literal(a.device, lang);
+    // TensorOptions::device takes an optional: None keeps the operand's device, as Python's device=None.
+    case AttrType::OptionalDevice:
+      if (lang == Lang::Python) return a.like_device ? device_literal(*a.like_device, lang) : "None";
+      return "c10::optional<torch::Device>(" + (a.like_device ? device_literal(*a.like_device, lang) : std::string()) +
+             ")";
+    case AttrType::Strided: break;  // printed through its parts (Placeholder::Kind::StridedPart)
   }
-  PARITY_HARNESS_UNREACHABLE("repro template of " + std::string(spec(step.op).name) + " has unknown placeholder {" +
-                         std::string(name) + "}");
+  PARITY_HARNESS_UNREACHABLE("a Strided attribute has no literal of its own");
 }
 
-// Replaces every {name} of an op's template. Braces around anything else are the language's own and stay.
-std::string expression(const Step& step, Lang lang) {
-  std::string_view t = lang == Lang::Cpp ? spec(step.op).cpp : spec(step.op).py;
-  std::string out;
-  std::size_t i = 0;
-  while (i < t.size()) {
-    std::size_t open = t.find('{', i);
-    if (open == std::string_view::npos) break;
-    std::size_t close = t.find('}', open);
-    if (close == std::string_view::npos) break;
-    std::string_view name = t.substr(open + 1, close - open - 1);
-    out += t.substr(i, open - i);
-    if (!name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_0123456789") == std::string_view::npos) {
-      out += placeholder(name, step, lang);
-      i = close + 1;
-    } else {
-      out += '{';  // the language's own brace; a placeholder may follow inside it (`{ {1} }`)
-      i = open + 1;
+std::string placeholder(std::string_view name, const Step& step, Lang lang) {
+  const Attrs& a = step.attrs;
+  const program::Placeholder p = program::resolve_placeholder(spec(step.op), name);
+  switch (p.kind) {
+    case program::Placeholder::Kind::Operand: return value_name(step.inputs.at(static_cast<std::size_t>(p.operand)));
+    case program::Placeholder::Kind::Data: {
+      // The whole storage as a typed list: `std::vector<double>{}` is empty, where a bare `{}` inside one would be
+      // a storage of one zero.
+      auto values = seeded_content(a.seed, storage_extent(a.sizes, a.strides, a.offset), a.dtype);
+      return (lang == Lang::Cpp ? "std::vector<double>" : "") +
+             list(values, lang, [lang](double v) { return float_literal(v, lang); });
     }
+    case program::Placeholder::Kind::StridedPart:
+      if (p.part == "sizes") return int_list(a.sizes, lang);
+      if (p.part == "strides") return int_list(a.strides, lang);
+      return std::to_string(a.offset);
+    case program::Placeholder::Kind::Attribute: return attribute_literal(*p.attr, a, lang);
   }
-  out += t.substr(i);
-  return out;
+  PARITY_HARNESS_UNREACHABLE("no case for this Placeholder::Kind");
+}
+
+// The op's template with every placeholder a literal of the step.
+std::string expression(const Step& step, Lang lang) {
+  const OpSpec& op = spec(step.op);
+  return program::expand_template(lang == Lang::Cpp ? op.cpp : op.py,
+                                  [&](std::string_view name) { return placeholder(name, step, lang); });
 }
 
 enum class Outcome { Plain, Raised, Skipped };
@@ -391,7 +375,7 @@ std::string cpp_repro(const Program& p, const Trace* oracle) {
   const std::vector<std::int64_t> memos = deepcopy_memos(p);
   out << kCppPrelude << (memos.empty() ? "" : kDeepcopyRecipe) << "\nstatic constexpr int64_t kFullValuesUpTo = "
       << kFullValuesUpTo << ";\n" << kCppShow;
-  for (auto memo : memos) out << "  DeepcopyMemo memo" << memo << ";\n";
+  for (auto memo : memos) out << "  DeepcopyMemo " << memo_name(memo) << ";\n";
   std::vector<int> shown;
   for (std::size_t idx = 0; idx < p.steps.size(); ++idx) {
     const Step& step = p.steps[idx];
@@ -434,7 +418,7 @@ std::string cpp_repro(const Program& p, const Trace* oracle) {
 std::string python_repro(const Program& p, const Trace* oracle) {
   std::ostringstream out;
   out << kPythonPrelude << "FULL_VALUES_UP_TO = " << kFullValuesUpTo << "\n" << kPythonShow;
-  for (auto memo : deepcopy_memos(p)) out << "memo" << memo << " = {}\n";
+  for (auto memo : deepcopy_memos(p)) out << memo_name(memo) << " = {}\n";
   std::vector<int> shown;
   for (std::size_t idx = 0; idx < p.steps.size(); ++idx) {
     const Step& step = p.steps[idx];
