@@ -20,6 +20,7 @@
 #include "engine/evaluate.h"
 #include "engine/evaluation_process.h"
 #include "engine/isolation.h"
+#include "engine/process_outcome.h"
 #include "impl_backend/backend.h"
 #include "judge/trace_json.h"
 #include "oracle/torch_backend.h"
@@ -105,18 +106,11 @@ SideRun run_side(const program::Program& p, bool libtorch, const Limits& limits)
       },
       limits.timeout);
   SideRun out;
-  switch (end.how) {
-    case engine::ChildEnd::How::Timeout: out.failure = "timeout: " + end.describe(limits.timeout); return out;
-    case engine::ChildEnd::How::Signal:
-    case engine::ChildEnd::How::Exit:
-      if (progress->out_of_memory.load()) {
-        out.failure = "out_of_memory: an allocation failed under the memory limit of " +
-                      std::to_string(limits.memory_bytes >> 20) + " MiB";
-        return out;
-      }
-      [[fallthrough]];
-    case engine::ChildEnd::How::Interrupted: out.failure = "crash: " + end.describe(limits.timeout); return out;
-    case engine::ChildEnd::How::Finished: break;
+  const engine::ProcessOutcome ended =
+      engine::outcome_of(end, progress->out_of_memory.load(), limits.timeout, limits.memory_bytes);
+  if (ended.kind != engine::ProcessOutcome::Kind::Answered) {
+    out.failure = ended.describe();
+    return out;
   }
   const std::string& text = end.output;
   try {
@@ -130,7 +124,7 @@ SideRun run_side(const program::Program& p, bool libtorch, const Limits& limits)
   } catch (const engine::EvaluationError&) {
     throw;
   } catch (const std::exception& e) {
-    out.failure = "crash: ended without a complete result (" + std::string(e.what()).substr(0, 200) + ")";
+    out.failure = engine::unreadable_answer(e.what()).describe();
   }
   return out;
 }

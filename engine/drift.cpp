@@ -34,15 +34,19 @@ std::string this_executable() {
 
 // A side that has no trace, as a divergence's text and kind.
 DivergenceKind kind_of(const TraceAnswer& a) {
-  switch (a.outcome) {
-    case TraceAnswer::Outcome::Timeout: return DivergenceKind::Timeout;
-    case TraceAnswer::Outcome::OutOfMemory: return DivergenceKind::OutOfMemory;
-    case TraceAnswer::Outcome::Traced:
-    case TraceAnswer::Outcome::Escaped:
-    case TraceAnswer::Outcome::Crash:
-    case TraceAnswer::Outcome::Interrupted: return DivergenceKind::Crash;
+  switch (a.process.kind) {
+    case ProcessOutcome::Kind::Timeout: return DivergenceKind::Timeout;
+    case ProcessOutcome::Kind::OutOfMemory: return DivergenceKind::OutOfMemory;
+    case ProcessOutcome::Kind::Answered:  // with an exception that escaped the run loop instead of a trace
+    case ProcessOutcome::Kind::Crash:
+    case ProcessOutcome::Kind::Interrupted: return DivergenceKind::Crash;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
+}
+
+// Whether two sides without a trace failed alike (then it is no drift): the same end, an escape on both.
+bool failed_alike(const TraceAnswer& a, const TraceAnswer& b) {
+  return a.process.kind == b.process.kind && a.escaped.empty() == b.escaped.empty();
 }
 
 Evaluation::Outcome outcome_of(DivergenceKind kind) {
@@ -114,7 +118,8 @@ class Drift {
     Evaluation ev;
     ev.impl_version = summary_.libtorch_version;
     ev.oracle_version = other_.libtorch_version();
-    if (mine.outcome == TraceAnswer::Outcome::Interrupted || theirs.outcome == TraceAnswer::Outcome::Interrupted) {
+    if (mine.process.kind == ProcessOutcome::Kind::Interrupted ||
+        theirs.process.kind == ProcessOutcome::Kind::Interrupted) {
       ev.outcome = Evaluation::Outcome::Interrupted;
       return ev;
     }
@@ -125,15 +130,15 @@ class Drift {
       return ev;
     }
     // A release that crashed, hung or let an exception escape where the other did the same is no drift.
-    if (!mine.trace && !theirs.trace && mine.outcome == theirs.outcome) return ev;
+    if (!mine.trace && !theirs.trace && failed_alike(mine, theirs)) return ev;
     const TraceAnswer& failed = mine.trace ? theirs : mine;
     ev.outcome = outcome_of(kind_of(failed));
     Divergence d;
     d.kind = kind_of(failed);
     d.step = -1;  // another build's worker does not say where it was
-    d.impl = mine.trace ? "completed" : mine.failure;
-    d.oracle = theirs.trace ? "completed" : theirs.failure;
-    if (d.kind == DivergenceKind::Crash) d.signal = failed.signal;
+    d.impl = mine.failure();
+    d.oracle = theirs.failure();
+    if (d.kind == DivergenceKind::Crash) d.signal = failed.process.signal;
     ev.divergence = d;
     ev.impl = std::move(mine.trace);
     ev.oracle = std::move(theirs.trace);

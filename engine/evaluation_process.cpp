@@ -11,6 +11,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
+#include "engine/process_outcome.h"
 #include "impl_backend/backend.h"
 #include "judge/backend.h"
 #include "judge/error_category.h"
@@ -380,32 +381,29 @@ void enter_evaluating_process(std::size_t memory_limit_bytes, Progress* progress
 Evaluation evaluation_from_end(const ChildEnd& end, const program::Program* program, const EvalOptions& options,
                                const Progress& progress) {
   const int phase = progress.phase.load(), step = progress.step.load();
+  const ProcessOutcome ended =
+      outcome_of(end, progress.out_of_memory.load(), options.timeout, options.memory_limit_bytes);
   Evaluation out;
-  switch (end.how) {
-    case ChildEnd::How::Interrupted:
+  switch (ended.kind) {
+    case ProcessOutcome::Kind::Interrupted:
       out.outcome = Evaluation::Outcome::Interrupted;
       return out;
-    case ChildEnd::How::Timeout:
+    case ProcessOutcome::Kind::Timeout:
       out.outcome = Evaluation::Outcome::Timeout;
-      out.divergence = death(judge::DivergenceKind::Timeout, ErrorCategory::Timeout, end.describe(options.timeout),
-                             phase, step, options.oracle);
+      out.divergence = death(judge::DivergenceKind::Timeout, ErrorCategory::Timeout, ended.what, phase, step,
+                             options.oracle);
       return out;
-    case ChildEnd::How::Signal:
-    case ChildEnd::How::Exit:
-      if (progress.out_of_memory.load()) {
-        out.outcome = Evaluation::Outcome::OutOfMemory;
-        out.divergence = death(judge::DivergenceKind::OutOfMemory, ErrorCategory::OutOfMemory,
-                               "an allocation failed under the memory limit of " +
-                                   std::to_string(options.memory_limit_bytes >> 20) + " MiB",
-                               phase, step, options.oracle);
-        return out;
-      }
+    case ProcessOutcome::Kind::OutOfMemory:
+      out.outcome = Evaluation::Outcome::OutOfMemory;
+      out.divergence = death(judge::DivergenceKind::OutOfMemory, ErrorCategory::OutOfMemory, ended.what, phase, step,
+                             options.oracle);
+      return out;
+    case ProcessOutcome::Kind::Crash:
       out.outcome = Evaluation::Outcome::Crash;
-      out.divergence = death(judge::DivergenceKind::Crash, ErrorCategory::Crash, end.describe(options.timeout),
-                             phase, step, options.oracle,
-                             end.how == ChildEnd::How::Signal ? signal_name(end.code) : "");
+      out.divergence = death(judge::DivergenceKind::Crash, ErrorCategory::Crash, ended.what, phase, step,
+                             options.oracle, ended.signal);
       return out;
-    case ChildEnd::How::Finished: break;
+    case ProcessOutcome::Kind::Answered: break;
   }
   try {
     parse_result(end.output, program, options.oracle, out);
@@ -415,9 +413,8 @@ Evaluation evaluation_from_end(const ChildEnd& end, const program::Program* prog
     // A process that ends its answer early (something called exit()) or garbles it: a crash.
     out = Evaluation{};
     out.outcome = Evaluation::Outcome::Crash;
-    out.divergence = death(judge::DivergenceKind::Crash, ErrorCategory::Crash,
-                           "ended without a complete result (" + std::string(e.what()).substr(0, 200) + ")", phase,
-                           step, options.oracle);
+    out.divergence = death(judge::DivergenceKind::Crash, ErrorCategory::Crash, unreadable_answer(e.what()).what,
+                           phase, step, options.oracle);
   }
   return out;
 }

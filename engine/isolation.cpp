@@ -75,16 +75,12 @@ ChildEnd wait_for(pid_t pid, int fd, std::chrono::milliseconds timeout, const st
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (killed) return end;
+  if (killed || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) return end;
+  ChildEnd died = ChildEnd::died(status);
   // A child killed while the run is being stopped was killed by the interrupt, not by its own fault.
-  if (WIFSIGNALED(status)) {
-    end.how = stop && stop->load() ? ChildEnd::How::Interrupted : ChildEnd::How::Signal;
-    end.code = WTERMSIG(status);
-  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    end.how = ChildEnd::How::Exit;
-    end.code = WEXITSTATUS(status);
-  }
-  return end;
+  if (died.how == ChildEnd::How::Signal && stop && stop->load()) died.how = ChildEnd::How::Interrupted;
+  died.output = std::move(end.output);
+  return died;
 }
 
 }  // namespace
@@ -119,6 +115,18 @@ std::string signal_name(int signal) {
   for (const auto& [number, name] : kNames)
     if (number == signal) return name;
   return "SIG" + std::to_string(signal);
+}
+
+ChildEnd ChildEnd::died(int wait_status) {
+  ChildEnd end;
+  if (WIFSIGNALED(wait_status)) {
+    end.how = How::Signal;
+    end.code = WTERMSIG(wait_status);
+  } else {
+    end.how = How::Exit;
+    end.code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
+  }
+  return end;
 }
 
 std::string ChildEnd::describe(std::chrono::milliseconds timeout) const {

@@ -25,6 +25,10 @@ struct ChildEnd {
   int code = 0;        // the signal (Signal) or the nonzero exit status (Exit)
   // "killed by signal 11 (Segmentation fault)", "exited with status 3", "no result after 100 ms".
   std::string describe(std::chrono::milliseconds timeout) const;
+  // A reaped process that died, from its waitpid status: Signal with the signal, or Exit with the status (-1 when
+  // it neither exited nor was signalled). Whether that is a crash, an out-of-memory end or an interrupt is
+  // engine/process_outcome.h's to say.
+  static ChildEnd died(int wait_status);
 };
 
 // The signals that stop a campaign cleanly, its output written and marked interrupted: Ctrl-C, kill's default, a

@@ -83,11 +83,17 @@ void TraceWorker::send(const program::Program& program) {
   }
 }
 
+std::string TraceAnswer::failure() const {
+  if (process.kind == ProcessOutcome::Kind::Answered)
+    return trace ? "completed" : "an exception escaped the run loop: " + escaped;
+  return process.what;
+}
+
 TraceAnswer TraceWorker::receive() {
   TraceAnswer out;
   if (pid_ < 0) {
-    out.outcome = TraceAnswer::Outcome::Crash;
-    out.failure = "the worker is not running";
+    out.process.kind = ProcessOutcome::Kind::Crash;
+    out.process.what = "the worker is not running";
     return out;
   }
   for (;;) {
@@ -108,26 +114,22 @@ TraceAnswer TraceWorker::receive() {
       }
       version_ = answer.value("libtorch_version", version_);
       if (answer.contains("escaped")) {
-        out.outcome = TraceAnswer::Outcome::Escaped;
-        out.failure = "an exception escaped the run loop: " + answer["escaped"].get<std::string>();
+        out.escaped = answer["escaped"].get<std::string>();
       } else {
         out.trace = judge::trace_from_json(answer.at("trace"));
       }
       return out;
     }
-    if (stop_ && stop_->load()) {
+    ChildEnd end;
+    if (stop_ && stop_->load()) end.how = ChildEnd::How::Interrupted;
+    else if (std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count() <= 0)
+      end.how = ChildEnd::How::Timeout;
+    if (end.how != ChildEnd::How::Finished) {
       kill();
-      out.outcome = TraceAnswer::Outcome::Interrupted;
-      out.failure = "interrupted";
+      out.process = outcome_of(end, false, timeout_, memory_limit_bytes_);
       return out;
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
-    if (left <= 0) {
-      kill();
-      out.outcome = TraceAnswer::Outcome::Timeout;
-      out.failure = "no trace after " + std::to_string(timeout_.count()) + " ms";
-      return out;
-    }
     pollfd p{fd_, POLLIN, 0};
     if (::poll(&p, 1, static_cast<int>(std::min<long long>(left, kPollMs))) < 0 && errno != EINTR)
       throw EvaluationError(std::string("cannot wait for a worker: ") + std::strerror(errno));
@@ -146,19 +148,10 @@ TraceAnswer TraceWorker::receive() {
     ::close(fd_);
     fd_ = -1;
     buffer_.clear();
-    out.outcome = TraceAnswer::Outcome::Crash;
-    if (WIFSIGNALED(status)) {
-      out.failure = "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + ::strsignal(WTERMSIG(status)) + ")";
-      out.signal = signal_name(WTERMSIG(status));
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryStatus) {
-      out.outcome = TraceAnswer::Outcome::OutOfMemory;
-      out.failure = "an allocation failed under the memory limit of " + std::to_string(memory_limit_bytes_ >> 20) +
-                    " MiB";
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+    const ChildEnd died = ChildEnd::died(status);
+    if (died.how == ChildEnd::How::Exit && died.code == 127)
       throw EvaluationError("cannot run " + executable_ + " worker (exec failed, or it has no `worker` command)");
-    } else {
-      out.failure = "exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    }
+    out.process = outcome_of(died, false, timeout_, memory_limit_bytes_);
     return out;
   }
 }

@@ -11,17 +11,18 @@
 #include <optional>
 #include <string>
 
+#include "engine/process_outcome.h"
 #include "judge/trace.h"
 #include "program/program.h"
 
 namespace parity::engine {
 
 struct TraceAnswer {
-  enum class Outcome { Traced, Escaped, Crash, Timeout, OutOfMemory, Interrupted };
-  Outcome outcome = Outcome::Traced;
-  std::optional<judge::Trace> trace;  // Traced only
-  std::string failure;                  // otherwise: what happened, for a person
-  std::string signal;                   // Crash by a signal: its name (signal_name)
+  ProcessOutcome process;             // how the worker's turn ended: Answered when it sent an answer
+  std::optional<judge::Trace> trace;  // the answer's trace
+  std::string escaped;                // an answer without one: the exception that escaped the run loop
+  // What went wrong, for a person, when there is no trace.
+  std::string failure() const;
 };
 
 class TraceWorker {

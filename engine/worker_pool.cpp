@@ -237,14 +237,7 @@ std::optional<WorkerPool::Done> WorkerPool::wait() {
       while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
       }
       w.pid = -1;
-      ChildEnd end;
-      if (WIFSIGNALED(status)) {
-        end.how = ChildEnd::How::Signal;
-        end.code = WTERMSIG(status);
-      } else {
-        end.how = ChildEnd::How::Exit;
-        end.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      }
+      ChildEnd end = ChildEnd::died(status);
       // A worker killed while the run is being stopped was killed by the interrupt, not by its own fault.
       if (options_.eval.stop && options_.eval.stop->load()) end.how = ChildEnd::How::Interrupted;
       end_job(w, end, false);

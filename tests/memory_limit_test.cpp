@@ -80,8 +80,8 @@ TEST(MemoryLimit, ADriftWorkerPastItsLimitAnswersOutOfMemory) {
   TraceWorker worker(PARITY_CLI_PATH, 60000ms, std::size_t{1} << 30, nullptr);
   worker.send(large_tensors(256));  // 2 GiB of tensors under 1 GiB
   const TraceAnswer answer = worker.receive();
-  EXPECT_EQ(answer.outcome, TraceAnswer::Outcome::OutOfMemory) << answer.failure;
-  EXPECT_NE(answer.failure.find("memory limit of 1024 MiB"), std::string::npos) << answer.failure;
+  EXPECT_EQ(answer.process.kind, ProcessOutcome::Kind::OutOfMemory) << answer.failure();
+  EXPECT_NE(answer.failure().find("memory limit of 1024 MiB"), std::string::npos) << answer.failure();
 }
 
 }  // namespace
