@@ -10,30 +10,7 @@ namespace parity::impl::cpu {
 
 namespace {
 
-// (batch, row, column) sizes and strides of an operand; a 2-d one is a single batch, of stride 0.
-struct Geometry {
-  std::int64_t batches, rows, cols, inner;
-  std::int64_t o[3], a[3], b[3];
-};
-
-Geometry geometry(const Tensor& out, const Tensor& a, const Tensor& b) {
-  auto strides = [](const Tensor& t, std::int64_t (&s)[3]) {
-    const bool batched = t.dim() == 3;
-    s[0] = batched ? t.strides()[0] : 0;
-    s[1] = t.strides()[batched ? 1 : 0];
-    s[2] = t.strides()[batched ? 2 : 1];
-  };
-  Geometry g{};
-  const bool batched = out.dim() == 3;
-  g.batches = batched ? out.sizes()[0] : 1;
-  g.rows = out.sizes()[batched ? 1 : 0];
-  g.cols = out.sizes()[batched ? 2 : 1];
-  g.inner = a.sizes().back();
-  strides(out, g.o);
-  strides(a, g.a);
-  strides(b, g.b);
-  return g;
-}
+using kernels::MatmulGeometry;
 
 // A register tile: MR rows of a times NR columns of b, NR accumulators a row filling about two SSE registers
 // (x86-64's baseline vectors: 16 bytes).
@@ -44,7 +21,7 @@ constexpr int tile_cols() {
 }
 
 template <class Sum, typename T>
-void run(const Geometry& g, T* out, const T* x, const T* y) {
+void run(const MatmulGeometry& g, T* out, const T* x, const T* y) {
   constexpr int MR = kRows, NR = tile_cols<Sum>();
   const std::int64_t K = g.inner;
   const std::int64_t row_tiles = (g.rows + MR - 1) / MR;
@@ -81,7 +58,7 @@ void run(const Geometry& g, T* out, const T* x, const T* y) {
 }  // namespace
 
 void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_in_float) {
-  const Geometry g = geometry(out, a, b);
+  const MatmulGeometry g = kernels::matmul_geometry(out, a, b);
   if (g.batches == 0 || g.rows == 0 || g.cols == 0) return;
   dispatch(out.dtype(), [&](auto tag) {
     using T = decltype(tag);

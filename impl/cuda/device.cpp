@@ -84,22 +84,9 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_
     case ScalarType::Float16: type = kernels::MatmulElement::Float16; break;
     case ScalarType::BFloat16: type = kernels::MatmulElement::BFloat16; break;
   }
-  // (batch, row, column) sizes and strides; a 2-d operand is one batch of stride 0.
-  auto geometry = [](const Tensor& t, std::int64_t (&s)[3]) {
-    const bool batched = t.dim() == 3;
-    s[0] = batched ? t.strides()[0] : 0;
-    s[1] = t.strides()[batched ? 1 : 0];
-    s[2] = t.strides()[batched ? 2 : 1];
-  };
-  std::int64_t os[3], as[3], bs[3];
-  geometry(out, os);
-  geometry(a, as);
-  geometry(b, bs);
-  const bool batched = out.dim() == 3;
-  const std::int64_t sizes[4] = {batched ? out.sizes()[0] : 1, out.sizes()[batched ? 1 : 0],
-                                 out.sizes()[batched ? 2 : 1], a.sizes().back()};
   auto element = [](const Tensor& t) { return static_cast<char*>(t.storage().data()) + t.offset() * element_size(t.dtype()); };
-  const char* err = kernels::matmul(type, sum_16bit_in_float, element(out), element(a), element(b), sizes, os, as, bs);
+  const char* err = kernels::matmul(type, sum_16bit_in_float, element(out), element(a), element(b),
+                                    impl::kernels::matmul_geometry(out, a, b));
   PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("matmul: ") + (err ? err : ""));
 }
 

@@ -9,13 +9,10 @@ namespace parity::impl::cuda::kernels {
 
 namespace {
 
-struct Geometry {
-  std::int64_t batches, rows, cols, inner;
-  std::int64_t o[3], a[3], b[3];
-};
+using impl::kernels::MatmulGeometry;
 
 template <class Sum, typename T>
-__global__ void matmul_kernel(T* out, const T* a, const T* b, Geometry g, std::int64_t numel) {
+__global__ void matmul_kernel(T* out, const T* a, const T* b, MatmulGeometry g, std::int64_t numel) {
   const std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= numel) return;
   const std::int64_t j = e % g.cols, i = (e / g.cols) % g.rows, n = e / (g.cols * g.rows);
@@ -27,7 +24,7 @@ __global__ void matmul_kernel(T* out, const T* a, const T* b, Geometry g, std::i
 }
 
 template <class Sum, typename T>
-void launch(void* out, const void* a, const void* b, const Geometry& g, std::int64_t numel) {
+void launch(void* out, const void* a, const void* b, const MatmulGeometry& g, std::int64_t numel) {
   constexpr int kThreads = 256;
   const auto blocks = static_cast<unsigned>((numel + kThreads - 1) / kThreads);
   matmul_kernel<Sum, T><<<blocks, kThreads>>>(static_cast<T*>(out), static_cast<const T*>(a),
@@ -37,14 +34,7 @@ void launch(void* out, const void* a, const void* b, const Geometry& g, std::int
 }  // namespace
 
 const char* matmul(MatmulElement type, bool sum_16bit_in_float, void* out, const void* a, const void* b,
-                   const std::int64_t* sizes, const std::int64_t* out_strides, const std::int64_t* a_strides,
-                   const std::int64_t* b_strides) {
-  Geometry g{sizes[0], sizes[1], sizes[2], sizes[3], {}, {}, {}};
-  for (int d = 0; d < 3; ++d) {
-    g.o[d] = out_strides[d];
-    g.a[d] = a_strides[d];
-    g.b[d] = b_strides[d];
-  }
+                   const impl::kernels::MatmulGeometry& g) {
   const std::int64_t numel = g.batches * g.rows * g.cols;
   if (numel == 0) return nullptr;
   if (numel / 256 >= (std::int64_t{1} << 31)) return "matmul: too many output elements for one launch";

@@ -3,17 +3,17 @@
 #pragma once
 #include <cstdint>
 
+#include "impl/kernels/matmul.h"
+
 namespace parity::impl::cuda::kernels {
 
 // The element types the device kernel is built for.
 enum class MatmulElement : int { Bool, Int32, Int64, Float16, BFloat16, Float32, Float64 };
 
-// out[n] = a[n] @ b[n] for n < sizes[0], of sizes[1] x sizes[3] times sizes[3] x sizes[2]: sizes = {batches, rows,
-// cols, inner}; each operand's strides as {batch, row, column} (a batch stride of 0 repeats one matrix). All three
-// on the device. A 16-bit float sums in float and rounds once when sum_16bit_in_float, else rounds every step
-// (VersionGate::ProductsAccumulateInFloat). Returns an error string, or nullptr on success.
+// out[n] = a[n] @ b[n] over the geometry g (impl/kernels/matmul.h; a batch stride of 0 repeats one matrix), all
+// three on the device. A 16-bit float sums in float and rounds once when sum_16bit_in_float, else rounds every
+// step (VersionGate::ProductsAccumulateInFloat). Returns an error string, or nullptr on success.
 const char* matmul(MatmulElement type, bool sum_16bit_in_float, void* out, const void* a, const void* b,
-                   const std::int64_t* sizes, const std::int64_t* out_strides, const std::int64_t* a_strides,
-                   const std::int64_t* b_strides);
+                   const impl::kernels::MatmulGeometry& g);
 
 }  // namespace parity::impl::cuda::kernels

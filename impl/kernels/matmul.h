@@ -26,6 +26,35 @@ PARITY_HOST_DEVICE PARITY_FORCE_INLINE T add_product(T acc, T a, T b) {
 #endif
 }
 
+// mm/bmm's index space on either device: (batch, row, column) sizes and each operand's strides; a 2-d operand is
+// one batch of stride 0.
+struct MatmulGeometry {
+  std::int64_t batches, rows, cols, inner;
+  std::int64_t o[3], a[3], b[3];
+};
+
+// The geometry of out = a @ b (2-d operands) or out[n] = a[n] @ b[n] (3-d ones), from anything with dim(),
+// sizes() and strides() (impl's Tensor; host code only).
+template <class T>
+MatmulGeometry matmul_geometry(const T& out, const T& a, const T& b) {
+  auto strides = [](const T& t, std::int64_t (&s)[3]) {
+    const bool batched = t.dim() == 3;
+    s[0] = batched ? t.strides()[0] : 0;
+    s[1] = t.strides()[batched ? 1 : 0];
+    s[2] = t.strides()[batched ? 2 : 1];
+  };
+  MatmulGeometry g{};
+  const bool batched = out.dim() == 3;
+  g.batches = batched ? out.sizes()[0] : 1;
+  g.rows = out.sizes()[batched ? 1 : 0];
+  g.cols = out.sizes()[batched ? 2 : 1];
+  g.inner = a.sizes().back();
+  strides(out, g.o);
+  strides(a, g.a);
+  strides(b, g.b);
+  return g;
+}
+
 // Each policy: Acc, the type summed in; zero(); step(acc, a, b), the next partial sum; finish(acc), the element.
 
 // float and double, in their own type: each product and each partial sum rounded.
