@@ -44,7 +44,8 @@ RULES = {
                           ORACLE_API),  # impl vs LibTorch per step; campaign throughput
     "tests":             ("*",),  # unit and tooling tests: anything
 }
-TORCH_FOLDERS = ("oracle",)  # the only folders whose sources may include torch headers
+TORCH_FOLDERS = ("oracle",)
+TESTS = "tests"  # its subfolders (tests/impl, tests/judge, ...) mirror the source folders and share its rule  # the only folders whose sources may include torch headers
 TORCH_PREFIXES = ("torch/", "ATen/", "c10/", "caffe2/")
 
 SOURCE_SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh", ".inc", ".def", ".h.in")
@@ -145,6 +146,9 @@ def main(argv):
     files = {f: 0 for f in RULES}
     includes = {f: 0 for f in RULES}
     for folder, path in find_sources(root):
+        # tests/ mirrors the source folders: each of its subfolders follows the rule of tests/ itself.
+        if folder.startswith(TESTS + "/"):
+            folder = TESTS
         if folder not in RULES:
             errors.append((None, f"{path}: folder {folder or '(repository root)'} is not in the include table "
                                  f"of ci/check_includes.py (a new or renamed folder? add its rule)"))
@@ -165,6 +169,8 @@ def main(argv):
             resolved = beside if os.path.isfile(os.path.join(root, beside)) else os.path.normpath(target)
             resolved = resolved.replace(os.sep, "/")
             target_folder = os.path.dirname(resolved)
+            if target_folder.startswith(TESTS + "/"):
+                target_folder = TESTS
             if target.startswith(TORCH_PREFIXES) and folder not in TORCH_FOLDERS:
                 errors.append((folder, f"{path}:{line}: folder {folder} may not include \"{target}\" "
                                        f"(torch headers only in: {', '.join(TORCH_FOLDERS)})"))

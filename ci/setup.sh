@@ -30,7 +30,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# tests/schema_test.py validates reports with jsonschema (>= 4.18 for its referencing registry).
+# tests/reports/schema_test.py validates reports with jsonschema (>= 4.18 for its referencing registry).
 if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
   echo "parity setup: installing jsonschema for $(command -v python3)"
   # A Debian-managed python3 refuses plain pip installs (PEP 668); the package is for tests only.

@@ -202,7 +202,7 @@ std::string one_line(std::string s) {
   return s;
 }
 
-// The build lines are those tests/repro_test.py checks (the CMake one) or that work with Debian's libtorch-dev,
+// The build lines are those tests/reports/repro_test.py checks (the CMake one) or that work with Debian's libtorch-dev,
 // whose headers and libraries lie on the compiler's default paths, and with a LibTorch zip.
 constexpr std::string_view kCppPrelude = R"(// parity repro (LibTorch C++). Build it with CMake (add -DCMAKE_PREFIX_PATH=<LibTorch folder> for a
 // LibTorch zip, or for PyPI's torch wheel its torch/ folder: python -c 'import os, torch; print(os.path.dirname(

@@ -166,7 +166,7 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
   // not looking inside CopySlices), so the op computes the gradients of the tensors it read and delivers them
   // even when no captured edge lies beyond: an AccumulateGrad there accumulates (autograd.grad writes that leaf's
   // .grad), another node runs, computing nothing its own children are not needed for. See
-  // tests/impl_autograd_test.cpp (AutogradGrad*).
+  // tests/impl/autograd_test.cpp (AutogradGrad*).
   struct TaskExecInfo final : ExecInfo {
     std::function<bool(Node*)> needed;
     std::unordered_map<Node*, bool> marked;

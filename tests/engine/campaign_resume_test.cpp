@@ -15,7 +15,7 @@
 #include "reports/error.h"
 #include "reports/finding.h"
 #include "reports/jsonl.h"
-#include "tests/campaign_test_support.h"
+#include "tests/support/campaign.h"
 
 namespace parity::engine {
 namespace {

@@ -9,7 +9,7 @@
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/ops.h"
-#include "tests/impl_errors.h"
+#include "tests/support/impl_errors.h"
 
 namespace parity::impl {
 namespace {

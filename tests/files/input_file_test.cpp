@@ -9,6 +9,7 @@
 
 #include "files/error.h"
 #include "files/input_file.h"
+#include "tests/support/temp_dir.h"
 
 namespace parity::files {
 namespace {
@@ -25,9 +26,8 @@ std::string error_of(const fs::path& path, std::uintmax_t max_bytes = kMaxInputB
 }
 
 TEST(InputFile, ReadsARegularFileWithinItsLimit) {
-  std::string tmpl = (fs::temp_directory_path() / "parity-input-XXXXXX").string();
-  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-  const fs::path dir = tmpl;
+  const parity::testing::TempDir tmp("parity-input");
+  const fs::path& dir = tmp.path();
   std::ofstream(dir / "a.json") << "{\"a\": 1}";
   EXPECT_EQ(read_text_file(dir / "a.json"), "{\"a\": 1}");
   EXPECT_NE(error_of(dir / "a.json", 4).find("a.json: file is too large (the limit is 4 bytes)"), std::string::npos);

@@ -16,6 +16,7 @@
 #include "program/json.h"
 #include "program/op_table.h"
 #include "reports/schema_version.h"
+#include "tests/support/temp_dir.h"
 
 namespace parity::cli {
 namespace {
@@ -52,16 +53,6 @@ Result parity(const std::string& args, int timeout_s = 120, const std::string& e
 
 class Cli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "parity-cli-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(dir_, ec);
-  }
   std::string write(const std::string& name, const std::string& text) {
     fs::path p = dir_ / name;
     std::ofstream(p, std::ios::binary) << text;
@@ -80,7 +71,8 @@ class Cli : public ::testing::Test {
        "attrs": {"sizes": [2, 3], "strides": [3, 1], "offset": 0, "dtype": "float32", "requires_grad": true, "seed": 5}},
       {"op": "transpose", "inputs": [0], "attrs": {"dim": 0, "dim1": 1}}]})";
   }
-  fs::path dir_;
+  parity::testing::TempDir tmp_{"parity-cli"};
+  const fs::path dir_ = tmp_.path();
 };
 
 TEST_F(Cli, MalformedJson) {

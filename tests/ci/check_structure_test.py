@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ci/check_structure.py on small trees made here: each rule must catch what it is for and pass what it allows.
 
-Usage: python3 tests/check_structure_test.py CHECK_STRUCTURE_PY
+Usage: python3 tests/ci/check_structure_test.py CHECK_STRUCTURE_PY
 """
 import os
 import subprocess

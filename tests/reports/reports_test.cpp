@@ -16,6 +16,7 @@
 #include "reports/known_divergences.h"
 #include "reports/run_summary.h"
 #include "reports/schema_version.h"
+#include "tests/support/temp_dir.h"
 
 namespace parity::reports {
 namespace {
@@ -26,20 +27,10 @@ using nlohmann::json;
 // A signature written as findings.jsonl writes it.
 judge::Signature sig(std::string_view text) { return judge::Signature::parse(text).value(); }
 
-class TempDir {
+// A temporary folder named for these tests.
+class TempDir : public parity::testing::TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "parity-reports-XXXXXX").string();
-    if (::mkdtemp(tmpl.data())) path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  TempDir() : parity::testing::TempDir("parity-reports") {}
 };
 
 Finding sample_finding() {

@@ -15,6 +15,7 @@
 #include "files/error.h"
 #include "files/output_file.h"
 #include "reports/jsonl.h"
+#include "tests/support/temp_dir.h"
 
 namespace parity::files {
 
@@ -26,15 +27,6 @@ namespace fs = std::filesystem;
 
 class OutputFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "parity-output-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   std::string error_of(const std::function<void()>& f) {
     try {
       f();
@@ -56,7 +48,8 @@ class OutputFile : public ::testing::Test {
     s << in.rdbuf();
     return s.str();
   }
-  fs::path dir_;
+  parity::testing::TempDir tmp_{"parity-output"};
+  const fs::path dir_ = tmp_.path();
 };
 
 TEST_F(OutputFile, ReplacesARegularFileAndLeavesNothingElse) {

@@ -8,7 +8,7 @@
 #include "impl_backend/planted_faults.h"
 #include "reports/finding.h"
 #include "reports/jsonl.h"
-#include "tests/campaign_test_support.h"
+#include "tests/support/campaign.h"
 
 namespace parity::engine {
 namespace {

@@ -11,7 +11,7 @@
 #include "impl/ops.h"
 #include "impl/torch_version.h"
 #include "impl/version_gate.h"
-#include "tests/impl_errors.h"
+#include "tests/support/impl_errors.h"
 
 namespace parity::impl {
 namespace {

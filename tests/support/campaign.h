@@ -1,5 +1,5 @@
-// What the tests that run whole campaigns in this process share: a temporary folder, faults planted in a fresh
-// process of the test binary, and the reviewed ledger a real campaign is judged against.
+// What the tests that run whole campaigns in this process share: faults planted in a fresh process of the test
+// binary, and the reviewed ledger a real campaign is judged against (and a temporary folder, tests/support/temp_dir.h).
 #pragma once
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -12,26 +12,9 @@
 #include "impl_backend/planted_faults.h"
 #include "reports/build_info.h"
 #include "reports/known_divergences.h"
+#include "tests/support/temp_dir.h"
 
 namespace parity::testing {
-
-class TempDir {
- public:
-  explicit TempDir(const std::string& prefix = "parity-test") {
-    std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
-    if (::mkdtemp(tmpl.data())) path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 // PARITY_PLANT is read once per process (impl_backend/planted_faults.h), so a test that needs faults planted
 // runs again in a fresh process of this binary with the variable set. Returns true in that process; in the

@@ -1,4 +1,4 @@
-// reports/html_report: what the page shows and how it escapes, without a browser (tests/report_browser_test.py
+// reports/html_report: what the page shows and how it escapes, without a browser (tests/reports/report_browser_test.py
 // loads it in Chromium). Strings from findings are data: they must never become markup.
 #include "reports/html_report.h"
 

@@ -171,8 +171,11 @@ TEST(SchemaCheck, AVersionMovedThroughASharedCounterIsNoWrite) {
   for (auto& backend : both_backends()) {
     const Trace t = run(*backend, b.program());
     ASSERT_EQ(t.steps.at(static_cast<std::size_t>(add)).status, StepObs::Status::Ok) << backend->name();
-    for (const TensorObs& o : t.steps[static_cast<std::size_t>(add)].observed)
-      if (o.value == old) EXPECT_EQ(o.version, 1) << backend->name() << ": the shared counter moved";
+    for (const TensorObs& o : t.steps[static_cast<std::size_t>(add)].observed) {
+      if (o.value == old) {
+        EXPECT_EQ(o.version, 1) << backend->name() << ": the shared counter moved";
+      }
+    }
     EXPECT_TRUE(t.steps[static_cast<std::size_t>(add)].schema_violations.empty())
         << backend->name() << ": " << t.steps[static_cast<std::size_t>(add)].schema_violations.front();
   }
