@@ -1062,34 +1062,6 @@ rc::Gen<Program> programs(GenConfig cfg) {
   });
 }
 
-int generator_version() {
-  static const int version = [] {
-    std::uint64_t h = 14695981039346656037ull;  // FNV-1a
-    auto mix = [&h](std::uint64_t x) { h = (h ^ x) * 1099511628211ull; };
-    for (const program::OpSpec& op : program::op_table()) {
-      for (char c : op.name) mix(static_cast<unsigned char>(c));
-      for (std::uint64_t x : {std::uint64_t{static_cast<std::uint8_t>(op.kind)}, std::uint64_t(op.arity),
-                              std::uint64_t(op.weight), std::uint64_t{op.flags},
-                              op.inplace_of ? std::uint64_t{static_cast<std::uint8_t>(*op.inplace_of)} + 1 : 0,
-                              std::uint64_t{static_cast<std::uint8_t>(op.result)},
-                              std::uint64_t{static_cast<std::uint8_t>(op.saves)},
-                              std::uint64_t{static_cast<std::uint8_t>(op.writes)}, std::uint64_t{op.rounds},
-                              std::uint64_t{op.amplifies_rounding}, std::uint64_t{op.leaf_result},
-                              std::uint64_t{op.multi_output}, std::uint64_t{op.double_backward},
-                              std::uint64_t{op.operand0.dtypes},
-                              std::uint64_t(op.operand0.min_rank), std::uint64_t(op.operand0.max_rank),
-                              std::uint64_t{op.operand0.some_dim_nonempty}, std::uint64_t{op.operand0.requires_grad},
-                              std::uint64_t{op.operand0.single_element}, std::uint64_t{op.operand0.leaf},
-                              std::uint64_t{op.refuses != nullptr}, std::uint64_t{op.overlaps != nullptr},
-                              std::uint64_t{op.is_noop != nullptr}, std::uint64_t{op.device_only}})
-        mix(x);
-      for (program::Attr a : op.attrs) mix(static_cast<std::uint8_t>(a));
-    }
-    return kGeneratorCodeVersion * 100000 + static_cast<int>(h % 100000);
-  }();
-  return version;
-}
-
 rc::Shrinkable<Program> generate(std::uint64_t seed, int size, const GenConfig& cfg) {
   return programs(cfg)(rc::Random(seed), size);
 }
