@@ -7,6 +7,17 @@
 
 namespace parity::generators {
 
+namespace {
+
+// The step-effect traits as the bits the version has always mixed (they were one bitmask once), so that the same
+// table keeps the same version.
+std::uint64_t effect_bits(const program::OpSpec& op) {
+  return std::uint64_t{op.mutates} | std::uint64_t{op.values_undefined} << 1 | std::uint64_t{op.no_value} << 2 |
+         std::uint64_t{op.runs_backward} << 3 | std::uint64_t{op.writes_grad} << 4;
+}
+
+}  // namespace
+
 int generator_version() {
   static const int version = [] {
     std::uint64_t h = 14695981039346656037ull;  // FNV-1a
@@ -14,7 +25,7 @@ int generator_version() {
     for (const program::OpSpec& op : program::op_table()) {
       for (char c : op.name) mix(static_cast<unsigned char>(c));
       for (std::uint64_t x : {std::uint64_t{static_cast<std::uint8_t>(op.kind)}, std::uint64_t(op.arity),
-                              std::uint64_t(op.weight), std::uint64_t{op.flags},
+                              std::uint64_t(op.weight), effect_bits(op),
                               op.inplace_of ? std::uint64_t{static_cast<std::uint8_t>(*op.inplace_of)} + 1 : 0,
                               std::uint64_t{static_cast<std::uint8_t>(op.result)},
                               std::uint64_t{static_cast<std::uint8_t>(op.saves)},

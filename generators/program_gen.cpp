@@ -82,7 +82,7 @@ class Builder {
     recipe_enabled_.fill(true);
     if (!rng_.chance(cfg_.swarm_share)) return;
     for (const program::OpSpec& op : table)
-      if (op.kind != OpKind::Factory && !(op.flags & program::kBackward) && (!op.device_only || cfg_.cuda) &&
+      if (op.kind != OpKind::Factory && !op.runs_backward && (!op.device_only || cfg_.cuda) &&
           rng_.chance(0.5))
         op_enabled_[static_cast<std::size_t>(op.id)] = false;
     for (bool& on : recipe_enabled_) on = rng_.chance(0.5);
@@ -195,7 +195,7 @@ class Builder {
         if (memory_[v] == written) rounding_[v] = true;
     };
     if (r && op.kind == OpKind::InPlace) mark(s.inputs.front());
-    if ((op.flags & program::kWritesGrad) && s.inputs.size() > 1) mark(s.inputs[1]);
+    if (op.writes_grad && s.inputs.size() > 1) mark(s.inputs[1]);
     // set_data: operand 0, under every id of the tensor, now lives in operand 1's memory, with its values.
     if (s.op == OpId::SetData && expected_ok) {
       const int tensor = state_.value(s.inputs[0]).tensor;
@@ -223,7 +223,7 @@ class Builder {
     // .grad was made by recorded formulas, unless it was assigned a value that is not.
     if (op.result == program::ResultIs::Grad) t = !untwice_grads_.contains(tensor_of(s.inputs[0]));
     twice_.push_back(t);
-    if ((op.flags & program::kWritesGrad) && !s.inputs.empty()) {
+    if (op.writes_grad && !s.inputs.empty()) {
       if (s.inputs.size() > 1 && !twice(s.inputs[1])) untwice_grads_.insert(tensor_of(s.inputs[0]));
       else untwice_grads_.erase(tensor_of(s.inputs[0]));
     }

@@ -111,7 +111,7 @@ StepInfo ProgramState::append(const Step& step) {
       if (x.tensor == mask) x.saved_mask = true;
   }
   const bool no_grad_to_read = op.result == ResultIs::Grad && info.expected_ok() && !value(step.inputs[0]).has_grad;
-  if (!info.expected_ok() || (op.flags & program::kNoValue) || no_grad_to_read) {
+  if (!info.expected_ok() || op.no_value || no_grad_to_read) {
     values_.push_back(v);
     return info;
   }
@@ -226,7 +226,7 @@ StepInfo ProgramState::append(const Step& step) {
 // retained non-leaf (all of them, not only those its graph reaches: a guess), set_grad and reset_grad say.
 void ProgramState::note_grads(const Step& step) {
   using program::OpId;
-  if (program::spec(step.op).flags & program::kBackward) {
+  if (program::spec(step.op).runs_backward) {
     if (program::spec(step.op).has_value()) return;  // autograd.grad returns its gradient, accumulating none
     for (auto& v : values_)
       if (v.meta && v.meta->requires_grad && (v.leaf || v.retains_grad)) {
@@ -239,7 +239,7 @@ void ProgramState::note_grads(const Step& step) {
   ValueInfo& x = values_[static_cast<std::size_t>(step.inputs[0])];
   if (step.op == OpId::RetainGrad) x.retains_grad = true;
   // A .grad writer assigns its second operand, or resets the gradient when it has none.
-  if (program::spec(step.op).flags & program::kWritesGrad) {
+  if (program::spec(step.op).writes_grad) {
     x.has_grad = step.inputs.size() > 1;
     x.grad_has_history = x.has_grad && value(step.inputs[1]).meta->requires_grad;
   }
@@ -281,7 +281,7 @@ bool well_formed(const program::Program& p, std::string* why) {
                          std::to_string(s.inputs.size()));
     for (int in : s.inputs) {
       if (in < 0 || static_cast<std::size_t>(in) >= i) return fail(i, "input " + std::to_string(in) + " is not an earlier step");
-      if (program::spec(p.steps[static_cast<std::size_t>(in)].op).flags & program::kNoValue)
+      if (program::spec(p.steps[static_cast<std::size_t>(in)].op).no_value)
         return fail(i, "input " + std::to_string(in) + " returns no value");
     }
   }

@@ -56,7 +56,7 @@ void attr(std::ostream& os, Attr a, const program::Attrs& at) {
 std::string describe(const program::Step& step, int index) {
   std::ostringstream os;
   const program::OpSpec& op = program::spec(step.op);
-  if (!(op.flags & program::kNoValue)) os << 'v' << index << " = ";
+  if (!op.no_value) os << 'v' << index << " = ";
   os << op.name << '(';
   for (std::size_t i = 0; i < step.inputs.size(); ++i) os << (i ? ", " : "") << 'v' << step.inputs[i];
   os << ')';

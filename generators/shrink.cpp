@@ -142,7 +142,7 @@ std::vector<Program> shrink_candidates(const Program& p) {
   // Splicing a step out of a chain keeps what follows it, when everything after still behaves as before.
   for (int i = n - 1; i >= 0; --i) {
     const Step& s = p.steps[static_cast<std::size_t>(i)];
-    if (s.inputs.empty() || (program::spec(s.op).flags & program::kNoValue)) continue;
+    if (s.inputs.empty() || program::spec(s.op).no_value) continue;
     // Any operand may stand in for the result (copy_'s source does for empty_like(x).copy_(x)).
     for (std::size_t k = 0; k < s.inputs.size(); ++k) {
       Program c = bypass_step(p, i, k);

@@ -52,7 +52,7 @@ PlantedFault parse_one(std::string_view item) {
     if (k == PlantedFault::Kind::Fresh && program::spec(*op).result != program::ResultIs::Operand)
       throw bad("plants `fresh` on an op that does not return its operand itself");
     if (k == PlantedFault::Kind::WritesInput &&
-        (program::spec(*op).arity == 0 || (program::spec(*op).flags & program::kMutates)))
+        (program::spec(*op).arity == 0 || program::spec(*op).mutates))
       throw bad("plants `writes_input` on an op that has no operand or may write one anyway");
     return {*op, k};
   }

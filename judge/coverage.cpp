@@ -13,8 +13,6 @@ using program::DType;
 using program::is_floating;
 using program::kAllDTypes;
 using program::kAllMemoryFormats;
-using program::kBackward;
-using program::kNoValue;
 using program::op_table;
 using program::OpId;
 using program::OpKind;
@@ -209,7 +207,7 @@ class Analysis {
     if (ok) count_layouts_and_formats(s, op);
     if (writes_in_place(op)) on_inplace(i, s, ok);
     on_operands(s, op, ok, so);
-    if (op.flags & kBackward) on_backward(i, s, so);
+    if (op.runs_backward) on_backward(i, s, so);
     if (ok && op.out_of && !s.inputs.empty()) {
       const TensorObs* before = latest(s.inputs[0]);
       const TensorObs* after = find_value(so, i);
@@ -218,19 +216,19 @@ class Analysis {
     // Gradients with history: what a create_graph autograd.grad returns, a .grad read after a create_graph backward.
     if (ok && ((s.op == OpId::AutogradGrad && s.attrs.create_graph) || (s.op == OpId::Grad && create_graph_ran_)))
       recorded_grads_.push_back(i);
-    if (ok && !(op.flags & kNoValue)) {
+    if (ok && !op.no_value) {
       if (const TensorObs* r = find_value(so, i)) tags_.dtypes.emplace_back(to_string(r->dtype));
       facts_[i] = facts_of_result(i, s, op, so);
       on_saved(i, s, op, so);
       if (op.saves == Saves::Result) saved_[family(i)] = true;  // writing it before backward breaks it
       if (op.kind == OpKind::View && is_view(i) && is_view(s.inputs[0])) add(Situation::ViewOfView);
     }
-    if (ok && (op.flags & kBackward)) judge_gradients(so);
+    if (ok && op.runs_backward) judge_gradients(so);
     for (const TensorObs& o : so.observed) {
       if (o.value < 0 || o.value > i) continue;
       latest_[o.value] = &o;
       // Only a backward step observes gradients: other steps say nothing about them.
-      if (op.flags & kBackward) had_grad_[o.value] = o.grad.has_value();
+      if (op.runs_backward) had_grad_[o.value] = o.grad.has_value();
     }
     judge_views_after_writes(so, i);
   }

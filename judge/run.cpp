@@ -9,10 +9,6 @@ namespace parity::judge {
 
 using program::has_internal_overlap;
 using program::InternalError;
-using program::kBackward;
-using program::kMutates;
-using program::kValuesUndefined;
-using program::kWritesGrad;
 using program::OpId;
 using program::OpKind;
 using program::OpSpec;
@@ -65,7 +61,7 @@ class Taint {
   // Called after a step succeeded and before anything is observed.
   void update(const Step& step, int index, Session& session) {
     const OpSpec& op = spec(step.op);
-    if (op.flags & kBackward) {
+    if (op.runs_backward) {
       backward(step, index, session);
       // autograd.grad's result is the gradient that reached its operand 1.
       if (op.has_value()) tainted_[index] = grad_tainted_[step.inputs.at(1)];
@@ -74,7 +70,7 @@ class Taint {
     // .grad as a value: reading it gives what the gradient holds; assigning makes the gradient what was assigned.
     // Every id of the tensor (an in-place op's result is its operand under another id) has that .grad.
     // A .grad writer with a second operand assigns it (set_grad); with none it resets (reset_grad).
-    if (op.flags & kWritesGrad) {
+    if (op.writes_grad) {
       const bool undefined = step.inputs.size() > 1 && tainted_[step.inputs[1]];
       const void* tensor = session.tensor_key(step.inputs[0]);
       for (int j = 0; j < index; ++j)
@@ -115,13 +111,13 @@ class Taint {
       tainted_[index] = false;
       return;
     }
-    if (op.flags & kValuesUndefined) {
+    if (op.values_undefined) {
       tainted_[index] = true;
       return;
     }
     if (!in_tainted) return;
     tainted_[index] = true;
-    if ((op.flags & kMutates) && !step.inputs.empty()) taint_aliases(step.inputs[0], index, session);
+    if (op.mutates && !step.inputs.empty()) taint_aliases(step.inputs[0], index, session);
   }
 
  private:
@@ -143,7 +139,7 @@ class Taint {
       case Saves::Others: reads_[index].assign(step.inputs.begin() + 1, step.inputs.end()); break;
       case Saves::Operand1: reads_[index] = {step.inputs.at(1)}; break;
     }
-    if ((op.flags & kMutates) && op.is_inplace()) {
+    if (op.mutates && op.is_inplace()) {
       const void* key = session.storage_key(step.inputs[0]);
       for (int j = 0; j < index; ++j)
         if (session.has_value(j) && session.storage_key(j) == key) history_[j].push_back(index);
@@ -362,10 +358,10 @@ Trace run(Backend& backend, const Program& program, KeepValues keep) {
       if (obs.status == StepObs::Status::Ok) taint.update(step, i, *session);
       else if (obs.status == StepObs::Status::Error && op.is_inplace()) taint.update_after_raise(step, i, *session);
       obs.schema_violations = schema.after(step, i, obs.status == StepObs::Status::Ok, *session, defined);
-      if (op.flags & kMutates) {
+      if (op.mutates) {
         for (int j = 0; j <= i; ++j)
           if (session->has_value(j))
-            observe(*session, taint, grads, keep, i, j, (op.flags & (kBackward | kWritesGrad)) != 0, obs);
+            observe(*session, taint, grads, keep, i, j, (op.runs_backward || op.writes_grad), obs);
       } else if (obs.status == StepObs::Status::Ok && session->has_value(i)) {
         observe(*session, taint, grads, keep, i, i, false, obs);
       }

@@ -333,7 +333,7 @@ void check_results(const Program& p) {
     if (!bounded_numel(out->sizes))
       throw JsonError("step " + std::to_string(i) + " (" + std::string(op.name) + "): absurd shape: its result " +
                       render_ints(out->sizes) + " would have more than " + std::to_string(kMaxNumel) + " elements");
-    if (!(op.flags & kNoValue)) metas[i] = std::move(out);
+    if (!op.no_value) metas[i] = std::move(out);
   }
 }
 

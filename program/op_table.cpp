@@ -607,7 +607,7 @@ std::vector<OpSpec> build_table() {
   };
   for (OpSpec& s : t) {
     if (s.is_inplace()) {
-      s.flags |= kMutates;
+      s.mutates = true;
       s.result = ResultIs::Operand;
     }
     if (s.kind == OpKind::Factory) s.leaf_result = true;

@@ -30,14 +30,6 @@ enum class Attr : std::uint8_t {
 
 enum class OpKind : std::uint8_t { Factory, Copy, View, Arithmetic, Reduction, InPlace, Autograd };
 
-enum OpFlag : unsigned {
-  kNone = 0,
-  kMutates = 1u << 0,          // writes operand 0 (or its autograd state): every live value is observed after it
-  kValuesUndefined = 1u << 1,  // contents are uninitialised memory: values are not compared
-  kNoValue = 1u << 2,          // returns nothing
-  kBackward = 1u << 3,         // runs the engine: gradients of every live value are observed
-  kWritesGrad = 1u << 4,       // assigns or resets operand 0's .grad: gradients of every live value are observed
-};
 
 // What the op's result is, relative to operand 0.
 enum class ResultIs : std::uint8_t {
@@ -131,7 +123,12 @@ struct OpSpec {
   OpKind kind{};
   int arity = 0;                // tensor operands
   std::vector<Attr> attrs = {};  // attributes read (and serialised), in printing order
-  unsigned flags = kNone;
+  // What running the step does besides making its value (each a plain bool, like every other trait):
+  bool mutates = false;           // writes operand 0 (or its autograd state): every live value is observed after it
+  bool values_undefined = false;  // contents are uninitialised memory: values are not compared
+  bool no_value = false;          // returns nothing
+  bool runs_backward = false;     // runs the engine: gradients of every live value are observed
+  bool writes_grad = false;       // assigns or resets operand 0's .grad: gradients of every live value are observed
   int weight = 0;               // relative generation weight
   std::string_view cpp;         // repro template: {0},{1} operands; {sizes},{dim},... attributes
   std::string_view py;
@@ -172,10 +169,10 @@ struct OpSpec {
   // weight and no swarm draw otherwise, so CPU campaigns' programs stay what they were, and coverage asks it of
   // no CPU campaign.
   bool device_only = false;
-  // kBackward ops: how many leading operands are roots the engine starts from (the operand after them, if any,
+  // runs_backward ops: how many leading operands are roots the engine starts from (the operand after them, if any,
   // is backward's gradient or autograd.grad's input).
   int roots = 1;
-  // kBackward ops: the operand given as the roots' gradient (backward(gradient), autograd.grad's grad_outputs);
+  // runs_backward ops: the operand given as the roots' gradient (backward(gradient), autograd.grad's grad_outputs);
   // -1 when the engine makes an implicit one.
   int gradient = -1;
   Operand0 operand0 = {};
@@ -194,7 +191,7 @@ struct OpSpec {
   std::optional<Meta> infer(std::span<const Meta> in, const Attrs& attrs) const;
   bool is_inplace() const { return kind == OpKind::InPlace; }
   bool reads(Attr a) const;
-  bool has_value() const { return !(flags & kNoValue); }
+  bool has_value() const { return !no_value; }
   // An in-place write of a scalar into its only operand (add_(2), mul_(3), fill_(v), zero_()).
   bool writes_scalar() const {
     return is_inplace() && arity == 1 && (reads(Attr::Scalar) || writes == Writes::Constant);

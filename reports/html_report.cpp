@@ -355,7 +355,7 @@ std::string render_cell(const judge::Trace* t, std::size_t i, const Divergence& 
 // "v3 = mul(v1, v2)   dim=0, keepdim=false   [no_grad]": the op table's attributes as the program JSON names them.
 std::string step_text(const program::Step& s, const nlohmann::json& step_json, std::size_t index) {
   const program::OpSpec& op = program::spec(s.op);
-  std::string text = (op.flags & program::kNoValue) ? "" : "v" + std::to_string(index) + " = ";
+  std::string text = op.no_value ? "" : "v" + std::to_string(index) + " = ";
   text += std::string(op.name) + "(";
   for (std::size_t k = 0; k < s.inputs.size(); ++k) text += (k ? ", " : "") + std::string("v") + std::to_string(s.inputs[k]);
   text += ")";

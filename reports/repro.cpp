@@ -25,7 +25,6 @@ using program::AttrSpec;
 using program::AttrType;
 using program::Device;
 using program::DType;
-using program::kNoValue;
 using program::MemoryFormat;
 using program::OpId;
 using program::OpSpec;
@@ -380,7 +379,7 @@ std::string cpp_repro(const Program& p, const Trace* oracle) {
   for (std::size_t idx = 0; idx < p.steps.size(); ++idx) {
     const Step& step = p.steps[idx];
     const int i = static_cast<int>(idx);
-    const bool has_value = !(spec(step.op).flags & kNoValue);
+    const bool has_value = !spec(step.op).no_value;
     const std::string v = value_name(i);
     const std::string expr = expression(step, Lang::Cpp);
     const std::string stmt = has_value ? v + " = " + expr + ";" : expr + ";";
@@ -423,7 +422,7 @@ std::string python_repro(const Program& p, const Trace* oracle) {
   for (std::size_t idx = 0; idx < p.steps.size(); ++idx) {
     const Step& step = p.steps[idx];
     const int i = static_cast<int>(idx);
-    const bool has_value = !(spec(step.op).flags & kNoValue);
+    const bool has_value = !spec(step.op).no_value;
     const std::string v = value_name(i);
     const std::string expr = expression(step, Lang::Python);
     const std::string stmt = has_value ? v + " = " + expr : expr;
