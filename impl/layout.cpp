@@ -272,9 +272,9 @@ Layout select(const Layout& in, std::int64_t dim, std::int64_t index) {
   return out;
 }
 
-Layout narrow(const Layout& in, std::int64_t dim, std::int64_t start, std::int64_t length) {
+Layout narrow(const Layout& in, std::int64_t dim, std::int64_t start, std::int64_t length, TorchVersion release) {
   PARITY_CHECK(in.dim() > 0, ErrorKind::IndexRange, "narrow() cannot be applied to a 0-dim tensor.");
-  const bool checks_start = follows(VersionGate::NarrowChecksLengthAndStart);
+  const bool checks_start = follows(VersionGate::NarrowChecksLengthAndStart, release);
   if (checks_start) PARITY_CHECK(length >= 0, ErrorKind::Argument, "narrow(): length must be non-negative.");
   dim = wrap_dim(dim, in.dim());
   std::int64_t n = in.sizes[dim];
@@ -444,9 +444,9 @@ Layout t(const Layout& in) {
   return transpose(in, 0, in.dim() < 2 ? 0 : 1);
 }
 
-Layout unfold(const Layout& in, std::int64_t dim, std::int64_t size, std::int64_t step) {
+Layout unfold(const Layout& in, std::int64_t dim, std::int64_t size, std::int64_t step, TorchVersion release) {
   dim = wrap_dim(dim, in.dim());
-  if (follows(VersionGate::UnfoldChecksSize))
+  if (follows(VersionGate::UnfoldChecksSize, release))
     PARITY_CHECK(size >= 0, ErrorKind::Argument, "size is " + std::to_string(size) + " but must be >= 0");
   std::int64_t max_size = in.dim() == 0 ? 1 : in.sizes[dim];
   PARITY_CHECK(size <= max_size, ErrorKind::Shape,
@@ -464,19 +464,19 @@ Layout unfold(const Layout& in, std::int64_t dim, std::int64_t size, std::int64_
 }
 
 Layout as_strided(const Dims& sizes, const Dims& strides, std::int64_t offset, std::int64_t storage_numel,
-                  std::size_t itemsize) {
+                  std::size_t itemsize, TorchVersion release) {
   // LibTorch 1.13's setStrided, in its order: strides, storage size, bounds, offset, then the element count. 2.x
   // checks the offset right after the strides (VersionGate::AsStridedChecksOffsetFirst).
   PARITY_CHECK(sizes.size() == strides.size(), ErrorKind::Shape, "mismatch in length of strides and shape");
   for (auto s : strides)
     PARITY_CHECK(s >= 0, ErrorKind::Argument,
                  "as_strided: Negative strides are not supported at the moment, got strides: " + format_dims(strides));
-  if (follows(VersionGate::AsStridedChecksOffsetFirst))
+  if (follows(VersionGate::AsStridedChecksOffsetFirst, release))
     PARITY_CHECK(offset >= 0, ErrorKind::Argument, "Tensor: invalid storage offset " + std::to_string(offset));
   const auto isz = static_cast<std::int64_t>(itemsize);
   const auto need = static_cast<std::int64_t>(storage_nbytes(sizes, strides, itemsize));
   // 2.x sizes the storage with the offset in the same unsigned arithmetic (VersionGate::StorageBoundsCountTheOffset).
-  const std::int64_t need_with_offset = follows(VersionGate::StorageBoundsCountTheOffset)
+  const std::int64_t need_with_offset = follows(VersionGate::StorageBoundsCountTheOffset, release)
                                             ? static_cast<std::int64_t>(storage_nbytes(sizes, strides, itemsize, offset))
                                             : need + offset * isz;
   if (need != 0) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "impl/memory_format.h"
+#include "impl/torch_version.h"
 
 namespace parity::impl {
 
@@ -42,13 +43,15 @@ Dims infer_view_size(const Dims& shape, std::int64_t numel);
 // Strides for viewing `from` as `sizes` without copying, if possible (computeStride).
 std::optional<Dims> view_strides(const Layout& from, const Dims& sizes);
 
+// The view geometries: pure functions of their arguments. Where PyTorch releases check a view differently, the
+// release is an argument (impl/torch_version.h), never read from the thread.
 namespace geometry {
 Layout view(const Layout&, const Dims& sizes);  // raises ViewStride when the strides do not allow it
 Layout transpose(const Layout&, std::int64_t d0, std::int64_t d1);
 Layout permute(const Layout&, const Dims& dims);
 Layout slice(const Layout&, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step);
 Layout select(const Layout&, std::int64_t dim, std::int64_t index);
-Layout narrow(const Layout&, std::int64_t dim, std::int64_t start, std::int64_t length);
+Layout narrow(const Layout&, std::int64_t dim, std::int64_t start, std::int64_t length, TorchVersion release);
 Layout expand(const Layout&, const Dims& sizes, const std::string& type_for_message);
 Layout squeeze(const Layout&);
 Layout squeeze(const Layout&, std::int64_t dim);
@@ -59,10 +62,10 @@ Layout diagonal(const Layout&, std::int64_t offset, std::int64_t dim1, std::int6
 // t(): transpose of dims 0 and 1 for 2-d, the same geometry for 0-d and 1-d.
 Layout t(const Layout&);
 // Windows of `size` every `step` along dim, as a new last dim (a 0-d input is one window of at most 1).
-Layout unfold(const Layout&, std::int64_t dim, std::int64_t size, std::int64_t step);
+Layout unfold(const Layout&, std::int64_t dim, std::int64_t size, std::int64_t step, TorchVersion release);
 // as_strided within a storage of `storage_numel` elements.
 Layout as_strided(const Dims& sizes, const Dims& strides, std::int64_t offset, std::int64_t storage_numel,
-                  std::size_t itemsize);
+                  std::size_t itemsize, TorchVersion release);
 }  // namespace geometry
 
 }  // namespace parity::impl

@@ -2,10 +2,12 @@
 
 #include <charconv>
 
+#include "impl/error.h"
+
 namespace parity::impl {
 
 namespace {
-thread_local TorchVersion target = kOldestTorchVersion;
+thread_local std::optional<TorchVersion> target;
 
 // A decimal number at the front of `text`, consumed; nullopt when there is none.
 std::optional<int> take_number(std::string_view& text) {
@@ -31,7 +33,15 @@ std::optional<TorchVersion> TorchVersion::parse(std::string_view text) {
 
 std::string TorchVersion::str() const { return std::to_string(major) + "." + std::to_string(minor); }
 
-TorchVersion target_torch_version() { return target; }
-void set_target_torch_version(TorchVersion version) { target = version; }
+std::optional<TorchVersion> target_torch_version() { return target; }
+void set_target_torch_version(std::optional<TorchVersion> version) { target = version; }
+
+TorchVersion followed_release() {
+  PARITY_INTERNAL_ASSERT(target.has_value(),
+                         "impl was asked to follow a PyTorch release where none is chosen: hold an "
+                         "impl::TargetTorchVersionGuard for the release whose behaviour is expected (impl_backend's "
+                         "sessions hold one for their oracle's release)");
+  return *target;
+}
 
 }  // namespace parity::impl

@@ -1,6 +1,8 @@
 // The PyTorch release whose behaviour impl follows where releases differ (impl/version_gates.def), as a value,
-// and the process-wide choice of it. impl is one library judged against one oracle per parity build: the build's
-// LibTorch version is the default (impl_backend sets it), and tests choose another with TargetTorchVersionGuard.
+// and the choice of it for a scope. Nothing is followed by default: impl_backend chooses the release its oracle
+// is for each session's life, and a test of impl chooses the one whose behaviour it expects, both with a
+// TargetTorchVersionGuard. Where none is chosen, asking which behaviour to follow is an internal assertion, so
+// that no caller silently gets one release's behaviour because it forgot to choose.
 #pragma once
 #include <compare>
 #include <optional>
@@ -18,12 +20,14 @@ struct TorchVersion {
   std::string str() const;  // "2.15"
 };
 
-// The oldest release impl models; its behaviour is also what a fresh process follows.
+// The oldest release impl models.
 inline constexpr TorchVersion kOldestTorchVersion{1, 13};
 
-// Thread-local like grad mode, so a test that switches it cannot disturb another thread.
-TorchVersion target_torch_version();
-void set_target_torch_version(TorchVersion version);
+// Thread-local like grad mode, so a test that switches it cannot disturb another thread; nullopt: none chosen.
+std::optional<TorchVersion> target_torch_version();
+void set_target_torch_version(std::optional<TorchVersion> version);
+// The release chosen on this thread; an internal assertion (impl/error.h) when none is.
+TorchVersion followed_release();
 
 class TargetTorchVersionGuard {
  public:
@@ -35,7 +39,7 @@ class TargetTorchVersionGuard {
   TargetTorchVersionGuard& operator=(const TargetTorchVersionGuard&) = delete;
 
  private:
-  TorchVersion previous_;
+  std::optional<TorchVersion> previous_;
 };
 
 }  // namespace parity::impl

@@ -28,7 +28,9 @@ struct VersionGateRow {
 std::span<const VersionGateRow> version_gates();
 const VersionGateRow& version_gate(VersionGate gate);
 
-// Whether the target release has the new behaviour of `gate`.
-inline bool follows(VersionGate gate) { return target_torch_version() >= version_gate(gate).since; }
+// Whether `release` has the new behaviour of `gate`.
+inline bool follows(VersionGate gate, TorchVersion release) { return release >= version_gate(gate).since; }
+// Whether the release chosen on this thread has it (impl/torch_version.h: an internal assertion when none is).
+inline bool follows(VersionGate gate) { return follows(gate, followed_release()); }
 
 }  // namespace parity::impl

@@ -177,7 +177,7 @@ std::vector<Layout> split_pieces(const Layout& l, std::int64_t dim, const Dims& 
   std::vector<Layout> out;
   std::int64_t start = 0;
   for (auto length : lengths) {
-    out.push_back(geometry::narrow(l, dim, start, length));
+    out.push_back(geometry::narrow(l, dim, start, length, followed_release()));
     start += length;
   }
   return out;
@@ -318,7 +318,7 @@ Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index) {
 }
 
 Tensor narrow(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t length) {
-  (void)geometry::narrow(x.layout(), dim, start, length);  // narrow's own checks, before slice's
+  (void)geometry::narrow(x.layout(), dim, start, length, followed_release());  // narrow's own checks, before slice's
   std::int64_t n = x.sizes()[wrap_dim(dim, x.dim())];
   if (start != n) start = wrap_dim(start, n);
   return slice(x, dim, start, start + length, 1);
@@ -356,7 +356,7 @@ Tensor unsqueeze(const Tensor& x, std::int64_t dim) {
 Tensor as_strided(const Tensor& x, const Dims& sizes, const Dims& strides, std::int64_t offset) {
   Layout in = x.layout();
   auto storage_numel = static_cast<std::int64_t>(x.storage().nbytes() / element_size(x.dtype()));
-  return make_view_op(x, [&] { return geometry::as_strided(sizes, strides, offset, storage_numel, element_size(x.dtype())); },
+  return make_view_op(x, [&] { return geometry::as_strided(sizes, strides, offset, storage_numel, element_size(x.dtype()), followed_release()); },
                    "AsStridedBackward0", [in, sizes, strides, offset](const Tensor& g) {
                      return autograd::as_strided_backward(g, in, sizes, strides, offset);
                    });
@@ -389,8 +389,9 @@ Tensor unfold(const Tensor& x, std::int64_t dim, std::int64_t size, std::int64_t
   auto storage_numel = static_cast<std::int64_t>(x.storage().nbytes() / element_size(x.dtype()));
   // LibTorch's unfold is an as_strided of the unfolded geometry: the same checks, against x's storage.
   auto checked = [&] {
-    const Layout u = geometry::unfold(x.layout(), dim, size, step);
-    return geometry::as_strided(u.sizes, u.strides, u.offset, storage_numel, element_size(x.dtype()));
+    const TorchVersion release = followed_release();
+    const Layout u = geometry::unfold(x.layout(), dim, size, step, release);
+    return geometry::as_strided(u.sizes, u.strides, u.offset, storage_numel, element_size(x.dtype()), release);
   };
   return make_view_op(x, checked, "UnfoldBackward0",
                    [in, dim, size, step, windows](const Tensor& g) {
@@ -398,7 +399,7 @@ Tensor unfold(const Tensor& x, std::int64_t dim, std::int64_t size, std::int64_t
                      auto value = [&] {
                        TensorList pieces;
                        for (const Layout& w : windows(g.layout())) pieces.push_back(autograd::make_alias(g, w));
-                       auto slots = [&](const Layout& l) { return windows(geometry::unfold(l, dim, size, step)); };
+                       auto slots = [&](const Layout& l) { return windows(geometry::unfold(l, dim, size, step, followed_release())); };
                        return view_backward(in, pieces, slots, /*accumulate=*/true);
                      };
                      return backward_op("UnfoldBackwardBackward0", g, value,

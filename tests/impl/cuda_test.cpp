@@ -11,6 +11,7 @@
 #include "impl/error.h"
 #include "impl/kernels/reduce.h"
 #include "impl/ops.h"
+#include "impl/torch_version.h"
 
 namespace parity::impl {
 namespace {
@@ -33,6 +34,9 @@ class ImplCuda : public ::testing::TestWithParam<Memory> {
 #endif
   }
   std::unique_ptr<cuda::HostBackedScope> scope_;
+
+ private:
+  TargetTorchVersionGuard release_{TorchVersion{1, 13}};  // the release these tests expect LibTorch's behaviour of
 };
 
 std::string raised(const std::function<void()>& f) {

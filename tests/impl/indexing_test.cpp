@@ -9,6 +9,7 @@
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/ops.h"
+#include "tests/support/impl_release.h"
 #include "tests/support/impl_tensors.h"
 
 namespace parity::impl {
@@ -28,9 +29,12 @@ using testing::leaf;
 using testing::seq;
 using testing::values;
 
+// The release these suites expect LibTorch's behaviour of (tests/support/impl_release.h).
+class ImplIndexing : public parity::testing::FollowsTorch113 {};
+
 // aten::index with an int64 index (dim 0) and a bool mask (the dims it covers): values, TensorIterator's layout
 // of the result, IndexBackward0 (accumulating duplicates, its gradient at version 1, the index saved), errors.
-TEST(ImplIndexing, IndexValuesLayoutGradientAndErrors) {
+TEST_F(ImplIndexing, IndexValuesLayoutGradientAndErrors) {
   Tensor x = requires_grad_(clone(seq({3, 2})), true);
   const Tensor idx = from_values({2, 0, 2}, ScalarType::Int64);
   Tensor r = index(x, idx);
@@ -68,7 +72,7 @@ TEST(ImplIndexing, IndexValuesLayoutGradientAndErrors) {
 // aten::index_put_: writes (last duplicate wins) or accumulates, one version bump, IndexPutBackward0; a mask with
 // one value goes through masked_fill_ (no dtype check); an out-of-range index raises after the elements before it
 // were written, and bumps nothing.
-TEST(ImplIndexing, IndexPutWritesAccumulatesAndChecks) {
+TEST_F(ImplIndexing, IndexPutWritesAccumulatesAndChecks) {
   const Tensor idx = from_values({1, 1}, ScalarType::Int64);
   Tensor a = zeros({3}, ScalarType::Float32);
   EXPECT_TRUE(index_put_(a, idx, values({2, 3}), false).is_same(a));

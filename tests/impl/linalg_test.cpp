@@ -9,6 +9,7 @@
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/ops.h"
+#include "tests/support/impl_release.h"
 #include "tests/support/impl_tensors.h"
 
 namespace parity::impl {
@@ -28,10 +29,13 @@ using testing::leaf;
 using testing::seq;
 using testing::values;
 
+// The release these suites expect LibTorch's behaviour of (tests/support/impl_release.h).
+class ImplLinalg : public parity::testing::FollowsTorch113 {};
+
 // ---------------------------------------------------------------------------------------------------------
 // mm
 
-TEST(ImplLinalg, MmValuesLayoutAndDtype) {
+TEST_F(ImplLinalg, MmValuesLayoutAndDtype) {
   Tensor a = view(values({1, 2, 3, 4, 5, 6}), {2, 3});
   Tensor b = view(values({1, 2, 3, 4, 5, 6}), {3, 2});
   Tensor c = mm(a, b);
@@ -50,7 +54,7 @@ TEST(ImplLinalg, MmValuesLayoutAndDtype) {
   EXPECT_EQ(ci.to_vector(), (std::vector<double>{5, 14, 14, 50}));
 }
 
-TEST(ImplLinalg, MmErrors) {
+TEST_F(ImplLinalg, MmErrors) {
   Tensor m43 = seq({4, 3});
   expect_error([&] { mm(seq({3}), seq({3, 2})); }, ErrorKind::Shape, "self must be a matrix");
   expect_error([&] { mm(seq({2, 3}), seq({3})); }, ErrorKind::Shape, "mat2 must be a matrix");
@@ -70,7 +74,7 @@ TEST(ImplLinalg, MmErrors) {
   EXPECT_EQ(z.to_vector(), std::vector<double>(6, 0));
 }
 
-TEST(ImplLinalg, MmGradientsAndEmptyOperands) {
+TEST_F(ImplLinalg, MmGradientsAndEmptyOperands) {
   Tensor a = seq({2, 3}, true), b = seq({3, 2}, true);
   Tensor c = mm(a, b);
   EXPECT_EQ(graph(c), "MmBackward0(Acc,Acc)");
@@ -90,7 +94,7 @@ TEST(ImplLinalg, MmGradientsAndEmptyOperands) {
   EXPECT_EQ(grad(e2).to_vector(), std::vector<double>(6, 0));
 }
 
-TEST(ImplLinalg, MmSavesEachOperandOnlyWhenTheOtherNeedsGrad) {
+TEST_F(ImplLinalg, MmSavesEachOperandOnlyWhenTheOtherNeedsGrad) {
   Tensor x = leaf({1, 2, 3, 4});
   {
     Tensor a = view(mul(x, Scalar::of(1)), {2, 2}), b = seq({2, 2});
@@ -121,7 +125,7 @@ TEST(ImplLinalg, MmSavesEachOperandOnlyWhenTheOtherNeedsGrad) {
 // ---------------------------------------------------------------------------------------------------------
 // matmul
 
-TEST(ImplLinalg, MatmulComposesTheGraphOfLibTorch113) {
+TEST_F(ImplLinalg, MatmulComposesTheGraphOfLibTorch113) {
   auto g = [](const Tensor& a, const Tensor& b) { return graph(matmul(a, b)); };
   auto S = [](const Dims& d) { return seq(d, true); };
   EXPECT_EQ(g(S({4}), S({4})), "DotBackward0(Acc,Acc)");
@@ -187,7 +191,7 @@ TEST(ImplLinalg, MatmulComposesTheGraphOfLibTorch113) {
   EXPECT_EQ(g(seq({4}), S({4, 3})), "SqueezeBackward3(MmBackward0(_,Acc))");
 }
 
-TEST(ImplLinalg, MatmulShapesStridesAndVersions) {
+TEST_F(ImplLinalg, MatmulShapesStridesAndVersions) {
   struct Case {
     Dims a, b, out, strides;
   };
@@ -218,7 +222,7 @@ TEST(ImplLinalg, MatmulShapesStridesAndVersions) {
   EXPECT_EQ(matmul(seq({0}), seq({0})).to_vector(), std::vector<double>{0});
 }
 
-TEST(ImplLinalg, MatmulValuesMatchMmPerBatch) {
+TEST_F(ImplLinalg, MatmulValuesMatchMmPerBatch) {
   Tensor v = values({1, 2, 3});
   Tensor m = view(values({1, 2, 3, 4, 5, 6}), {3, 2});
   EXPECT_EQ(matmul(v, m).to_vector(), (std::vector<double>{22, 28}));
@@ -245,7 +249,7 @@ TEST(ImplLinalg, MatmulValuesMatchMmPerBatch) {
   EXPECT_EQ(matmul(li, li).to_vector(), (std::vector<double>{2, 3, 6, 11, 46, 55, 66, 79}));
 }
 
-TEST(ImplLinalg, MatmulGradients) {
+TEST_F(ImplLinalg, MatmulGradients) {
   // d/dx sum(x @ b) for x (3, 4) and b (2, 4, 5): every row of x gets the row sums of b summed over the batch.
   Tensor x = seq({3, 4}, true), b = seq({2, 4, 5}, true);
   backward(sum(matmul(x, b)));
@@ -274,7 +278,7 @@ TEST(ImplLinalg, MatmulGradients) {
   EXPECT_EQ(grad(d2).to_vector(), (std::vector<double>{1, 2, 3}));
 }
 
-TEST(ImplLinalg, MatmulSavedOperands) {
+TEST_F(ImplLinalg, MatmulSavedOperands) {
   {
     // vector @ matrix saves the unsqueezed vector, which shares the vector's version counter.
     Tensor a = seq({3}), b = seq({3, 2}, true);
@@ -303,7 +307,7 @@ TEST(ImplLinalg, MatmulSavedOperands) {
   }
 }
 
-TEST(ImplLinalg, AVersionErrorNamesTheOperandItsNodeUnpacksFirst) {
+TEST_F(ImplLinalg, AVersionErrorNamesTheOperandItsNodeUnpacksFirst) {
   // Both operands stale; each is rewritten by the op that made it, so its grad_fn's name stays the same.
   auto stale_message = [](const Dims& da, const Dims& db) {
     Tensor a = mul(seq(da, true), Scalar::of(1)), b = add(seq(db, true), Scalar::of(1));
@@ -324,7 +328,7 @@ TEST(ImplLinalg, AVersionErrorNamesTheOperandItsNodeUnpacksFirst) {
   EXPECT_NE(dot_msg.find("[3]], which is output 0 of AddBackward1"), std::string::npos) << dot_msg;  // tensor
 }
 
-TEST(ImplLinalg, MatmulErrors) {
+TEST_F(ImplLinalg, MatmulErrors) {
   expect_error([] { matmul(view(seq({1}), {}), seq({3})); }, ErrorKind::Shape,
                "both arguments to matmul need to be at least 1D, but they are 0D and 1D");
   expect_error([] { matmul(seq({3}), seq({4})); }, ErrorKind::Shape,
@@ -369,7 +373,7 @@ TEST(ImplLinalg, MatmulErrors) {
   EXPECT_EQ(matmul(bools({2, 3, 0}), bools({2, 0, 2})).sizes(), (Dims{2, 3, 2}));
 }
 
-TEST(ImplLinalg, NoGradModeRecordsNothingButStillBumpsTheSqueezedVersion) {
+TEST_F(ImplLinalg, NoGradModeRecordsNothingButStillBumpsTheSqueezedVersion) {
   Tensor a = seq({4}, true), b = seq({4, 3}, true);
   autograd::NoGradGuard no_grad;
   Tensor r = matmul(a, b);

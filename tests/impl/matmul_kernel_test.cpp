@@ -12,9 +12,13 @@
 #include "impl/cpu/matmul.h"
 #include "impl/ops.h"
 #include "impl/torch_version.h"
+#include "tests/support/impl_release.h"
 
 namespace parity::impl {
 namespace {
+
+// The release these suites expect LibTorch's behaviour of (tests/support/impl_release.h).
+class MatmulKernel : public parity::testing::FollowsTorch113 {};
 
 // The reference: each element alone, k ascending, in the element type (1.13) or, for 16-bit floats, in float.
 void reference(const Tensor& out, const Tensor& a, const Tensor& b, bool in_float) {
@@ -104,7 +108,7 @@ std::string name(ScalarType t, bool in_float, const char* shape) {
   return std::string(type_name(t)) + (in_float ? " in float, " : " rounding each step, ") + shape;
 }
 
-TEST(MatmulKernel, ContiguousOperandsOfEveryDtypeAndEdgeTiles) {
+TEST_F(MatmulKernel, ContiguousOperandsOfEveryDtypeAndEdgeTiles) {
   // Sizes that leave partial tiles in every direction, and ones of whole tiles.
   const std::int64_t shapes[][3] = {{13, 37, 19}, {64, 64, 64}, {1, 1, 1}, {5, 200, 3}, {2, 3, 33}};
   for (ScalarType t : kTypes)
@@ -118,7 +122,7 @@ TEST(MatmulKernel, ContiguousOperandsOfEveryDtypeAndEdgeTiles) {
       }
 }
 
-TEST(MatmulKernel, TransposedAndSteppedOperandsAndOutput) {
+TEST_F(MatmulKernel, TransposedAndSteppedOperandsAndOutput) {
   const std::int64_t m = 11, k = 23, n = 17;
   for (ScalarType t : kTypes)
     for (bool in_float : {false, true}) {
@@ -131,7 +135,7 @@ TEST(MatmulKernel, TransposedAndSteppedOperandsAndOutput) {
     }
 }
 
-TEST(MatmulKernel, BatchedOperandsIncludingARepeatedMatrix) {
+TEST_F(MatmulKernel, BatchedOperandsIncludingARepeatedMatrix) {
   const std::int64_t batches = 3, m = 7, k = 29, n = 10;
   for (ScalarType t : kTypes)
     for (bool in_float : {false, true}) {
@@ -145,7 +149,7 @@ TEST(MatmulKernel, BatchedOperandsIncludingARepeatedMatrix) {
     }
 }
 
-TEST(MatmulKernel, EmptyInnerDimensionGivesZeros) {
+TEST_F(MatmulKernel, EmptyInnerDimensionGivesZeros) {
   for (ScalarType t : kTypes) {
     Tensor a = reshape(values(0, t, 7), {4, 0}), b = reshape(values(0, t, 8), {0, 9});
     Tensor got = dense_out({4, 9}, t);
@@ -160,7 +164,7 @@ TEST(MatmulKernel, EmptyInnerDimensionGivesZeros) {
 
 // Integers wrap as two's complement, as the element type's arithmetic does (the reference sums exactly in int64
 // here, far from its own overflow, and keeps the low 32 bits).
-TEST(MatmulKernel, Int32SumsWrap) {
+TEST_F(MatmulKernel, Int32SumsWrap) {
   const std::int64_t m = 3, k = 9, n = 4;
   std::vector<double> av, bv;
   for (std::int64_t e = 0; e < m * k; ++e) av.push_back(static_cast<double>((1 << 20) + 7 * e));
@@ -180,7 +184,7 @@ TEST(MatmulKernel, Int32SumsWrap) {
 // matmul_kernel picks the policy from the release it follows (VersionGate::ProductsAccumulateInFloat): mm of
 // bfloat16 (the dtype its dispatch takes in both releases) agrees with the reference of that release's policy,
 // and the two policies differ on these values.
-TEST(MatmulKernel, MmFollowsTheReleaseItIsJudgedAgainst) {
+TEST_F(MatmulKernel, MmFollowsTheReleaseItIsJudgedAgainst) {
   const std::int64_t m = 6, k = 300, n = 5;
   Tensor a = reshape(values(m * k, ScalarType::BFloat16, 9), {m, k});
   Tensor b = reshape(values(k * n, ScalarType::BFloat16, 10), {k, n});

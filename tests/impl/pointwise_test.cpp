@@ -10,6 +10,7 @@
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/ops.h"
+#include "tests/support/impl_release.h"
 #include "tests/support/impl_tensors.h"
 
 namespace parity::impl {
@@ -29,10 +30,14 @@ using testing::leaf;
 using testing::seq;
 using testing::values;
 
+// The release these suites expect LibTorch's behaviour of (tests/support/impl_release.h).
+class ImplPointwise : public parity::testing::FollowsTorch113 {};
+class OutVariants : public parity::testing::FollowsTorch113 {};
+
 // ---------------------------------------------------------------------------------------------------------
 // Activations
 
-TEST(ImplPointwise, ResultDtypesAndDtypeErrors) {
+TEST_F(ImplPointwise, ResultDtypesAndDtypeErrors) {
   Tensor i = values({-3, 0, 2}, ScalarType::Int64);
   Tensor b = values({1, 0, 1}, ScalarType::Bool);
   EXPECT_EQ(sigmoid(i).dtype(), ScalarType::Float32);
@@ -62,7 +67,7 @@ TEST(ImplPointwise, ResultDtypesAndDtypeErrors) {
 
 // int32 follows c10's lattice (bool < int32 < int64 < float) and its own names in messages: LibTorch 1.13's
 // results for each call.
-TEST(ImplPointwise, Int32PromotesAndNamesItselfAsLibTorchDoes) {
+TEST_F(ImplPointwise, Int32PromotesAndNamesItselfAsLibTorchDoes) {
   const ScalarType I = ScalarType::Int32;
   Tensor i = values({-3, 0, 2}, I);
   Tensor l = values({1, 2, 3}, ScalarType::Int64);
@@ -96,7 +101,7 @@ TEST(ImplPointwise, Int32PromotesAndNamesItselfAsLibTorchDoes) {
 
 // The 16-bit floats round to nearest-even as c10's do, promote as c10's lattice says, and LibTorch 1.13's CPU
 // kernels that leave out Half raise for it (LibTorch's results and messages for each call).
-TEST(ImplPointwise, SixteenBitFloatsRoundPromoteAndRaiseAsLibTorchDoes) {
+TEST_F(ImplPointwise, SixteenBitFloatsRoundPromoteAndRaiseAsLibTorchDoes) {
   EXPECT_EQ(static_cast<float>(Half(1.0f + 0x1.0p-11f)), 1.0f);              // a tie goes to the even neighbour
   EXPECT_EQ(static_cast<float>(Half(1.0f + 0x1.8p-11f)), 1.0f + 0x1.0p-10f);  // above the tie: up
   EXPECT_TRUE(std::isinf(static_cast<float>(Half(65520.0f))));
@@ -135,7 +140,7 @@ TEST(ImplPointwise, SixteenBitFloatsRoundPromoteAndRaiseAsLibTorchDoes) {
   EXPECT_EQ(r[32], 3.796875);
 }
 
-TEST(ImplPointwise, Values) {
+TEST_F(ImplPointwise, Values) {
   Tensor x = values({-2, -0.5, 0, 0.5, 1, 2, kNaN});
   expect_values(sigmoid(x), {0.119203, 0.377541, 0.5, 0.622459, 0.731059, 0.880797, kNaN});
   expect_values(tanh(x), {-0.964028, -0.462117, 0, 0.462117, 0.761594, 0.964028, kNaN});
@@ -152,7 +157,7 @@ TEST(ImplPointwise, Values) {
 // A Scalar operand reaches the kernel as at::scalar_to_tensor's wrapped number (int64, float64 or bool) cast to
 // the dtype the op computes in: an int32 wraps, a 16-bit float rounds from the double. In place too, where the
 // target still must not overlap itself.
-TEST(ImplPointwise, AScalarOperandIsTheWrappedNumberCastToTheComputeType) {
+TEST_F(ImplPointwise, AScalarOperandIsTheWrappedNumberCastToTheComputeType) {
   struct Case {
     ScalarType dtype;
     Scalar s;
@@ -186,7 +191,7 @@ TEST(ImplPointwise, AScalarOperandIsTheWrappedNumberCastToTheComputeType) {
 
 // Integral sums wrap around in int64 as ATen's do: two INT64_MIN make 0, and 2^53 + 1 stays exact (a double
 // accumulator gave INT64_MIN and 2^53).
-TEST(ImplPointwise, IntegralSumsWrapAndStayExact) {
+TEST_F(ImplPointwise, IntegralSumsWrapAndStayExact) {
   Tensor lows = full({2}, Scalar::of_int(std::numeric_limits<std::int64_t>::min()), ScalarType::Int64);
   EXPECT_EQ(sum(lows).to_vector(), (std::vector<double>{0}));
   Tensor big = full({1}, Scalar::of_int(std::int64_t{1} << 53), ScalarType::Int64);
@@ -196,7 +201,7 @@ TEST(ImplPointwise, IntegralSumsWrapAndStayExact) {
   EXPECT_EQ(sum(ones({3}, ScalarType::Bool)).to_vector(), (std::vector<double>{3}));
 }
 
-TEST(ImplPointwise, OutputKeepsTheInputsStrideOrder) {
+TEST_F(ImplPointwise, OutputKeepsTheInputsStrideOrder) {
   Tensor xt = transpose(seq({3, 4}), 0, 1);
   EXPECT_EQ(sigmoid(xt).strides(), (Dims{1, 4}));
   Tensor it = transpose(view(arange(12, ScalarType::Int64), {3, 4}), 0, 1);
@@ -208,7 +213,7 @@ TEST(ImplPointwise, OutputKeepsTheInputsStrideOrder) {
   EXPECT_EQ(abs(expand(seq({3, 1}), {3, 4})).strides(), (Dims{4, 1}));
 }
 
-TEST(ImplPointwise, ClampPromotesWithItsBoundsAndChecksThem) {
+TEST_F(ImplPointwise, ClampPromotesWithItsBoundsAndChecksThem) {
   Tensor b = values({1, 0, 1}, ScalarType::Bool);
   Tensor i = values({-3, 0, 2}, ScalarType::Int64);
   Tensor bi = clamp(b, Scalar::of_int(0), Scalar::of_int(1));
@@ -238,7 +243,7 @@ TEST(ImplPointwise, ClampPromotesWithItsBoundsAndChecksThem) {
   EXPECT_EQ(testing::error_of([&] { clamp_(clone(f), Scalar::of(1e300), std::nullopt); }).first, ErrorKind::Argument);
 }
 
-TEST(ImplPointwise, ClampValuesWithCrossedAndNaNBounds) {
+TEST_F(ImplPointwise, ClampValuesWithCrossedAndNaNBounds) {
   Tensor x = values({-2, -0.5, 0, 0.5, 1, 2, kNaN});
   expect_values(clamp(x, Scalar::of(-0.5), Scalar::of(1)), {-0.5, -0.5, 0, 0.5, 1, 1, kNaN});
   expect_values(clamp(x, Scalar::of(1), Scalar::of(-0.5)), {-0.5, -0.5, -0.5, -0.5, -0.5, -0.5, kNaN});
@@ -250,7 +255,7 @@ TEST(ImplPointwise, ClampValuesWithCrossedAndNaNBounds) {
   expect_values(clamp(x, std::nullopt, Scalar::of(kNaN)), {-2, -0.5, 0, 0.5, 1, 2, kNaN});
 }
 
-TEST(ImplPointwise, GradFnsAndGradients) {
+TEST_F(ImplPointwise, GradFnsAndGradients) {
   Tensor x = leaf({-2, -0.5, 0, 0.5, 1, 2, kNaN});
   auto grad_of = [&](const std::function<Tensor()>& f, const char* name) {
     Tensor y = f();
@@ -282,7 +287,7 @@ TEST(ImplPointwise, GradFnsAndGradients) {
 }
 
 // log is float32 std::log elementwise (integers computed as float32); its gradient grad / self reads the input.
-TEST(ImplPointwise, LogValuesDtypesAndGradient) {
+TEST_F(ImplPointwise, LogValuesDtypesAndGradient) {
   const std::vector<double> in = {0.25, 0.5, 1, 2, 3};
   std::vector<double> logs, inverses;
   for (double v : in) {
@@ -305,7 +310,7 @@ TEST(ImplPointwise, LogValuesDtypesAndGradient) {
 }
 
 // sqrt is float32 std::sqrt elementwise; its gradient grad / (2 * result) reads the result.
-TEST(ImplPointwise, SqrtValuesDtypesAndGradient) {
+TEST_F(ImplPointwise, SqrtValuesDtypesAndGradient) {
   const std::vector<double> in = {0.25, 0.5, 1, 2, 3};
   std::vector<double> roots, slopes;
   for (double v : in) {
@@ -329,7 +334,7 @@ TEST(ImplPointwise, SqrtValuesDtypesAndGradient) {
   EXPECT_EQ(testing::error_of([&] { backward(s); }).first, ErrorKind::VersionMismatch);
 }
 
-TEST(ImplPointwise, SavedResultOrSelfDecidesWhichWritesBreakBackward) {
+TEST_F(ImplPointwise, SavedResultOrSelfDecidesWhichWritesBreakBackward) {
   for (auto f : {+[](const Tensor& t) { return sigmoid(t); }, +[](const Tensor& t) { return tanh(t); },
                  +[](const Tensor& t) { return relu(t); }}) {
     Tensor x = leaf({-1, 0.5, 2});
@@ -351,7 +356,7 @@ TEST(ImplPointwise, SavedResultOrSelfDecidesWhichWritesBreakBackward) {
   }
 }
 
-TEST(ImplPointwise, InPlaceOnNonLeafRecordsTheSameNodes) {
+TEST_F(ImplPointwise, InPlaceOnNonLeafRecordsTheSameNodes) {
   struct Case {
     const char* name;
     std::function<Tensor(const Tensor&)> op;
@@ -391,7 +396,7 @@ TEST(ImplPointwise, InPlaceOnNonLeafRecordsTheSameNodes) {
   EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{-1, 2, 1}));  // accumulated onto clamp's
 }
 
-TEST(ImplPointwise, InPlaceChecksComeInLibTorchsOrder) {
+TEST_F(ImplPointwise, InPlaceChecksComeInLibTorchsOrder) {
   Tensor x = leaf({1, 2});
   EXPECT_EQ(testing::error_of([&] { sigmoid_(x); }).first, ErrorKind::LeafInPlace);
   EXPECT_EQ(testing::error_of([&] { clamp_(x, std::nullopt, std::nullopt); }).first, ErrorKind::LeafInPlace);  // before None
@@ -408,7 +413,7 @@ TEST(ImplPointwise, InPlaceChecksComeInLibTorchsOrder) {
   EXPECT_EQ(fb.version(), 0u);
 }
 
-TEST(ImplPointwise, InPlaceOnAViewOfANonLeafGoesThroughCopySlices) {
+TEST_F(ImplPointwise, InPlaceOnAViewOfANonLeafGoesThroughCopySlices) {
   Tensor x = leaf({-1, 0, 1, 2});
   Tensor y = mul(x, Scalar::of(1));
   sigmoid_(slice(y, 0, 1, 3, 1));
@@ -421,7 +426,7 @@ TEST(ImplPointwise, InPlaceOnAViewOfANonLeafGoesThroughCopySlices) {
 // masked_fill: the value where the mask holds (converted to self's dtype as fill_ converts it), a contiguous
 // result of the broadcast shape out of place; the gradient zeroes what was filled and sums down to self's
 // shape; the mask is saved and a non-bool mask is refused (LibTorch 2.x's check).
-TEST(ImplPointwise, MaskedFillValuesGradientAndChecks) {
+TEST_F(ImplPointwise, MaskedFillValuesGradientAndChecks) {
   const Tensor mask = from_values({1, 0, 1}, ScalarType::Bool);
   Tensor x = leaf({1, 2, 3});
   Tensor y = masked_fill(x, view(mask, {3}), Scalar::of(-0.5));
@@ -457,7 +462,7 @@ TEST(ImplPointwise, MaskedFillValuesGradientAndChecks) {
 
 // addcmul: self + value * t1 * t2 in the common dtype (the value converted to it first), each factor's
 // gradient the output gradient times the other factor times the value; in place, LibTorch's check order.
-TEST(ImplPointwise, AddcmulValuesGradientsAndChecks) {
+TEST_F(ImplPointwise, AddcmulValuesGradientsAndChecks) {
   Tensor a = leaf({1, 1, 1}), b = leaf({2, 2, 2}), c = leaf({1, 2, 3});
   Tensor r = addcmul(a, b, c, Scalar::of(3));
   EXPECT_EQ(r.to_vector(), (std::vector<double>{7, 13, 19}));
@@ -494,7 +499,7 @@ TEST(ImplPointwise, AddcmulValuesGradientsAndChecks) {
 
 // out= (at::add_out(out, a, b)): an out of another shape is resized in place (the same storage, grown, every
 // tensor over it seeing it), laid out as a fresh result; its version moves once; it is returned.
-TEST(OutVariants, AnOutOfAnotherShapeIsResizedOverItsOwnStorage) {
+TEST_F(OutVariants, AnOutOfAnotherShapeIsResizedOverItsOwnStorage) {
   Tensor out = values({7});
   const void* storage = out.storage().key();
   Tensor alias = view(out, {1});
@@ -512,7 +517,7 @@ TEST(OutVariants, AnOutOfAnotherShapeIsResizedOverItsOwnStorage) {
 
 // An out of the right shape keeps its strides; one of another dtype takes the result cast into it, or refuses a
 // result it cannot hold; an out that is also an input is not resized.
-TEST(OutVariants, StridesDtypeAndReadWriteOuts) {
+TEST_F(OutVariants, StridesDtypeAndReadWriteOuts) {
   Tensor a = seq({2, 3});
   Tensor out = transpose(empty({3, 2}, ScalarType::Float64), 0, 1);
   mul_out(out, a, a);
@@ -528,7 +533,7 @@ TEST(OutVariants, StridesDtypeAndReadWriteOuts) {
 
 // VariableType's out= kernels refuse autograd: an input or out requiring grad with grad mode on. Under no_grad a
 // leaf requiring grad is written like any tensor.
-TEST(OutVariants, RefuseTensorsRequiringGradWhileGradModeIsOn) {
+TEST_F(OutVariants, RefuseTensorsRequiringGradWhileGradModeIsOn) {
   Tensor a = seq({2}, /*requires_grad=*/true), b = seq({2});
   Tensor out = zeros({2}, ScalarType::Float32);
   EXPECT_EQ(kind_of([&] { sub_out(out, a, b); }), ErrorKind::OutRequiresGrad);

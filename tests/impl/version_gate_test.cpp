@@ -12,6 +12,7 @@
 #include "impl/torch_version.h"
 #include "impl/version_gate.h"
 #include "tests/support/impl_errors.h"
+#include "tests/support/impl_release.h"
 
 namespace parity::impl {
 namespace {
@@ -19,6 +20,10 @@ namespace {
 using autograd::grad;
 using autograd::grad_fn;
 using testing::error_of;
+
+// The release these suites expect LibTorch's behaviour of (tests/support/impl_release.h).
+class VersionGates : public parity::testing::FollowsTorch113 {};
+
 
 constexpr TorchVersion k113{1, 13}, k215{2, 15};
 
@@ -42,17 +47,46 @@ TEST(TorchVersion, ParsesReleaseStringsAndOrders) {
 }
 
 TEST(TorchVersion, GuardRestoresThePreviousTarget) {
-  const TorchVersion before = target_torch_version();
+  const std::optional<TorchVersion> before = target_torch_version();
   {
     TargetTorchVersionGuard g(k215);
     EXPECT_EQ(target_torch_version(), k215);
     EXPECT_TRUE(follows(VersionGate::ReshapeContiguousIsView));
+    {
+      TargetTorchVersionGuard inner(k113);
+      EXPECT_FALSE(follows(VersionGate::ReshapeContiguousIsView));
+    }
+    EXPECT_EQ(target_torch_version(), k215);
   }
   EXPECT_EQ(target_torch_version(), before);
 }
 
+// No release is followed unless one is chosen: behaviour that differs by release is then an internal assertion,
+// never one release's behaviour by default, for a gate asked directly and for an op that asks one.
+TEST(TorchVersion, NothingIsFollowedUnlessChosen) {
+  ASSERT_EQ(target_torch_version(), std::nullopt) << "this test runs outside any TargetTorchVersionGuard";
+  try {
+    (void)follows(VersionGate::ReshapeContiguousIsView);
+    ADD_FAILURE() << "follows() with no release chosen must raise";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InternalAssert);
+    EXPECT_NE(std::string(e.what()).find("TargetTorchVersionGuard"), std::string::npos) << e.what();
+  }
+  Tensor x;
+  {
+    TargetTorchVersionGuard g(k113);
+    x = zeros({2, 3}, ScalarType::Float32);
+  }
+  try {
+    (void)reshape(x, {3, 2});
+    ADD_FAILURE() << "reshape, which differs by release, ran with no release chosen";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InternalAssert) << e.what();
+  }
+}
+
 // Every row says what changed, both behaviours and where, and comes after the oldest release impl models.
-TEST(VersionGates, EveryRowIsComplete) {
+TEST_F(VersionGates, EveryRowIsComplete) {
   std::set<std::string_view> names;
   ASSERT_FALSE(version_gates().empty());
   for (const VersionGateRow& r : version_gates()) {
@@ -64,7 +98,7 @@ TEST(VersionGates, EveryRowIsComplete) {
   }
 }
 
-TEST(VersionGates, ContiguousReshapeIsAViewFrom2) {
+TEST_F(VersionGates, ContiguousReshapeIsAViewFrom2) {
   Tensor x = clone(view(leaf({1, 2, 3, 4, 5, 6}), {2, 3}));
   Tensor t = transpose(x, 0, 1);
   {
@@ -79,7 +113,7 @@ TEST(VersionGates, ContiguousReshapeIsAViewFrom2) {
   }
 }
 
-TEST(VersionGates, VersionErrorNamesTheForwardOpFrom2) {
+TEST_F(VersionGates, VersionErrorNamesTheForwardOpFrom2) {
   auto message = [](TorchVersion v) {
     TargetTorchVersionGuard g(v);
     Tensor x = leaf({1, 2});
@@ -102,7 +136,7 @@ TEST(VersionGates, VersionErrorNamesTheForwardOpFrom2) {
       << now;
 }
 
-TEST(VersionGates, ClampGradientExcludesTheBoundsFrom2) {
+TEST_F(VersionGates, ClampGradientExcludesTheBoundsFrom2) {
   auto gradient = [](TorchVersion v) {
     TargetTorchVersionGuard g(v);
     Tensor x = leaf({-1, 0, 3, 4});
@@ -116,7 +150,7 @@ TEST(VersionGates, ClampGradientExcludesTheBoundsFrom2) {
 // The gradient of mul and div by a Scalar: 1.13 multiplies by at::scalar_to_tensor(other), so a recorded gradient's
 // grad_fn is MulBackward0 or DivBackward0; 2.x by the Scalar itself (MulBackward1, DivBackward1). The values agree,
 // recorded or not, in the grad's dtype. (Recorded: create_graph and an incoming gradient that requires grad.)
-TEST(VersionGates, ScalarOpsDeriveWithTheScalarFrom2) {
+TEST_F(VersionGates, ScalarOpsDeriveWithTheScalarFrom2) {
   for (TorchVersion v : {k113, k215}) {
     TargetTorchVersionGuard g(v);
     SCOPED_TRACE(v.str());
@@ -138,7 +172,7 @@ TEST(VersionGates, ScalarOpsDeriveWithTheScalarFrom2) {
 }
 
 // x * x sends two gradients to x's accumulator: 2.x adds the second into the first in place.
-TEST(VersionGates, TheEngineSumsGradientsInPlaceFrom2) {
+TEST_F(VersionGates, TheEngineSumsGradientsInPlaceFrom2) {
   auto version = [](TorchVersion v) {
     TargetTorchVersionGuard g(v);
     Tensor x = leaf({1, 2});
@@ -151,7 +185,7 @@ TEST(VersionGates, TheEngineSumsGradientsInPlaceFrom2) {
 }
 
 // autograd.grad reaching a non-leaf that retains its grad: 2.x runs its retain_grad hook.
-TEST(VersionGates, CapturedNonLeafRunsRetainGradFrom2) {
+TEST_F(VersionGates, CapturedNonLeafRunsRetainGradFrom2) {
   auto defined = [](TorchVersion v) {
     TargetTorchVersionGuard g(v);
     Tensor x = leaf({1, 2});
@@ -164,7 +198,7 @@ TEST(VersionGates, CapturedNonLeafRunsRetainGradFrom2) {
   EXPECT_TRUE(defined(k215));
 }
 
-TEST(VersionGates, HalfKernelsAndProductsFrom2) {
+TEST_F(VersionGates, HalfKernelsAndProductsFrom2) {
   const ScalarType H = ScalarType::Float16;
   {
     TargetTorchVersionGuard g(k113);
@@ -178,7 +212,7 @@ TEST(VersionGates, HalfKernelsAndProductsFrom2) {
   EXPECT_EQ(mm(view(a, {1, 3}), view(b, {3, 1})).to_vector(), (std::vector<double>{2050}));
 }
 
-TEST(VersionGates, IndexTakesInt32From2) {
+TEST_F(VersionGates, IndexTakesInt32From2) {
   Tensor x = values({10, 20, 30});
   Tensor i = values({2, 0}, ScalarType::Int32);
   {
@@ -193,7 +227,7 @@ TEST(VersionGates, IndexTakesInt32From2) {
 
 // A vector times a batch whose transposed matrices do not fold into rows as a view: 1.13 always folds (one mv),
 // 2.x runs a bmm (the vector does not require grad, which would make it fold).
-TEST(VersionGates, MatmulFoldsOnlyWhenTheBatchViewsAsRowsFrom2) {
+TEST_F(VersionGates, MatmulFoldsOnlyWhenTheBatchViewsAsRowsFrom2) {
   Tensor v = values({1, 2, 3});
   Tensor batch = view(leaf({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}), {2, 3, 2});
   auto product = [&](TorchVersion ver) {

@@ -10,6 +10,7 @@
 #include "impl/error.h"
 #include "impl/ops.h"
 #include "tests/support/impl_errors.h"
+#include "tests/support/impl_release.h"
 
 namespace parity::impl {
 namespace {
@@ -18,6 +19,13 @@ using autograd::grad;
 using autograd::grad_fn;
 using autograd::NoGradGuard;
 using V = std::vector<double>;
+
+// The release these suites expect LibTorch's behaviour of (tests/support/impl_release.h).
+class ImplBackwardGradient : public parity::testing::FollowsTorch113 {};
+class ImplCopies : public parity::testing::FollowsTorch113 {};
+class ImplDeepcopy : public parity::testing::FollowsTorch113 {};
+class ImplViews : public parity::testing::FollowsTorch113 {};
+
 
 // 0, 1, ... n-1 in a fresh contiguous tensor (not a view).
 Tensor range(std::int64_t n, const Dims& sizes) { return clone(view(arange(n, ScalarType::Float32), sizes)); }
@@ -44,7 +52,7 @@ const char* const kNoGradSuffix =
     "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
     "tracked) or both outside (if you want the inplace to be tracked).";
 
-TEST(ImplViews, DiagonalGeometry) {
+TEST_F(ImplViews, DiagonalGeometry) {
   Tensor f = leaf(12, {3, 4});
   Tensor d = diagonal(f, 1, 0, 1);
   expect_geometry(d, {3}, {5}, 1);
@@ -62,7 +70,7 @@ TEST(ImplViews, DiagonalGeometry) {
   EXPECT_EQ(fn_name(plain), "-");
 }
 
-TEST(ImplViews, DiagonalErrors) {
+TEST_F(ImplViews, DiagonalErrors) {
   Tensor f = range(12, {3, 4});
   EXPECT_EQ(error_of([&] { diagonal(f, 0, 0, 0); }),
             std::make_pair(ErrorKind::Argument, std::string("diagonal dimensions cannot be identical 0, 0")));
@@ -74,7 +82,7 @@ TEST(ImplViews, DiagonalErrors) {
             "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
 }
 
-TEST(ImplViews, DiagonalBackwardScattersIntoZerosAtVersionZero) {
+TEST_F(ImplViews, DiagonalBackwardScattersIntoZerosAtVersionZero) {
   Tensor x = leaf(12, {3, 4});
   backward(sum(mul(diagonal(x, 1, 0, 1), from_values({1, 2, 3}, ScalarType::Float32))));
   EXPECT_EQ(grad(x).to_vector(), (V{0, 1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 3}));
@@ -90,7 +98,7 @@ TEST(ImplViews, DiagonalBackwardScattersIntoZerosAtVersionZero) {
   EXPECT_EQ(grad(z).version(), 1u);
 }
 
-TEST(ImplViews, SliceAndSelectGradientsAreAtVersionZero) {
+TEST_F(ImplViews, SliceAndSelectGradientsAreAtVersionZero) {
   Tensor x = leaf(12, {3, 4});
   backward(sum(slice(x, 1, 1, 3, 1)));
   EXPECT_EQ(grad(x).to_vector(), (V{0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0}));
@@ -101,7 +109,7 @@ TEST(ImplViews, SliceAndSelectGradientsAreAtVersionZero) {
   EXPECT_EQ(grad(y).version(), 0u);
 }
 
-TEST(ImplViews, TransposeOfAtMostTwoDims) {
+TEST_F(ImplViews, TransposeOfAtMostTwoDims) {
   Tensor f = leaf(12, {3, 4});
   Tensor tf = t(f);
   expect_geometry(tf, {4, 3}, {1, 4}, 0);
@@ -118,7 +126,7 @@ TEST(ImplViews, TransposeOfAtMostTwoDims) {
   EXPECT_EQ(grad(f).strides(), (Dims{4, 1}));
 }
 
-TEST(ImplViews, UnfoldGeometry) {
+TEST_F(ImplViews, UnfoldGeometry) {
   Tensor f = leaf(12, {3, 4});
   Tensor u = unfold(f, 1, 2, 1);
   expect_geometry(u, {3, 3, 2}, {4, 1, 1}, 0);
@@ -143,7 +151,7 @@ TEST(ImplViews, UnfoldGeometry) {
                            std::string("as_strided: Negative strides are not supported at the moment, got strides: [-4, 1, 4]")));
 }
 
-TEST(ImplViews, UnfoldErrors) {
+TEST_F(ImplViews, UnfoldErrors) {
   Tensor f = range(12, {3, 4});
   EXPECT_EQ(error_of([&] { unfold(f, 1, 5, 1); }),
             std::make_pair(ErrorKind::Shape, std::string("maximum size for tensor at dimension 1 is 4 but size is 5")));
@@ -162,7 +170,7 @@ TEST(ImplViews, UnfoldErrors) {
             "maximum size for tensor at dimension 0 is 0 but size is 1");
 }
 
-TEST(ImplViews, UnfoldBackwardAddsOverlappingWindows) {
+TEST_F(ImplViews, UnfoldBackwardAddsOverlappingWindows) {
   Tensor x = leaf(6, {6});
   backward(sum(mul(unfold(x, 0, 3, 1), range(12, {4, 3}))));
   EXPECT_EQ(grad(x).to_vector(), (V{0, 4, 12, 21, 18, 11}));
@@ -179,7 +187,7 @@ TEST(ImplViews, UnfoldBackwardAddsOverlappingWindows) {
   EXPECT_EQ(grad(s).to_vector(), (V{1}));
 }
 
-TEST(ImplViews, UnbindOutputsShareOneNode) {
+TEST_F(ImplViews, UnbindOutputsShareOneNode) {
   Tensor x = leaf(12, {4, 3});
   auto u = unbind(x, 0);
   ASSERT_EQ(u.size(), 4u);
@@ -201,7 +209,7 @@ TEST(ImplViews, UnbindOutputsShareOneNode) {
   EXPECT_EQ(error_of([&] { unbind(x, 2); }).first, ErrorKind::IndexRange);
 }
 
-TEST(ImplViews, SplitAndChunkPieces) {
+TEST_F(ImplViews, SplitAndChunkPieces) {
   Tensor x = leaf(12, {4, 3});
   auto s = split(x, 3, 0);
   ASSERT_EQ(s.size(), 2u);
@@ -238,7 +246,7 @@ TEST(ImplViews, SplitAndChunkPieces) {
   EXPECT_EQ(fn_name(plain[1]), "-");
 }
 
-TEST(ImplViews, SplitAndChunkErrors) {
+TEST_F(ImplViews, SplitAndChunkErrors) {
   Tensor x = range(12, {4, 3});
   EXPECT_EQ(error_of([&] { split(x, 0, 0); }),
             std::make_pair(ErrorKind::Argument,
@@ -262,7 +270,7 @@ TEST(ImplViews, SplitAndChunkErrors) {
   EXPECT_EQ(chunk(x, INT64_MAX / 2, 0).size(), 4u);
 }
 
-TEST(ImplViews, MultiOutputGradientsFillZerosForOutputsWithout) {
+TEST_F(ImplViews, MultiOutputGradientsFillZerosForOutputsWithout) {
   Tensor a = leaf(12, {4, 3});
   auto u = unbind(a, 1);
   backward(sum(mul(u[1], Scalar::of(2))));
@@ -289,7 +297,7 @@ TEST(ImplViews, MultiOutputGradientsFillZerosForOutputsWithout) {
   EXPECT_EQ(grad(u3[1]).to_vector(), (V{2, 2, 2}));
 }
 
-TEST(ImplViews, MultiOutputViewsRefuseInPlaceWithGrad) {
+TEST_F(ImplViews, MultiOutputViewsRefuseInPlaceWithGrad) {
   Tensor x = leaf(12, {4, 3});
   auto u = unbind(x, 0);
   EXPECT_EQ(error_of([&] { add_(u[1], Scalar::of(1)); }),
@@ -340,7 +348,7 @@ TEST(ImplViews, MultiOutputViewsRefuseInPlaceWithGrad) {
                 std::string(kMultiSuffix));
 }
 
-TEST(ImplViews, MultiOutputViewsWrittenUnderNoGrad) {
+TEST_F(ImplViews, MultiOutputViewsWrittenUnderNoGrad) {
   Tensor x = leaf(12, {4, 3});
   Tensor y = mul(x, Scalar::of(2));
   auto u = unbind(y, 0);
@@ -363,7 +371,7 @@ TEST(ImplViews, MultiOutputViewsWrittenUnderNoGrad) {
   EXPECT_EQ(error_of([&] { mul(u[2], Scalar::of(2)); }).first, ErrorKind::ViewInPlace);  // ops read the history
 }
 
-TEST(ImplViews, GradFnOfMultiOutputViewAfterItsBaseChanged) {
+TEST_F(ImplViews, GradFnOfMultiOutputViewAfterItsBaseChanged) {
   Tensor x = leaf(12, {4, 3});
   Tensor y = mul(x, Scalar::of(2));
   auto u = unbind(y, 0);
@@ -409,7 +417,7 @@ TEST(ImplViews, GradFnOfMultiOutputViewAfterItsBaseChanged) {
             "with grad mode enabled." + std::string(kNoGradSuffix));
 }
 
-TEST(ImplViews, ViewIdentity) {
+TEST_F(ImplViews, ViewIdentity) {
   Tensor r = range(3, {3});
   Tensor e = select(r, 0, 0);
   EXPECT_TRUE(autograd::is_view(e));  // views of tensors that do not require grad are views too
@@ -431,7 +439,7 @@ TEST(ImplViews, ViewIdentity) {
   EXPECT_EQ(data.version(), 1u);
 }
 
-TEST(ImplCopies, ToReturnsSelfOrACopyInPreserveFormat) {
+TEST_F(ImplCopies, ToReturnsSelfOrACopyInPreserveFormat) {
   Tensor f = leaf(12, {3, 4});
   EXPECT_TRUE(to(f, ScalarType::Float32).is_same(f));
   Tensor c = to(f, ScalarType::Float32, true);
@@ -462,7 +470,7 @@ TEST(ImplCopies, ToReturnsSelfOrACopyInPreserveFormat) {
   EXPECT_EQ(o.to_vector(), (V{6, 7, 8, 9, 10, 11}));
 }
 
-TEST(ImplCopies, ToCopyGradient) {
+TEST_F(ImplCopies, ToCopyGradient) {
   Tensor x = leaf(12, {4, 3});
   backward(sum(to(x, ScalarType::Float64)));
   EXPECT_EQ(grad(x).dtype(), ScalarType::Float32);
@@ -473,7 +481,7 @@ TEST(ImplCopies, ToCopyGradient) {
   EXPECT_EQ(grad(y).version(), 1u);  // the expanded gradient, cloned
 }
 
-TEST(ImplCopies, NewTensorIsADetachedCopy) {
+TEST_F(ImplCopies, NewTensorIsADetachedCopy) {
   Tensor v = t(leaf(12, {3, 4}));
   Tensor n = new_tensor(v);
   EXPECT_FALSE(autograd::requires_grad(n));
@@ -491,7 +499,7 @@ TEST(ImplCopies, NewTensorIsADetachedCopy) {
 
 // copy_ returns early only for the tensor itself; another tensor over the same elements is copied through the
 // iterator's checks: a destination whose elements overlap is refused, a same-geometry source is allowed.
-TEST(ImplCopies, CopyOntoTheSameElementsOfAnotherTensor) {
+TEST_F(ImplCopies, CopyOntoTheSameElementsOfAnotherTensor) {
   Tensor e = expand(range(3, {3, 1}), {3, 4});  // strides [1, 0]
   copy_(e, e);
   Tensor again = expand(e, {3, 4});
@@ -509,7 +517,7 @@ TEST(ImplCopies, CopyOntoTheSameElementsOfAnotherTensor) {
 // split/chunk/unbind's backward is cat/stack, whose result takes the memory format the gradients suggest: a
 // channels_last gradient of a channels_last leaf stays channels_last (size-1 dims' strides included) when
 // AccumulateGrad steals it; with an undefined (zero) gradient among them, it is contiguous.
-TEST(ImplViews, MultiOutputBackwardKeepsTheGradientsMemoryFormat) {
+TEST_F(ImplViews, MultiOutputBackwardKeepsTheGradientsMemoryFormat) {
   Tensor x = requires_grad_(fill_(empty_strided({1, 1, 1, 2}, {2, 1, 2, 1}, ScalarType::Float32), Scalar::of(1)), true);
   Tensor piece = chunk(x, 3, 2).at(0);
   Tensor g = fill_(empty_strided({1, 1, 1, 2}, {2, 1, 2, 1}, ScalarType::Float32), Scalar::of(2));
@@ -529,7 +537,7 @@ TEST(ImplViews, MultiOutputBackwardKeepsTheGradientsMemoryFormat) {
   EXPECT_EQ(autograd::grad(z).strides(), (Dims{2, 1, 2, 2, 2}));
 }
 
-TEST(ImplDeepcopy, KeepsGeometryAndSharingWithinOneMemo) {
+TEST_F(ImplDeepcopy, KeepsGeometryAndSharingWithinOneMemo) {
   DeepcopyMemo memo;
   Tensor base = arange(12, ScalarType::Float32);
   Tensor a = t(view(base, {3, 4}));
@@ -555,7 +563,7 @@ TEST(ImplDeepcopy, KeepsGeometryAndSharingWithinOneMemo) {
   EXPECT_NE(deepcopy(a, other).storage().key(), ca.storage().key());
 }
 
-TEST(ImplDeepcopy, RequiresGradAndGrad) {
+TEST_F(ImplDeepcopy, RequiresGradAndGrad) {
   DeepcopyMemo memo;
   Tensor l = leaf(6, {2, 3});
   backward(sum(mul(l, Scalar::of(2))));
@@ -599,7 +607,7 @@ TEST(ImplDeepcopy, RequiresGradAndGrad) {
   EXPECT_EQ(deepcopy(none, memo).storage().nbytes(), 0u);
 }
 
-TEST(ImplBackwardGradient, GradientShapeIsSummedOrRefused) {
+TEST_F(ImplBackwardGradient, GradientShapeIsSummedOrRefused) {
   Tensor x = leaf(3, {3});
   Tensor y = mul(x, Scalar::of(2));
   backward(y, true, ones({2, 3}, ScalarType::Float32));
@@ -620,7 +628,7 @@ TEST(ImplBackwardGradient, GradientShapeIsSummedOrRefused) {
   EXPECT_EQ(error_of([&] { backward(range(3, {3}), false, ones({3}, ScalarType::Float32)); }).first, ErrorKind::NoGradFn);
 }
 
-TEST(ImplBackwardGradient, GradientDtypeIsConverted) {
+TEST_F(ImplBackwardGradient, GradientDtypeIsConverted) {
   for (ScalarType dtype : {ScalarType::Float64, ScalarType::Int64, ScalarType::Bool}) {
     Tensor x = leaf(3, {3});
     backward(mul(x, Scalar::of(2)), false, ones({3}, dtype));
@@ -634,7 +642,7 @@ TEST(ImplBackwardGradient, GradientDtypeIsConverted) {
   EXPECT_EQ(grad(z).version(), 1u);  // the converted root gradient is still referenced: cloned, not stolen
 }
 
-TEST(ImplBackwardGradient, LeafGradNeverAliasesTheCallersGradient) {
+TEST_F(ImplBackwardGradient, LeafGradNeverAliasesTheCallersGradient) {
   Tensor z = leaf(3, {3});
   Tensor g = ones({3}, ScalarType::Float32);
   backward(z, false, g);
