@@ -30,7 +30,8 @@ RULES = {
     "impl_backend":      IMPL_CORE + ("impl_backend", "judge", "program"),  # impl as a judge::Backend
     "program":           ("program",),  # the program language: op and attribute tables, programs, JSON
     "judge":             ("judge", "program"),  # run loop, traces, compare, signatures, coverage: no backend
-    "generators":        ("generators", "program"),  # RapidCheck generators of layouts and programs, shrinking
+    "generators":        ("generators", "generators/recipes", "program"),  # RapidCheck generators, shrinking
+    "generators/recipes": ("generators/recipes", "generators", "program"),  # one file per recipe
     "files":             ("files", "program/splitmix.h"),  # reading and writing files safely: regular files only
     "reports":           ("reports", "files", "judge", "program"),  # findings, run summary, repros, HTML report
     "oracle":            ("oracle", "judge", "program"),  # the LibTorch Backend: the only torch includer
