@@ -1,11 +1,13 @@
 // `parity list`: the op table, as programs name it; `--traits` prints every op's traits as a Markdown table,
-// `--version-gates` impl's table of behaviours that differ between PyTorch releases.
+// `--version-gates` impl's table of behaviours that differ between PyTorch releases, `--derivatives` impl's table
+// of backward nodes.
 #include <cstdio>
 #include <iostream>
 #include <string>
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "impl/autograd/derivatives.h"
 #include "impl/version_gate.h"
 #include "program/internal_assert.h"
 #include "program/op_table.h"
@@ -86,23 +88,37 @@ void print_traits() {
   }
 }
 
-// One row per gate; "|" in a cell is escaped for Markdown.
+// A Markdown table cell: "|" escaped.
+std::string cell(std::string_view s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+// One row per gate.
 void print_version_gates() {
-  auto cell = [](std::string_view s) {
-    std::string out;
-    for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-    return out;
-  };
   std::printf("| gate | what | before | since | from |\n|---|---|---|---|---|\n");
   for (const impl::VersionGateRow& r : impl::version_gates())
     std::printf("| `%s` | %s | %s | %s | %s (%s) |\n", std::string(r.name).c_str(), cell(r.what).c_str(),
                 cell(r.before).c_str(), cell(r.after).c_str(), r.since.str().c_str(), cell(r.where).c_str());
 }
 
+// One row per backward node, as derivatives.yaml lists them: the node, the ops that record it, what it saves (in
+// save order), its formula.
+void print_derivatives() {
+  std::printf("| node | recorded by | saves | formula |\n|---|---|---|---|\n");
+  for (const impl::autograd::DerivativeRow& r : impl::autograd::derivatives()) {
+    std::string saved;
+    for (std::string_view s : r.saved) saved += (saved.empty() ? "" : ", ") + std::string(s);
+    std::printf("| `%s` | %s | %s | %s |\n", std::string(r.name).c_str(), cell(r.ops).c_str(), saved.c_str(),
+                cell(r.formula).c_str());
+  }
+}
+
 }  // namespace
 
 int list_command(const std::vector<std::string>& argv) {
-  if (print_help_if_asked(argv, "usage: parity list [--traits | --schema | --version-gates]\n\nPrints the op table, one op a line: "
+  if (print_help_if_asked(argv, "usage: parity list [--traits | --schema | --version-gates | --derivatives]\n\nPrints the op table, one op a line: "
                                 "name, kind, arity (tensor operands), attributes.\n"
                                 "  --traits  every op's traits (what its result is, what it saves, ...) as a Markdown "
                                 "table\n"
@@ -110,12 +126,19 @@ int list_command(const std::vector<std::string>& argv) {
                                 "changing the table:\n"
                                 "            parity list --schema > reports/schema/ops.schema.json\n"
                                 "  --version-gates  the behaviours impl follows per PyTorch release "
-                                "(impl/version_gates.def), as a Markdown table\n"))
+                                "(impl/version_gates.def), as a Markdown table\n"
+                                "  --derivatives  impl's backward nodes (impl/autograd/derivatives.def): the ops that "
+                                "record each,\n"
+                                "            what it saves and its formula, as a Markdown table\n"))
     return 0;
-  Args args("parity list", argv, {{"--traits", false}, {"--schema", false}, {"--version-gates", false}});
+  Args args("parity list", argv, {{"--traits", false}, {"--schema", false}, {"--version-gates", false}, {"--derivatives", false}});
   if (!args.positional().empty()) throw UsageError("`parity list` takes no arguments");
-  if (args.has("--traits") + args.has("--schema") + args.has("--version-gates") > 1)
-    throw UsageError("--traits, --schema and --version-gates exclude each other");
+  if (args.has("--traits") + args.has("--schema") + args.has("--version-gates") + args.has("--derivatives") > 1)
+    throw UsageError("--traits, --schema, --version-gates and --derivatives exclude each other");
+  if (args.has("--derivatives")) {
+    print_derivatives();
+    return 0;
+  }
   if (args.has("--version-gates")) {
     print_version_gates();
     return 0;

@@ -30,6 +30,15 @@ TensorList Formula::apply(TensorList&& grads) {
   return fn_(g, saved, *this);
 }
 
+void Formula::save(std::string_view name, const Tensor& t, bool is_output) {
+  const std::size_t at = saved_position(derivative_, name);
+  PARITY_INTERNAL_ASSERT(at >= next_save_, std::string(derivative(derivative_).name) + " saves \"" + std::string(name) +
+                                               "\" out of the order impl/autograd/derivatives.def lists");
+  next_save_ = at + 1;
+  saved_.emplace_back(t, is_output);
+  saved_names_.push_back(derivative(derivative_).saved[at]);
+}
+
 void Formula::release_variables() {
   for (auto& s : saved_) s.release();
 }
@@ -211,7 +220,7 @@ Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& 
 
 Rc<Node> make_as_strided_backward(const Tensor& base, const Layout& view) {
   Layout input = base.layout();
-  auto fn = make_rc<Formula>("AsStridedBackward0", [input, view](const Tensor& g, const TensorList&, const Formula&) {
+  auto fn = make_rc<Formula>(Derivative::AsStridedBackward0, [input, view](const Tensor& g, const TensorList&, const Formula&) {
     return TensorList{as_strided_backward(g, input, view.sizes, view.strides, view.offset)};
   });
   fn->set_next_edges(collect_next_edges({&base}));

@@ -1,10 +1,13 @@
-// Backward nodes. Most are a Formula: a PyTorch node name, the tensors it saved (checked for version and
-// freeing when unpacked, before anything else), and the derivative as a function of the output gradient.
+// Backward nodes. Most are a Formula: a row of the derivative table (impl/autograd/derivatives.def: its name and
+// what it may save), the tensors it saved (checked for version and freeing when unpacked, before anything else),
+// and the derivative as a function of the output gradient.
 #pragma once
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "impl/autograd/derivatives.h"
 #include "impl/autograd/node.h"
 #include "impl/autograd/saved_variable.h"
 #include "impl/rc.h"
@@ -15,26 +18,25 @@ class Formula final : public Node {
  public:
   // grads: gradient of each output (one); saved: unpacked saved tensors, in save order.
   using Fn = std::function<TensorList(const Tensor& grad, const TensorList& saved, const Formula& self)>;
-  Formula(std::string name, Fn fn) : name_(std::move(name)), fn_(std::move(fn)) {}
-  std::string name() const override { return name_; }
+  Formula(Derivative d, Fn fn) : derivative_(d), fn_(std::move(fn)) {}
+  std::string name() const override { return std::string(derivative(derivative_).name); }
   TensorList apply(TensorList&& grads) override;
   void release_variables() override;
   // Saves t (for the derivative of an input that needs grad) under its name in derivatives.yaml ("self",
-  // "other", "result"); is_output for the node's own result. The formula sees saved tensors in save order, which
-  // is the order 1.13's generated nodes unpack them in; 2.x's unpack them in the order of their names
-  // (VersionGate::SavedUnpackByName), which decides which stale one raises.
-  void save(std::string name, const Tensor& t, bool is_output = false) {
-    saved_.emplace_back(t, is_output);
-    saved_names_.push_back(std::move(name));
-  }
+  // "other", "result"); is_output for the node's own result. The name must be one the table lists for this node,
+  // after the last one saved (an internal assertion otherwise): the table's order is save order. The formula sees
+  // saved tensors in save order, which is the order 1.13's generated nodes unpack them in; 2.x's unpack them in
+  // the order of their names (VersionGate::SavedUnpackByName), which decides which stale one raises.
+  void save(std::string_view name, const Tensor& t, bool is_output = false);
   // For ops whose derivative depends on what the forward computes after the node had to exist.
   void set_formula(Fn fn) { fn_ = std::move(fn); }
 
  private:
-  std::string name_;
+  Derivative derivative_;
   Fn fn_;
   std::vector<SavedVariable> saved_;
-  std::vector<std::string> saved_names_;
+  std::vector<std::string_view> saved_names_;  // the table's strings
+  std::size_t next_save_ = 0;                 // table positions before this one are behind us
 };
 
 // A node with several outputs (multi-output views): the derivative sees the gradient of every output, undefined
@@ -42,12 +44,12 @@ class Formula final : public Node {
 class MultiOutputFormula final : public Node {
  public:
   using Fn = std::function<TensorList(const TensorList& grads)>;
-  MultiOutputFormula(std::string name, Fn fn) : name_(std::move(name)), fn_(std::move(fn)) {}
-  std::string name() const override { return name_; }
+  MultiOutputFormula(Derivative d, Fn fn) : derivative_(d), fn_(std::move(fn)) {}
+  std::string name() const override { return std::string(derivative(derivative_).name); }
   TensorList apply(TensorList&& grads) override;
 
  private:
-  std::string name_;
+  Derivative derivative_;
   Fn fn_;
 };
 
@@ -67,7 +69,7 @@ class GraphRoot final : public Node {
 class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(const Tensor& leaf);
-  std::string name() const override { return "torch::autograd::AccumulateGrad"; }
+  std::string name() const override { return std::string(derivative(Derivative::AccumulateGrad).name); }
   TensorList apply(TensorList&& grads) override;
 
  private:
@@ -78,7 +80,7 @@ class AccumulateGrad final : public Node {
 class CopySlices final : public Node {
  public:
   CopySlices(const Tensor& base, const Layout& view, Rc<Node> fn);
-  std::string name() const override { return "torch::autograd::CopySlices"; }
+  std::string name() const override { return std::string(derivative(Derivative::CopySlices).name); }
   TensorList apply(TensorList&& grads) override;
   void release_variables() override { fn_.reset(); }
 

@@ -15,16 +15,13 @@
 
 namespace parity::impl {
 
+using autograd::Derivative;
 using autograd::Formula;
 using autograd::TensorList;
 using ops::make_node;
 using ops::UnaryOp;
 
 namespace {
-
-// What the derivative reads: the input, or the op's own result (then writing the result in place before
-// backward is a version error).
-enum class Saves { Self, Result };
 
 // Who handles the result dtype. TensorIterator: an in-place form's cast check comes after its overlap checks,
 // naming types as ScalarType ("Long"), and it converts an input of another dtype on the CPU only (a device's
@@ -33,8 +30,9 @@ enum class Saves { Self, Result };
 enum class CastCheck { Iterator, ClampMeta };
 
 struct Activation {
-  const char* node_name;
-  Saves saves;
+  // Its node; what the derivative reads is the one tensor the node saves (impl/autograd/derivatives.def): the
+  // input, or the op's own result (then writing the result in place before backward is a version error).
+  Derivative node;
   CastCheck cast_check;
   // Checks made before any iteration is set up; returns the dtype the op computes in.
   std::function<ScalarType(const Tensor& x)> result_type;
@@ -42,6 +40,8 @@ struct Activation {
   std::function<void(const Tensor& out, const Tensor& x)> kernel;
   // The input's gradient, from the output's gradient and the saved tensor.
   std::function<Tensor(const Tensor& grad, const Tensor& saved)> derivative;
+
+  bool saves_result() const { return autograd::derivative(node).saved.at(0) == "result"; }
 };
 
 // A fresh output laid out as TensorIterator lays out a unary op's result.
@@ -69,7 +69,7 @@ Tensor result_backward(ops::ResultBackward op, const Tensor& g, const Tensor& r)
   Rc<Formula> node;
   if (autograd::compute_requires_grad({&g, &r})) {
     const bool sigmoid = op == ops::ResultBackward::Sigmoid;
-    node = make_node(sigmoid ? "SigmoidBackwardBackward0" : "TanhBackwardBackward0", {&g, &r},
+    node = make_node(sigmoid ? Derivative::SigmoidBackwardBackward0 : Derivative::TanhBackwardBackward0, {&g, &r},
                      [op, sigmoid](const Tensor& gg, const TensorList& s, const Formula& n) {
                        const Tensor& grad_output = s[0];
                        const Tensor& output = s[1];
@@ -99,7 +99,7 @@ Tensor result_backward(ops::ResultBackward op, const Tensor& g, const Tensor& r)
 Tensor threshold_backward(const Tensor& g, const Tensor& self, double threshold) {
   Rc<Formula> node;
   if (autograd::compute_requires_grad({&g, &self})) {
-    node = make_node("ThresholdBackwardBackward0", {&g, &self},
+    node = make_node(Derivative::ThresholdBackwardBackward0, {&g, &self},
                      [threshold](const Tensor& gg, const TensorList& s, const Formula& n) {
                        TensorList out(2);
                        if (n.task_should_compute_output(0)) out[0] = threshold_backward(gg, s[0], threshold);
@@ -120,7 +120,7 @@ Tensor threshold_backward(const Tensor& g, const Tensor& self, double threshold)
 Tensor sgn(const Tensor& x) {
   Rc<Formula> node;
   if (autograd::compute_requires_grad({&x}))
-    node = make_node("SgnBackward0", {&x}, [](const Tensor& g, const TensorList& s, const Formula&) {
+    node = make_node(Derivative::SgnBackward0, {&x}, [](const Tensor& g, const TensorList& s, const Formula&) {
       const Tensor& self = s[0];
       const Tensor& result = s[1];
       const Tensor magnitude = abs(self);
@@ -139,24 +139,24 @@ Tensor sgn(const Tensor& x) {
 // A unary op computed in floating point by the kernel `fn` (impl/kernels/pointwise.h: ATen's scalar loops, in the
 // element type), with the derivative `d` of what it saves. `kernel` is the name ATen's CPU kernel dispatches
 // under, which leaves out Half.
-Activation float_unary(UnaryOp fn, const char* node_name, const char* kernel, Saves saves,
+Activation float_unary(UnaryOp fn, Derivative node, const char* kernel,
                        std::function<Tensor(const Tensor&, const Tensor&)> d) {
   auto run = [fn, kernel](const Tensor& out, const Tensor& x) {
     ops::check_dispatch(out.device(), {kernel, {ScalarType::Float16}, "", {}}, out.dtype());
     ops::unary_kernel(fn, out, x);
   };
-  return {node_name, saves, CastCheck::Iterator, floating_result, run, std::move(d)};
+  return {node, CastCheck::Iterator, floating_result, run, std::move(d)};
 }
 
 const Activation& sigmoid_op() {
-  static const Activation op = float_unary(UnaryOp::Sigmoid, "SigmoidBackward0", "sigmoid_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) {
+  static const Activation op = float_unary(UnaryOp::Sigmoid, Derivative::SigmoidBackward0, "sigmoid_cpu", [](const Tensor& g, const Tensor& r) {
     return result_backward(ops::ResultBackward::Sigmoid, g, r);
   });
   return op;
 }
 
 const Activation& tanh_op() {
-  static const Activation op = float_unary(UnaryOp::Tanh, "TanhBackward0", "tanh_vml_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) {
+  static const Activation op = float_unary(UnaryOp::Tanh, Derivative::TanhBackward0, "tanh_vml_cpu", [](const Tensor& g, const Tensor& r) {
     return result_backward(ops::ResultBackward::Tanh, g, r);
   });
   return op;
@@ -164,20 +164,20 @@ const Activation& tanh_op() {
 
 const Activation& exp_op() {
   static const Activation op =
-      float_unary(UnaryOp::Exp, "ExpBackward0", "exp_vml_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) { return mul(g, r); });
+      float_unary(UnaryOp::Exp, Derivative::ExpBackward0, "exp_vml_cpu", [](const Tensor& g, const Tensor& r) { return mul(g, r); });
   return op;
 }
 
 // derivatives.yaml: log's gradient is grad.div(self), so log saves its input (log_ a clone of it).
 const Activation& log_op() {
   static const Activation op =
-      float_unary(UnaryOp::Log, "LogBackward0", "log_vml_cpu", Saves::Self, [](const Tensor& g, const Tensor& self) { return div(g, self); });
+      float_unary(UnaryOp::Log, Derivative::LogBackward0, "log_vml_cpu", [](const Tensor& g, const Tensor& self) { return div(g, self); });
   return op;
 }
 
 // derivatives.yaml: sqrt's gradient is grad / (2 * result), so sqrt saves its result.
 const Activation& sqrt_op() {
-  static const Activation op = float_unary(UnaryOp::Sqrt, "SqrtBackward0", "sqrt_vml_cpu", Saves::Result, [](const Tensor& g, const Tensor& r) {
+  static const Activation op = float_unary(UnaryOp::Sqrt, Derivative::SqrtBackward0, "sqrt_vml_cpu", [](const Tensor& g, const Tensor& r) {
     return div(g, mul(r, Scalar::of_int(2)));
   });
   return op;
@@ -187,7 +187,7 @@ const Activation& relu_op() {
   // LibTorch's relu is clamp_min(x, 0) after its own bool check; its derivative is threshold_backward(grad,
   // result, 0): zero where the result is <= 0 (a NaN result passes the gradient).
   static const Activation op{
-      "ReluBackward0", Saves::Result, CastCheck::Iterator,
+      Derivative::ReluBackward0, CastCheck::Iterator,
       [](const Tensor& x) {
         PARITY_CHECK(x.dtype() != ScalarType::Bool, ErrorKind::DType, "Boolean inputs not supported for relu");
         return x.dtype();
@@ -203,7 +203,7 @@ const Activation& relu_op() {
 const Activation& abs_op() {
   // abs's derivative is grad * self.sgn().
   static const Activation op{
-      "AbsBackward0", Saves::Self, CastCheck::Iterator, [](const Tensor& x) { return x.dtype(); },
+      Derivative::AbsBackward0, CastCheck::Iterator, [](const Tensor& x) { return x.dtype(); },
       [](const Tensor& out, const Tensor& x) {
         ops::check_dispatch(out.device(), {"abs_cpu", {ScalarType::Bool}, "", {}}, x.dtype());  // CUDA's takes Bool
         ops::unary_kernel(UnaryOp::Abs, out, x);
@@ -257,11 +257,11 @@ Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
     ops::clamp_mask_kernel(mask, self, lo, hi, !follows(VersionGate::ClampBackwardExcludesBounds));
     return where(mask, g, zeros({}, g.dtype()));
   };
-  return {"ClampBackward1", Saves::Self, CastCheck::ClampMeta, result_type, kernel, derivative};
+  return {Derivative::ClampBackward1, CastCheck::ClampMeta, result_type, kernel, derivative};
 }
 
 Rc<Formula> activation_node(const Activation& a, const Tensor& x) {
-  return make_node(a.node_name, {&x}, [d = a.derivative](const Tensor& g, const TensorList& s, const Formula&) {
+  return make_node(a.node, {&x}, [d = a.derivative](const Tensor& g, const TensorList& s, const Formula&) {
     return TensorList{d(g, s[0])};
   });
 }
@@ -272,7 +272,7 @@ Tensor apply(const Activation& a, const Tensor& x) {
   Rc<Formula> node;
   if (autograd::compute_requires_grad({&x})) {
     node = activation_node(a, x);
-    if (a.saves == Saves::Self) node->save("self", x);
+    if (!a.saves_result()) node->save("self", x);
   }
   ScalarType t = a.result_type(x);
   // The converted copy's layout decides the output's, where there is one (CastCheck): the input's own on a device
@@ -282,7 +282,7 @@ Tensor apply(const Activation& a, const Tensor& x) {
   a.kernel(out, cx);
   if (node) {
     autograd::set_history(out, node);
-    if (a.saves == Saves::Result) node->save("result", out, /*is_output=*/true);
+    if (a.saves_result()) node->save("result", out, /*is_output=*/true);
   }
   return out;
 }
@@ -294,7 +294,7 @@ Tensor apply_(const Activation& a, const Tensor& self) {
   if (rg) {
     node = activation_node(a, self);
     // A derivative reading self needs its value from before the write: PyTorch saves self.clone().
-    if (a.saves == Saves::Self) node->save("self", clone(self));
+    if (!a.saves_result()) node->save("self", clone(self));
   }
   ScalarType t = a.result_type(self);
   // Every activation's result dtype either is self's or cannot be cast back to it (float into int, int into
@@ -311,7 +311,7 @@ Tensor apply_(const Activation& a, const Tensor& self) {
   self.bump_version();
   if (node) {
     autograd::rebase_history(self, node);
-    if (a.saves == Saves::Result) node->save("result", self, /*is_output=*/true);
+    if (a.saves_result()) node->save("result", self, /*is_output=*/true);
   }
   return self;
 }

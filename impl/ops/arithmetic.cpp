@@ -9,6 +9,7 @@
 
 namespace parity::impl {
 
+using autograd::Derivative;
 using autograd::Formula;
 using autograd::TensorList;
 using ops::BinaryOp;
@@ -107,12 +108,12 @@ void binary_inplace_values(BinaryOp op, const Tensor& self, Scalar s) {
   binary_inplace_values(op, self, t, ops::wrap_scalar(s, t), self.device());
 }
 
-const char* node_name(BinaryOp op, bool scalar) {
+Derivative node_of(BinaryOp op, bool scalar) {
   switch (op) {
-    case BinaryOp::Add: return scalar ? "AddBackward1" : "AddBackward0";
-    case BinaryOp::Sub: return scalar ? "SubBackward1" : "SubBackward0";
-    case BinaryOp::Mul: return scalar ? "MulBackward1" : "MulBackward0";
-    case BinaryOp::Div: return scalar ? "DivBackward1" : "DivBackward0";
+    case BinaryOp::Add: return scalar ? Derivative::AddBackward1 : Derivative::AddBackward0;
+    case BinaryOp::Sub: return scalar ? Derivative::SubBackward1 : Derivative::SubBackward0;
+    case BinaryOp::Mul: return scalar ? Derivative::MulBackward1 : Derivative::MulBackward0;
+    case BinaryOp::Div: return scalar ? Derivative::DivBackward1 : Derivative::DivBackward0;
   }
   PARITY_UNREACHABLE("no case for this enum value");
 }
@@ -124,10 +125,9 @@ const char* node_name(BinaryOp op, bool scalar) {
 // (load_derivatives.py sorts them): other's before self's. Under create_graph that order numbers the nodes the
 // formulas make, and so the order a second backward runs them and sums what they deliver.
 Rc<Formula> binary_node(BinaryOp op, const Tensor& self, const Tensor& other, const Tensor& self_value) {
-  auto node = make_node(node_name(op, false), {&self, &other}, [op](const Tensor& g, const TensorList& s, const Formula& n) {
+  auto node = make_node(node_of(op, false), {&self, &other}, [op](const Tensor& g, const TensorList& s, const Formula& n) {
     TensorList out(2);
-    const Tensor& self = s[0];
-    const Tensor& other = s[1];
+    // s holds self and other for mul and div only: add and sub save nothing.
     switch (op) {
       case BinaryOp::Add:
         out = {g, g};
@@ -136,12 +136,12 @@ Rc<Formula> binary_node(BinaryOp op, const Tensor& self, const Tensor& other, co
         out = {g, n.task_should_compute_output(1) ? neg(g) : Tensor()};
         break;
       case BinaryOp::Mul:
-        if (n.task_should_compute_output(1)) out[1] = mul(g, self);
-        if (n.task_should_compute_output(0)) out[0] = mul(g, other);
+        if (n.task_should_compute_output(1)) out[1] = mul(g, s[0]);
+        if (n.task_should_compute_output(0)) out[0] = mul(g, s[1]);
         break;
       case BinaryOp::Div:
-        if (n.task_should_compute_output(1)) out[1] = mul(neg(g), div(div(self, other), other));
-        if (n.task_should_compute_output(0)) out[0] = div(g, other);
+        if (n.task_should_compute_output(1)) out[1] = mul(neg(g), div(div(s[0], s[1]), s[1]));
+        if (n.task_should_compute_output(0)) out[0] = div(g, s[1]);
         break;
     }
     if (!n.task_should_compute_output(0)) out[0] = Tensor();
@@ -153,8 +153,10 @@ Rc<Formula> binary_node(BinaryOp op, const Tensor& self, const Tensor& other, co
   // formula only when that input needs grad.
   bool save_other = (op == BinaryOp::Mul && need_self) || op == BinaryOp::Div;
   bool save_self = (op == BinaryOp::Mul || op == BinaryOp::Div) && need_other;
-  node->save("self", save_self ? self_value : Tensor());
-  node->save("other", save_other ? other : Tensor());
+  if (op == BinaryOp::Mul || op == BinaryOp::Div) {  // add and sub save nothing
+    node->save("self", save_self ? self_value : Tensor());
+    node->save("other", save_other ? other : Tensor());
+  }
   return node;
 }
 
@@ -162,7 +164,7 @@ Rc<Formula> binary_node(BinaryOp op, const Tensor& self, const Tensor& other, co
 // wrapped number: under create_graph the gradient's grad_fn is MulBackward0 or DivBackward0. 2.x's by the Scalar
 // itself (VersionGate::ScalarOpsDeriveWithScalar): MulBackward1 or DivBackward1.
 Rc<Formula> scalar_node(BinaryOp op, const Tensor& self, Scalar s) {
-  return make_node(node_name(op, true), {&self}, [op, s](const Tensor& g, const TensorList&, const Formula&) {
+  return make_node(node_of(op, true), {&self}, [op, s](const Tensor& g, const TensorList&, const Formula&) {
     // 1.13's 0-dim tensor is seen only by an op that records it (MulBackward0 saves it as other). Where nothing
     // records, grad times or over it is grad times or over the Scalar: the same dtype (a floating grad's) and the
     // same value (the scalar made int64 or float64, then cast to the grad's dtype), without the two 0-dim tensors.
@@ -301,7 +303,7 @@ Tensor compare(ops::CompareOp op, const Tensor& a, const Tensor& b) {
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   Rc<Formula> node;
   if (autograd::compute_requires_grad({&self, &other})) {
-    node = make_node("WhereBackward0", {&self, &other}, [](const Tensor& g, const TensorList& s, const Formula& n) {
+    node = make_node(Derivative::WhereBackward0, {&self, &other}, [](const Tensor& g, const TensorList& s, const Formula& n) {
       const Tensor zero = zeros({}, g.dtype());  // a CPU scalar, as derivatives.yaml's at::scalar_tensor
       TensorList out(2);
       // other's gradient first: generated nodes go through their inputs in alphabetical order.
@@ -358,7 +360,7 @@ namespace {
 // MaskedFillBackward0 saves the mask only: the gradient is the output gradient with the filled elements zeroed
 // (summed down to self's shape by the engine when the mask broadcast self).
 Rc<Formula> masked_fill_node(const Tensor& self, const Tensor& mask) {
-  auto node = make_node("MaskedFillBackward0", {&self}, [](const Tensor& g, const TensorList& s, const Formula&) {
+  auto node = make_node(Derivative::MaskedFillBackward0, {&self}, [](const Tensor& g, const TensorList& s, const Formula&) {
     return TensorList{masked_fill(g, s[0], Scalar::of_int(0))};
   });
   node->save("mask", mask);
@@ -368,7 +370,7 @@ Rc<Formula> masked_fill_node(const Tensor& self, const Tensor& mask) {
 // AddcmulBackward0 saves each factor for the other's gradient, when that gradient is needed: tensor2 first, as
 // the generated node declares (and unpacks) it, so that a version error names tensor2 when both were written.
 Rc<Formula> addcmul_node(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
-  auto node = make_node("AddcmulBackward0", {&self, &t1, &t2},
+  auto node = make_node(Derivative::AddcmulBackward0, {&self, &t1, &t2},
                         [value](const Tensor& g, const TensorList& s, const Formula& n) {
                           TensorList out(3);
                           if (n.task_should_compute_output(0)) out[0] = g;
@@ -500,7 +502,7 @@ Tensor neg(const Tensor& x) {
         "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the "
         "`~` or `logical_not()` operator instead.");
   auto node = autograd::compute_requires_grad({&x})
-                  ? make_node("NegBackward0", {&x}, [](const Tensor& g, const TensorList&, const Formula&) {
+                  ? make_node(Derivative::NegBackward0, {&x}, [](const Tensor& g, const TensorList&, const Formula&) {
                       return TensorList{neg(g)};
                     })
                   : nullptr;
@@ -514,7 +516,7 @@ Tensor pow(const Tensor& x, Scalar e) {
   Rc<Formula> node;
   if (autograd::compute_requires_grad({&x})) {
     double ev = e.value;
-    node = make_node("PowBackward0", {&x}, [ev](const Tensor& g, const TensorList& s, const Formula&) {
+    node = make_node(Derivative::PowBackward0, {&x}, [ev](const Tensor& g, const TensorList& s, const Formula&) {
       if (ev == 0) return TensorList{zeros_like(s[0], MemoryFormat::Contiguous)};
       return TensorList{mul(g, mul(pow(s[0], Scalar::of(ev - 1)), Scalar::of(ev)))};
     });
@@ -579,8 +581,9 @@ Tensor reduce(const Tensor& x, const Dims& dims, bool keepdim, bool mean, bool w
   // The node comes first (reading x's grad_fn can raise); the dims are checked after, by reduce_mask.
   Rc<Formula> node;
   if (autograd::compute_requires_grad({&x})) {
-    const char* name = mean ? (with_dims ? "MeanBackward1" : "MeanBackward0") : (with_dims ? "SumBackward1" : "SumBackward0");
-    node = make_node(name, {&x}, [](const Tensor&, const TensorList&, const Formula&) { return TensorList{}; });
+    const Derivative d = mean ? (with_dims ? Derivative::MeanBackward1 : Derivative::MeanBackward0)
+                              : (with_dims ? Derivative::SumBackward1 : Derivative::SumBackward0);
+    node = make_node(d, {&x}, [](const Tensor&, const TensorList&, const Formula&) { return TensorList{}; });
     // LibTorch 1.13's MeanBackward1 keeps self itself (its formula reads self's numel); 2.x's keeps its sizes.
     if (mean && with_dims && !follows(VersionGate::MeanDimSavesSizes)) node->save("self", x);
   }
@@ -627,11 +630,11 @@ Tensor sum_to(const Tensor& x, const Dims& shape) {
 }
 
 namespace {
-Tensor fill_with(const Tensor& self, double value, const char* node_name) {
+Tensor fill_with(const Tensor& self, double value, Derivative d) {
   ops::check_scalar_fits(value, self.dtype());
   bool rg = autograd::compute_requires_grad({&self});
   autograd::check_inplace(self, rg);
-  auto node = rg ? make_node(node_name, {&self}, [](const Tensor& g, const TensorList&, const Formula&) {
+  auto node = rg ? make_node(d, {&self}, [](const Tensor& g, const TensorList&, const Formula&) {
                      return TensorList{zeros_like(g)};
                    })
                  : nullptr;
@@ -642,7 +645,7 @@ Tensor fill_with(const Tensor& self, double value, const char* node_name) {
 }
 }  // namespace
 
-Tensor zero_(const Tensor& self) { return fill_with(self, 0, "ZeroBackward0"); }
-Tensor fill_(const Tensor& self, Scalar value) { return fill_with(self, value.value, "FillBackward2"); }
+Tensor zero_(const Tensor& self) { return fill_with(self, 0, Derivative::ZeroBackward0); }
+Tensor fill_(const Tensor& self, Scalar value) { return fill_with(self, value.value, Derivative::FillBackward2); }
 
 }  // namespace parity::impl

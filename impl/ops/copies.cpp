@@ -7,13 +7,14 @@
 
 namespace parity::impl {
 
+using autograd::Derivative;
 using autograd::Formula;
 using autograd::TensorList;
 using ops::make_node;
 
 Tensor clone(const Tensor& x, MemoryFormat format) {
   auto node = autograd::compute_requires_grad({&x})
-                  ? make_node("CloneBackward0", {&x}, [](const Tensor& g, const TensorList&, const Formula&) {
+                  ? make_node(Derivative::CloneBackward0, {&x}, [](const Tensor& g, const TensorList&, const Formula&) {
                       return TensorList{g};
                     })
                   : nullptr;
@@ -52,7 +53,7 @@ Tensor to_copy(const Tensor& x, ScalarType dtype, Device device, MemoryFormat fo
   if (autograd::compute_requires_grad({&x}) && is_floating(dtype)) {
     ScalarType from = x.dtype();
     Device from_device = x.device();
-    node = make_node("ToCopyBackward0", {&x}, [from, from_device](const Tensor& g, const TensorList&, const Formula&) {
+    node = make_node(Derivative::ToCopyBackward0, {&x}, [from, from_device](const Tensor& g, const TensorList&, const Formula&) {
       return TensorList{to_copy_options(g, from, from_device)};
     });
   }
@@ -94,7 +95,7 @@ Tensor copy_(const Tensor& self, const Tensor& src) {
   if (rg) {
     ScalarType src_type = src.dtype();
     Device src_device = src.device();  // the source may be on another device: its gradient goes back there
-    node = make_node("torch::autograd::CopyBackwards", {&self, &src},
+    node = make_node(Derivative::CopyBackwards, {&self, &src},
                      [src_type, src_device](const Tensor& g, const TensorList&, const Formula& n) {
                        TensorList out(2);
                        if (n.should_compute_output(0)) out[0] = zeros_like(g, MemoryFormat::Contiguous);

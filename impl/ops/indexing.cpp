@@ -17,6 +17,7 @@
 
 namespace parity::impl {
 
+using autograd::Derivative;
 using autograd::Formula;
 using autograd::TensorList;
 using ops::make_node;
@@ -306,9 +307,9 @@ Tensor index_put(const Tensor& self, const Tensor& indices, const Tensor& values
 // name. It saves the index and values' shape and dtype (not values itself: writing it later is fine). Its
 // formulas, as derivatives.yaml writes them and in the alphabetical order of the inputs (self, values): self's
 // gradient is grad, or grad.index_put(indices, zeros_like(values)); values' is grad.index(indices).
-Rc<Formula> index_put_node(const char* name, const Tensor& self, const Tensor& indices,
+Rc<Formula> index_put_node(Derivative d, const Tensor& self, const Tensor& indices,
                                         const Tensor& values, bool accumulate) {
-  auto node = make_node(name, {&self, &values},
+  auto node = make_node(d, {&self, &values},
                         [accumulate, vsizes = values.sizes(), vtype = values.dtype()](const Tensor& g,
                                                                                       const TensorList& s,
                                                                                       const Formula& n) {
@@ -324,11 +325,11 @@ Rc<Formula> index_put_node(const char* name, const Tensor& self, const Tensor& i
 
 // index_put_ and at::_index_put_impl_: in place, through the dispatcher (the version moves).
 Tensor index_put_with_node(const Tensor& self, const Tensor& indices, const Tensor& values, bool accumulate,
-                           const char* node_name) {
+                           Derivative d) {
   const bool rg = autograd::compute_requires_grad({&self, &values});
   autograd::check_inplace(self, rg);
   Rc<Formula> node;
-  if (rg) node = index_put_node(node_name, self, indices, values, accumulate);
+  if (rg) node = index_put_node(d, self, indices, values, accumulate);
   index_put_values(self, indices, values, accumulate);
   self.bump_version();
   if (node) autograd::rebase_history(self, node);
@@ -341,7 +342,7 @@ Tensor index_put_with_node(const Tensor& self, const Tensor& indices, const Tens
 Tensor index_put(const Tensor& self, const Tensor& indices, const Tensor& values, bool accumulate) {
   Rc<Formula> node;
   if (autograd::compute_requires_grad({&self, &values}))
-    node = index_put_node("IndexPutBackward0", self, indices, values, accumulate);
+    node = index_put_node(Derivative::IndexPutBackward0, self, indices, values, accumulate);
   Tensor out;
   {
     autograd::NoGradGuard below_autograd;
@@ -360,8 +361,8 @@ Tensor index_put(const Tensor& self, const Tensor& indices, const Tensor& values
 Tensor index(const Tensor& self, const Tensor& index) {
   Rc<Formula> node;
   if (autograd::compute_requires_grad({&self})) {
-    node = make_node("IndexBackward0", {&self}, [sizes = self.sizes()](const Tensor& g, const TensorList& s, const Formula&) {
-      return TensorList{index_put_with_node(zeros(sizes, g.dtype(), false, g.device()), s[0], g, true, "IndexPutImplBackward0")};
+    node = make_node(Derivative::IndexBackward0, {&self}, [sizes = self.sizes()](const Tensor& g, const TensorList& s, const Formula&) {
+      return TensorList{index_put_with_node(zeros(sizes, g.dtype(), false, g.device()), s[0], g, true, Derivative::IndexPutImplBackward0)};
     });
     node->save("indices", index);
   }
@@ -371,7 +372,7 @@ Tensor index(const Tensor& self, const Tensor& index) {
 }
 
 Tensor index_put_(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate) {
-  return index_put_with_node(self, index, values, accumulate, "IndexPutBackward0");
+  return index_put_with_node(self, index, values, accumulate, Derivative::IndexPutBackward0);
 }
 
 }  // namespace parity::impl

@@ -15,6 +15,7 @@
 
 namespace parity::impl {
 
+using autograd::Derivative;
 using autograd::Formula;
 using autograd::TensorList;
 using ops::make_node;
@@ -60,11 +61,7 @@ void product_values(const Tensor& out, const Tensor& a, const Tensor& b, std::in
   ops::matmul_kernel(out, a, b);
 }
 
-using Derivative = std::function<Tensor(const Tensor& grad, const Tensor& other)>;
-
-// Which saved operand a node unpacks first, and so which one a version error names when both are stale:
-// PyTorch's MmBackward0 and BmmBackward0 unpack self first, DotBackward0 and MvBackward0 their second operand.
-enum class Unpack { SelfFirst, OtherFirst };
+using ProductDerivative = std::function<Tensor(const Tensor& grad, const Tensor& other)>;
 
 // Which input's gradient a generated node computes first: they go in the alphabetical order of the inputs'
 // names (load_derivatives.py sorts them): mm and bmm's mat2 before self, mv's self before vec, dot's self before
@@ -73,12 +70,13 @@ enum class Compute { FirstOperandFirst, SecondOperandFirst };
 
 // The node of a product of a and b: a's derivative reads b and b's reads a, so each operand is saved only
 // when the other's gradient is needed (derivatives.yaml).
-// `names`: a's and b's names in derivatives.yaml.
-Rc<Formula> product_node(const char* name, std::array<const char*, 2> names, Unpack order,
-                                      Compute compute, const Tensor& a, const Tensor& b, Derivative da,
-                                      Derivative db) {
-  const std::size_t a_slot = order == Unpack::SelfFirst ? 0 : 1, b_slot = 1 - a_slot;
-  auto node = make_node(name, {&a, &b}, [=](const Tensor& g, const TensorList& s, const Formula& n) {
+// `names`: a's and b's names in derivatives.yaml. They are saved in the table's order, which is the order the
+// node unpacks them in, and so decides which one a version error names when both are stale: PyTorch's MmBackward0
+// and BmmBackward0 unpack self first, DotBackward0 and MvBackward0 their second operand.
+Rc<Formula> product_node(Derivative d, std::array<const char*, 2> names, Compute compute, const Tensor& a,
+                         const Tensor& b, ProductDerivative da, ProductDerivative db) {
+  const std::size_t a_slot = autograd::saved_position(d, names[0]), b_slot = autograd::saved_position(d, names[1]);
+  auto node = make_node(d, {&a, &b}, [=](const Tensor& g, const TensorList& s, const Formula& n) {
     TensorList out(2);
     auto first = [&] {
       if (n.task_should_compute_output(0)) out[0] = da(g, s[b_slot]);
@@ -110,7 +108,7 @@ Tensor with_history(const Tensor& out, const Rc<Formula>& node) {
 Tensor dot(const Tensor& a, const Tensor& b) {
   auto times = [](const Tensor& g, const Tensor& other) { return mul(g, other); };  // grad * other.conj()
   auto node = autograd::compute_requires_grad({&a, &b})
-                  ? product_node("DotBackward0", {"self", "tensor"}, Unpack::OtherFirst, Compute::FirstOperandFirst, a, b, times, times)
+                  ? product_node(Derivative::DotBackward0, {"self", "tensor"}, Compute::FirstOperandFirst, a, b, times, times)
                   : nullptr;
   // The device wrapper's check comes before the op's own.
   const Device device = ops::wrapper_device("_dot", {{"self", &a}, {"tensor", &b}});
@@ -132,7 +130,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 Tensor mv(const Tensor& mat, const Tensor& vec) {
   auto node = autograd::compute_requires_grad({&mat, &vec})
                   ? product_node(
-                        "MvBackward0", {"self", "vec"}, Unpack::OtherFirst, Compute::FirstOperandFirst, mat, vec,
+                        Derivative::MvBackward0, {"self", "vec"}, Compute::FirstOperandFirst, mat, vec,
                         // grad.ger(vec), which 1.13 computes as outer: grad.reshape({n, 1}) * vec, after checking
                         // both are vectors (the saved vec may no longer be one: set_data).
                         [](const Tensor& g, const Tensor& v) {
@@ -170,7 +168,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
   auto node = autograd::compute_requires_grad({&a, &b})
-                  ? product_node("BmmBackward0", {"self", "mat2"}, Unpack::SelfFirst, Compute::SecondOperandFirst, a, b,
+                  ? product_node(Derivative::BmmBackward0, {"self", "mat2"}, Compute::SecondOperandFirst, a, b,
                                  [](const Tensor& g, const Tensor& other) { return bmm(g, transpose(other, 1, 2)); },
                                  [](const Tensor& g, const Tensor& other) { return bmm(transpose(other, 1, 2), g); })
                   : nullptr;
@@ -193,7 +191,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 Tensor unsafe_view(const Tensor& x, const Dims& sizes) {
   Dims in = x.sizes();
   auto node = autograd::compute_requires_grad({&x})
-                  ? make_node("UnsafeViewBackward0", {&x}, [in](const Tensor& g, const TensorList&, const Formula&) {
+                  ? make_node(Derivative::UnsafeViewBackward0, {&x}, [in](const Tensor& g, const TensorList&, const Formula&) {
                       return TensorList{reshape(g, in)};
                     })
                   : nullptr;
@@ -209,7 +207,7 @@ Tensor squeeze_in_place(const Tensor& x, std::int64_t dim) {
   autograd::check_inplace(x, rg);
   Dims in = x.sizes();
   // squeeze_.dim's node: 2.x's derivatives.yaml lists squeeze.dims before it, which renumbers it.
-  auto node = rg ? make_node(follows(VersionGate::SqueezeInPlaceDimIsBackward4) ? "SqueezeBackward4" : "SqueezeBackward3", {&x}, [in, dim](const Tensor& g, const TensorList&, const Formula&) {
+  auto node = rg ? make_node(follows(VersionGate::SqueezeInPlaceDimIsBackward4) ? Derivative::SqueezeBackward4 : Derivative::SqueezeBackward3, {&x}, [in, dim](const Tensor& g, const TensorList&, const Formula&) {
                      std::int64_t d = wrap_dim(dim, static_cast<std::int64_t>(in.size()));
                      return TensorList{(!in.empty() && in[d] == 1) ? unsqueeze(g, d) : g};
                    })
@@ -315,7 +313,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
     };
     const bool a_cols = column_major(a), b_cols = column_major(b);
     node = product_node(
-        "MmBackward0", {"self", "mat2"}, Unpack::SelfFirst, Compute::SecondOperandFirst, a, b,
+        Derivative::MmBackward0, {"self", "mat2"}, Compute::SecondOperandFirst, a, b,
         [a_cols](const Tensor& g, const Tensor& mat2) {
           return a_cols ? t(mm(mat2, t(g))) : mm(g, t(mat2));
         },

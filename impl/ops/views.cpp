@@ -8,6 +8,7 @@
 namespace parity::impl {
 
 using autograd::CreationMeta;
+using autograd::Derivative;
 using autograd::Formula;
 using autograd::TensorList;
 using ops::make_node;
@@ -16,10 +17,10 @@ namespace {
 // A differentiable view of x with the layout geometry() computes, whose gradient is backward(grad). As in
 // PyTorch's generated code, the node (and so x's grad_fn) is built before the view's arguments are checked.
 template <typename G, typename F>
-Tensor make_view_op(const Tensor& x, G&& geometry, const char* name, F&& backward) {
+Tensor make_view_op(const Tensor& x, G&& geometry, Derivative d, F&& backward) {
   Rc<Formula> node;
   if (autograd::compute_requires_grad({&x}))
-    node = make_node(name, {&x}, [backward](const Tensor& g, const TensorList&, const Formula&) {
+    node = make_node(d, {&x}, [backward](const Tensor& g, const TensorList&, const Formula&) {
       return TensorList{backward(g)};
     });
   Tensor v = autograd::as_view(x, geometry(),
@@ -66,10 +67,10 @@ Tensor single_view_backward(const Dims& in, const Tensor& g, Piece&& piece) {
 // `value()` computed below autograd and, under create_graph, a node of its own (`name`, SliceBackwardBackward0...)
 // whose derivative is the view op again, applied to the gradient's gradient (derivatives.yaml).
 template <typename Value, typename Again>
-Tensor backward_op(const char* name, const Tensor& g, Value&& value, Again again) {
+Tensor backward_op(Derivative d, const Tensor& g, Value&& value, Again again) {
   Rc<Formula> node;
   if (autograd::compute_requires_grad({&g}))
-    node = make_node(name, {&g}, [again](const Tensor& gg, const TensorList&, const Formula&) { return TensorList{again(gg)}; });
+    node = make_node(d, {&g}, [again](const Tensor& gg, const TensorList&, const Formula&) { return TensorList{again(gg)}; });
   Tensor out = value();
   if (node) autograd::set_history(out, node);
   return out;
@@ -118,7 +119,7 @@ Tensor joined_gradients(const Dims& in, const TensorList& grads, const Pieces& p
   for (const Tensor& g : grads) record = record || autograd::compute_requires_grad({&g});
   if (!record) return value;
   const std::vector<Layout> slots = pieces(Layout::dense(in));
-  auto node = make_rc<Formula>(joined == Joined::Cat ? "CatBackward0" : "StackBackward0",
+  auto node = make_rc<Formula>(joined == Joined::Cat ? Derivative::CatBackward0 : Derivative::StackBackward0,
                                         [slots, d, joined](const Tensor& gg, const TensorList&, const Formula&) {
                                           TensorList out;
                                           std::int64_t start = 0;
@@ -149,11 +150,11 @@ Tensor joined_gradients(const Dims& in, const TensorList& grads, const Pieces& p
 // `views` false: unsafe_split and unsafe_chunk, whose outputs share x's storage without being autograd views
 // (LibTorch splits below the ADInplaceOrView key and gives each output a version counter of its own).
 template <typename Pieces>
-std::vector<Tensor> make_multi_view(const Tensor& x, const char* name, Pieces pieces, std::int64_t dim, Joined joined,
+std::vector<Tensor> make_multi_view(const Tensor& x, Derivative d, Pieces pieces, std::int64_t dim, Joined joined,
                                     bool views = true) {
   Rc<autograd::MultiOutputFormula> node;
   if (autograd::compute_requires_grad({&x})) {
-    node = make_rc<autograd::MultiOutputFormula>(name, [in = x.sizes(), pieces, dim, joined](const TensorList& grads) {
+    node = make_rc<autograd::MultiOutputFormula>(d, [in = x.sizes(), pieces, dim, joined](const TensorList& grads) {
       return TensorList{joined_gradients(in, grads, pieces, dim, joined)};
     });
     node->set_next_edges(autograd::collect_next_edges({&x}));
@@ -238,16 +239,16 @@ std::vector<Tensor> chunk_with(const Tensor& x, std::int64_t chunks, std::int64_
 }  // namespace
 
 std::vector<Tensor> split_with_sizes(const Tensor& x, const Dims& lengths, std::int64_t dim) {
-  return make_multi_view(x, "SplitWithSizesBackward0", split_with_sizes_pieces(lengths, dim), dim, Joined::Cat);
+  return make_multi_view(x, Derivative::SplitWithSizesBackward0, split_with_sizes_pieces(lengths, dim), dim, Joined::Cat);
 }
 
 std::vector<Tensor> unsafe_split_with_sizes(const Tensor& x, const Dims& lengths, std::int64_t dim) {
-  return make_multi_view(x, "UnsafeSplitWithSizesBackward0", split_with_sizes_pieces(lengths, dim), dim, Joined::Cat,
+  return make_multi_view(x, Derivative::UnsafeSplitWithSizesBackward0, split_with_sizes_pieces(lengths, dim), dim, Joined::Cat,
                          /*views=*/false);
 }
 
 std::vector<Tensor> unsafe_split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
-  return make_multi_view(x, "UnsafeSplitBackward0", split_pieces_of_size(split_size, dim), dim, Joined::Cat,
+  return make_multi_view(x, Derivative::UnsafeSplitBackward0, split_pieces_of_size(split_size, dim), dim, Joined::Cat,
                          /*views=*/false);
 }
 
@@ -257,7 +258,7 @@ std::vector<Tensor> unsafe_chunk(const Tensor& x, std::int64_t chunks, std::int6
 
 Tensor view(const Tensor& x, const Dims& sizes) {
   Dims in = x.sizes();
-  return make_view_op(x, [&] { return geometry::view(x.layout(), sizes); }, "ViewBackward0",
+  return make_view_op(x, [&] { return geometry::view(x.layout(), sizes); }, Derivative::ViewBackward0,
                    [in](const Tensor& g) { return reshape(g, in); });
 }
 
@@ -267,25 +268,25 @@ Tensor reshape(const Tensor& x, const Dims& sizes) {
   Dims shape = infer_view_size(sizes, x.numel());
   Dims in = x.sizes();
   if (auto strides = view_strides(x.layout(), shape))
-    return make_view_op(x, [&] { return Layout{shape, *strides, x.offset()}; }, "ReshapeAliasBackward0",
+    return make_view_op(x, [&] { return Layout{shape, *strides, x.offset()}; }, Derivative::ReshapeAliasBackward0,
                      [in](const Tensor& g) { return reshape(g, in); });
   // Not viewable: a contiguous copy, reinterpreted (_unsafe_view, not a view for autograd).
   Tensor c = clone(x, MemoryFormat::Contiguous);
   Tensor out = autograd::make_alias(c, Layout::dense(shape));
   if (autograd::compute_requires_grad({&c}))
-    autograd::set_history(out, make_node("UnsafeViewBackward0", {&c}, [in](const Tensor& g, const TensorList&, const Formula&) {
+    autograd::set_history(out, make_node(Derivative::UnsafeViewBackward0, {&c}, [in](const Tensor& g, const TensorList&, const Formula&) {
                             return TensorList{reshape(g, in)};
                           }));
   return out;
 }
 
 Tensor transpose(const Tensor& x, std::int64_t d0, std::int64_t d1) {
-  return make_view_op(x, [&] { return geometry::transpose(x.layout(), d0, d1); }, "TransposeBackward0",
+  return make_view_op(x, [&] { return geometry::transpose(x.layout(), d0, d1); }, Derivative::TransposeBackward0,
                    [d0, d1](const Tensor& g) { return transpose(g, d0, d1); });
 }
 
 Tensor permute(const Tensor& x, const Dims& dims) {
-  return make_view_op(x, [&] { return geometry::permute(x.layout(), dims); }, "PermuteBackward0", [dims](const Tensor& g) {
+  return make_view_op(x, [&] { return geometry::permute(x.layout(), dims); }, Derivative::PermuteBackward0, [dims](const Tensor& g) {
     Dims inverse(dims.size());
     for (std::size_t i = 0; i < dims.size(); ++i) inverse[wrap_dim(dims[i], g.dim())] = static_cast<std::int64_t>(i);
     return permute(g, inverse);
@@ -294,10 +295,10 @@ Tensor permute(const Tensor& x, const Dims& dims) {
 
 Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step) {
   Dims in = x.sizes();
-  return make_view_op(x, [&] { return geometry::slice(x.layout(), dim, start, end, step); }, "SliceBackward0",
+  return make_view_op(x, [&] { return geometry::slice(x.layout(), dim, start, end, step); }, Derivative::SliceBackward0,
                    [in, dim, start, end, step](const Tensor& g) {
                      return backward_op(
-                         "SliceBackwardBackward0", g,
+                         Derivative::SliceBackwardBackward0, g,
                          [&] {
                            return single_view_backward(in, g, [&](const Layout& l) {
                              return geometry::slice(l, dim, start, end, step);
@@ -309,9 +310,9 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
 
 Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index) {
   Dims in = x.sizes();
-  return make_view_op(x, [&] { return geometry::select(x.layout(), dim, index); }, "SelectBackward0", [in, dim, index](const Tensor& g) {
+  return make_view_op(x, [&] { return geometry::select(x.layout(), dim, index); }, Derivative::SelectBackward0, [in, dim, index](const Tensor& g) {
     return backward_op(
-        "SelectBackwardBackward0", g,
+        Derivative::SelectBackwardBackward0, g,
         [&] { return single_view_backward(in, g, [&](const Layout& l) { return geometry::select(l, dim, index); }); },
         [=](const Tensor& gg) { return select(gg, dim, index); });
   });
@@ -327,12 +328,12 @@ Tensor narrow(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_
 Tensor expand(const Tensor& x, const Dims& sizes) {
   Dims in = x.sizes();
   return make_view_op(x, [&] { return geometry::expand(x.layout(), sizes, x.type_name()); },
-                   "ExpandBackward0", [in](const Tensor& g) { return sum_to(g, in); });
+                   Derivative::ExpandBackward0, [in](const Tensor& g) { return sum_to(g, in); });
 }
 
 Tensor squeeze(const Tensor& x) {
   Dims in = x.sizes();
-  return make_view_op(x, [&] { return geometry::squeeze(x.layout()); }, "SqueezeBackward0", [in](const Tensor& g) {
+  return make_view_op(x, [&] { return geometry::squeeze(x.layout()); }, Derivative::SqueezeBackward0, [in](const Tensor& g) {
     Tensor r = g;
     for (std::size_t d = 0; d < in.size(); ++d)
       if (in[d] == 1) r = unsqueeze(r, static_cast<std::int64_t>(d));
@@ -342,14 +343,14 @@ Tensor squeeze(const Tensor& x) {
 
 Tensor squeeze(const Tensor& x, std::int64_t dim) {
   Dims in = x.sizes();
-  return make_view_op(x, [&] { return geometry::squeeze(x.layout(), dim); }, "SqueezeBackward1", [in, dim](const Tensor& g) {
+  return make_view_op(x, [&] { return geometry::squeeze(x.layout(), dim); }, Derivative::SqueezeBackward1, [in, dim](const Tensor& g) {
     std::int64_t d = wrap_dim(dim, static_cast<std::int64_t>(in.size()));
     return (!in.empty() && in[d] == 1) ? unsqueeze(g, d) : g;
   });
 }
 
 Tensor unsqueeze(const Tensor& x, std::int64_t dim) {
-  return make_view_op(x, [&] { return geometry::unsqueeze(x.layout(), dim); }, "UnsqueezeBackward0",
+  return make_view_op(x, [&] { return geometry::unsqueeze(x.layout(), dim); }, Derivative::UnsqueezeBackward0,
                    [dim](const Tensor& g) { return squeeze(g, dim); });
 }
 
@@ -357,7 +358,7 @@ Tensor as_strided(const Tensor& x, const Dims& sizes, const Dims& strides, std::
   Layout in = x.layout();
   auto storage_numel = static_cast<std::int64_t>(x.storage().nbytes() / element_size(x.dtype()));
   return make_view_op(x, [&] { return geometry::as_strided(sizes, strides, offset, storage_numel, element_size(x.dtype()), followed_release()); },
-                   "AsStridedBackward0", [in, sizes, strides, offset](const Tensor& g) {
+                   Derivative::AsStridedBackward0, [in, sizes, strides, offset](const Tensor& g) {
                      return autograd::as_strided_backward(g, in, sizes, strides, offset);
                    });
 }
@@ -365,15 +366,15 @@ Tensor as_strided(const Tensor& x, const Dims& sizes, const Dims& strides, std::
 Tensor diagonal(const Tensor& x, std::int64_t offset, std::int64_t dim1, std::int64_t dim2) {
   Dims in = x.sizes();
   auto diag = [offset, dim1, dim2](const Layout& l) { return geometry::diagonal(l, offset, dim1, dim2); };
-  return make_view_op(x, [&] { return diag(x.layout()); }, "DiagonalBackward0", [in, diag, offset, dim1, dim2](const Tensor& g) {
+  return make_view_op(x, [&] { return diag(x.layout()); }, Derivative::DiagonalBackward0, [in, diag, offset, dim1, dim2](const Tensor& g) {
     return backward_op(
-        "DiagonalBackwardBackward0", g, [&] { return single_view_backward(in, g, diag); },
+        Derivative::DiagonalBackwardBackward0, g, [&] { return single_view_backward(in, g, diag); },
         [=](const Tensor& gg) { return diagonal(gg, offset, dim1, dim2); });
   });
 }
 
 Tensor t(const Tensor& x) {
-  return make_view_op(x, [&] { return geometry::t(x.layout()); }, "TBackward0", [](const Tensor& g) { return t(g); });
+  return make_view_op(x, [&] { return geometry::t(x.layout()); }, Derivative::TBackward0, [](const Tensor& g) { return t(g); });
 }
 
 Tensor unfold(const Tensor& x, std::int64_t dim, std::int64_t size, std::int64_t step) {
@@ -393,7 +394,7 @@ Tensor unfold(const Tensor& x, std::int64_t dim, std::int64_t size, std::int64_t
     const Layout u = geometry::unfold(x.layout(), dim, size, step, release);
     return geometry::as_strided(u.sizes, u.strides, u.offset, storage_numel, element_size(x.dtype()), release);
   };
-  return make_view_op(x, checked, "UnfoldBackward0",
+  return make_view_op(x, checked, Derivative::UnfoldBackward0,
                    [in, dim, size, step, windows](const Tensor& g) {
                      // Window i of the input takes window i of the gradient, summed where windows overlap.
                      auto value = [&] {
@@ -402,13 +403,13 @@ Tensor unfold(const Tensor& x, std::int64_t dim, std::int64_t size, std::int64_t
                        auto slots = [&](const Layout& l) { return windows(geometry::unfold(l, dim, size, step, followed_release())); };
                        return view_backward(in, pieces, slots, /*accumulate=*/true);
                      };
-                     return backward_op("UnfoldBackwardBackward0", g, value,
+                     return backward_op(Derivative::UnfoldBackwardBackward0, g, value,
                                         [=](const Tensor& gg) { return unfold(gg, dim, size, step); });
                    });
 }
 
 std::vector<Tensor> unbind(const Tensor& x, std::int64_t dim) {
-  return make_multi_view(x, "UnbindBackward0", [dim](const Layout& l) {
+  return make_multi_view(x, Derivative::UnbindBackward0, [dim](const Layout& l) {
     // size(dim) refuses a 0-d tensor that maybe_wrap_dim let through.
     std::int64_t d = wrap_dim(wrap_dim(dim, l.dim()), l.dim(), /*wrap_scalar=*/false);
     std::vector<Layout> out;
@@ -418,7 +419,7 @@ std::vector<Tensor> unbind(const Tensor& x, std::int64_t dim) {
 }
 
 std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
-  return make_multi_view(x, "SplitBackward0", split_pieces_of_size(split_size, dim), dim, Joined::Cat);
+  return make_multi_view(x, Derivative::SplitBackward0, split_pieces_of_size(split_size, dim), dim, Joined::Cat);
 }
 
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim) {

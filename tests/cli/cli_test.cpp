@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/device_probe.h"
+#include "impl/autograd/derivatives.h"
 #include "judge/coverage.h"
 #include "oracle/torch_backend.h"
 #include "program/json.h"
@@ -176,6 +177,22 @@ TEST_F(Cli, ListShowsEveryOp) {
     EXPECT_TRUE(("\n" + r.output).find(line_start) != std::string::npos) << op.name;
   }
   EXPECT_EQ(static_cast<std::size_t>(std::count(r.output.begin(), r.output.end(), '\n')), program::op_table().size());
+}
+
+// One Markdown row per backward node, in the table's order, with what it saves in save order.
+TEST_F(Cli, ListDerivativesShowsEveryNode) {
+  Result r = parity("list --derivatives");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::size_t at = 0;
+  for (const auto& row : impl::autograd::derivatives()) {
+    std::string saved;
+    for (std::string_view s : row.saved) saved += (saved.empty() ? "" : ", ") + std::string(s);
+    const std::string start = "\n| `" + std::string(row.name) + "` | " + std::string(row.ops) + " | " + saved + " |";
+    const std::size_t found = r.output.find(start, at);
+    ASSERT_NE(found, std::string::npos) << row.name;
+    at = found + 1;
+  }
+  EXPECT_EQ(parity("list --derivatives --version-gates").exit_code, 2);
 }
 
 TEST_F(Cli, ShortCampaignWritesItsSummary) {
