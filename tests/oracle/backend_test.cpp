@@ -12,6 +12,7 @@
 #include "oracle/torch_backend.h"
 #include "program/content.h"
 #include "program/program_builder.h"
+#include "tests/support/unary_ops.h"
 
 namespace parity::oracle {
 namespace {
@@ -361,9 +362,9 @@ TEST(OracleBackend, NonLeafGradNeedsRetainGradAndReadingItStaysQuiet) {
   int a = b.step(OpId::Add, {y, w});
   int s = b.step(OpId::Sum, {a});
   int bw = b.backward(s);
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   Trace tr = b.run();
-  std::string err = testing::internal::GetCapturedStderr();
+  std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(err, "");  // LibTorch warns on .grad of a non-leaf; the session swallows it
   ASSERT_EQ(tr.steps[rg].status, StepObs::Status::Ok) << tr.steps[rg].message;
   const StepObs& sb = tr.steps[bw];
@@ -662,10 +663,9 @@ TEST(OracleBackend, EveryOpRuns) {
   const int out = with(OpId::Zeros, {}, no_elements);
   int out_written = -1;
   for (OpId op : {OpId::AddOut, OpId::SubOut, OpId::MulOut, OpId::DivOut}) out_written = with(op, {out, full, ones});
-  for (OpId op : {OpId::AddScalar_, OpId::SubScalar_, OpId::MulScalar_, OpId::DivScalar_, OpId::Fill_})
-    with(op, {w}, sc);
+  for (OpId op : {OpId::AddScalar_, OpId::SubScalar_, OpId::MulScalar_, OpId::DivScalar_, OpId::Fill_}) with(op, {w}, sc);
   with(OpId::Zero_, {d});
-  for (OpId op : {OpId::Sigmoid, OpId::Tanh, OpId::Log, OpId::Sqrt, OpId::Relu, OpId::Abs, OpId::T}) with(op, {x});
+  for (OpId op : testing::unary_ops(program::OpKind::Arithmetic)) with(op, {x});
   Attrs cl;
   cl.min = float_scalar(0.25);
   with(OpId::Clamp, {x}, cl);
@@ -696,7 +696,7 @@ TEST(OracleBackend, EveryOpRuns) {
   with(OpId::NewTensor, {x});
   with(OpId::Deepcopy, {x});
   int w2 = with(OpId::Clone, {x});
-  for (OpId op : {OpId::Exp_, OpId::Sigmoid_, OpId::Tanh_, OpId::Log_, OpId::Sqrt_, OpId::Relu_, OpId::Abs_}) with(op, {w2});
+  for (OpId op : testing::unary_ops(program::OpKind::InPlace)) with(op, {w2});
   with(OpId::Clamp_, {w2}, cl);
   int mms = with(OpId::Sum, {mm});
   Attrs gs;
