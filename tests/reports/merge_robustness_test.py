@@ -18,7 +18,9 @@ import subprocess
 import sys
 
 failures = []
-CASES = 40
+# Enough cases, and planted faults in enough common ops, that every shard records findings whatever programs
+# the op table makes the seed generate.
+CASES = 120
 SEED = 4
 # Every merge is quick: one that runs away (a hostile shard total) fails here instead of stalling the suite.
 MERGE_LIMIT_S = 30
@@ -32,7 +34,7 @@ def fail(message):
 def env_for(shard=None, total=2):
     env = {k: v for k, v in os.environ.items()
            if k not in ("GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX")}
-    env["PARITY_PLANT"] = "mul=values"  # findings in every shard, so that findings.jsonl has lines to spoil
+    env["PARITY_PLANT"] = "mul=values,add=values,clone=values"  # so that findings.jsonl has lines to spoil
     if shard is not None:
         env["GTEST_TOTAL_SHARDS"], env["GTEST_SHARD_INDEX"] = str(total), str(shard)
     return env
@@ -182,7 +184,7 @@ def main(argv):
     # A total far above the shards given: many shards missing, named in a short line.
     def thousand(run):
         run["shard"]["total"] = 1000
-        run["budget"] = {"cases": None, "seconds": None}  # 40 cases would give shards of 1000 one case at most
+        run["budget"] = {"cases": None, "seconds": None}  # the budget would give shards of 1000 one case at most
     many = [spoiled_copy(work, f"of-1000-{i}", d, edit_run=thousand) for i, d in enumerate((s0, s1))]
     what = "shards missing: 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 988 more (of 1000)"
     expect_refused(parity, work, "998 shards missing", many, [what])

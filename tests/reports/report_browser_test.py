@@ -24,10 +24,13 @@ import tempfile
 
 HOSTILE = ('</script><img src=x onerror="document.documentElement.setAttribute(\'data-pwned\',\'1\')">'
            '<script>document.documentElement.setAttribute(\'data-pwned\',\'2\')</script>\'"&amp;')
-KNOWN = {"schema_version": 1, "entries": [{
+PLANTED_ENTRY = {
     "signature": "neg:status:*",
     "reason": "Planted on purpose (PARITY_PLANT=neg=error): the expected group of this test. " + HOSTILE,
-    "libtorch_min": "1.13.0", "libtorch_max": "99.0.0", "expires": "2099-01-01"}]}
+    "libtorch_min": "1.13.0", "libtorch_max": "99.0.0", "expires": "2099-01-01"}
+# The project's own ledger comes too, so that a real divergence of the oracle the campaign happens to meet (which
+# depends on the op table, not on this test) is expected, as in any campaign, and not taken for a planted one.
+LEDGER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "reports", "known_divergences.json")
 
 failures = []
 
@@ -123,11 +126,30 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def test(parity, browser, out_dir, tmp):
-    run_dir = os.path.join(tmp, "run")
+def write_ledger(tmp):
+    """The project's ledger plus the planted entry, as a file of tmp."""
+    with open(LEDGER) as f:
+        ledger = json.load(f)
+    ledger["entries"].append(PLANTED_ENTRY)
     known = os.path.join(tmp, "known.json")
     with open(known, "w") as f:
-        json.dump(KNOWN, f)
+        json.dump(ledger, f)
+    return known
+
+
+def expected_groups(sections):
+    """The page's expected groups, checked: the planted neg group and its hostile copy, never mul or transpose."""
+    expected = [a for _, a, _ in sections if a.get("data-expected") == "1"]
+    planted = [a for a in expected if a.get("data-op") == "neg"]
+    check(len(planted) == 2, "the ledger's neg:status group and its hostile copy are expected (%d)" % len(planted))
+    check(not [a for a in expected if a.get("data-op") in ("mul", "transpose")],
+          "the planted mul and transpose groups are not expected")
+    return expected
+
+
+def test(parity, browser, out_dir, tmp):
+    run_dir = os.path.join(tmp, "run")
+    known = write_ledger(tmp)
     env = dict(os.environ, PARITY_PLANT="mul=values,neg=error,transpose=values")
     p = run([parity, "fuzz", "--cases", "300", "--seed", "5", "--known", known, "--out", run_dir], env=env)
     check(p.returncode == 1, "the planted campaign exits 1 (unexpected findings), got %d:\n%s" % (p.returncode, p.stderr[-2000:]))
@@ -194,8 +216,7 @@ def test(parity, browser, out_dir, tmp):
     check(text.count(HOSTILE) >= 5, "the hostile string is shown verbatim as text (%d times)" % text.count(HOSTILE))
     options = [a.get("value") for t, a, _ in dom.find("option")]
     check(not [o for o in options if o and "<" in o], "no <option> value carries markup: %s" % options)
-    expected = [a for _, a, _ in sections if a.get("data-expected") == "1"]
-    check(len(expected) == 2, "the ledger's neg:status group and its hostile copy are expected (%d)" % len(expected))
+    expected = expected_groups(sections)
 
     # Filters from the fragment, applied by the page's script in the browser.
     def shown_groups(fragment):
@@ -209,7 +230,7 @@ def test(parity, browser, out_dir, tmp):
     check(len(shown) >= 1 and all(a.get("data-op") == "mul" for a in shown),
           "#op=mul shows only mul groups: %s" % [a.get("data-op") for a in shown])
     shown = shown_groups("#unexpected=1")
-    check(len(shown) == len(groups) - 2 and all(a.get("data-expected") == "0" for a in shown),
+    check(len(shown) == len(groups) - len(expected) and all(a.get("data-expected") == "0" for a in shown),
           "#unexpected=1 hides the expected groups: %s" % [a.get("id") for a in shown])
     shown = shown_groups("#category=argument&unexpected=1")
     check(not shown, "#category=argument&unexpected=1 shows nothing (argument errors are expected here)")
