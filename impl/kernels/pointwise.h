@@ -18,7 +18,7 @@ namespace parity::impl::kernels {
 
 enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div };
 enum class CompareOp : std::uint8_t { Eq, Ne };
-enum class UnaryOp : std::uint8_t { Neg, Abs, Sign, Exp, Sigmoid, Tanh, Log, Sqrt };
+enum class UnaryOp : std::uint8_t { Neg, Abs, Sign, Exp, Sigmoid, Tanh, Log, Sqrt, Sin, Cos };
 enum class ResultBackward : std::uint8_t { Sigmoid, Tanh };
 
 // What a call computes; the operands' order in PointwiseCall::data is the output's, then the inputs' as listed.
@@ -140,6 +140,8 @@ struct UnaryFn {
       else if constexpr (Op == UnaryOp::Sigmoid) return static_cast<T>(MathType<T>(1) / (MathType<T>(1) + std::exp(-x)));
       else if constexpr (Op == UnaryOp::Tanh) return static_cast<T>(std::tanh(x));
       else if constexpr (Op == UnaryOp::Log) return static_cast<T>(std::log(x));
+      else if constexpr (Op == UnaryOp::Sin) return static_cast<T>(std::sin(x));
+      else if constexpr (Op == UnaryOp::Cos) return static_cast<T>(std::cos(x));
       else return static_cast<T>(std::sqrt(x));
     }
   }
@@ -288,6 +290,8 @@ void run_pointwise(Exec& exec, const PointwiseCall& c) {
           case UnaryOp::Tanh: return exec(c, UnaryFn<T, UnaryOp::Tanh>{});
           case UnaryOp::Log: return exec(c, UnaryFn<T, UnaryOp::Log>{});
           case UnaryOp::Sqrt: return exec(c, UnaryFn<T, UnaryOp::Sqrt>{});
+          case UnaryOp::Sin: return exec(c, UnaryFn<T, UnaryOp::Sin>{});
+          case UnaryOp::Cos: return exec(c, UnaryFn<T, UnaryOp::Cos>{});
         }
       });
     case Pointwise::Pow:

@@ -183,6 +183,20 @@ const Activation& sqrt_op() {
   return op;
 }
 
+// derivatives.yaml: sin's gradient is grad * self.cos() and cos's grad * -self.sin(), so each saves its input
+// (its in-place form a clone of it) and calls the other op, which a create_graph backward records.
+const Activation& sin_op() {
+  static const Activation op = float_unary(UnaryOp::Sin, Derivative::SinBackward0, "sin_vml_cpu",
+                                           [](const Tensor& g, const Tensor& self) { return mul(g, cos(self)); });
+  return op;
+}
+
+const Activation& cos_op() {
+  static const Activation op = float_unary(UnaryOp::Cos, Derivative::CosBackward0, "cos_vml_cpu",
+                                           [](const Tensor& g, const Tensor& self) { return mul(g, neg(sin(self))); });
+  return op;
+}
+
 const Activation& relu_op() {
   // LibTorch's relu is clamp_min(x, 0) after its own bool check; its derivative is threshold_backward(grad,
   // result, 0): zero where the result is <= 0 (a NaN result passes the gradient).
@@ -333,6 +347,9 @@ Tensor sigmoid_(const Tensor& self) { return apply_(sigmoid_op(), self); }
 Tensor tanh_(const Tensor& self) { return apply_(tanh_op(), self); }
 Tensor log_(const Tensor& self) { return apply_(log_op(), self); }
 Tensor sqrt_(const Tensor& self) { return apply_(sqrt_op(), self); }
+Tensor sin(const Tensor& x) { return apply(sin_op(), x); }
+Tensor sin_(const Tensor& self) { return apply_(sin_op(), self); }
+Tensor cos(const Tensor& x) { return apply(cos_op(), x); }
 Tensor relu_(const Tensor& self) { return apply_(relu_op(), self); }
 Tensor abs_(const Tensor& self) { return apply_(abs_op(), self); }
 Tensor exp_(const Tensor& self) { return apply_(exp_op(), self); }

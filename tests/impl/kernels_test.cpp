@@ -123,7 +123,7 @@ TEST(ImplKernels, CpuExecutorMatchesTheDeviceOrderOnEveryLayout) {
     call.kind = kernels::Pointwise::Unary;
     call.dtype = ScalarType::BFloat16;
     for (auto op : {kernels::UnaryOp::Exp, kernels::UnaryOp::Sigmoid, kernels::UnaryOp::Tanh, kernels::UnaryOp::Sqrt,
-                    kernels::UnaryOp::Abs, kernels::UnaryOp::Neg}) {
+                    kernels::UnaryOp::Sin, kernels::UnaryOp::Cos, kernels::UnaryOp::Abs, kernels::UnaryOp::Neg}) {
       call.unary = op;
       expect_same_everywhere<BFloat16, BFloat16>(call, c, 1);
     }

@@ -334,6 +334,33 @@ TEST_F(ImplPointwise, SqrtValuesDtypesAndGradient) {
   EXPECT_EQ(testing::error_of([&] { backward(s); }).first, ErrorKind::VersionMismatch);
 }
 
+// sin is float32 std::sin elementwise; its gradient grad * cos(self) reads the input, and under create_graph
+// records cos's node.
+TEST_F(ImplPointwise, SinValuesDtypesAndGradient) {
+  const std::vector<double> in = {-2, -0.5, 0, 1, 3};
+  std::vector<double> sines, slopes;
+  for (double v : in) {
+    sines.push_back(std::sin(static_cast<float>(v)));
+    slopes.push_back(std::cos(v));
+  }
+  Tensor x = leaf(in);
+  Tensor y = sin(x);
+  expect_values(y, sines);
+  EXPECT_EQ(grad_fn(y)->name(), "SinBackward0");
+  backward(sum(y), /*retain_graph=*/true);
+  expect_values(grad(x), slopes);
+  Tensor i = values({1, 2}, ScalarType::Int64);
+  EXPECT_EQ(sin(i).dtype(), ScalarType::Float32);
+  EXPECT_EQ(sin(values({1, 0}, ScalarType::Bool)).dtype(), ScalarType::Float32);
+  expect_error([&] { sin_(i); }, ErrorKind::DType, "result type Float can't be cast to the desired output type Long");
+  Tensor z = leaf({0.5, 1});
+  Tensor s = sum(sin(z));
+  const Tensor g = autograd_grad(s, z, /*retain_graph=*/true, /*allow_unused=*/false, /*create_graph=*/true);
+  EXPECT_EQ(grad_fn(g)->name(), "MulBackward0");
+  backward(sum(g));  // d/dz of cos(z) is -sin(z), through CosBackward0
+  expect_values(grad(z), {-std::sin(0.5), -std::sin(1.0)});
+}
+
 TEST_F(ImplPointwise, SavedResultOrSelfDecidesWhichWritesBreakBackward) {
   for (auto f : {+[](const Tensor& t) { return sigmoid(t); }, +[](const Tensor& t) { return tanh(t); },
                  +[](const Tensor& t) { return relu(t); }}) {
@@ -369,6 +396,7 @@ TEST_F(ImplPointwise, InPlaceOnNonLeafRecordsTheSameNodes) {
       {"ExpBackward0", [](const Tensor& t) { return exp_(t); }, true},
       {"SqrtBackward0", [](const Tensor& t) { return sqrt_(t); }, true},
       {"LogBackward0", [](const Tensor& t) { return log_(t); }, false},
+      {"SinBackward0", [](const Tensor& t) { return sin_(t); }, false},
       {"AbsBackward0", [](const Tensor& t) { return abs_(t); }, false},
       {"ClampBackward1", [](const Tensor& t) { return clamp_(t, Scalar::of(0.1), Scalar::of(0.5)); }, false},
   };
