@@ -89,14 +89,12 @@ std::vector<Tensor> unsafe_chunk(const Tensor& x, std::int64_t chunks, std::int6
 // X(OpName, function): the harness adapter (impl_backend/backend.cpp) dispatches the program op OpName to
 // `function` through this list, so a new op of this shape is declared here and nowhere else.
 #define PARITY_IMPL_UNARY_OPS(X)                                                                          \
-  X(Neg, neg) X(Exp, exp) X(Sigmoid, sigmoid) X(Tanh, tanh) X(Log, log) X(Sqrt, sqrt) X(Sin, sin) X(Relu, relu) \
-  X(Abs, abs) X(Exp_, exp_) X(Sigmoid_, sigmoid_) X(Tanh_, tanh_) X(Log_, log_) X(Sqrt_, sqrt_) X(Sin_, sin_)   \
-  X(Relu_, relu_) X(Abs_, abs_)
+  X(Neg, neg) X(Exp, exp) X(Sigmoid, sigmoid) X(Tanh, tanh) X(Log, log) X(Sqrt, sqrt) X(Sin, sin) X(Cos, cos) \
+  X(Relu, relu) X(Abs, abs) X(Exp_, exp_) X(Sigmoid_, sigmoid_) X(Tanh_, tanh_) X(Log_, log_) X(Sqrt_, sqrt_)  \
+  X(Sin_, sin_) X(Cos_, cos_) X(Relu_, relu_) X(Abs_, abs_)
 #define PARITY_IMPL_DECLARE_UNARY(op, function) Tensor function(const Tensor& x);
 PARITY_IMPL_UNARY_OPS(PARITY_IMPL_DECLARE_UNARY)
 #undef PARITY_IMPL_DECLARE_UNARY
-// sin's derivative; not yet an op of the table.
-Tensor cos(const Tensor& x);
 
 // arithmetic
 Tensor add(const Tensor& a, const Tensor& b);

@@ -350,6 +350,7 @@ Tensor sqrt_(const Tensor& self) { return apply_(sqrt_op(), self); }
 Tensor sin(const Tensor& x) { return apply(sin_op(), x); }
 Tensor sin_(const Tensor& self) { return apply_(sin_op(), self); }
 Tensor cos(const Tensor& x) { return apply(cos_op(), x); }
+Tensor cos_(const Tensor& self) { return apply_(cos_op(), self); }
 Tensor relu_(const Tensor& self) { return apply_(relu_op(), self); }
 Tensor abs_(const Tensor& self) { return apply_(abs_op(), self); }
 Tensor exp_(const Tensor& self) { return apply_(exp_op(), self); }

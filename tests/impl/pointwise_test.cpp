@@ -361,6 +361,30 @@ TEST_F(ImplPointwise, SinValuesDtypesAndGradient) {
   expect_values(grad(z), {-std::sin(0.5), -std::sin(1.0)});
 }
 
+// cos is float32 std::cos elementwise; its gradient grad * -sin(self) reads the input, and under create_graph
+// records sin's node.
+TEST_F(ImplPointwise, CosValuesDtypesAndGradient) {
+  const std::vector<double> in = {-2, -0.5, 0, 1, 3};
+  std::vector<double> cosines, slopes;
+  for (double v : in) {
+    cosines.push_back(std::cos(static_cast<float>(v)));
+    slopes.push_back(-std::sin(v));
+  }
+  Tensor x = leaf(in);
+  Tensor y = cos(x);
+  expect_values(y, cosines);
+  EXPECT_EQ(grad_fn(y)->name(), "CosBackward0");
+  backward(sum(y));
+  expect_values(grad(x), slopes);
+  Tensor i = values({1, 2}, ScalarType::Int64);
+  EXPECT_EQ(cos(i).dtype(), ScalarType::Float32);
+  expect_error([&] { cos_(i); }, ErrorKind::DType, "result type Float can't be cast to the desired output type Long");
+  Tensor z = leaf({0.5, 1});
+  const Tensor g = autograd_grad(sum(cos(z)), z, /*retain_graph=*/true, /*allow_unused=*/false, /*create_graph=*/true);
+  backward(sum(g));  // d/dz of -sin(z) is -cos(z), through SinBackward0
+  expect_values(grad(z), {-std::cos(0.5), -std::cos(1.0)});
+}
+
 TEST_F(ImplPointwise, SavedResultOrSelfDecidesWhichWritesBreakBackward) {
   for (auto f : {+[](const Tensor& t) { return sigmoid(t); }, +[](const Tensor& t) { return tanh(t); },
                  +[](const Tensor& t) { return relu(t); }}) {
@@ -397,6 +421,7 @@ TEST_F(ImplPointwise, InPlaceOnNonLeafRecordsTheSameNodes) {
       {"SqrtBackward0", [](const Tensor& t) { return sqrt_(t); }, true},
       {"LogBackward0", [](const Tensor& t) { return log_(t); }, false},
       {"SinBackward0", [](const Tensor& t) { return sin_(t); }, false},
+      {"CosBackward0", [](const Tensor& t) { return cos_(t); }, false},
       {"AbsBackward0", [](const Tensor& t) { return abs_(t); }, false},
       {"ClampBackward1", [](const Tensor& t) { return clamp_(t, Scalar::of(0.1), Scalar::of(0.5)); }, false},
   };
