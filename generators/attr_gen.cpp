@@ -124,289 +124,328 @@ MemoryFormat random_memory_format(Rng& rng, OpId op, std::int64_t ndim) {
   return program::kAllMemoryFormats[std::max(rng.weighted(w), 0)];
 }
 
+// What an attribute's rules see: the op, its operands (nd: operand 0's dims) and, in the Attrs they write, the
+// attributes drawn before theirs (start reads dim, index reads size and chunks, ...).
+struct Draw {
+  Rng& rng;
+  OpId op;
+  const program::OpSpec& spec;
+  std::span<const Meta> in;
+  std::int64_t nd;
+  std::int64_t storage_numel;  // as_strided's views stay within it
+  bool cuda;                   // devices are drawn
+};
+using Rule = void (*)(Draw&, Attrs&);
+
+// ---- drawing a valid value, one rule per attribute (program/attrs.def names each)
+
+void draw_sizes(Draw& d, Attrs& a) { a.sizes = random_shape(d.rng); }
+void draw_view_sizes(Draw& d, Attrs& a) { a.sizes = view_sizes(d.rng, d.in[0].sizes); }
+void draw_expand_sizes(Draw& d, Attrs& a) { a.sizes = expand_sizes(d.rng, d.in[0].sizes); }
+
+void draw_strided(Draw& d, Attrs& a) {
+  LayoutSpec l = d.op == OpId::AsStrided ? random_view_within(d.rng, d.storage_numel) : random_layout(d.rng);
+  a.sizes = l.sizes;
+  a.strides = l.strides;
+  a.offset = l.offset;
+}
+
+// A permutation (permute), or a subset of the dims in any order (reductions).
+void draw_dims(Draw& d, Attrs& a) {
+  const std::int64_t nd = d.nd;
+  if (d.op == OpId::Permute) {
+    a.dims.resize(static_cast<std::size_t>(nd));
+    std::iota(a.dims.begin(), a.dims.end(), 0);
+    d.rng.shuffle(a.dims);
+    for (auto& dim : a.dims)
+      if (d.rng.chance(0.15)) dim -= nd;
+  } else if (nd == 0) {
+    a.dims = d.rng.pick(std::vector<std::vector<std::int64_t>>{{}, {0}, {-1}});
+  } else {
+    for (std::int64_t i = 0; i < nd; ++i)
+      if (d.rng.chance(0.5)) a.dims.push_back(d.rng.chance(0.2) ? i - nd : i);
+    if (a.dims.empty() && d.rng.chance(0.7)) a.dims.push_back(d.rng.below(nd));
+    d.rng.shuffle(a.dims);
+  }
+}
+
+void draw_dim(Draw& d, Attrs& a) {
+  const std::int64_t nd = d.nd;
+  if (d.op == OpId::Unsqueeze) {
+    a.dim = d.rng.range(-(nd + 1), nd);
+  } else if (d.op == OpId::Select && nd > 0) {
+    // select needs a dim of nonzero size
+    std::vector<std::int64_t> ok;
+    for (std::int64_t i = 0; i < nd; ++i)
+      if (d.in[0].sizes[static_cast<std::size_t>(i)] > 0) ok.push_back(i);
+    a.dim = ok.empty() ? 0 : d.rng.pick(ok);
+    if (d.rng.chance(0.2)) a.dim -= nd;
+  } else {
+    a.dim = any_dim(d.rng, nd);
+  }
+}
+
+void draw_dim1(Draw& d, Attrs& a) { a.dim1 = any_dim(d.rng, d.nd); }
+
+void draw_start(Draw& d, Attrs& a) {
+  std::int64_t n = size_at(d.in, a.dim);
+  a.start = d.op == OpId::Narrow ? d.rng.range(-n, n)
+                                 : (d.rng.chance(0.15) ? d.rng.range(-n - 1, -1) : d.rng.range(0, n));
+}
+
+void draw_end(Draw& d, Attrs& a) {
+  if (d.op == OpId::Arange) {
+    a.end = d.rng.range(0, 12);
+    return;
+  }
+  std::int64_t n = size_at(d.in, a.dim);
+  switch (d.rng.below(4)) {
+    case 0: a.end = n; break;
+    case 1: a.end = d.rng.range(-n, n); break;
+    case 2: a.end = n + d.rng.range(1, 50); break;  // past the end: clamped
+    default: a.end = std::min(n, std::max<std::int64_t>(a.start, 0) + d.rng.range(0, 3)); break;
+  }
+}
+
+void draw_step(Draw& d, Attrs& a) { a.step = d.rng.pick({1, 1, 2, 3}); }
+
+// Which output of a multi-output op to keep, or select's index.
+void draw_index(Draw& d, Attrs& a) {
+  std::int64_t n = size_at(d.in, a.dim);
+  const bool by_size = d.op == OpId::Split || d.op == OpId::UnsafeSplit;
+  const bool by_chunks = d.op == OpId::Chunk || d.op == OpId::UnsafeChunk;
+  if (d.op == OpId::SplitWithSizes) {
+    a.index = d.rng.range(0, std::max<std::int64_t>(static_cast<std::int64_t>(a.dims.size()), 1) - 1);
+  } else if (by_size || by_chunks) {
+    // One of the pieces LibTorch makes (chunk of an empty dim makes `chunks`).
+    std::int64_t piece = by_size ? a.size : (n + a.chunks - 1) / std::max<std::int64_t>(a.chunks, 1);
+    std::int64_t count = n == 0 ? (by_chunks ? a.chunks : 1) : (n + piece - 1) / std::max<std::int64_t>(piece, 1);
+    a.index = d.rng.range(0, std::max<std::int64_t>(count, 1) - 1);
+  } else if (d.op == OpId::Unbind) {
+    a.index = d.rng.range(0, std::max<std::int64_t>(n, 1) - 1);
+  } else {
+    a.index = n > 0 ? d.rng.range(-n, n - 1) : 0;
+  }
+}
+
+void draw_length(Draw& d, Attrs& a) {
+  std::int64_t n = size_at(d.in, a.dim);
+  std::int64_t s = a.start < 0 ? a.start + n : a.start;
+  a.length = d.rng.range(0, std::max<std::int64_t>(n - s, 0));
+}
+
+void draw_scalar(Draw& d, Attrs& a) { a.scalar = random_scalar(d.rng, d.op, d.in); }
+
+void draw_memory_format(Draw& d, Attrs& a) {
+  // A factory's format is for the sizes it was just given.
+  const std::int64_t nd = d.spec.arity == 0 ? static_cast<std::int64_t>(a.sizes.size()) : d.nd;
+  a.memory_format = random_memory_format(d.rng, d.op, nd);
+}
+
+void draw_dtype(Draw& d, Attrs& a) { a.dtype = random_dtype(d.rng, d.op); }
+
+void draw_requires_grad(Draw& d, Attrs& a) {
+  if (d.op == OpId::RequiresGrad_) a.requires_grad = program::is_floating(d.in[0].dtype) && d.rng.chance(0.75);
+  else a.requires_grad = program::is_floating(a.dtype) && d.rng.chance(d.op == OpId::Rand ? 0.6 : 0.4);
+}
+
+void draw_keepdim(Draw& d, Attrs& a) { a.keepdim = d.rng.chance(0.4); }
+void draw_retain_graph(Draw& d, Attrs& a) { a.retain_graph = d.rng.chance(0.35); }
+void draw_seed(Draw& d, Attrs& a) { a.seed = d.rng.next() & 0xffffffffULL; }
+void draw_offset(Draw& d, Attrs& a) { a.offset = d.rng.pick({0, 0, 1, -1, 2}); }
+
+// clamp's bounds: both (crossed ones too), or one of them; never neither (that is the ill-typed case).
+void draw_bounds(Draw& d, Attrs& a) {
+  const int which = d.rng.below(4);  // 0, 1: both; 2: min only; 3: max only
+  if (which != 3) a.min = random_scalar(d.rng, d.op, d.in);
+  if (which != 2) a.max = random_scalar(d.rng, d.op, d.in);
+}
+void drawn_with_min(Draw&, Attrs&) {}
+
+void draw_size(Draw& d, Attrs& a) {
+  std::int64_t n = size_at(d.in, a.dim);
+  a.size = d.op == OpId::Split || d.op == OpId::UnsafeSplit ? (n == 0 ? d.rng.range(0, 2) : d.rng.range(1, n))
+                                                            : d.rng.range(0, n);
+}
+
+void draw_chunks(Draw& d, Attrs& a) { a.chunks = d.rng.range(1, 4); }
+void draw_copy(Draw& d, Attrs& a) { a.copy = d.rng.chance(0.6); }
+void draw_accumulate(Draw& d, Attrs& a) { a.accumulate = d.rng.chance(0.5); }
+void draw_allow_unused(Draw& d, Attrs& a) { a.allow_unused = d.rng.chance(0.4); }
+void draw_create_graph(Draw& d, Attrs& a) { a.create_graph = d.rng.chance(0.25); }
+
+// Mostly cuda, some cpu: operands on two devices are what the device rules are about.
+void draw_device(Draw& d, Attrs& a) {
+  if (d.cuda) a.device = d.rng.chance(0.7) ? program::Device::CUDA : program::Device::CPU;
+}
+void draw_like_device(Draw& d, Attrs& a) {
+  if (d.cuda && d.rng.chance(0.4)) a.like_device = d.rng.chance(0.5) ? program::Device::CUDA : program::Device::CPU;
+}
+
+void draw_memo(Draw& d, Attrs& a) { a.memo = d.rng.range(0, 2); }
+
+// Lengths summing to the dim's size, empty pieces included (1 to 4 of them; the last takes the rest).
+void draw_split_sizes(Draw& d, Attrs& a) {
+  std::int64_t rest = size_at(d.in, a.dim);
+  a.dims.clear();
+  const std::int64_t pieces = d.rng.range(1, 4);
+  for (std::int64_t p = 1; p < pieces; ++p) {
+    const std::int64_t length = d.rng.range(0, rest);
+    a.dims.push_back(length);
+    rest -= length;
+  }
+  a.dims.push_back(rest);
+}
+
+// ---- spoiling a value towards an ill-typed step
+
+void spoil_sizes(Draw& d, Attrs& a) {
+  if (a.sizes.empty()) a.sizes.push_back(-1);
+  else a.sizes[static_cast<std::size_t>(d.rng.below(static_cast<std::int64_t>(a.sizes.size())))] = -d.rng.range(1, 3);
+}
+
+void spoil_view_sizes(Draw& d, Attrs& a) {
+  if (d.rng.chance(0.3)) {
+    a.sizes = {-1, -1};
+  } else if (a.sizes.empty()) {
+    a.sizes = {2};
+  } else {
+    auto& s = a.sizes[static_cast<std::size_t>(d.rng.below(static_cast<std::int64_t>(a.sizes.size())))];
+    s = s == -1 ? 0 : s + 1;
+  }
+}
+
+void spoil_expand_sizes(Draw& d, Attrs& a) {
+  const auto& in = d.in[0].sizes;
+  std::vector<std::size_t> fixed;  // dims of the operand with size != 1: they cannot change
+  std::size_t lead = a.sizes.size() - in.size();
+  for (std::size_t i = 0; i < in.size(); ++i)
+    if (in[i] != 1) fixed.push_back(i + lead);
+  if (!fixed.empty() && d.rng.chance(0.6)) a.sizes[d.rng.pick(fixed)] += 1;
+  else if (!in.empty() && d.rng.chance(0.5)) a.sizes.assign(in.begin() + 1, in.end());
+  else a.sizes.insert(a.sizes.begin(), -2);
+}
+
+void spoil_strided(Draw& d, Attrs& a) {
+  switch (d.rng.below(3)) {
+    case 0: a.offset = -d.rng.range(1, 3); break;
+    case 1: a.strides.push_back(1); break;
+    default:
+      if (d.op == OpId::AsStrided && !a.strides.empty()) a.strides[0] = -1;
+      else a.offset = -1;
+      break;
+  }
+}
+
+void spoil_dims(Draw& d, Attrs& a) {
+  if (d.op == OpId::Permute) {
+    if (a.dims.size() >= 2 && d.rng.chance(0.5)) a.dims[1] = a.dims[0];
+    else if (!a.dims.empty() && d.rng.chance(0.5)) a.dims.pop_back();
+    else a.dims.push_back(d.nd);
+  } else if (!a.dims.empty() && d.rng.chance(0.4)) {
+    a.dims.push_back(a.dims[0]);
+  } else {
+    a.dims.push_back(std::max<std::int64_t>(d.nd, 1) + d.rng.below(2));
+  }
+}
+
+void spoil_dim(Draw& d, Attrs& a) {
+  std::int64_t n = std::max<std::int64_t>(d.nd, 1) + (d.op == OpId::Unsqueeze ? 1 : 0);
+  a.dim = d.rng.chance(0.5) ? n + d.rng.below(2) : -n - 1 - d.rng.below(2);
+}
+
+void spoil_dim1(Draw& d, Attrs& a) {
+  std::int64_t n = std::max<std::int64_t>(d.nd, 1);
+  a.dim1 = d.rng.chance(0.5) ? n : -n - 1;
+}
+
+// start, end, step, index and length: the one of them the op can get wrong.
+void spoil_range(Draw& d, Attrs& a) {
+  const std::int64_t nd = d.nd;
+  std::int64_t n = nd > 0 ? size_at(d.in, std::clamp<std::int64_t>(a.dim, -nd, nd - 1)) : 0;
+  if (d.op == OpId::Arange) a.end = -d.rng.range(1, 3);
+  else if (d.op == OpId::Slice) a.step = d.rng.pick({0, -1});
+  else if (d.op == OpId::Select) a.index = d.rng.chance(0.5) ? n : -n - 1;
+  else if (d.op == OpId::Unfold) a.step = d.rng.pick({0, -1});
+  else if (d.op == OpId::Narrow) {
+    if (d.rng.chance(0.5)) a.length = n + 1;
+    else if (d.rng.chance(0.5)) a.length = -1;
+    else a.start = n + 1;
+  }
+}
+
+void spoil_scalar(Draw& d, Attrs& a) {
+  if (d.op == OpId::SubScalar || d.op == OpId::SubScalar_) a.scalar = {Scalar::Kind::Bool, 1};
+  else if (d.op == OpId::Pow) a.scalar = {Scalar::Kind::Int, -static_cast<double>(d.rng.range(1, 2))};
+  else a.scalar = {Scalar::Kind::Float, 0.5};  // cannot be absorbed in place by an integral tensor
+}
+
+void spoil_memory_format(Draw& d, Attrs& a) {
+  if (d.op == OpId::Contiguous && d.rng.chance(0.5)) a.memory_format = MemoryFormat::Preserve;
+  else a.memory_format = d.nd == 4 ? MemoryFormat::ChannelsLast3d
+                                   : (d.nd == 5 || d.rng.chance(0.5) ? MemoryFormat::ChannelsLast
+                                                                     : MemoryFormat::ChannelsLast3d);
+}
+
+// A factory's integral dtype with requires_grad, or requires_grad_ of an integral tensor.
+void spoil_dtype_or_requires_grad(Draw& d, Attrs& a) {
+  if (d.op == OpId::RequiresGrad_) {
+    a.requires_grad = true;
+    return;
+  }
+  if (d.spec.reads(Attr::DType)) a.dtype = d.rng.chance(0.6) ? DType::Int64 : DType::Bool;
+  if (d.spec.reads(Attr::RequiresGrad)) a.requires_grad = true;
+}
+
+void spoil_bounds(Draw&, Attrs& a) { a.min = a.max = std::nullopt; }  // clamp needs at least one bound
+
+void spoil_size(Draw& d, Attrs& a) {
+  const std::int64_t nd = d.nd;
+  std::int64_t n = nd > 0 ? size_at(d.in, std::clamp<std::int64_t>(a.dim, -nd, nd - 1)) : 0;
+  const bool split = d.op == OpId::Split || d.op == OpId::UnsafeSplit;
+  a.size = d.rng.chance(0.5) ? -d.rng.range(1, 2) : (split && n > 0 ? 0 : n + 1);
+}
+
+void spoil_chunks(Draw& d, Attrs& a) { a.chunks = -d.rng.range(0, 1); }
+
+// Lengths that do not sum to the size, or a negative one.
+void spoil_split_sizes(Draw& d, Attrs& a) {
+  if (a.dims.empty() || d.rng.chance(0.5)) a.dims.push_back(1);
+  else a.dims[0] = -1;
+}
+
+constexpr Rule no_spoil = nullptr;
+
+struct AttrRules {
+  Rule draw;
+  Rule spoil;
+};
+
+// program/attrs.def's draw and spoil columns, in Attr order.
+constexpr AttrRules kRules[] = {
+#define PARITY_ATTR(id, name, type, field, draw, spoil) {draw, spoil},
+#include "program/attrs.def"
+#undef PARITY_ATTR
+};
+
+const AttrRules& rules(Attr attr) { return kRules[static_cast<std::size_t>(attr)]; }
+
 }  // namespace
 
 Attrs valid_attrs(Rng& rng, OpId op, std::span<const Meta> in, std::int64_t storage_numel, bool cuda) {
-  const program::OpSpec& spec = program::spec(op);
-  const std::int64_t nd = ndim_of(in);
+  Draw d{rng, op, program::spec(op), in, ndim_of(in), storage_numel, cuda};
   Attrs a;
-  for (Attr attr : spec.attrs) {
-    switch (attr) {
-      case Attr::Sizes: a.sizes = random_shape(rng); break;
-      case Attr::ViewSizes: a.sizes = view_sizes(rng, in[0].sizes); break;
-      case Attr::ExpandSizes: a.sizes = expand_sizes(rng, in[0].sizes); break;
-      case Attr::Strided: {
-        LayoutSpec l = op == OpId::AsStrided ? random_view_within(rng, storage_numel) : random_layout(rng);
-        a.sizes = l.sizes;
-        a.strides = l.strides;
-        a.offset = l.offset;
-        break;
-      }
-      case Attr::Dims:
-        if (op == OpId::Permute) {
-          a.dims.resize(static_cast<std::size_t>(nd));
-          std::iota(a.dims.begin(), a.dims.end(), 0);
-          rng.shuffle(a.dims);
-          for (auto& d : a.dims)
-            if (rng.chance(0.15)) d -= nd;
-        } else if (nd == 0) {
-          a.dims = rng.pick(std::vector<std::vector<std::int64_t>>{{}, {0}, {-1}});
-        } else {
-          for (std::int64_t d = 0; d < nd; ++d)
-            if (rng.chance(0.5)) a.dims.push_back(rng.chance(0.2) ? d - nd : d);
-          if (a.dims.empty() && rng.chance(0.7)) a.dims.push_back(rng.below(nd));
-          rng.shuffle(a.dims);
-        }
-        break;
-      case Attr::Dim:
-        if (op == OpId::Unsqueeze) {
-          a.dim = rng.range(-(nd + 1), nd);
-        } else if (op == OpId::Select && nd > 0) {
-          // select needs a dim of nonzero size
-          std::vector<std::int64_t> ok;
-          for (std::int64_t d = 0; d < nd; ++d)
-            if (in[0].sizes[static_cast<std::size_t>(d)] > 0) ok.push_back(d);
-          a.dim = ok.empty() ? 0 : rng.pick(ok);
-          if (rng.chance(0.2)) a.dim -= nd;
-        } else {
-          a.dim = any_dim(rng, nd);
-        }
-        break;
-      case Attr::Dim1: a.dim1 = any_dim(rng, nd); break;
-      case Attr::Start: {
-        std::int64_t n = size_at(in, a.dim);
-        a.start = op == OpId::Narrow ? rng.range(-n, n) : (rng.chance(0.15) ? rng.range(-n - 1, -1) : rng.range(0, n));
-        break;
-      }
-      case Attr::End:
-        if (op == OpId::Arange) {
-          a.end = rng.range(0, 12);
-        } else {
-          std::int64_t n = size_at(in, a.dim);
-          switch (rng.below(4)) {
-            case 0: a.end = n; break;
-            case 1: a.end = rng.range(-n, n); break;
-            case 2: a.end = n + rng.range(1, 50); break;  // past the end: clamped
-            default: a.end = std::min(n, std::max<std::int64_t>(a.start, 0) + rng.range(0, 3)); break;
-          }
-        }
-        break;
-      case Attr::Step: a.step = rng.pick({1, 1, 2, 3}); break;
-      case Attr::Index: {
-        std::int64_t n = size_at(in, a.dim);
-        const bool by_size = op == OpId::Split || op == OpId::UnsafeSplit;
-        const bool by_chunks = op == OpId::Chunk || op == OpId::UnsafeChunk;
-        if (op == OpId::SplitWithSizes) {
-          a.index = rng.range(0, std::max<std::int64_t>(static_cast<std::int64_t>(a.dims.size()), 1) - 1);
-        } else if (by_size || by_chunks) {
-          // Which output to keep: one of the pieces LibTorch makes (chunk of an empty dim makes `chunks`).
-          std::int64_t piece = by_size ? a.size : (n + a.chunks - 1) / std::max<std::int64_t>(a.chunks, 1);
-          std::int64_t count = n == 0 ? (by_chunks ? a.chunks : 1) : (n + piece - 1) / std::max<std::int64_t>(piece, 1);
-          a.index = rng.range(0, std::max<std::int64_t>(count, 1) - 1);
-        } else if (op == OpId::Unbind) {
-          a.index = rng.range(0, std::max<std::int64_t>(n, 1) - 1);
-        } else {
-          a.index = n > 0 ? rng.range(-n, n - 1) : 0;
-        }
-        break;
-      }
-      case Attr::Length: {
-        std::int64_t n = size_at(in, a.dim);
-        std::int64_t s = a.start < 0 ? a.start + n : a.start;
-        a.length = rng.range(0, std::max<std::int64_t>(n - s, 0));
-        break;
-      }
-      case Attr::Scalar: a.scalar = random_scalar(rng, op, in); break;
-      case Attr::MemoryFormat:
-        // A factory's format is for the sizes it was just given.
-        a.memory_format =
-            random_memory_format(rng, op, spec.arity == 0 ? static_cast<std::int64_t>(a.sizes.size()) : nd);
-        break;
-      case Attr::DType: a.dtype = random_dtype(rng, op); break;
-      case Attr::RequiresGrad:
-        if (op == OpId::RequiresGrad_) a.requires_grad = program::is_floating(in[0].dtype) && rng.chance(0.75);
-        else a.requires_grad = program::is_floating(a.dtype) && rng.chance(op == OpId::Rand ? 0.6 : 0.4);
-        break;
-      case Attr::Keepdim: a.keepdim = rng.chance(0.4); break;
-      case Attr::RetainGraph: a.retain_graph = rng.chance(0.35); break;
-      case Attr::Seed: a.seed = rng.next() & 0xffffffffULL; break;
-      case Attr::Offset: a.offset = rng.pick({0, 0, 1, -1, 2}); break;
-      case Attr::Min: {
-        // Both bounds (crossed ones too), or one of them; never neither (that is the ill-typed case).
-        const int which = rng.below(4);  // 0, 1: both; 2: min only; 3: max only
-        if (which != 3) a.min = random_scalar(rng, op, in);
-        if (which != 2) a.max = random_scalar(rng, op, in);
-        break;
-      }
-      case Attr::Max: break;  // drawn with Min
-      case Attr::Size: {
-        std::int64_t n = size_at(in, a.dim);
-        a.size = op == OpId::Split || op == OpId::UnsafeSplit ? (n == 0 ? rng.range(0, 2) : rng.range(1, n))
-                                                              : rng.range(0, n);
-        break;
-      }
-      case Attr::Chunks: a.chunks = rng.range(1, 4); break;
-      case Attr::Copy: a.copy = rng.chance(0.6); break;
-      case Attr::Accumulate: a.accumulate = rng.chance(0.5); break;
-      case Attr::AllowUnused: a.allow_unused = rng.chance(0.4); break;
-      case Attr::CreateGraph: a.create_graph = rng.chance(0.25); break;
-      // Mostly cuda, some cpu: operands on two devices are what the device rules are about.
-      case Attr::Device:
-        if (cuda) a.device = rng.chance(0.7) ? program::Device::CUDA : program::Device::CPU;
-        break;
-      case Attr::LikeDevice:
-        if (cuda && rng.chance(0.4)) a.like_device = rng.chance(0.5) ? program::Device::CUDA : program::Device::CPU;
-        break;
-      case Attr::Memo: a.memo = rng.range(0, 2); break;
-      case Attr::SplitSizes: {
-        // Lengths summing to the dim's size, empty pieces included (1 to 4 of them; the last takes the rest).
-        std::int64_t rest = size_at(in, a.dim);
-        a.dims.clear();
-        const std::int64_t pieces = rng.range(1, 4);
-        for (std::int64_t p = 1; p < pieces; ++p) {
-          const std::int64_t length = rng.range(0, rest);
-          a.dims.push_back(length);
-          rest -= length;
-        }
-        a.dims.push_back(rest);
-        break;
-      }
-    }
-  }
+  for (Attr attr : d.spec.attrs) rules(attr).draw(d, a);
   return a;
 }
 
 bool spoil_attrs(Rng& rng, OpId op, std::span<const Meta> in, Attrs& a) {
-  const program::OpSpec& spec = program::spec(op);
-  const std::int64_t nd = ndim_of(in);
+  Draw d{rng, op, program::spec(op), in, ndim_of(in), 0, false};
   std::vector<Attr> spoilable;
-  for (Attr attr : spec.attrs)
-    if (attr != Attr::Keepdim && attr != Attr::RetainGraph && attr != Attr::Seed && attr != Attr::Copy &&
-        attr != Attr::Memo && attr != Attr::Offset && attr != Attr::Accumulate && attr != Attr::AllowUnused &&
-        attr != Attr::CreateGraph && attr != Attr::Device && attr != Attr::LikeDevice)
-      spoilable.push_back(attr);
+  for (Attr attr : d.spec.attrs)
+    if (rules(attr).spoil != no_spoil) spoilable.push_back(attr);
   if (spoilable.empty()) return false;
-  switch (rng.pick(spoilable)) {
-    case Attr::Sizes:
-      if (a.sizes.empty()) a.sizes.push_back(-1);
-      else a.sizes[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(a.sizes.size())))] = -rng.range(1, 3);
-      break;
-    case Attr::ViewSizes:
-      if (rng.chance(0.3)) {
-        a.sizes = {-1, -1};
-      } else if (a.sizes.empty()) {
-        a.sizes = {2};
-      } else {
-        auto& s = a.sizes[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(a.sizes.size())))];
-        s = s == -1 ? 0 : s + 1;
-      }
-      break;
-    case Attr::ExpandSizes: {
-      std::vector<std::size_t> fixed;  // dims of the operand with size != 1: they cannot change
-      std::size_t lead = a.sizes.size() - in[0].sizes.size();
-      for (std::size_t i = 0; i < in[0].sizes.size(); ++i)
-        if (in[0].sizes[i] != 1) fixed.push_back(i + lead);
-      if (!fixed.empty() && rng.chance(0.6)) a.sizes[rng.pick(fixed)] += 1;
-      else if (!in[0].sizes.empty() && rng.chance(0.5)) a.sizes.assign(in[0].sizes.begin() + 1, in[0].sizes.end());
-      else a.sizes.insert(a.sizes.begin(), -2);
-      break;
-    }
-    case Attr::Strided:
-      switch (rng.below(3)) {
-        case 0: a.offset = -rng.range(1, 3); break;
-        case 1: a.strides.push_back(1); break;
-        default:
-          if (op == OpId::AsStrided && !a.strides.empty()) a.strides[0] = -1;
-          else a.offset = -1;
-          break;
-      }
-      break;
-    case Attr::Dims:
-      if (op == OpId::Permute) {
-        if (a.dims.size() >= 2 && rng.chance(0.5)) a.dims[1] = a.dims[0];
-        else if (!a.dims.empty() && rng.chance(0.5)) a.dims.pop_back();
-        else a.dims.push_back(nd);
-      } else if (!a.dims.empty() && rng.chance(0.4)) {
-        a.dims.push_back(a.dims[0]);
-      } else {
-        a.dims.push_back(std::max<std::int64_t>(nd, 1) + rng.below(2));
-      }
-      break;
-    case Attr::Dim: {
-      std::int64_t n = std::max<std::int64_t>(nd, 1) + (op == OpId::Unsqueeze ? 1 : 0);
-      a.dim = rng.chance(0.5) ? n + rng.below(2) : -n - 1 - rng.below(2);
-      break;
-    }
-    case Attr::Dim1: {
-      std::int64_t n = std::max<std::int64_t>(nd, 1);
-      a.dim1 = rng.chance(0.5) ? n : -n - 1;
-      break;
-    }
-    case Attr::Start:
-    case Attr::End:
-    case Attr::Step:
-    case Attr::Index:
-    case Attr::Length: {
-      std::int64_t n = nd > 0 ? size_at(in, std::clamp<std::int64_t>(a.dim, -nd, nd - 1)) : 0;
-      if (op == OpId::Arange) a.end = -rng.range(1, 3);
-      else if (op == OpId::Slice) a.step = rng.pick({0, -1});
-      else if (op == OpId::Select) a.index = rng.chance(0.5) ? n : -n - 1;
-      else if (op == OpId::Unfold) a.step = rng.pick({0, -1});
-      else if (op == OpId::Narrow) {
-        if (rng.chance(0.5)) a.length = n + 1;
-        else if (rng.chance(0.5)) a.length = -1;
-        else a.start = n + 1;
-      }
-      break;
-    }
-    case Attr::Scalar:
-      if (op == OpId::SubScalar || op == OpId::SubScalar_) a.scalar = {Scalar::Kind::Bool, 1};
-      else if (op == OpId::Pow) a.scalar = {Scalar::Kind::Int, -static_cast<double>(rng.range(1, 2))};
-      else a.scalar = {Scalar::Kind::Float, 0.5};  // cannot be absorbed in place by an integral tensor
-      break;
-    case Attr::MemoryFormat:
-      if (op == OpId::Contiguous && rng.chance(0.5)) a.memory_format = MemoryFormat::Preserve;
-      else a.memory_format = nd == 4 ? MemoryFormat::ChannelsLast3d : (nd == 5 || rng.chance(0.5) ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d);
-      break;
-    case Attr::DType:
-    case Attr::RequiresGrad:
-      if (op == OpId::RequiresGrad_) {
-        a.requires_grad = true;
-      } else {
-        if (spec.reads(Attr::DType))
-          a.dtype = rng.chance(0.6) ? DType::Int64 : DType::Bool;
-        if (spec.reads(Attr::RequiresGrad))
-          a.requires_grad = true;
-      }
-      break;
-    case Attr::Min:
-    case Attr::Max:
-      a.min = a.max = std::nullopt;  // clamp needs at least one bound
-      break;
-    case Attr::Size: {
-      std::int64_t n = nd > 0 ? size_at(in, std::clamp<std::int64_t>(a.dim, -nd, nd - 1)) : 0;
-      a.size = rng.chance(0.5) ? -rng.range(1, 2) : ((op == OpId::Split || op == OpId::UnsafeSplit) && n > 0 ? 0 : n + 1);
-      break;
-    }
-    case Attr::Chunks: a.chunks = -rng.range(0, 1); break;
-    case Attr::SplitSizes:
-      // Lengths that do not sum to the size, or a negative one.
-      if (a.dims.empty() || rng.chance(0.5)) a.dims.push_back(1);
-      else a.dims[0] = -1;
-      break;
-    case Attr::Keepdim:
-    case Attr::RetainGraph:
-    case Attr::Seed:
-    case Attr::Copy:
-    case Attr::Memo:
-    case Attr::Offset:
-    case Attr::Accumulate:
-    case Attr::AllowUnused:
-    case Attr::CreateGraph:
-    case Attr::Device:
-    case Attr::LikeDevice:
-      return false;
-  }
+  rules(rng.pick(spoilable)).spoil(d, a);
   return true;
 }
 

@@ -26,7 +26,7 @@ namespace {
 #define PARITY_FIELD_OptionalDevice(f)
 
 const AttrSpec kAttrs[] = {
-#define PARITY_ATTR(id_, name_, type_, field_) \
+#define PARITY_ATTR(id_, name_, type_, field_, draw_, spoil_) \
   {.attr = Attr::id_, .name = name_, .type = AttrType::type_, PARITY_FIELD_##type_(field_) .field = #field_},
 #include "program/attrs.def"
 #undef PARITY_ATTR

@@ -1,7 +1,7 @@
 // The attribute table: every per-attribute fact (its name in JSON, program text and repro templates, the type of
 // its value, the field of Attrs that holds it) in one row of program/attrs.def. The JSON codec, the program
 // printer and the repro printers switch over the value's type, not over attributes, so a new attribute of an
-// existing type is one Attrs field and one row there (plus its generation rule in generators/attr_gen.cpp).
+// existing type is one Attrs field and one row there, which names its generation rules (generators/attr_gen.cpp).
 #pragma once
 #include <cstdint>
 #include <optional>
