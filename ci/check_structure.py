@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Structure checks that the include rule alone does not make: the link graph and a size budget.
+"""Structure checks that the include rule alone does not make: the link graph, a size budget and the map's form.
 
 Usage: python3 ci/check_structure.py [REPO_ROOT]      (default: the repository that holds this script)
 
@@ -11,6 +11,8 @@ Usage: python3 ci/check_structure.py [REPO_ROOT]      (default: the repository t
    has grown past the size the list records, fails too, so that a fix removes its line and nothing listed gets
    longer. A table is not a function: a body made mostly of `case` labels (a switch from an enum to its facts)
    is data, as are .def, .json and .in files, which are not checked.
+3. The map stays a map: no paragraph of ARCHITECTURE.md's prose (consecutive non-blank lines outside code blocks
+   and tables) is longer than MAX_PARAGRAPH_LINES lines.
 Exit 1 on any error, 0 otherwise.
 """
 import ast
@@ -26,6 +28,8 @@ MAX_FUNCTION_LINES = 100
 # A function whose body lines are at least this share of `case` labels is a table (a switch over an enum).
 TABLE_CASE_SHARE = 0.5
 BUDGET_FILE = "ci/size_budget.txt"
+MAP_FILE = "ARCHITECTURE.md"
+MAX_PARAGRAPH_LINES = 12
 CODE_SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh", ".inc", ".py")
 
 
@@ -285,6 +289,39 @@ def check_sizes(root, errors):
     return found, budget
 
 
+# ---- 3. the map ------------------------------------------------------------------------------------------------
+
+def check_map(root, errors):
+    """Every prose paragraph of MAP_FILE within MAX_PARAGRAPH_LINES; the number of paragraphs checked."""
+    path = os.path.join(root, MAP_FILE)
+    if not os.path.exists(path):
+        return 0
+    paragraphs, start, length, in_code = 0, 0, 0, False
+
+    def close():
+        nonlocal paragraphs, length
+        if length:
+            paragraphs += 1
+            if length > MAX_PARAGRAPH_LINES:
+                errors.append(f"{MAP_FILE}:{start}: a paragraph of {length} lines, longer than the "
+                              f"{MAX_PARAGRAPH_LINES} a map's paragraph may take (split it, or move the detail into "
+                              f"the header it describes)")
+        length = 0
+
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if line.startswith("```"):
+                close()
+                in_code = not in_code
+            elif in_code or not line.strip() or line.startswith("|") or line.startswith("#"):
+                close()
+            else:
+                start = number if not length else start
+                length += 1
+    close()
+    return paragraphs
+
+
 def main(argv):
     root = os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
     if "--list" in argv:  # what is over the budget now, in the budget file's format
@@ -294,9 +331,11 @@ def main(argv):
     errors = []
     links = check_links(root, errors)
     found, budget = check_sizes(root, errors)
+    paragraphs = check_map(root, errors)
     print(f"check_structure: {links} links between parity's targets checked against the include rule")
     print(f"check_structure: {len(found)} files and functions over the budget, {len(budget)} allowed by "
           f"{BUDGET_FILE}")
+    print(f"check_structure: {paragraphs} paragraphs of {MAP_FILE} checked against {MAX_PARAGRAPH_LINES} lines")
     for message in errors:
         print(message)
     print(f"check_structure: {len(errors)} error(s)" if errors else "check_structure: OK")

@@ -76,6 +76,11 @@ expect("a listed entry within the budget must go",
        "is within the budget now (or gone): remove its line")
 expect("a long Python function",
        tree({"ci/tool.py": "def f():\n" + "    x = 1\n" * 101}), 1, "ci/tool.py:f: function of 102 lines")
+expect("a map of short paragraphs",
+       tree({"ARCHITECTURE.md": "# map\n\n" + "prose\n" * 12 + "\n```text\n" + "code\n" * 40 + "```\n| a |\n" * 3}),
+       0, "paragraphs of ARCHITECTURE.md checked")
+expect("a map with a long paragraph", tree({"ARCHITECTURE.md": "# map\n\nshort\n\n" + "prose\n" * 13}), 1,
+       "ARCHITECTURE.md:5: a paragraph of 13 lines")
 
 for f in failures:
     print("FAIL", f)
