@@ -50,7 +50,10 @@ rc::Gen<Program> programs(GenConfig cfg) {
     rc::Random r = random;
     Rng rng(r.next());
     const int length = program_length(rng, size, cfg);
-    return rc::shrinkable::shrinkRecur(build(rng, cfg, length), &shrinks);
+    auto all = rc::shrinkable::shrinkRecur(build(rng, cfg, length), &shrinks);
+    if (cfg.selection.everything()) return all;
+    return rc::shrinkable::map(std::move(all),
+                               [selection = cfg.selection](Program p) { return select_steps(p, selection); });
   });
 }
 

@@ -5,6 +5,7 @@
 #include <rapidcheck.h>
 #include <vector>
 
+#include "generators/selection.h"
 #include "program/program.h"
 
 namespace parity::generators {
@@ -20,6 +21,8 @@ struct GenConfig {
   // (`parity fuzz --device cuda`). Off, nothing is drawn for devices: every tensor is on the CPU and the programs
   // are those of a build that knew no device.
   bool cuda = false;
+  // The ops and dtypes programs may use (generators/selection.h); everything by default.
+  Selection selection;
 };
 
 rc::Gen<program::Program> programs(GenConfig = {});

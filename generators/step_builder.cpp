@@ -48,6 +48,10 @@ bool is_reduction_or_saver(const program::OpSpec& op) {
 std::vector<bool> StepBuilder::draw_swarm(std::size_t recipes) {
   const auto& table = program::op_table();
   op_enabled_.assign(table.size(), true);
+  // Random steps draw only from the selection (generators/selection.h), so that a narrow one still makes long
+  // programs; what recipes and leaves emit outside it is dropped afterwards.
+  if (!cfg_.selection.ops.empty())
+    for (std::size_t i = 0; i < table.size(); ++i) op_enabled_[i] = cfg_.selection.ops[i];
   std::vector<bool> recipe_enabled(recipes, true);
   if (!rng_.chance(cfg_.swarm_share)) return recipe_enabled;
   for (const program::OpSpec& op : table)
@@ -135,12 +139,21 @@ int StepBuilder::emit(OpId op, std::vector<int> inputs, const Tweak& tweak, bool
 
 DType StepBuilder::floating() {
   static const DType kinds[] = {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16};
-  static const double weights[] = {60, 20, 10, 10};
+  double weights[] = {60, 20, 10, 10};
+  const auto& selected = cfg_.selection.dtypes;
+  if (!selected.empty()) {
+    for (std::size_t k = 0; k < std::size(kinds); ++k)
+      if (std::find(selected.begin(), selected.end(), kinds[k]) == selected.end()) weights[k] = 0;
+    // No floating dtype selected: the leaves take a selected one, and the float-only ops raise on them.
+    if (std::all_of(std::begin(weights), std::end(weights), [](double w) { return w == 0; })) return selected[0];
+  }
   return kinds[std::max(rng_.weighted(weights), 0)];
 }
 
-// A fresh leaf with these sizes and some layout.
+// A fresh leaf with these sizes and some layout (of a selected dtype: another would be dropped with its users).
 int StepBuilder::fresh(const std::vector<std::int64_t>& sizes, DType dtype, bool rg) {
+  const auto& selected = cfg_.selection.dtypes;
+  if (!selected.empty() && std::find(selected.begin(), selected.end(), dtype) == selected.end()) dtype = floating();
   return emit(OpId::Rand, {}, [&](Attrs& a) {
     LayoutSpec l = random_layout_for(rng_, sizes);
     a.sizes = l.sizes;
