@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "judge/trace.h"
 #include "program/program.h"
@@ -17,9 +18,27 @@ struct StepError : std::runtime_error {
   ErrorCategory category;
 };
 
+// Thrown by a session whose backend itself failed (its process died or broke the protocol: protocol/): not a
+// step's outcome, so judge::run lets it through, and the evaluator makes it a finding of its own kind.
+struct SessionLost : std::runtime_error {
+  enum class Kind { Crash, Protocol };
+  SessionLost(Kind k, const std::string& msg) : std::runtime_error(msg), kind(k) {}
+  Kind kind;
+};
+
+// What the run loop will read around a step it is about to run: the elements of `before` before it, and after it
+// the elements of `read` and the whole observation of `observe` (with .grad when `grad`).
+struct StepReads {
+  std::vector<int> before, read, observe;
+  bool grad = false;
+};
+
 class Session {
  public:
   virtual ~Session() = default;
+  // Called before anything else of a step the loop runs. A session whose every call costs a round trip (a
+  // protocol backend) may run the step here and answer what `reads` names from that one exchange.
+  virtual void will_run(const program::Step& /*step*/, int /*index*/, const StepReads& /*reads*/) {}
   // Runs step `index` (its inputs exist). Throws StepError (or any std::exception) when the step raises.
   virtual void execute(const program::Step& step, int index) = 0;
   virtual bool has_value(int id) const = 0;

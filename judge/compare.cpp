@@ -391,6 +391,7 @@ Signature signature(const Program& program, const Divergence& d) {
     case Kind::GradStridesSize1:
     case Kind::GradValues:
     case Kind::Schema:
+    case Kind::Protocol:
     case Kind::Timeout:
     case Kind::OutOfMemory: break;
   }

@@ -38,7 +38,8 @@ namespace parity::judge {
   X(GradStridesSize1, "grad_strides_size1") /* minor */                                             \
   X(GradValues, "grad_values")                                                                      \
   X(Schema, "schema")                   /* a step wrote or aliased what its ATen schema does not allow */ \
-  X(Crash, "crash")                     /* the case's process died */                               \
+  X(Crash, "crash")                     /* the case's process died (or a protocol backend's) */     \
+  X(Protocol, "protocol")               /* a protocol backend broke the protocol */                 \
   X(Timeout, "timeout")                 /* the case's process hung */                               \
   X(OutOfMemory, "out_of_memory")       /* the case's process exceeded the campaign's memory limit */
 

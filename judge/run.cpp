@@ -313,6 +313,23 @@ void observe(Session& session, const Taint& taint, GradHistory& grads, KeepValue
   out.observed.push_back(std::move(obs));
 }
 
+// What the loop below reads around step `i`: the schema check's snapshots, every operand after it (schema and
+// taint), and what it observes: every live value after a step that writes, else the result.
+StepReads reads_of(const Step& step, int i, const SchemaCheck& schema, const Session& session) {
+  StepReads r;
+  r.before = schema.snapshot_ids(step);
+  r.read = step.inputs;
+  const OpSpec& op = spec(step.op);
+  if (op.mutates) {
+    for (int j = 0; j <= i; ++j)
+      if (j == i || session.has_value(j)) r.observe.push_back(j);
+    r.grad = op.runs_backward || op.writes_grad;
+  } else {
+    r.observe.push_back(i);
+  }
+  return r;
+}
+
 }  // namespace
 
 Trace run(Backend& backend, const Program& program, KeepValues keep) {
@@ -337,8 +354,11 @@ Trace run(Backend& backend, const Program& program, KeepValues keep) {
       continue;
     }
     try {
+      session->will_run(step, i, reads_of(step, i, schema, *session));
       schema.before(step, *session, defined);
       session->execute(step, i);
+    } catch (const SessionLost&) {
+      throw;
     } catch (const StepError& e) {
       obs.status = StepObs::Status::Error;
       obs.category = e.category;
@@ -365,6 +385,8 @@ Trace run(Backend& backend, const Program& program, KeepValues keep) {
       } else if (obs.status == StepObs::Status::Ok && session->has_value(i)) {
         observe(*session, taint, grads, keep, i, i, false, obs);
       }
+    } catch (const SessionLost&) {
+      throw;
     } catch (const std::exception& e) {
       // The step made a value the backend cannot even read back (e.g. a negative size): that is its outcome.
       obs.observed.clear();

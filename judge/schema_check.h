@@ -31,6 +31,15 @@ class SchemaCheck {
     }
     schema_ = schema;
   }
+  // The operands `before` snapshots: those the op may not write.
+  std::vector<int> snapshot_ids(const program::Step& step) const {
+    std::vector<int> ids;
+    if (const program::AtenSchema* schema = program::aten_schema(step.op))
+      for (std::size_t i = 0; i < step.inputs.size(); ++i)
+        if (const program::SchemaValue* arg = schema->tensor_argument(i); !arg || !arg->writes)
+          ids.push_back(step.inputs[i]);
+    return ids;
+  }
   // After it ran (or raised: an op that fails must not have written what it may not either). Returns one
   // sentence per violation; empty when the step conforms or its op has no schema.
   template <typename Defined>

@@ -42,6 +42,7 @@ DetailForm detail_form(DivergenceKind k) {
     case DivergenceKind::GradStridesSize1:
     case DivergenceKind::GradValues:
     case DivergenceKind::Schema:
+    case DivergenceKind::Protocol:
     case DivergenceKind::Timeout:
     case DivergenceKind::OutOfMemory: return DetailForm::None;
   }

@@ -75,6 +75,10 @@ struct Trace {
 
 inline constexpr int kBaseNotAValue = -2;
 
+// Observed tensors can have more dims than programs may ask for (advanced indexing adds them; a backend bug is data
+// too), so what reads observations back (traces, protocol answers) has a generous rank limit rather than kMaxDims.
+inline constexpr std::size_t kMaxObservedDims = 64;
+
 std::string_view to_string(StepObs::Status);
 
 // TensorObs::grad_fn when reading grad_fn raised (a view whose base was modified in a forbidden way).

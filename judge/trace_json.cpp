@@ -81,10 +81,6 @@ json obs_to_json(const TensorObs& o) {
   return out;
 }
 
-// Observed tensors can have more dims than programs may ask for (a backend bug is data too), so traces get a
-// generous rank limit rather than kMaxDims.
-constexpr std::size_t kMaxObservedDims = 64;
-
 std::uint64_t hash_field(const Obj& o, std::string_view key) {
   const std::string text = o.string(key);
   const auto h = parse_hash_text(text);
