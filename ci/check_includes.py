@@ -35,10 +35,11 @@ RULES = {
     "files":             ("files", "program/splitmix.h"),  # reading and writing files safely: regular files only
     "reports":           ("reports", "files", "judge", "program"),  # findings, run summary, repros, HTML report
     "oracle":            ("oracle", "judge", "program"),  # the LibTorch Backend: the only torch includer
+    "protocol":          ("protocol", "reports", "judge", "program"),  # backends in other processes, and serving one
     "properties":        ("properties", "cli/claims", "judge", "program", "generators", "reports",
                           "impl_backend", ORACLE_API),  # named properties on both backends, differential suite
-    "engine":            ("engine", "files", "judge", "program", "generators", "reports", "impl_backend",
-                          ORACLE_API),  # campaign engine: evaluation, isolation, shrinking driver, campaign loop
+    "engine":            ("engine", "files", "judge", "program", "generators", "reports", "protocol",
+                          "impl_backend", ORACLE_API),  # campaign engine: evaluation, isolation, shrinking driver, campaign loop
     "cli/claims":        ("cli/claims", "judge", "program"),  # seed claims, run through judge/backend.h
     "cli":               ("*", "!tests", "!bench"),  # the parity command: anything but tests and bench
     "bench":             ("bench", "files", "judge", "program", "generators", "reports", "engine", "impl_backend",

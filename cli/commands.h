@@ -16,5 +16,6 @@ int merge_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
 int drift_command(const std::vector<std::string>& args);
 int worker_command(const std::vector<std::string>& args);
+int serve_command(const std::vector<std::string>& args);
 
 }  // namespace parity::cli

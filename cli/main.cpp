@@ -32,6 +32,7 @@ commands:
   merge    join the outputs of a sharded campaign         parity merge SHARD0 SHARD1 -o DIR
   report   an HTML page of a campaign, to triage          parity report DIR -o report.html
   drift    what changed between two LibTorch releases    parity drift --against build-torch-2.15/parity
+  serve    a backend of parity's over the backend protocol parity serve --backend impl
   worker   (internal) LibTorch traces for another drift  parity worker
 
 `parity <command> --help` describes each command.
@@ -57,7 +58,7 @@ void warn_if_planted() {
 
 int dispatch(const std::vector<std::string>& args) {
   using namespace parity::cli;
-  if (args.empty()) throw UsageError("no command given (commands: fuzz, replay, run, list, claims, merge, report, drift; see `parity --help`)");
+  if (args.empty()) throw UsageError("no command given (commands: fuzz, replay, run, list, claims, merge, report, drift, serve; see `parity --help`)");
   const std::string& command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "--help" || command == "-h" || command == "help") {
@@ -65,7 +66,8 @@ int dispatch(const std::vector<std::string>& args) {
     return 0;
   }
   // Only the commands that run impl care; report, merge and list read files or tables.
-  if (command == "fuzz" || command == "replay" || command == "run" || command == "claims" || command == "drift")
+  if (command == "fuzz" || command == "replay" || command == "run" || command == "claims" || command == "drift" ||
+      command == "serve")
     warn_if_planted();
   if (command == "fuzz") return fuzz_command(rest);
   if (command == "replay") return replay_command(rest);
@@ -76,7 +78,8 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "report") return report_command(rest);
   if (command == "drift") return drift_command(rest);
   if (command == "worker") return worker_command(rest);
-  throw UsageError("unknown command \"" + command + "\" (commands: fuzz, replay, run, list, claims, merge, report, drift; see `parity --help`)");
+  if (command == "serve") return serve_command(rest);
+  throw UsageError("unknown command \"" + command + "\" (commands: fuzz, replay, run, list, claims, merge, report, drift, serve; see `parity --help`)");
 }
 
 }  // namespace

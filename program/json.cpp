@@ -315,6 +315,12 @@ Step read_step(const json& j, int index) {
   return step;
 }
 
+}  // namespace
+
+Step step_from_json(const json& j, int index) { return read_step(j, index); }
+
+namespace {
+
 // Shapes are bounded one attribute at a time above; broadcasting can still multiply two bounded shapes into
 // an absurd one ([N,1] + [1,N]), so results are followed through the op table's shape rules.
 void check_results(const Program& p) {

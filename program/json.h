@@ -26,6 +26,9 @@ bool within_dims_limit(const Step& step);
 
 nlohmann::json to_json(const Program&);
 Program program_from_json(const nlohmann::json&);  // throws JsonError
+// Step `index` of a program, alone (a protocol backend's request: docs/backend-protocol.md): its inputs must name
+// earlier values. Throws JsonError.
+Step step_from_json(const nlohmann::json&, int index);
 
 // Unsigned 64-bit integers (seeds) are written as numbers up to 2^53, above as decimal strings, since many JSON
 // tools hold numbers as doubles; both forms are read.

@@ -414,6 +414,11 @@ std::string cpp_repro(const Program& p, const Trace* oracle) {
   return out.str();
 }
 
+std::string python_statement(const Step& step, int index) {
+  const std::string expr = expression(step, Lang::Python);
+  return spec(step.op).no_value ? expr : value_name(index) + " = " + expr;
+}
+
 std::string python_repro(const Program& p, const Trace* oracle) {
   std::ostringstream out;
   out << kPythonPrelude << "FULL_VALUES_UP_TO = " << kFullValuesUpTo << "\n" << kPythonShow;
@@ -424,8 +429,7 @@ std::string python_repro(const Program& p, const Trace* oracle) {
     const int i = static_cast<int>(idx);
     const bool has_value = !spec(step.op).no_value;
     const std::string v = value_name(i);
-    const std::string expr = expression(step, Lang::Python);
-    const std::string stmt = has_value ? v + " = " + expr : expr;
+    const std::string stmt = python_statement(step, i);
     out << "# " << step_comment(step, i) << "\n";
     switch (outcome(oracle, idx)) {
       case Outcome::Skipped:

@@ -10,5 +10,8 @@ namespace parity::reports {
 
 std::string cpp_repro(const program::Program&, const judge::Trace* oracle = nullptr);
 std::string python_repro(const program::Program&, const judge::Trace* oracle = nullptr);
+// Step `index`'s line of the Python repro, without its no_grad block: `v3 = v1.mul(v2)`, `v2.backward(...)`. A
+// protocol backend with the "python" feature runs it (docs/backend-protocol.md).
+std::string python_statement(const program::Step& step, int index);
 
 }  // namespace parity::reports

@@ -1,0 +1,37 @@
+// A backend's process: started from a shell command, spoken to one JSON line at a time over its stdin and stdout
+// (docs/backend-protocol.md). The process gets SIGKILL when the process that started it dies (an evaluating
+// worker killed for a time limit), and is killed when this object goes.
+#pragma once
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace parity::protocol {
+
+class BackendProcess {
+ public:
+  // Starts `command` with `bash -c` (which execs a simple command, so the signal reaches the backend itself).
+  // Throws ProtocolError when it cannot be started.
+  explicit BackendProcess(const std::string& command);
+  ~BackendProcess();
+  BackendProcess(const BackendProcess&) = delete;
+  BackendProcess& operator=(const BackendProcess&) = delete;
+
+  // Writes one line (a newline is added). false when the backend has gone.
+  bool send(const std::string& line);
+  // The next line of its stdout, without the newline; nullopt when it closed stdout (it died) or, with a
+  // deadline, when that passed first.
+  std::optional<std::string> receive(std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
+  // Kills it (if still running) and says how it ended: "exited with status 3", "killed by signal 9 (Killed)".
+  std::string end();
+
+ private:
+  pid_t pid_ = -1;
+  int in_ = -1, out_ = -1;  // its stdin (we write), its stdout (we read)
+  std::string buffer_;
+  std::string ended_;
+};
+
+}  // namespace parity::protocol
