@@ -26,6 +26,8 @@
 #include "oracle/torch_backend.h"
 #include "program/json.h"
 #include "program/json_text.h"
+#include "protocol/remote_backend.h"
+#include "cli/backend_flags.h"
 #include "cli/claims/claim.h"
 #include "cli/claims/evaluate.h"
 
@@ -35,7 +37,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kHelp = R"(usage: parity claims [--json | --markdown] [--only ID] [--timeout-ms T] [--memory-mb M] [--against OTHER_PARITY]
+const std::string kHelp = std::string(R"(usage: parity claims [--json | --markdown] [--only ID] [--timeout-ms T] [--memory-mb M] [--against OTHER_PARITY] [--impl-cmd CMD] [--oracle-cmd CMD]
 
 Checks the factual claims of the tutorials in shared/seeds (what aliases, what requires grad, which gradient
 a snippet computes, what raises, which memory format survives). Each claim is a small program and a check
@@ -54,7 +56,7 @@ options:
   --against P      also show each claim's verdict on the LibTorch of another parity build (its parity binary,
                    e.g. build-torch-2.15/parity, which runs `claims --json`): a column per release, and the
                    claims whose verdict differs between them
-
+)") + backend_flags_help(false) + R"(
 exit status: 0 impl agrees with LibTorch on every claim, 1 it disagrees on one or more (or a claim's program
 did not run as intended on LibTorch), 2 bad usage or setup.
 )";
@@ -129,8 +131,25 @@ SideRun run_side(const program::Program& p, bool libtorch, const Limits& limits)
   return out;
 }
 
-claims::SideResult judge_side(const claims::Claim& c, bool libtorch, const Limits& limits) {
-  SideRun run = run_side(c.program, libtorch, limits);
+// A protocol backend's side: in this process, since the backend is a process of its own (isolated, and started
+// once for every claim); an answer later than the claim's time limit loses it.
+SideRun run_remote(const program::Program& p, protocol::RemoteBackend& backend) {
+  SideRun out;
+  try {
+    out.trace = judge::run(backend, p);
+  } catch (const judge::SessionLost& e) {
+    out.failure = std::string("the protocol backend failed: ") + e.what();
+  } catch (const protocol::ProtocolError& e) {
+    out.failure = std::string("the protocol backend cannot be started: ") + e.what();
+  } catch (const std::exception& e) {
+    out.failure = "an exception escaped the run: " + std::string(e.what());
+  }
+  return out;
+}
+
+claims::SideResult judge_side(const claims::Claim& c, bool libtorch, const Limits& limits,
+                              protocol::RemoteBackend* remote) {
+  SideRun run = remote ? run_remote(c.program, *remote) : run_side(c.program, libtorch, limits);
   if (!run.trace) return claims::no_trace(run.failure);
   return claims::judge(c, *run.trace);
 }
@@ -373,14 +392,26 @@ void print_json(const std::vector<Row>& rows, const Counts& n, const OtherReleas
 
 int claims_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
-  Args args("parity claims", argv,
-            {{"--json", false}, {"--markdown", false}, {"--only"}, {"--timeout-ms"}, {"--memory-mb"}, {"--against"}});
+  std::vector<FlagSpec> flags = {{"--json", false}, {"--markdown", false}, {"--only"}, {"--timeout-ms"},
+                                 {"--memory-mb"}, {"--against"}};
+  for (FlagSpec& f : backend_flag_specs(false)) flags.push_back(std::move(f));
+  Args args("parity claims", argv, flags);
   if (!args.positional().empty())
     throw UsageError("`parity claims` takes no positional arguments (see `parity claims --help`)");
   if (args.has("--json") && args.has("--markdown")) throw UsageError("--json and --markdown exclude each other");
   Limits limits;
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) limits.timeout = std::chrono::milliseconds(*t);
   limits.memory_bytes = memory_limit_bytes(args, "parity claims");
+  const BackendChoice backends = choose_backends(args, "parity claims", false, in_process_oracle(reports::Oracle::LibTorch));
+  if (backends.record) print_sides(*backends.record);
+  // Protocol sides, each one process for every claim.
+  std::unique_ptr<protocol::RemoteBackend> remote[2];
+  for (int side = 0; side < 2; ++side) {
+    const std::string& command = side == 0 ? backends.sides.oracle_cmd : backends.sides.impl_cmd;
+    if (command.empty()) continue;
+    remote[side] = std::make_unique<protocol::RemoteBackend>(command, backends.sides.start_timeout);
+    remote[side]->set_answer_timeout(limits.timeout);
+  }
 
   std::vector<const claims::Claim*> selected;
   const auto only = args.value("--only");
@@ -390,8 +421,8 @@ int claims_command(const std::vector<std::string>& argv) {
 
   std::vector<Row> rows;
   for (const claims::Claim* c : selected) {
-    claims::SideResult lt = judge_side(*c, /*libtorch=*/true, limits);
-    claims::SideResult im = judge_side(*c, /*libtorch=*/false, limits);
+    claims::SideResult lt = judge_side(*c, /*libtorch=*/true, limits, remote[0].get());
+    claims::SideResult im = judge_side(*c, /*libtorch=*/false, limits, remote[1].get());
     rows.push_back({c, claims::combine(std::move(lt), std::move(im))});
   }
   std::optional<OtherRelease> other;

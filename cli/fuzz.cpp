@@ -13,6 +13,7 @@
 #include <random>
 
 #include "cli/args.h"
+#include "cli/backend_flags.h"
 #include "cli/campaign_printer.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
@@ -34,7 +35,7 @@ namespace parity::cli {
 
 namespace {
 
-constexpr std::string_view kHelp = R"(usage: parity fuzz [options]
+const std::string kHelp = std::string(R"(usage: parity fuzz [options]
 
 Runs generated programs on impl and on LibTorch in isolated worker processes, with a time and a memory limit
 per case, and compares their traces. A worker that crashes, hangs or runs out of memory ends only its case
@@ -85,7 +86,7 @@ options:
   --strict-known   fail (exit 4) when a known-divergence entry has expired, or is in force for this LibTorch
                    but matched no finding of the run (run.json known_divergence_hits): the ledger must only
                    hold what still happens. Meant for long campaigns; a short one may miss a rare entry
-
+)") + backend_flags_help(true) + R"(
 DIR/journal.json is the campaign's state, rewritten (atomically) every second and around each finding, so a
 campaign killed at any moment loses no finding: --resume finishes it, and run.json then counts every case once.
 
@@ -157,7 +158,8 @@ Options parse_options(const std::vector<std::string>& argv) {
   const std::vector<FlagSpec> kFlags = {
       {"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"}, {"--known"},
       {"--jobs"}, {"--isolation"}, {"--memory-mb"}, {"--shrink-share"}, {"--require-coverage", false},
-      {"--strict-known", false}, {"--overwrite", false}, {"--confirm"}, {"--resume"}, {"--device"}, {"--oracle"}};
+      {"--strict-known", false}, {"--overwrite", false}, {"--confirm"}, {"--resume"}, {"--device"}, {"--oracle"},
+      {"--impl-cmd"}, {"--oracle-cmd"}, {"--backend-start-ms"}, {"--ops"}, {"--skip-ops"}, {"--dtypes"}};
   Args args("parity fuzz", argv, kFlags);
   if (!args.positional().empty())
     throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity fuzz --help`)");
@@ -207,6 +209,12 @@ Options parse_options(const std::vector<std::string>& argv) {
   o.require_coverage = args.has("--require-coverage");
   o.strict_known = args.has("--strict-known");
   o.overwrite = args.has("--overwrite");
+  if (!o.resume) {
+    BackendChoice b = choose_backends(args, "parity fuzz", true, in_process_oracle(o.campaign.oracle));
+    o.campaign.sides = b.sides;
+    o.campaign.generator.selection = b.selection;
+    o.campaign.backends = b.record;
+  }
   return o;
 }
 
@@ -231,10 +239,13 @@ std::string coverage_line(const reports::Coverage& c) {
   for (const auto& d : dims) {
     const std::string prefix = std::string(d.name) + ".";
     auto missing = std::count_if(starved.begin(), starved.end(), [&](const auto& s) { return s.starts_with(prefix); });
+    // Keys the selection left out of reach are no goals: neither reached nor counted.
+    const std::size_t goals = static_cast<std::size_t>(std::count_if(
+        d.keys.begin(), d.keys.end(), [&](const auto& k) { return !c.not_goals.contains(prefix + std::string(k)); }));
     std::string name(d.name);
     std::replace(name.begin(), name.end(), '_', ' ');
-    line += (line.back() == ':' ? " " : ", ") + std::to_string(d.keys.size() - static_cast<std::size_t>(missing)) +
-            "/" + std::to_string(d.keys.size()) + " " + name;
+    line += (line.back() == ':' ? " " : ", ") + std::to_string(goals - static_cast<std::size_t>(missing)) + "/" +
+            std::to_string(goals) + " " + name;
   }
   if (starved.empty()) return line + "; nothing starved";
   line += "; starved:";
@@ -264,6 +275,12 @@ void print_final(const engine::CampaignConfig& c, const reports::RunSummary& s) 
                 where.c_str(), note.c_str());
   }
   std::printf("%s\n", coverage_line(s.coverage).c_str());
+  if (s.backends && !s.backends->not_compared.empty()) {
+    std::string words;
+    for (const std::string& name : s.backends->not_compared)
+      if (auto ob = judge::parse_observation(name)) words += (words.empty() ? "" : ", ") + std::string(judge::describe(*ob));
+    std::printf("not compared: %s\n", words.c_str());
+  }
   std::printf("summary: %s, findings: %s\n", (c.out / "run.json").string().c_str(),
               (c.out / "findings.jsonl").string().c_str());
   std::fflush(stdout);
@@ -320,6 +337,11 @@ int fuzz_command(const std::vector<std::string>& argv) {
   std::optional<engine::Journal> journal;
   if (o.resume) {
     journal = read_resumable_journal(*o.resume, o.campaign);
+    // Its protocol backends shake hands again: what they declare decides what is compared.
+    BackendChoice b = choose_backends(journal->config.sides, journal->config.generator.selection,
+                                      in_process_oracle(journal->config.oracle));
+    journal->config.sides = b.sides;
+    journal->config.backends = b.record;
     o.campaign = journal->config;
   } else {
     o.campaign.shard = shard_from_env();
@@ -338,12 +360,16 @@ int fuzz_command(const std::vector<std::string>& argv) {
     printer.message("parity: warning: known divergence \"" + terminal_safe(k->signature) + "\" expired on " +
                     terminal_safe(k->expires) + "; it no longer matches: review it");
 
+  if (o.campaign.backends) print_sides(*o.campaign.backends);
   std::optional<StopOnSignals> signals(std::in_place);
   std::fprintf(stderr, "parity fuzz: %sseed %llu, shard %d/%d, %s, judged by %s, output %s\n",
                journal ? ("resuming from case " + std::to_string(journal->next_case) + ", ").c_str() : "",
                static_cast<unsigned long long>(o.campaign.seed), o.campaign.shard.index, o.campaign.shard.total,
                reports::describe_isolation(o.campaign.isolation, o.campaign.jobs).c_str(),
-               std::string(reports::oracle_name(o.campaign.oracle)).c_str(), o.campaign.out.string().c_str());
+               (o.campaign.sides.oracle_cmd.empty() ? std::string(reports::oracle_name(o.campaign.oracle))
+                                                    : o.campaign.backends->oracle.library)
+                   .c_str(),
+               o.campaign.out.string().c_str());
   const engine::CampaignResult result =
       journal ? engine::resume_campaign(*journal, known, StopOnSignals::stop_flag(), &printer)
               : engine::run_campaign(o.campaign, known, StopOnSignals::stop_flag(), &printer);

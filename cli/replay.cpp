@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/args.h"
+#include "cli/backend_flags.h"
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/memory_limit.h"
@@ -18,7 +19,7 @@ namespace parity::cli {
 
 namespace {
 
-constexpr std::string_view kHelp = R"(usage: parity replay FILE [--index N] [--oracle O] [--timeout-ms T] [--memory-mb M] [--full-values] [--cpp] [--python]
+const std::string kHelp = std::string(R"(usage: parity replay FILE [--index N] [--oracle O] [--impl-cmd CMD] [--oracle-cmd CMD] [--timeout-ms T] [--memory-mb M] [--full-values] [--cpp] [--python]
 
 Runs the program of a finding again on impl and on its oracle (in a child process, as `parity fuzz` does):
 LibTorch, or impl on the CPU for a finding of `parity fuzz --oracle impl-cpu` (the finding says which). It
@@ -41,7 +42,7 @@ options:
                    cannot say which element differs (memory grows with the program's elements)
   --cpp            then print a C++ (LibTorch) repro of the program
   --python         then print a Python (PyTorch) repro of the program
-
+)") + backend_flags_help(false) + R"(
 exit status: 0 agrees now, 1 still diverges, 2 bad usage or input.
 )";
 
@@ -72,7 +73,9 @@ void warn_if_made_elsewhere(const reports::Finding& f) {
 
 int replay_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
-  Args args("parity replay", argv, {{"--index"}, {"--oracle"}, {"--timeout-ms"}, {"--memory-mb"}, {"--full-values", false}, {"--cpp", false}, {"--python", false}});
+  std::vector<FlagSpec> flags = {{"--index"}, {"--oracle"}, {"--timeout-ms"}, {"--memory-mb"}, {"--full-values", false}, {"--cpp", false}, {"--python", false}};
+  for (FlagSpec& f : backend_flag_specs(false)) flags.push_back(std::move(f));
+  Args args("parity replay", argv, flags);
   if (args.positional().size() != 1)
     throw UsageError("`parity replay` takes one FILE (see `parity replay --help`)");
   std::optional<std::size_t> index;
@@ -93,6 +96,17 @@ int replay_command(const std::vector<std::string>& argv) {
     options.oracle = *oracle;
   }
   require_cuda_for(options.oracle, program::uses_cuda(in.program), "parity replay", "this program has no cuda step");
+  BackendChoice backends = choose_backends(args, "parity replay", false, in_process_oracle(options.oracle));
+  // A finding made through protocol backends is replayed through the same ones unless the flags name others.
+  if (in.finding && !args.has("--impl-cmd") && !args.has("--oracle-cmd") &&
+      (!in.finding->impl_command.empty() || !in.finding->oracle_command.empty())) {
+    engine::EvalSides recorded = backends.sides;
+    recorded.impl_cmd = in.finding->impl_command;
+    recorded.oracle_cmd = in.finding->oracle_command;
+    backends = choose_backends(recorded, {}, in_process_oracle(options.oracle));
+  }
+  options.sides = backends.sides;
+  if (backends.record) print_sides(*backends.record);
   engine::Evaluation ev = engine::evaluate_isolated(in.program, options);
   const std::string recorded = in.finding ? in.finding->signature.to_string() : "";
   int rc = 0;

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/args.h"
+#include "cli/backend_flags.h"
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/memory_limit.h"
@@ -17,7 +18,7 @@ namespace parity::cli {
 
 namespace {
 
-constexpr std::string_view kHelp = R"(usage: parity run PROGRAM.json [--oracle O] [--timeout-ms T] [--memory-mb M] [--traces] [--full-values] [--cpp] [--python]
+const std::string kHelp = std::string(R"(usage: parity run PROGRAM.json [--oracle O] [--impl-cmd CMD] [--oracle-cmd CMD] [--timeout-ms T] [--memory-mb M] [--traces] [--full-values] [--cpp] [--python]
 
 Runs a program on impl and on its oracle (in a child process) and prints each step's outcome side by side,
 then the first divergence, if any.
@@ -37,7 +38,7 @@ options:
                    program's elements)
   --cpp            also print a C++ (LibTorch) repro
   --python         also print a Python (PyTorch) repro
-
+)") + backend_flags_help(false) + R"(
 exit status: 0 the traces agree, 1 they diverge, 2 bad usage or input.
 )";
 
@@ -51,7 +52,9 @@ std::string cell(std::string s, std::size_t width) {
 
 int run_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
-  Args args("parity run", argv, {{"--oracle"}, {"--timeout-ms"}, {"--memory-mb"}, {"--traces", false}, {"--full-values", false}, {"--cpp", false}, {"--python", false}});
+  std::vector<FlagSpec> flags = {{"--oracle"}, {"--timeout-ms"}, {"--memory-mb"}, {"--traces", false}, {"--full-values", false}, {"--cpp", false}, {"--python", false}};
+  for (FlagSpec& f : backend_flag_specs(false)) flags.push_back(std::move(f));
+  Args args("parity run", argv, flags);
   if (args.positional().size() != 1) throw UsageError("`parity run` takes one PROGRAM.json (see `parity run --help`)");
   engine::EvalOptions options;
   options.want_traces = true;
@@ -62,6 +65,9 @@ int run_command(const std::vector<std::string>& argv) {
   if (auto oracle = oracle_flag(args)) options.oracle = *oracle;
   require_cuda_for(options.oracle, program::uses_cuda(p), "parity run", "this program has no cuda step");
   options.memory_limit_bytes = memory_limit_bytes(args, "parity run", program::uses_cuda(p));
+  const BackendChoice backends = choose_backends(args, "parity run", false, in_process_oracle(options.oracle));
+  options.sides = backends.sides;
+  if (backends.record) print_sides(*backends.record);
   engine::Evaluation ev = engine::evaluate_isolated(p, options);
   std::cout << cell("step", 5) << cell("op", 16) << cell("impl", 48) << reports::to_string(options.oracle) << "\n";
   for (std::size_t i = 0; i < p.steps.size(); ++i) {

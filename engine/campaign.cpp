@@ -32,6 +32,22 @@ using Ticket = WorkerPool::Ticket;
 // How often a campaign rewrites its journal between findings: the most work a kill can cost a --resume.
 constexpr auto kCheckpointEvery = std::chrono::seconds(1);
 
+// The coverage keys a selection leaves out of reach: its ops' (run, and backward through) and its dtypes'.
+std::set<std::string> unreachable_keys(const generators::Selection& s) {
+  std::set<std::string> out;
+  if (s.everything()) return out;
+  for (const program::OpSpec& op : program::op_table())
+    if (!s.ops.empty() && !s.ops[static_cast<std::size_t>(op.id)]) {
+      out.insert("ops." + std::string(op.name));
+      out.insert("backward_through." + std::string(op.name));
+    }
+  if (!s.dtypes.empty())
+    for (program::DType d : program::kAllDTypes)
+      if (std::find(s.dtypes.begin(), s.dtypes.end(), d) == s.dtypes.end())
+        out.insert("dtypes." + std::string(program::to_string(d)));
+  return out;
+}
+
 // Case k's program, from its shrink tree.
 Program value_of(const rc::Shrinkable<Program>& s, std::uint64_t k) {
   try {
@@ -119,8 +135,11 @@ class Campaign {
         observer_(observer),
         writer_(c_.out / "findings.jsonl"),
         runner_(c_, {.timeout = c_.timeout, .stop = stop_, .memory_limit_bytes = c_.memory_limit_bytes,
-                     .oracle = c_.oracle}) {
-    summary_.libtorch_version = oracle::torch_version();
+                     .oracle = c_.oracle, .sides = c_.sides}) {
+    // The judge's release, which the ledger's version ranges are about: a protocol oracle's own (PyTorch's
+    // Python API of some pip release, say).
+    summary_.libtorch_version = c_.backends && !c_.backends->oracle.command.empty() ? c_.backends->oracle.version
+                                                                                    : oracle::torch_version();
     summary_.parity_commit = std::string(reports::parity_commit());
     summary_.generator_version = generators::generator_version();
     summary_.planted_faults = impl_backend::planted_fault_texts();
@@ -130,11 +149,13 @@ class Campaign {
     summary_.max_steps = c_.generator.max_steps;
     summary_.device = c_.generator.cuda ? "cuda" : "cpu";
     summary_.oracle = c_.oracle;
+    summary_.backends = c_.backends;
     summary_.timeout_ms = static_cast<int>(c_.timeout.count());
     summary_.isolation = c_.isolation;
     summary_.jobs = c_.isolation == Isolation::Workers ? c_.jobs : 1;
     summary_.memory_limit_mb = c_.memory_limit_bytes >> 20;
     summary_.coverage = reports::Coverage::zeroed();
+    summary_.coverage.not_goals = unreachable_keys(c_.generator.selection);
     today_ = reports::today_utc();
     // Every entry in force starts at 0, so an entry nothing matched is visible in run.json.
     for (const auto& k : known_.entries())

@@ -36,6 +36,10 @@ struct CampaignConfig {
   generators::GenConfig generator;
   // What judges impl: LibTorch, or impl on the CPU (a campaign on cuda only: reports/oracle.h).
   reports::Oracle oracle = reports::Oracle::LibTorch;
+  // Protocol backends for either side (`--impl-cmd`, `--oracle-cmd`), and what is compared; the record of both
+  // sides run.json carries (cli/backend_flags.h makes both).
+  EvalSides sides;
+  std::optional<reports::RunSummary::Backends> backends;
   std::chrono::milliseconds timeout{10000};  // of one case
   Isolation isolation = Isolation::Workers;
   int jobs = 1;                          // workers side by side (Fork: 1)

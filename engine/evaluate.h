@@ -15,6 +15,7 @@
 #include "judge/backend.h"
 #include "judge/compare.h"
 #include "judge/coverage.h"
+#include "judge/observation.h"
 #include "judge/trace.h"
 #include "program/program.h"
 #include "reports/oracle.h"
@@ -48,6 +49,15 @@ struct Evaluation {
 // what a generated case needs, far below what makes a machine swap.
 inline constexpr std::size_t kDefaultMemoryLimitBytes = std::size_t{4} << 30;
 
+// The two sides beyond reports::Oracle: a protocol backend (docs/backend-protocol.md) started from a command for
+// either, and what both sides observe (what the other leaves out is not compared).
+struct EvalSides {
+  std::string impl_cmd, oracle_cmd;  // empty: in-process impl, and the oracle reports::Oracle names
+  std::chrono::milliseconds start_timeout{30000};  // of a protocol backend's handshake
+  judge::Observations compared;
+  bool operator==(const EvalSides&) const = default;
+};
+
 struct EvalOptions {
   std::chrono::milliseconds timeout{10000};
   bool want_traces = false;
@@ -57,6 +67,7 @@ struct EvalOptions {
   // What the traces keep of large tensors' values (want_traces: what the caller gets; the comparison is the same).
   judge::KeepValues keep_values = judge::KeepValues::SummariseLarge;
   reports::Oracle oracle = reports::Oracle::LibTorch;  // what judges impl
+  EvalSides sides;
 };
 
 // Throws EvaluationError when the machinery fails.
@@ -67,6 +78,6 @@ Evaluation evaluate_isolated(const program::Program& program, const EvalOptions&
 // forks children later (evaluate_isolated) then forks with torch state in it. Throws EvaluationError when a
 // backend is missing.
 Evaluation evaluate_in_process(const program::Program& program, bool want_traces = false,
-                               reports::Oracle oracle = reports::Oracle::LibTorch);
+                               reports::Oracle oracle = reports::Oracle::LibTorch, const EvalSides& sides = {});
 
 }  // namespace parity::engine

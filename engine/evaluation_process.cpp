@@ -17,6 +17,7 @@
 #include "judge/error_category.h"
 #include "judge/trace_json.h"
 #include "oracle/torch_backend.h"
+#include "protocol/remote_backend.h"
 #include "program/json.h"
 #include "program/json_text.h"
 #include "program/op_table.h"
@@ -33,6 +34,11 @@ using judge::ErrorCategory;
 class TracingSession : public judge::Session {
  public:
   TracingSession(std::unique_ptr<judge::Session> inner, Progress* p) : inner_(std::move(inner)), progress_(p) {}
+  // A protocol backend runs the step in will_run: the step is recorded from there on.
+  void will_run(const program::Step& step, int index, const judge::StepReads& reads) override {
+    progress_->step.store(index, std::memory_order_relaxed);
+    inner_->will_run(step, index, reads);
+  }
   void execute(const program::Step& step, int index) override {
     progress_->step.store(index, std::memory_order_relaxed);
     inner_->execute(step, index);
@@ -131,29 +137,68 @@ std::string counts_text(const program::Program& program, const judge::Trace& imp
 // completed is the line "<impl version>\t<oracle version>\t<counts>", then, only when it diverged or traces were
 // asked for, a newline and the JSON object {"divergence", "impl", "oracle"}. Nearly every case agrees, so the
 // parent reads one line and no JSON.
-std::string run_in_child(const program::Program& program, bool want_traces, judge::KeepValues keep,
-                         reports::Oracle oracle, Progress* progress) {
-  progress->phase = kStarting;
-  auto impl = impl_backend::make_impl_backend();
-  if (!impl) throw Fatal("the impl backend is not available (impl_backend::make_impl_backend() returned null)");
-  std::unique_ptr<judge::Backend> judge;
-  switch (oracle) {
-    case reports::Oracle::LibTorch: judge = oracle::make_torch_backend(); break;
-    case reports::Oracle::ImplCpu: judge = impl_backend::make_impl_cpu_oracle(); break;
+// Side `side`'s protocol backend for `command`: one process for the evaluating process's life (a persistent
+// worker's), started again after it was lost. A handshake that fails now, after the campaign's probe passed, ends
+// the campaign: Fatal.
+judge::Backend& protocol_backend(int side, const std::string& command, const EvalSides& sides) {
+  static std::unique_ptr<protocol::RemoteBackend> backends[2];
+  static std::string commands[2];
+  if (!backends[side] || commands[side] != command) {
+    backends[side] = std::make_unique<protocol::RemoteBackend>(command, sides.start_timeout);
+    commands[side] = command;
   }
-  if (!judge) throw Fatal("the " + std::string(reports::oracle_name(oracle)) + " backend is not available");
-  const std::string versions[2] = {impl->version(), judge->version()};
+  try {
+    backends[side]->capabilities();
+  } catch (const protocol::ProtocolError& e) {
+    throw Fatal(std::string("the ") + (side == 0 ? "--impl-cmd" : "--oracle-cmd") + " backend cannot be started: " +
+                e.what());
+  }
+  return *backends[side];
+}
+
+std::string run_in_child(const program::Program& program, bool want_traces, judge::KeepValues keep,
+                         reports::Oracle oracle, const EvalSides& sides, Progress* progress) {
+  progress->phase = kStarting;
+  std::unique_ptr<judge::Backend> own[2];
+  judge::Backend* backends[2] = {nullptr, nullptr};
+  if (sides.impl_cmd.empty()) {
+    own[0] = impl_backend::make_impl_backend();
+    if (!own[0]) throw Fatal("the impl backend is not available (impl_backend::make_impl_backend() returned null)");
+    backends[0] = own[0].get();
+  } else {
+    backends[0] = &protocol_backend(0, sides.impl_cmd, sides);
+  }
+  if (sides.oracle_cmd.empty()) {
+    switch (oracle) {
+      case reports::Oracle::LibTorch: own[1] = oracle::make_torch_backend(); break;
+      case reports::Oracle::ImplCpu: own[1] = impl_backend::make_impl_cpu_oracle(); break;
+    }
+    if (!own[1]) throw Fatal("the " + std::string(reports::oracle_name(oracle)) + " backend is not available");
+    backends[1] = own[1].get();
+  } else {
+    backends[1] = &protocol_backend(1, sides.oracle_cmd, sides);
+  }
+  const std::string versions[2] = {backends[0]->version(), backends[1]->version()};
   for (const auto& v : versions)
     if (v.find_first_of("\t\n") != std::string::npos) throw Fatal("a backend's version has a tab or newline: " + v);
 
   judge::Trace traces[2];
-  judge::Backend* backends[2] = {impl.get(), judge.get()};
   for (int side = 0; side < 2; ++side) {
     progress->step = -1;
     progress->phase = side == 0 ? kImpl : kOracle;
     TracingBackend traced(*backends[side], progress);
     try {
       traces[side] = judge::run(traced, program, keep);
+    } catch (const judge::SessionLost& e) {
+      // A protocol backend died or broke the protocol: a finding of its own kind at the step it was in.
+      const json lost = {{"impl_version", versions[0]},
+                         {"oracle_version", versions[1]},
+                         {"escaped",
+                          {{"phase", side == 0 ? "impl" : "oracle"},
+                           {"step", progress->step.load()},
+                           {"kind", e.kind == judge::SessionLost::Kind::Crash ? "crash" : "protocol"},
+                           {"message", e.what()}}}};
+      return lost.dump(-1, ' ', false, json::error_handler_t::replace);
     } catch (const std::exception& e) {
       // The run loop catches what steps raise; anything else broke the Session contract (observe threw).
       const json escaped = {{"impl_version", versions[0]},
@@ -166,6 +211,7 @@ std::string run_in_child(const program::Program& program, bool want_traces, judg
     }
   }
   progress->phase = kComparing;
+  for (judge::Trace& t : traces) judge::forget_unobserved(t, sides.compared);
   auto d = judge::compare(traces[0], traces[1]);
   std::string out = versions[0] + '\t' + versions[1] + '\t' + counts_text(program, traces[0], traces[1]);
   if (want_traces || d) {
@@ -181,9 +227,9 @@ std::string run_in_child(const program::Program& program, bool want_traces, judg
 }  // namespace
 
 std::string evaluate_to_text(const program::Program& program, bool want_traces, judge::KeepValues keep,
-                             reports::Oracle oracle, Progress& progress) {
+                             reports::Oracle oracle, const EvalSides& sides, Progress& progress) {
   try {
-    return run_in_child(program, want_traces, keep, oracle, &progress);
+    return run_in_child(program, want_traces, keep, oracle, sides, &progress);
   } catch (const Fatal& e) {
     return json{{"fatal", e.what()}}.dump(-1, ' ', false, json::error_handler_t::replace);
   } catch (const std::exception& e) {
@@ -331,9 +377,16 @@ void parse_result(const std::string& text, const program::Program* program, repo
     const json& e = r.at("escaped");
     bool impl_side = e.at("phase").get<std::string>() == "impl";
     out.outcome = Evaluation::Outcome::Crash;
-    out.divergence = death(judge::DivergenceKind::Crash, ErrorCategory::Crash, "exception escaped the run loop (" +
-                           e.at("message").get<std::string>() + ")", impl_side ? kImpl : kOracle,
-                           e.at("step").get<int>(), oracle);
+    const std::string message = e.at("message").get<std::string>();
+    const std::string kind = e.value("kind", "");
+    if (kind.empty())
+      out.divergence = death(judge::DivergenceKind::Crash, ErrorCategory::Crash,
+                             "exception escaped the run loop (" + message + ")", impl_side ? kImpl : kOracle,
+                             e.at("step").get<int>(), oracle);
+    else
+      out.divergence = death(kind == "crash" ? judge::DivergenceKind::Crash : judge::DivergenceKind::Protocol,
+                             ErrorCategory::Crash, "protocol backend failed (" + message + ")",
+                             impl_side ? kImpl : kOracle, e.at("step").get<int>(), oracle);
     return;
   }
   const std::string_view all = text;

@@ -61,10 +61,11 @@ inline constexpr bool kAddressSpaceLimitSupported = true;
 inline constexpr bool kAddressSpaceLimitSupported = true;
 #endif
 
-// The evaluating process's whole work for one program: impl and `oracle`, the comparison, and the result as one
+// The evaluating process's whole work for one program: impl and `oracle` (or the protocol backends `sides` names,
+// each one process kept for the evaluating process's life), the comparison, and the result as one
 // JSON text. Never throws: a broken setup is a {"fatal": ...} the parent raises as EvaluationError.
 std::string evaluate_to_text(const program::Program& program, bool want_traces, judge::KeepValues keep,
-                             reports::Oracle oracle, Progress& progress);
+                             reports::Oracle oracle, const EvalSides& sides, Progress& progress);
 
 // LibTorch alone on `program` (`parity drift` compares two releases' traces): {"libtorch_version", "trace"}, or
 // {"libtorch_version", "escaped": message} for an exception that escaped the run loop. Never throws: a broken

@@ -23,6 +23,35 @@ constexpr std::string_view kWhat = "campaign journal";
 
 json optional_json(const auto& v) { return v ? json(*v) : json(nullptr); }
 
+// The ops and dtypes a campaign's programs may use, by name; null for every one.
+json selection_to_json(const generators::Selection& s) {
+  if (s.everything()) return nullptr;
+  json ops = json::array(), dtypes = json::array();
+  for (const program::OpSpec& op : program::op_table())
+    if (s.ops.empty() || s.ops[static_cast<std::size_t>(op.id)]) ops.push_back(op.name);
+  for (program::DType d : program::kAllDTypes)
+    if (s.dtypes.empty() || std::find(s.dtypes.begin(), s.dtypes.end(), d) != s.dtypes.end())
+      dtypes.push_back(program::to_string(d));
+  return {{"ops", ops}, {"dtypes", dtypes}};
+}
+
+generators::Selection selection_from_json(const json& j, const std::string& what) {
+  generators::Selection s;
+  if (j.is_null()) return s;
+  s.ops.assign(program::op_table().size(), false);
+  for (const auto& name : reports::json_typed<std::vector<std::string>>(j, "ops", what)) {
+    const auto op = program::find_op(name);
+    if (!op) throw program::JsonError(what + ": the selection names op \"" + name + "\", which this parity does not know");
+    s.ops[static_cast<std::size_t>(*op)] = true;
+  }
+  for (const auto& name : reports::json_typed<std::vector<std::string>>(j, "dtypes", what)) {
+    const auto d = program::parse_dtype(name);
+    if (!d) throw program::JsonError(what + ": the selection names dtype \"" + name + "\", which this parity does not know");
+    s.dtypes.push_back(*d);
+  }
+  return s;
+}
+
 json config_to_json(const CampaignConfig& c) {
   return {{"seed", program::uint64_to_json(c.seed)},
           {"cases", c.cases ? program::uint64_to_json(*c.cases) : json(nullptr)},
@@ -39,7 +68,11 @@ json config_to_json(const CampaignConfig& c) {
           {"shrink_share", c.shrink_share},
           {"confirm_runs", c.confirm_runs},
           {"shard", {{"index", c.shard.index}, {"total", c.shard.total}}},
-          {"known", c.known_file ? json(c.known_file->string()) : json(nullptr)}};
+          {"known", c.known_file ? json(c.known_file->string()) : json(nullptr)},
+          {"impl_cmd", c.sides.impl_cmd},
+          {"oracle_cmd", c.sides.oracle_cmd},
+          {"backend_start_ms", c.sides.start_timeout.count()},
+          {"selection", selection_to_json(c.generator.selection)}};
 }
 
 CampaignConfig config_from_json(const json& j) {
@@ -63,6 +96,12 @@ CampaignConfig config_from_json(const json& j) {
   c.memory_limit_bytes = static_cast<std::size_t>(json_typed<std::uint64_t>(j, "memory_limit_mb", what)) << 20;
   c.shrink_share = json_typed<double>(j, "shrink_share", what);
   c.confirm_runs = json_typed<int>(j, "confirm_runs", what);
+  // Journals from before protocol backends: both sides in-process, every op.
+  if (j.contains("impl_cmd")) c.sides.impl_cmd = json_typed<std::string>(j, "impl_cmd", what);
+  if (j.contains("oracle_cmd")) c.sides.oracle_cmd = json_typed<std::string>(j, "oracle_cmd", what);
+  if (j.contains("backend_start_ms"))
+    c.sides.start_timeout = std::chrono::milliseconds(json_typed<std::int64_t>(j, "backend_start_ms", what));
+  if (j.contains("selection")) c.generator.selection = selection_from_json(j.at("selection"), what + ".selection");
   const json& shard = reports::json_field(j, "shard", what);
   c.shard.index = json_typed<int>(shard, "index", what + ".shard");
   c.shard.total = json_typed<int>(shard, "total", what + ".shard");

@@ -67,6 +67,10 @@ reports::Finding case_finding(const reports::RunSummary& summary, std::uint64_t 
   f.libtorch_version = summary.libtorch_version;
   f.device = summary.device;
   f.oracle = summary.oracle;
+  if (summary.backends) {
+    f.impl_command = summary.backends->impl.command;
+    f.oracle_command = summary.backends->oracle.command;
+  }
   f.planted_faults = summary.planted_faults;
   f.seed = seed;
   f.case_index = k;

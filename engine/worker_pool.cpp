@@ -50,7 +50,8 @@ void WorkerPool::start(Worker& w) {
     // parent closes its ends.
     for (const auto& other : workers_)
       if (other.fd >= 0) ::close(other.fd);
-    serve_requests(s.fd, parent, options_.eval.memory_limit_bytes, options_.eval.oracle, w.progress);
+    serve_requests(s.fd, parent, options_.eval.memory_limit_bytes, options_.eval.oracle, w.progress,
+                   options_.eval.sides);
   }
   w.progress->reset();
   ::fcntl(s.fd, F_SETFL, ::fcntl(s.fd, F_GETFL) | O_NONBLOCK);

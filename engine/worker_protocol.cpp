@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -47,6 +48,36 @@ class RequestReader {
   std::string buffer_;
 };
 
+// A case's selection (generators/selection.h) as two words: the ops as a '0'/'1' per op of the table and the dtypes
+// as a '0'/'1' per program::DType value, each "*" for every one.
+std::string selection_words(const generators::Selection& s) {
+  std::string ops = s.ops.empty() ? "*" : "", dtypes = s.dtypes.empty() ? "*" : "";
+  for (bool b : s.ops) ops += b ? '1' : '0';
+  if (!s.dtypes.empty())
+    for (program::DType d : program::kAllDTypes) {
+      const auto v = static_cast<std::size_t>(d);
+      if (dtypes.size() <= v) dtypes.resize(v + 1, '0');
+      if (std::find(s.dtypes.begin(), s.dtypes.end(), d) != s.dtypes.end()) dtypes[v] = '1';
+    }
+  return ops + ' ' + dtypes;
+}
+
+void read_selection(std::string_view body, generators::Selection& s) {
+  const std::size_t space = body.find(' ');
+  if (space == std::string_view::npos) throw std::runtime_error("a garbled case request (no selection)");
+  const std::string_view ops = body.substr(0, space), dtypes = body.substr(space + 1);
+  if (ops != "*") {
+    if (ops.size() != program::op_table().size()) throw std::runtime_error("a garbled case request (ops)");
+    for (char c : ops) s.ops.push_back(c == '1');
+  }
+  if (dtypes != "*")
+    for (program::DType d : program::kAllDTypes) {
+      const auto v = static_cast<std::size_t>(d);
+      if (v >= dtypes.size()) throw std::runtime_error("a garbled case request (dtypes)");
+      if (dtypes[v] == '1') s.dtypes.push_back(d);
+    }
+}
+
 // The case a 'C' request names. Throws std::runtime_error when it is garbled.
 GeneratedCase read_case(std::string_view body) {
   GeneratedCase c;
@@ -63,7 +94,7 @@ GeneratedCase read_case(std::string_view body) {
   int cuda = 0;
   field(cuda);
   c.config.cuda = cuda != 0;
-  if (!body.empty()) throw std::runtime_error("a garbled case request");
+  read_selection(body, c.config.selection);
   return c;
 }
 
@@ -134,7 +165,8 @@ std::string request_body(const std::variant<program::Program, GeneratedCase>& wh
   const auto [end, ec] = std::to_chars(share, share + sizeof share, c.config.invalid_share);
   PARITY_HARNESS_ASSERT(ec == std::errc(), "a double does not fit 64 characters");
   return std::string{'C', flag} + std::to_string(c.seed) + ' ' + std::to_string(c.k) + ' ' +
-         std::to_string(c.config.max_steps) + ' ' + std::string(share, end) + ' ' + (c.config.cuda ? '1' : '0');
+         std::to_string(c.config.max_steps) + ' ' + std::string(share, end) + ' ' + (c.config.cuda ? '1' : '0') +
+         ' ' + selection_words(c.config.selection);
 }
 
 std::string oracle_trace_request(const program::Program& program) {
@@ -142,7 +174,7 @@ std::string oracle_trace_request(const program::Program& program) {
 }
 
 [[noreturn]] void serve_requests(int fd, pid_t parent, std::size_t memory_limit_bytes, reports::Oracle oracle,
-                                 Progress* progress) {
+                                 Progress* progress, const EvalSides& sides) {
   become_isolated_child(parent);
   enter_evaluating_process(memory_limit_bytes, progress);
   try {
@@ -158,7 +190,7 @@ std::string oracle_trace_request(const program::Program& program) {
         const program::Program program = read_request(request);
         answer = request[0] == 'T' ? oracle_trace_to_text(program, *progress)
                                    : evaluate_to_text(program, request[1] == '1',
-                                                      judge::KeepValues::SummariseLarge, oracle, *progress);
+                                                      judge::KeepValues::SummariseLarge, oracle, sides, *progress);
         last = program::uses_cuda(program) && !impl_backend::cuda_context_usable();
       } catch (const std::exception& e) {
         answer = nlohmann::json{{"fatal", std::string("a worker could not read or generate its case: ") + e.what()}}.dump();

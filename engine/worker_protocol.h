@@ -4,7 +4,8 @@
 //
 // A message is its length (8 bytes, this machine's order: both ends run on this machine) and its bytes. A
 // request is a kind byte, a flag byte ('1': traces wanted) and the body: for 'P' a program as JSON, for 'C' a
-// case to generate as "seed k max_steps invalid_share" (the double in its shortest exact form), for 'T' a
+// case to generate as "seed k max_steps invalid_share cuda ops dtypes" (the double in its shortest exact form,
+// the selection's ops and dtypes a '0'/'1' each or "*"), for 'T' a
 // program as JSON to run on LibTorch alone. The answer to 'P' and 'C' is what evaluate_to_text returned, to 'T'
 // what oracle_trace_to_text returned (engine/evaluation_process.h). An answer whose length has its top bit set is
 // the worker's last: a sticky CUDA error broke its CUDA context (a device-side assert in LibTorch, say), which
@@ -57,6 +58,6 @@ std::string oracle_trace_request(const program::Program& program);
 // worker; `memory_limit_bytes` (0: none) and `progress` as enter_evaluating_process takes them; `oracle` judges
 // impl in every 'P' and 'C' request.
 [[noreturn]] void serve_requests(int fd, pid_t parent, std::size_t memory_limit_bytes, reports::Oracle oracle,
-                                 Progress* progress);
+                                 Progress* progress, const EvalSides& sides = {});
 
 }  // namespace parity::engine

@@ -37,6 +37,8 @@ json to_json(const Finding& f) {
           {"libtorch_version", f.libtorch_version},
           {"device", f.device},
           {"oracle", to_string(f.oracle)},
+          {"impl_command", f.impl_command},
+          {"oracle_command", f.oracle_command},
           {"planted_faults", f.planted_faults},
           {"seed", program::uint64_to_json(f.seed)},
           {"case_index", program::uint64_to_json(f.case_index)},
@@ -69,6 +71,9 @@ Finding finding_from_json(const json& j) {
   f.libtorch_version = typed<std::string>(j, "libtorch_version");
   f.device = typed<std::string>(j, "device");
   f.oracle = oracle_field(j, "finding");
+  // Absent from findings made before protocol backends: both sides in process.
+  if (j.contains("impl_command")) f.impl_command = json_typed<std::string>(j, "impl_command", "finding");
+  if (j.contains("oracle_command")) f.oracle_command = json_typed<std::string>(j, "oracle_command", "finding");
   if (version >= 2) f.planted_faults = typed<std::vector<std::string>>(j, "planted_faults");  // new in 2
   f.seed = u64(j, "seed");
   f.case_index = u64(j, "case_index");

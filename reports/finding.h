@@ -22,6 +22,9 @@ struct Finding {
   std::string libtorch_version;
   std::string device = "cpu";
   Oracle oracle = Oracle::LibTorch;  // what judged impl: what a replay runs again
+  // The protocol backends (docs/backend-protocol.md) of either side, as commands; empty: in process. A replay
+  // starts the same ones unless told otherwise.
+  std::string impl_command, oracle_command;
   std::vector<std::string> planted_faults;  // impl's deliberate bugs (PARITY_PLANT) in force; empty normally
   std::uint64_t seed = 0;        // the campaign's seed
   std::uint64_t case_index = 0;  // case k of the campaign

@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "judge/observation.h"
 #include "program/json.h"
 #include "program/op_table.h"
 #include "reports/build_info.h"
@@ -533,6 +534,21 @@ std::string render_summary(const ReportInput& in, const std::vector<Group>& grou
     if (r.oracle != Oracle::LibTorch)
       html += fact("oracle",
                    std::string(oracle_name(r.oracle)) + " (--oracle " + std::string(to_string(r.oracle)) + ")");
+    if (r.backends) {
+      auto side = [](const RunSummary::Side& s) {
+        return s.library + " " + s.version +
+               (s.command.empty() ? " (in process)" : " (protocol " + std::to_string(s.protocol) + ": " + s.command + ")");
+      };
+      html += fact("library under test", side(r.backends->impl));
+      html += fact("judged by", side(r.backends->oracle));
+      std::string words;
+      for (const std::string& name : r.backends->not_compared)
+        if (auto o = judge::parse_observation(name)) words += (words.empty() ? "" : ", ") + std::string(judge::describe(*o));
+      if (!words.empty()) html += fact("not compared", words + " (a side does not observe them)");
+      if (!r.backends->ops_left_out.empty())
+        html += fact("ops left out", std::to_string(r.backends->ops_left_out.size()) + ": " +
+                                         program::join(r.backends->ops_left_out, ", "));
+    }
     html += "</dl>";
     if (r.drift) return html;  // a drift run counts no coverage: both sides are LibTorch
     const auto starved = reports::starved(r.coverage);
@@ -636,6 +652,10 @@ struct Sides {
 
 Sides sides_of(const ReportInput& in) {
   if (oracle_of(in) == Oracle::ImplCpu) return {"impl (cuda on the device)", "impl on the CPU (the oracle)"};
+  if (in.summary && in.summary->backends) {  // a protocol backend on either side: the libraries' own names
+    const RunSummary::Backends& b = *in.summary->backends;
+    return {b.impl.library + " " + b.impl.version, b.oracle.library + " " + b.oracle.version + " (the oracle)"};
+  }
   if (!in.summary || !in.summary->drift) return {};
   return {"LibTorch " + in.summary->libtorch_version, "LibTorch " + in.summary->drift->other_libtorch_version};
 }
@@ -762,7 +782,9 @@ std::string html_report(const ReportInput& in) {
   html += "<title>" + esc(title) + "</title>\n<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n<main>\n";
   const Sides sides = sides_of(in);
   html += "<header><h1>parity report</h1><p class=\"meta\">" + esc(sides.left) + " against " +
-          esc(in.summary && in.summary->drift ? sides.right : std::string(oracle_name(oracle_of(in)))) + ": each group is one signature "
+          esc(in.summary && (in.summary->drift || in.summary->backends) ? sides.right
+                                                                        : std::string(oracle_name(oracle_of(in)))) +
+          ": each group is one signature "
           "(op : observation kind [: error category or signal]); the first differing observation is marked.</p></header>\n";
   for (const auto& w : in.warnings) html += "<p class=\"notice\">" + esc(w) + "</p>\n";
   html += "<section id=\"summary\">" + render_summary(in, groups) + "</section>\n";

@@ -96,6 +96,7 @@ json coverage_to_json(const Coverage& c) {
   json out = json::object();
   for (const auto& [name, counts] : kCoverageFields) out[name] = c.*counts;
   out["starved"] = starved(c);
+  if (!c.not_goals.empty()) out["not_goals"] = c.not_goals;
   return out;
 }
 
@@ -107,6 +108,10 @@ Coverage coverage_from_json(const json& j) {
     // Version 3 measured no pairs and no backward-through: read as nothing reached.
     if (!cov.contains(name) && (counts == &Coverage::situation_pairs || counts == &Coverage::backward_through)) continue;
     c.*counts = map_field<std::uint64_t>(cov, name, "coverage");
+  }
+  if (cov.contains("not_goals")) {
+    const auto names = get<std::vector<std::string>>(cov, "not_goals");
+    c.not_goals.insert(names.begin(), names.end());
   }
   return c;
 }
@@ -146,7 +151,8 @@ std::vector<std::string> starved(const Coverage& c) {
     const Coverage::Counts& counts = c.*counts_of(dim.name);
     for (const auto& key : dim.keys) {
       auto it = counts.find(key);
-      if (it == counts.end() || it->second == 0) out.push_back(std::string(dim.name) + "." + key);
+      const std::string name = std::string(dim.name) + "." + key;
+      if ((it == counts.end() || it->second == 0) && !c.not_goals.contains(name)) out.push_back(name);
     }
   }
   return out;
@@ -197,6 +203,15 @@ json to_json(const RunSummary& r) {
           {"resumed", r.resumed},
           {"partial", r.partial}};
   if (r.drift) out["drift"] = {{"other_libtorch_version", r.drift->other_libtorch_version}, {"other_parity", r.drift->other_parity}};
+  if (r.backends) {
+    auto side = [](const RunSummary::Side& s) {
+      return json{{"command", s.command}, {"library", s.library}, {"version", s.version}, {"protocol", s.protocol}};
+    };
+    out["backends"] = {{"impl", side(r.backends->impl)},
+                       {"oracle", side(r.backends->oracle)},
+                       {"not_compared", r.backends->not_compared},
+                       {"ops_left_out", r.backends->ops_left_out}};
+  }
   return out;
 }
 
@@ -267,6 +282,18 @@ RunSummary run_summary_from_json(const json& j) {
     const json& d = j.at("drift");
     if (!d.is_object()) throw JsonError("run summary: field \"drift\" must be an object");
     r.drift = RunSummary::Drift{get<std::string>(d, "other_libtorch_version"), get<std::string>(d, "other_parity")};
+  }
+  if (j.contains("backends")) {
+    const json& b = j.at("backends");
+    if (!b.is_object()) throw JsonError("run summary: field \"backends\" must be an object");
+    auto side = [](const json& s) {
+      if (!s.is_object()) throw JsonError("run summary: each side of \"backends\" must be an object");
+      return RunSummary::Side{get<std::string>(s, "command"), get<std::string>(s, "library"),
+                              get<std::string>(s, "version"), get<int>(s, "protocol")};
+    };
+    r.backends = RunSummary::Backends{side(b.at("impl")), side(b.at("oracle")),
+                                      get<std::vector<std::string>>(b, "not_compared"),
+                                      get<std::vector<std::string>>(b, "ops_left_out")};
   }
   return r;
 }

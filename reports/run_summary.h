@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -62,6 +63,9 @@ struct Coverage {
   Counts ops, layouts, memory_formats, dtypes, error_categories, situations;
   Counts situation_pairs;   // two events on one tensor (judge::situation_pairs())
   Counts backward_through;  // differentiable ops a backward went through (judge::backward_through_ops())
+  // Keys ("ops.mm", "dtypes.bool") the campaign's programs could not reach because its selection left them out
+  // (--ops, --dtypes, a protocol backend's declaration): not starved, whatever their count.
+  std::set<std::string> not_goals;
   // Every expected key at 0: a campaign starts from this, so that a key it never reaches shows in run.json.
   static Coverage zeroed();
   bool operator==(const Coverage&) const = default;
@@ -120,6 +124,21 @@ struct RunSummary {
     bool operator==(const Drift&) const = default;
   };
   std::optional<Drift> drift;
+  // Present when either side was a protocol backend (`--impl-cmd`, `--oracle-cmd`: docs/backend-protocol.md):
+  // each side's command ("" in-process), library, version and protocol version (0 in-process), what was not
+  // compared because a side does not observe it, and the ops the programs could not use.
+  struct Side {
+    std::string command, library, version;
+    int protocol = 0;
+    bool operator==(const Side&) const = default;
+  };
+  struct Backends {
+    Side impl, oracle;
+    std::vector<std::string> not_compared;  // observation names (judge/observation.h)
+    std::vector<std::string> ops_left_out;  // op names neither generated nor compared
+    bool operator==(const Backends&) const = default;
+  };
+  std::optional<Backends> backends;
   bool operator==(const RunSummary&) const = default;
 };
 

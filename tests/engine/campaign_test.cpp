@@ -126,7 +126,7 @@ TEST(EngineEvaluate, InProcessAndIsolatedAgree) {
 TEST(EngineEvaluate, AGarbledAnswerIsACrashNotCounts) {
   const program::Program p = generate_case(3, 21, {}).value();
   Progress progress;
-  const std::string answer = evaluate_to_text(p, false, judge::KeepValues::SummariseLarge, reports::Oracle::LibTorch, progress);
+  const std::string answer = evaluate_to_text(p, false, judge::KeepValues::SummariseLarge, reports::Oracle::LibTorch, {}, progress);
   auto read = [&](const std::string& text, const program::Program* program) {
     ChildEnd end;
     end.output = text;
