@@ -69,6 +69,9 @@ options:
   --shrink-share F share of the campaign's time (--seconds, or the time so far) that shrinking may take in all,
                    never less than 10 s (default 0.25; 0: no shrinking); findings beyond it are recorded
                    unshrunk
+  --max-findings N stop once N unexpected findings are recorded (the run is complete: run.json's
+                   budget.max_findings says why it ended early)
+  -x, --exitfirst  stop at the first unexpected finding (--max-findings 1)
   --known FILE     known divergences (default: reports/known_divergences.json of the source tree, if present)
   --require-coverage
                    fail (exit 3) when some op, layout kind, memory format, error category or autograd
@@ -159,7 +162,8 @@ Options parse_options(const std::vector<std::string>& argv) {
       {"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"}, {"--known"},
       {"--jobs"}, {"--isolation"}, {"--memory-mb"}, {"--shrink-share"}, {"--require-coverage", false},
       {"--strict-known", false}, {"--overwrite", false}, {"--confirm"}, {"--resume"}, {"--device"}, {"--oracle"},
-      {"--impl-cmd"}, {"--oracle-cmd"}, {"--backend-start-ms"}, {"--ops"}, {"--skip-ops"}, {"--dtypes"}};
+      {"--impl-cmd"}, {"--oracle-cmd"}, {"--backend-start-ms"}, {"--ops"}, {"--skip-ops"}, {"--dtypes"},
+      {"--max-findings"}, {"--exitfirst", false, "-x"}};
   Args args("parity fuzz", argv, kFlags);
   if (!args.positional().empty())
     throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity fuzz --help`)");
@@ -176,6 +180,13 @@ Options parse_options(const std::vector<std::string>& argv) {
   o.campaign.seconds = args.number("--seconds", 0.0, 1e9);
   o.campaign.cases = args.uint64("--cases", 0, std::uint64_t{1} << 62);
   if (!o.campaign.seconds && !o.campaign.cases) o.campaign.seconds = 60.0;
+  o.campaign.max_findings = args.uint64("--max-findings", 1, UINT64_MAX);
+  if (args.has("--exitfirst")) {
+    if (o.campaign.max_findings && *o.campaign.max_findings != 1)
+      throw UsageError("-x stops at the first unexpected finding: it cannot be given with --max-findings " +
+                       std::to_string(*o.campaign.max_findings));
+    o.campaign.max_findings = 1;
+  }
   if (auto s = args.uint64("--seed", 0, UINT64_MAX)) o.campaign.seed = *s;
   else o.campaign.seed = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   if (auto d = args.value("--out")) {

@@ -145,7 +145,7 @@ class Campaign {
     summary_.planted_faults = impl_backend::planted_fault_texts();
     summary_.seed = c_.seed;
     summary_.shard = c_.shard;
-    summary_.budget = {c_.cases, c_.seconds};
+    summary_.budget = {c_.cases, c_.seconds, c_.max_findings};
     summary_.max_steps = c_.generator.max_steps;
     summary_.device = c_.generator.cuda ? "cuda" : "cpu";
     summary_.oracle = c_.oracle;
@@ -198,6 +198,9 @@ class Campaign {
       }
       judge(next_to_judge, std::move(ev), next_to_judge + total);
       next_to_judge += total;
+      // Enough unexpected findings: the cases still in flight are dropped, judged by nobody, and the run is
+      // complete (budget.max_findings says why it ended before its cases or seconds).
+      if (c_.max_findings && summary_.unexpected_findings >= *c_.max_findings) break;
       if (Clock::now() - last_checkpoint_ >= kCheckpointEvery) checkpoint(next_to_judge);
       if (observer_) observer_->on_progress(progress(), false);
     }

@@ -32,6 +32,7 @@ struct CampaignConfig {
   std::uint64_t seed = 0;
   std::optional<double> seconds;        // stop after this long
   std::optional<std::uint64_t> cases;   // stop after case indices 0..cases-1 (shared out among shards)
+  std::optional<std::uint64_t> max_findings;  // stop once this many unexpected findings are recorded (-x: 1)
   std::filesystem::path out = "parity-out";  // findings.jsonl and run.json go here (see prepare_output)
   generators::GenConfig generator;
   // What judges impl: LibTorch, or impl on the CPU (a campaign on cuda only: reports/oracle.h).

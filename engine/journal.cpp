@@ -56,6 +56,7 @@ json config_to_json(const CampaignConfig& c) {
   return {{"seed", program::uint64_to_json(c.seed)},
           {"cases", c.cases ? program::uint64_to_json(*c.cases) : json(nullptr)},
           {"seconds", optional_json(c.seconds)},
+          {"max_findings", c.max_findings ? program::uint64_to_json(*c.max_findings) : json(nullptr)},
           {"max_steps", c.generator.max_steps},
           {"invalid_share", c.generator.invalid_share},
           {"swarm_share", c.generator.swarm_share},
@@ -82,6 +83,8 @@ CampaignConfig config_from_json(const json& j) {
   c.seed = reports::json_u64(j, "seed", what);
   if (!reports::json_field(j, "cases", what).is_null()) c.cases = reports::json_u64(j, "cases", what);
   if (!reports::json_field(j, "seconds", what).is_null()) c.seconds = json_typed<double>(j, "seconds", what);
+  if (j.contains("max_findings") && !j.at("max_findings").is_null())
+    c.max_findings = reports::json_u64(j, "max_findings", what);
   c.generator.max_steps = json_typed<int>(j, "max_steps", what);
   c.generator.invalid_share = json_typed<double>(j, "invalid_share", what);
   c.generator.swarm_share = json_typed<double>(j, "swarm_share", what);

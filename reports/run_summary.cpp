@@ -117,8 +117,10 @@ Coverage coverage_from_json(const json& j) {
 }
 
 json budget_to_json(const Budget& b) {
-  return {{"cases", b.cases ? program::uint64_to_json(*b.cases) : json(nullptr)},
-          {"seconds", b.seconds ? json(*b.seconds) : json(nullptr)}};
+  json out = {{"cases", b.cases ? program::uint64_to_json(*b.cases) : json(nullptr)},
+              {"seconds", b.seconds ? json(*b.seconds) : json(nullptr)}};
+  if (b.max_findings) out["max_findings"] = program::uint64_to_json(*b.max_findings);
+  return out;
 }
 
 Budget budget_from_json(const json& j) {
@@ -127,6 +129,7 @@ Budget budget_from_json(const json& j) {
   constexpr std::string_view what = "run summary: budget";
   Budget out;
   if (!json_field(b, "cases", what).is_null()) out.cases = json_u64(b, "cases", what);
+  if (b.contains("max_findings")) out.max_findings = json_u64(b, "max_findings", what);
   if (!json_field(b, "seconds", what).is_null()) {
     out.seconds = json_typed<double>(b, "seconds", what);
     if (*out.seconds < 0) throw JsonError("run summary: budget.seconds must not be negative");

@@ -48,6 +48,7 @@ inline constexpr int kMaxShards = 1000000;
 struct Budget {
   std::optional<std::uint64_t> cases;  // case indices 0..cases-1, shared out among the shards
   std::optional<double> seconds;
+  std::optional<std::uint64_t> max_findings;  // stop at this many unexpected findings (--max-findings, -x)
   bool operator==(const Budget&) const = default;
 };
 
