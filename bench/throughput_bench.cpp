@@ -1,8 +1,10 @@
 // Campaign throughput, in one run on one machine: cases per second of the same generated programs evaluated
-// in this process (no isolation: the limit), by persistent workers (one, then one per core), and by a child
-// forked per case (the old mode). Prints a table with the ratios the engine is held to and writes them as JSON.
+// in this process (no isolation: the limit), by persistent workers (one, then one per core), by a child forked per
+// case (the old mode), and by workers whose impl side is `parity serve --backend impl` behind the backend protocol
+// (docs/backend-protocol.md); with --python, also judged by PyTorch's Python API through the protocol
+// (backends/python/torch_backend.py). Prints a table with the ratios the engine is held to and writes them as JSON.
 //
-//   parity_throughput_bench [--seconds S] [--seed N] [--json FILE]
+//   parity_throughput_bench [--seconds S] [--seed N] [--json FILE] [--parity BIN] [--python PY]
 //
 // The isolated modes run first: forking workers from a process that already holds LibTorch state (the in-process
 // mode's) is what the engine avoids. Shrinking is off in every mode, so that each measures evaluation alone.
@@ -37,8 +39,9 @@ struct Mode {
 };
 
 Mode campaign(const std::string& name, engine::Isolation isolation, int jobs, double seconds, std::uint64_t seed,
-              const fs::path& work) {
+              const fs::path& work, const engine::EvalSides& sides = {}) {
   engine::CampaignConfig c;
+  c.sides = sides;
   c.seed = seed;
   c.seconds = seconds;
   c.isolation = isolation;
@@ -71,15 +74,21 @@ int run(int argc, char** argv) {
   double seconds = 10;
   std::uint64_t seed = 20261121;
   fs::path json_path = "throughput.json";
+  // The parity binary beside this one (both are built into the build folder), for `parity serve`.
+  fs::path parity = fs::read_symlink("/proc/self/exe").parent_path() / "parity";
+  std::string python;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if ((a == "--seconds" || a == "--seed" || a == "--json") && i + 1 < argc) {
+    if ((a == "--seconds" || a == "--seed" || a == "--json" || a == "--parity" || a == "--python") && i + 1 < argc) {
       const std::string v = argv[++i];
       if (a == "--seconds") seconds = std::stod(v);
       else if (a == "--seed") seed = std::stoull(v);
+      else if (a == "--parity") parity = v;
+      else if (a == "--python") python = v;
       else json_path = v;
     } else {
-      std::fprintf(stderr, "usage: parity_throughput_bench [--seconds S] [--seed N] [--json FILE]\n");
+      std::fprintf(stderr, "usage: parity_throughput_bench [--seconds S] [--seed N] [--json FILE] [--parity BIN] "
+                           "[--python PY]\n");
       return 2;
     }
   }
@@ -90,8 +99,18 @@ int run(int argc, char** argv) {
                static_cast<unsigned long long>(seed), cores);
   modes.push_back(campaign("fork_per_case", engine::Isolation::Fork, 1, seconds, seed, work));
   modes.push_back(campaign("workers_1", engine::Isolation::Workers, 1, seconds, seed, work));
-  if (cores > 1)
-    modes.push_back(campaign("workers_" + std::to_string(cores), engine::Isolation::Workers, cores, seconds, seed, work));
+  const std::string all_name = "workers_" + std::to_string(cores);
+  if (cores > 1) modes.push_back(campaign(all_name, engine::Isolation::Workers, cores, seconds, seed, work));
+  engine::EvalSides served;
+  served.impl_cmd = "'" + parity.string() + "' serve --backend impl";
+  modes.push_back(campaign("protocol_impl_" + std::to_string(cores), engine::Isolation::Workers, cores, seconds,
+                           seed, work, served));
+  if (!python.empty()) {
+    engine::EvalSides judged;
+    judged.oracle_cmd = "'" + python + "' '" PARITY_SOURCE_DIR "/backends/python/torch_backend.py'";
+    modes.push_back(campaign("python_oracle_" + std::to_string(cores), engine::Isolation::Workers, cores, seconds,
+                             seed, work, judged));
+  }
   modes.push_back(in_process(seconds, seed));
   std::error_code ec;
   fs::remove_all(work, ec);
@@ -104,7 +123,9 @@ int run(int argc, char** argv) {
   const Mode& fork = *find("fork_per_case");
   const Mode& one = *find("workers_1");
   const Mode& inproc = *find("in_process");
-  const Mode* all = cores > 1 ? find("workers_" + std::to_string(cores)) : nullptr;
+  const Mode* all = cores > 1 ? find(all_name) : nullptr;
+  const Mode& protocol = *find("protocol_impl_" + std::to_string(cores));
+  const Mode* python_oracle = find("python_oracle_" + std::to_string(cores));
 
   std::printf("%-16s %10s %10s %12s\n", "mode", "cases", "seconds", "cases/s");
   for (const auto& m : modes) std::printf("%-16s %10llu %10.2f %12.1f\n", m.name.c_str(),
@@ -117,6 +138,14 @@ int run(int argc, char** argv) {
   ratio("workers_1 / in_process", one.rate() / inproc.rate(), 0.6);
   ratio("workers_1 / fork_per_case", one.rate() / fork.rate(), 10);
   if (all) ratio((all->name + " / workers_1").c_str(), all->rate() / one.rate(), 1.7);
+  ratio((protocol.name + " / " + (all ? all->name : one.name)).c_str(), protocol.rate() / (all ? all : &one)->rate(),
+        0.25);
+  if (python_oracle) {
+    const double per_core = python_oracle->rate() / cores;
+    std::printf("%-44s %8.1f   (goal >= 300: %s)\n", "python_oracle cases/s per core", per_core,
+                per_core >= 300 ? "met" : "NOT met");
+    ratios["python_oracle cases/s per core"] = {{"value", per_core}, {"goal", 300}, {"met", per_core >= 300}};
+  }
 
   nlohmann::json out = {{"seed", seed}, {"seconds_per_mode", seconds}, {"cores", cores}, {"ratios", ratios}};
   for (const auto& m : modes)
