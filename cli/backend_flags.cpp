@@ -66,6 +66,7 @@ BackendChoice choose(const engine::EvalSides& given, generators::Selection selec
   std::vector<std::string> left_out;
   for (const auto* c : {&impl, &oracle}) {
     if (!*c) continue;
+    out.cuda = out.cuda && (*c)->has_device(program::Device::CUDA);
     compared = compared & (*c)->observations;
     if (!selection.dtypes.empty() || narrowed) {
       std::erase_if(selection.dtypes, [&](program::DType d) { return !(*c)->has_dtype(d); });
@@ -90,6 +91,11 @@ BackendChoice choose(const engine::EvalSides& given, generators::Selection selec
 }
 
 }  // namespace
+
+void BackendChoice::require_cuda(bool needed, const std::string& command) const {
+  if (needed && !cuda)
+    throw UsageError(command + ": the work has cuda steps, and a protocol backend does not declare the cuda device");
+}
 
 reports::RunSummary::Side in_process_oracle(reports::Oracle oracle) {
   switch (oracle) {

@@ -23,6 +23,9 @@ struct BackendChoice {
   engine::EvalSides sides;
   generators::Selection selection;                      // what both sides run, narrowed by the flags
   std::optional<reports::RunSummary::Backends> record;  // set when either side is a protocol backend
+  bool cuda = true;  // every protocol side declares the cuda device
+  // Throws UsageError, worded for `command`, when work on cuda meets a protocol side without the device.
+  void require_cuda(bool needed, const std::string& command) const;
 };
 
 // Reads the flags, starts each protocol backend for its handshake, and intersects what both sides declare.

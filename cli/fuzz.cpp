@@ -222,6 +222,7 @@ Options parse_options(const std::vector<std::string>& argv) {
   o.overwrite = args.has("--overwrite");
   if (!o.resume) {
     BackendChoice b = choose_backends(args, "parity fuzz", true, in_process_oracle(o.campaign.oracle));
+    b.require_cuda(o.campaign.generator.cuda, "parity fuzz --device cuda");
     o.campaign.sides = b.sides;
     o.campaign.generator.selection = b.selection;
     o.campaign.backends = b.record;

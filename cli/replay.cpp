@@ -105,6 +105,7 @@ int replay_command(const std::vector<std::string>& argv) {
     recorded.oracle_cmd = in.finding->oracle_command;
     backends = choose_backends(recorded, {}, in_process_oracle(options.oracle));
   }
+  backends.require_cuda(program::uses_cuda(in.program), "parity replay");
   options.sides = backends.sides;
   if (backends.record) print_sides(*backends.record);
   engine::Evaluation ev = engine::evaluate_isolated(in.program, options);

@@ -66,6 +66,7 @@ int run_command(const std::vector<std::string>& argv) {
   require_cuda_for(options.oracle, program::uses_cuda(p), "parity run", "this program has no cuda step");
   options.memory_limit_bytes = memory_limit_bytes(args, "parity run", program::uses_cuda(p));
   const BackendChoice backends = choose_backends(args, "parity run", false, in_process_oracle(options.oracle));
+  backends.require_cuda(program::uses_cuda(p), "parity run");
   options.sides = backends.sides;
   if (backends.record) print_sides(*backends.record);
   engine::Evaluation ev = engine::evaluate_isolated(p, options);
