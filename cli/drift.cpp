@@ -7,11 +7,13 @@
 #include <random>
 
 #include "cli/args.h"
+#include "cli/backend_flags.h"
 #include "cli/campaign_printer.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
 #include "cli/memory_limit.h"
 #include "engine/drift.h"
+#include "engine/worker_pool.h"
 #include "engine/worker_protocol.h"
 #include "oracle/torch_backend.h"
 #include "program/json.h"
@@ -20,8 +22,9 @@ namespace parity::cli {
 
 namespace {
 
-constexpr std::string_view kHelp = R"(usage: parity drift --against OTHER_PARITY [--seconds S | --cases N] [--seed K] [--out DIR]
+const std::string kHelp = std::string(R"(usage: parity drift --against OTHER_PARITY [--seconds S | --cases N] [--seed K] [--out DIR]
                     [--max-steps N] [--timeout-ms T] [--memory-mb M] [--shrink-share F] [--overwrite]
+       parity drift [--against OTHER_PARITY] [--impl-cmd CMD] [--oracle-cmd CMD] [options as above]
 
 What changed between two PyTorch releases: generated programs run on this build's LibTorch and on the LibTorch
 of another parity build (OTHER_PARITY, its parity binary, e.g. build-torch-2.15/parity), each in a worker
@@ -47,6 +50,12 @@ options:
                     when the flag is given
   --shrink-share F  share of the time budget shrinking may use (default 0.25)
   --overwrite       replace an earlier run's output in DIR
+)") + backend_flags_help(false) + R"(
+With --impl-cmd or --oracle-cmd either release may be a protocol backend (docs/backend-protocol.md), e.g.
+--oracle-cmd "python3 backends/python/torch_backend.py" with any pip-installed PyTorch: this build's side is
+`parity serve --backend libtorch` unless --impl-cmd names another, the other side OTHER_PARITY's unless
+--oracle-cmd does. The run is then a campaign between the two (run.json's `backends` names them) judged with no
+ledger.
 
 exit status: 0 the releases agree on every case of the budget, 1 they differ somewhere (however the run ended),
 2 bad usage or setup, 5 a signal stopped the run before its budget was spent, 6 no case ran (as `parity fuzz`).
@@ -61,19 +70,75 @@ options:
   --memory-mb M    its address-space limit in MiB (default 4096; 0: none), as `parity drift --memory-mb`
 )";
 
+// A parity binary's LibTorch behind the backend protocol.
+std::string serve_libtorch(const std::string& parity) {
+  if (parity.find('\'') != std::string::npos) throw UsageError("a parity path must not contain a single quote");
+  return "'" + parity + "' serve --backend libtorch";
+}
+
+// Drift with a protocol backend on either side: a campaign between the two, judged with no ledger.
+int protocol_drift(const engine::DriftConfig& d, const Args& args) {
+  engine::EvalSides sides;
+  sides.impl_cmd = args.value("--impl-cmd").value_or(serve_libtorch(std::filesystem::read_symlink("/proc/self/exe")));
+  sides.oracle_cmd = args.has("--oracle-cmd") ? *args.value("--oracle-cmd") : serve_libtorch(d.other_parity);
+  if (sides.impl_cmd.empty() || sides.oracle_cmd.empty()) throw UsageError("--impl-cmd and --oracle-cmd need a command");
+  if (auto t = args.uint64("--backend-start-ms", 1, 3600 * 1000)) sides.start_timeout = std::chrono::milliseconds(*t);
+  const BackendChoice backends = choose_backends(sides, {}, in_process_oracle(reports::Oracle::LibTorch));
+  engine::CampaignConfig c;
+  c.seed = d.seed;
+  c.seconds = d.seconds;
+  c.cases = d.cases;
+  c.out = d.out;
+  c.generator = d.generator;
+  c.generator.selection = backends.selection;
+  c.sides = backends.sides;
+  c.backends = backends.record;
+  c.timeout = d.timeout;
+  c.memory_limit_bytes = d.memory_limit_bytes;
+  c.shrink_share = d.shrink_share;
+  c.jobs = engine::usable_cores();
+  engine::prepare_output(c.out, args.has("--overwrite"));
+  print_sides(*c.backends);
+  std::optional<StopOnSignals> signals(std::in_place);
+  CampaignPrinter printer;
+  const engine::CampaignResult r = engine::run_campaign(c, reports::KnownDivergences{}, StopOnSignals::stop_flag(), &printer);
+  signals.reset();
+  const reports::RunSummary& s = r.summary;
+  std::printf("parity drift: %s against %s: %llu cases in %.1f s (%.1f/s), %llu differences in %zu groups; seed "
+              "%llu%s\n",
+              (c.backends->impl.library + " " + c.backends->impl.version).c_str(),
+              (c.backends->oracle.library + " " + c.backends->oracle.version).c_str(),
+              static_cast<unsigned long long>(s.cases), s.seconds, s.cases_per_second,
+              static_cast<unsigned long long>(s.findings), s.groups.size(), static_cast<unsigned long long>(c.seed),
+              s.interrupted ? " (interrupted)" : "");
+  for (const auto& [sig, g] : s.groups)
+    std::printf("  %6llu  %s  [first case %llu]\n", static_cast<unsigned long long>(g.count), sig.to_string().c_str(),
+                static_cast<unsigned long long>(g.first_case));
+  std::fflush(stdout);
+  const int page = report_command({c.out.string(), "-o", (c.out / "report.html").string()});
+  if (page != 0) std::fprintf(stderr, "parity drift: the HTML report could not be built\n");
+  const std::optional<int> unfinished = unfinished_run_status("parity drift", s);
+  if (s.findings > 0) return kExitUnexpectedFindings;
+  return unfinished.value_or(kExitOk);
+}
+
 }  // namespace
 
 int drift_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
-  Args args("parity drift", argv,
-            {{"--against"}, {"--seconds"}, {"--cases"}, {"--seed"}, {"--out"}, {"--max-steps"}, {"--timeout-ms"},
-             {"--memory-mb"}, {"--shrink-share"}, {"--overwrite", false}});
+  std::vector<FlagSpec> flags = {{"--against"}, {"--seconds"}, {"--cases"}, {"--seed"}, {"--out"},
+                                 {"--max-steps"}, {"--timeout-ms"}, {"--memory-mb"}, {"--shrink-share"},
+                                 {"--overwrite", false}};
+  for (FlagSpec& f : backend_flag_specs(false)) flags.push_back(std::move(f));
+  Args args("parity drift", argv, flags);
   if (!args.positional().empty())
     throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity drift --help`)");
   engine::DriftConfig c;
   const auto other = args.value("--against");
-  if (!other || other->empty()) throw UsageError("--against needs the other build's parity binary");
-  c.other_parity = *other;
+  if (other && other->empty()) throw UsageError("--against needs the other build's parity binary");
+  if (!other && !args.has("--oracle-cmd"))
+    throw UsageError("--against needs the other build's parity binary (or --oracle-cmd a protocol backend)");
+  c.other_parity = other.value_or("");
   c.seconds = args.number("--seconds", 0.0, 1e9);
   c.cases = args.uint64("--cases", 0, std::uint64_t{1} << 62);
   if (!c.seconds && !c.cases) c.seconds = 60.0;
@@ -87,6 +152,7 @@ int drift_command(const std::vector<std::string>& argv) {
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) c.timeout = std::chrono::milliseconds(*t);
   c.memory_limit_bytes = memory_limit_bytes(args, "parity drift");
   if (auto f = args.number("--shrink-share", 0.0, 1.0)) c.shrink_share = *f;
+  if (args.has("--impl-cmd") || args.has("--oracle-cmd")) return protocol_drift(c, args);
   engine::prepare_output(c.out, args.has("--overwrite"));
 
   // Before the first line, so that a signal sent once it is printed finds the handlers in place.

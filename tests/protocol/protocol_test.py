@@ -4,7 +4,8 @@
 1. impl through the protocol (`parity serve --backend impl` as --impl-cmd) finds exactly what the in-process
    campaign finds with the same seed, planted bugs included: the same findings.jsonl and run.json, apart from
    times and the record of the sides; and every message of such a campaign matches the protocol's JSON Schema.
-2. Each planted fault of a protocol backend (tests/protocol/fault_backend.py, a proxy in front of `parity serve`)
+2. `parity drift --oracle-cmd`, this build's LibTorch on both sides of the protocol, finds no difference.
+3. Each planted fault of a protocol backend (tests/protocol/fault_backend.py, a proxy in front of `parity serve`)
    gives the right finding or a clear refusal at start, and parity never hangs: crash, hang, garbage, a lying
    handshake, slow start, stdout noise, a command that does not exist.
 
@@ -110,6 +111,18 @@ def check_messages_against_schema(parity, work):
     print(f"ok: {count} messages of a campaign through the protocol match reports/schema/protocol.schema.json")
 
 
+def check_drift_through_the_protocol(parity, work):
+    """`parity drift --oracle-cmd`: this build's LibTorch, both sides behind the protocol, agrees with itself."""
+    out = os.path.join(work, "drift")
+    serve = f"{shlex.quote(parity)} serve --backend libtorch"
+    code, text = run([parity, "drift", "--oracle-cmd", serve, "--cases", "300", "--seed", "5", "--out", out])
+    summary, findings = outputs(out)
+    if code != 0 or findings or summary["backends"]["oracle"]["command"] != serve:
+        sys.exit(f"FAIL: LibTorch through the protocol differs from itself (exit {code}):\n{text[-3000:]}")
+    print(f"ok: drift through the protocol: LibTorch {summary['backends']['impl']['version']} agrees with itself "
+          f"on {summary['cases']} programs")
+
+
 def fault(parity, kind, *more):
     args = [sys.executable, os.path.join(HERE, "fault_backend.py"), "--parity", parity, "--fault", kind, *more]
     return " ".join(map(shlex.quote, args))
@@ -175,6 +188,7 @@ def main():
     os.makedirs(args.work)
     check_equal_to_in_process(args.parity, args.work)
     check_messages_against_schema(args.parity, args.work)
+    check_drift_through_the_protocol(args.parity, args.work)
     check_faults(args.parity, args.work)
 
 
