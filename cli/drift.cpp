@@ -70,6 +70,22 @@ options:
   --memory-mb M    its address-space limit in MiB (default 4096; 0: none), as `parity drift --memory-mb`
 )";
 
+// Either drift's end: one line per group, the page, the exit status.
+int finish(const reports::RunSummary& s, const std::filesystem::path& out) {
+  for (const auto& [sig, g] : s.groups)
+    std::printf("  %6llu  %s  [first case %llu%s]\n", static_cast<unsigned long long>(g.count),
+                sig.to_string().c_str(), static_cast<unsigned long long>(g.first_case),
+                g.smallest ? (", smallest " + std::to_string(g.smallest->program.steps.size()) + " steps").c_str()
+                           : "");
+  std::fflush(stdout);
+  // The page, as `parity report` makes it for a campaign.
+  const int page = report_command({out.string(), "-o", (out / "report.html").string()});
+  if (page != 0) std::fprintf(stderr, "parity drift: the HTML report could not be built\n");
+  const std::optional<int> unfinished = unfinished_run_status("parity drift", s);
+  if (s.findings > 0) return kExitUnexpectedFindings;
+  return unfinished.value_or(kExitOk);
+}
+
 // A parity binary's LibTorch behind the backend protocol.
 std::string serve_libtorch(const std::string& parity) {
   if (parity.find('\'') != std::string::npos) throw UsageError("a parity path must not contain a single quote");
@@ -111,15 +127,7 @@ int protocol_drift(const engine::DriftConfig& d, const Args& args) {
               static_cast<unsigned long long>(s.cases), s.seconds, s.cases_per_second,
               static_cast<unsigned long long>(s.findings), s.groups.size(), static_cast<unsigned long long>(c.seed),
               s.interrupted ? " (interrupted)" : "");
-  for (const auto& [sig, g] : s.groups)
-    std::printf("  %6llu  %s  [first case %llu]\n", static_cast<unsigned long long>(g.count), sig.to_string().c_str(),
-                static_cast<unsigned long long>(g.first_case));
-  std::fflush(stdout);
-  const int page = report_command({c.out.string(), "-o", (c.out / "report.html").string()});
-  if (page != 0) std::fprintf(stderr, "parity drift: the HTML report could not be built\n");
-  const std::optional<int> unfinished = unfinished_run_status("parity drift", s);
-  if (s.findings > 0) return kExitUnexpectedFindings;
-  return unfinished.value_or(kExitOk);
+  return finish(s, c.out);
 }
 
 }  // namespace
@@ -170,18 +178,7 @@ int drift_command(const std::vector<std::string>& argv) {
               static_cast<unsigned long long>(s.cases), s.seconds, s.cases_per_second,
               static_cast<unsigned long long>(s.findings), s.groups.size(), static_cast<unsigned long long>(c.seed),
               s.interrupted ? " (interrupted)" : "");
-  for (const auto& [sig, g] : s.groups)
-    std::printf("  %6llu  %s  [first case %llu%s]\n", static_cast<unsigned long long>(g.count),
-                sig.to_string().c_str(), static_cast<unsigned long long>(g.first_case),
-                g.smallest ? (", smallest " + std::to_string(g.smallest->program.steps.size()) + " steps").c_str()
-                           : "");
-  std::fflush(stdout);
-  // The page, as `parity report` makes it for a campaign.
-  const int page = report_command({c.out.string(), "-o", (c.out / "report.html").string()});
-  if (page != 0) std::fprintf(stderr, "parity drift: the HTML report could not be built\n");
-  const std::optional<int> unfinished = unfinished_run_status("parity drift", s);
-  if (s.findings > 0) return kExitUnexpectedFindings;
-  return unfinished.value_or(kExitOk);
+  return finish(s, c.out);
 }
 
 int worker_command(const std::vector<std::string>& argv) {
