@@ -189,25 +189,14 @@ std::string run_in_child(const program::Program& program, bool want_traces, judg
     TracingBackend traced(*backends[side], progress);
     try {
       traces[side] = judge::run(traced, program, keep);
-    } catch (const judge::SessionLost& e) {
-      // A protocol backend died or broke the protocol: a finding of its own kind at the step it was in.
-      const json lost = {{"impl_version", versions[0]},
-                         {"oracle_version", versions[1]},
-                         {"escaped",
-                          {{"phase", side == 0 ? "impl" : "oracle"},
-                           {"step", progress->step.load()},
-                           {"kind", e.kind == judge::SessionLost::Kind::Crash ? "crash" : "protocol"},
-                           {"message", e.what()}}}};
-      return lost.dump(-1, ' ', false, json::error_handler_t::replace);
     } catch (const std::exception& e) {
-      // The run loop catches what steps raise; anything else broke the Session contract (observe threw).
-      const json escaped = {{"impl_version", versions[0]},
-                            {"oracle_version", versions[1]},
-                            {"escaped",
-                             {{"phase", side == 0 ? "impl" : "oracle"},
-                              {"step", progress->step.load()},
-                              {"message", e.what()}}}};
-      return escaped.dump(-1, ' ', false, json::error_handler_t::replace);
+      // The run loop catches what steps raise; anything else broke the Session contract (observe threw), or is a
+      // protocol backend that died or broke the protocol (SessionLost): a finding of its own kind.
+      json escaped = {{"phase", side == 0 ? "impl" : "oracle"}, {"step", progress->step.load()}, {"message", e.what()}};
+      if (const auto* lost = dynamic_cast<const judge::SessionLost*>(&e))
+        escaped["kind"] = lost->kind == judge::SessionLost::Kind::Crash ? "crash" : "protocol";
+      const json answer = {{"impl_version", versions[0]}, {"oracle_version", versions[1]}, {"escaped", escaped}};
+      return answer.dump(-1, ' ', false, json::error_handler_t::replace);
     }
   }
   progress->phase = kComparing;
