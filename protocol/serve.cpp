@@ -1,5 +1,6 @@
 #include "protocol/serve.h"
 
+#include <algorithm>
 #include <string>
 
 #include "program/internal_assert.h"
@@ -75,11 +76,13 @@ class Server {
     out["before"] = std::move(before);
     out["live"] = live(index, grad);
     json tensors = json::object();
+    const std::vector<int> observe = ids(o, "observe");
+    // A value also observed gets its full answer only, which holds its elements.
     for (int id : ids(o, "read"))
-      if (session_->has_value(id))
+      if (session_->has_value(id) && std::find(observe.begin(), observe.end(), id) == observe.end())
         tensors[std::to_string(id)] = answer_or_raised([&] { return values_to_json(session_->values(id)); });
     // Observed last, as the run loop observes after reading: reading grad_fn may regenerate a view's history.
-    for (int id : ids(o, "observe"))
+    for (int id : observe)
       if (session_->has_value(id))
         tensors[std::to_string(id)] = answer_or_raised([&] { return tensor_to_json(session_->observe(id, true, grad)); });
     out["tensors"] = std::move(tensors);
