@@ -111,21 +111,21 @@ class Program:
         """Drops .grad of everything the program reaches: a gradient whose history ends in its own leaf
         (create_graph), or two tensors each other's gradient, are cycles through C++ that no Python collection
         frees, and a backend serves programs for as long as parity lets it."""
-        todo = list(self.values.values()) + list(self.kept.values())
+        pending = list(self.values.values()) + list(self.kept.values())
         for name, memo in self.ns.items():
             if name.startswith("memo"):
-                todo += [x for x in memo.values() if isinstance(x, torch.Tensor)]
+                pending += [x for x in memo.values() if isinstance(x, torch.Tensor)]
         seen = set()
-        while todo:
-            t = todo.pop()
+        while pending:
+            t = pending.pop()
             if t._cdata in seen:
                 continue
             seen.add(t._cdata)
             try:
                 if t._is_view():
-                    todo.append(t._base)
+                    pending.append(t._base)
                 if t.grad is not None:
-                    todo.append(t.grad)
+                    pending.append(t.grad)
                     t.grad = None
             except Exception:
                 pass  # best effort: what is not freed is only memory
