@@ -154,8 +154,8 @@ struct OpSpec {
   // float32 results may differ from LibTorch's in their last bits (libm vs SLEEF, summation order).
   bool rounds = false;
   // Turns an absolute error of an operand into a relative error of its result (exp), or into a different
-  // result altogether (eq): an operand that carries rounding makes a false alarm, so the generator does not
-  // feed one.
+  // result altogether (eq; sin and cos of a large argument, where the last bit of exp's result is a whole
+  // period): an operand that carries rounding makes a false alarm, so the generator does not feed one.
   bool amplifies_rounding = false;
   // The result is a leaf even when it requires grad (factories, deepcopy).
   bool leaf_result = false;
