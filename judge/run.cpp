@@ -8,6 +8,7 @@
 namespace parity::judge {
 
 using program::has_internal_overlap;
+using program::layouts_share_memory;
 using program::InternalError;
 using program::OpId;
 using program::OpKind;
@@ -50,10 +51,11 @@ class Taint {
   bool values_defined(int id) const { return !tainted_[id]; }
   bool grad_defined(int id) const { return !grad_tainted_[id]; }
 
-  // Called after a step raised. An in-place op may raise from inside its write loop, after writing part of its
-  // destination (index_put_ meeting an out-of-range index): when that write was undefined (overlapping memory),
-  // so is whatever part of it happened.
-  void update_after_raise(const Step& step, int index, Session& session) {
+  // Called after an in-place step raised. Most raise before writing anything, and then nothing changed; only an
+  // op that checks while it writes (OpSpec::checks_while_writing: index_put_ meeting an out-of-range index) has
+  // written part of its destination, and when that write was undefined (overlapping memory), so is that part.
+  void update_after_raise(const Step& step, int index, ErrorCategory category, Session& session) {
+    if (!spec(step.op).checks_while_writing || category != ErrorCategory::IndexRange) return;
     if (session.has_value(step.inputs.at(0)) && write_is_undefined(step, session))
       taint_aliases(step.inputs[0], index, session);
   }
@@ -227,8 +229,10 @@ class Taint {
   }
 
   // PyTorch leaves an in-place result undefined when elements overlap in ways it cannot prove cheaply (it
-  // only rejects zero strides and same-layout aliasing): a destination whose elements share memory, or an
-  // operand sharing the destination's storage in another layout. The values then depend on iteration order.
+  // only rejects zero strides and partial overlap of dense tensors, MemOverlap and MemOverlapStatus): a
+  // destination whose elements share memory, or an operand reaching the destination's memory in another layout.
+  // The values then depend on iteration order. Two views of one storage whose elements are disjoint (narrow's
+  // two halves) are as defined as two tensors.
   static bool write_is_undefined(const Step& step, Session& session) {
     if (spec(step.op).kind != OpKind::InPlace) return false;
     const int out = step.inputs[0];
@@ -241,9 +245,13 @@ class Taint {
     for (std::size_t k = 1; k < step.inputs.size(); ++k) {
       const int in = step.inputs[k];
       if (out == in || session.storage_key(out) != session.storage_key(in)) continue;
-      if (spec(step.op).gathers) return true;
       const TensorObs src = session.observe(in, false, false);
-      if (dst.sizes != src.sizes || dst.strides != src.strides || dst.offset != src.offset) return true;
+      const bool same_layout = dst.sizes == src.sizes && dst.strides == src.strides && dst.offset == src.offset;
+      if (same_layout && !spec(step.op).gathers) continue;
+      // No op of a program reinterprets a storage as another dtype, so element offsets compare directly; a
+      // backend that shows two dtypes over one storage is not trusted to have disjoint ones.
+      if (dst.dtype != src.dtype) return true;
+      if (layouts_share_memory(dst.sizes, dst.strides, dst.offset, src.sizes, src.strides, src.offset)) return true;
     }
     return false;
   }
@@ -376,7 +384,8 @@ Trace run(Backend& backend, const Program& program, KeepValues keep) {
     // A step that writes (in place, backward, flags) may change any value; others only make their result.
     try {
       if (obs.status == StepObs::Status::Ok) taint.update(step, i, *session);
-      else if (obs.status == StepObs::Status::Error && op.is_inplace()) taint.update_after_raise(step, i, *session);
+      else if (obs.status == StepObs::Status::Error && op.is_inplace())
+        taint.update_after_raise(step, i, obs.category, *session);
       obs.schema_violations = schema.after(step, i, obs.status == StepObs::Status::Ok, *session, defined);
       if (op.mutates) {
         for (int j = 0; j <= i; ++j)

@@ -151,6 +151,10 @@ struct OpSpec {
   // and values where the index points): memory shared with the destination makes the write order-dependent
   // even in the destination's own layout.
   bool gathers = false;
+  // The kernel checks each index as it writes (index_put_'s TensorIterator loop): an out-of-range index raises
+  // (index_range) after the elements before it were written. Every other in-place op checks before it writes,
+  // so that a step of it that raised changed nothing.
+  bool checks_while_writing = false;
   // float32 results may differ from LibTorch's in their last bits (libm vs SLEEF, summation order).
   bool rounds = false;
   // Turns an absolute error of an operand into a relative error of its result (exp), or into a different

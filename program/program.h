@@ -83,4 +83,11 @@ std::int64_t storage_extent(const std::vector<std::int64_t>& sizes, const std::v
 // LibTorch only proves the zero-stride case and leaves other in-place writes into such memory undefined.
 bool has_internal_overlap(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides);
 
+// Whether two strided layouts over one storage (offsets and strides in its elements) reach a common element,
+// decided exactly. PyTorch's get_overlap_status answers only for dense layouts ("too hard" otherwise); this is
+// the question behind it, asked of any layout: do the writes of one touch what the other reads.
+bool layouts_share_memory(const std::vector<std::int64_t>& sizes_a, const std::vector<std::int64_t>& strides_a,
+                          std::int64_t offset_a, const std::vector<std::int64_t>& sizes_b,
+                          const std::vector<std::int64_t>& strides_b, std::int64_t offset_b);
+
 }  // namespace parity::program

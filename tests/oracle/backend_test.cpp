@@ -503,7 +503,7 @@ TEST(OracleBackend, AnInPlaceOpThatRaisesMidWriteTaintsAnUndefinedWrite) {
   int self = b.step(OpId::T, {idx});
   program::Attrs acc;
   acc.accumulate = true;
-  int vals = b.rand({3}, DType::Int64, false);
+  int vals = b.rand({2}, DType::Int64, false);  // broadcasts to the indexing result [2, 3, 2]
   int put = b.step(OpId::IndexPut_, {self, idx, vals}, acc);
   program::Attrs big;
   big.end = 3;
@@ -513,9 +513,56 @@ TEST(OracleBackend, AnInPlaceOpThatRaisesMidWriteTaintsAnUndefinedWrite) {
   int put2 = b.step(OpId::IndexPut_, {ok_self, bad, b.step(OpId::Arange, {}, big)}, acc);
   Trace tr = b.run();
   ASSERT_EQ(tr.steps.at(put).status, StepObs::Status::Error);  // seeded indices reach beyond [-3, 3)
+  ASSERT_EQ(tr.steps.at(put).category, ErrorCategory::IndexRange) << tr.steps.at(put).message;
   EXPECT_FALSE(obs(tr.steps.at(put), idx).values_defined);
   ASSERT_EQ(tr.steps.at(put2).status, StepObs::Status::Error);  // seeded indices reach beyond [-3, 3)
+  ASSERT_EQ(tr.steps.at(put2).category, ErrorCategory::IndexRange) << tr.steps.at(put2).message;
   EXPECT_TRUE(obs(tr.steps.at(put2), ok_self).values_defined);
+}
+
+// Two views of one storage whose elements are disjoint are as defined as two tensors (get_overlap_status says
+// No): narrow's halves multiplied in place are compared, and so is the base. Column views of a matrix that share
+// a column (not dense, so LibTorch cannot tell and does not raise) make an order-dependent write, not compared.
+TEST(OracleBackend, OnlyAWriteReachingItsOperandsMemoryIsUndefined) {
+  Builder b;
+  int x = b.arange(4, DType::Float32);
+  auto narrow = [&](int of, std::int64_t dim, std::int64_t start, std::int64_t length) {
+    program::Attrs a;
+    a.dim = dim, a.start = start, a.length = length;
+    return b.step(OpId::Narrow, {of}, a);
+  };
+  int lo = narrow(x, 0, 0, 2);
+  int put = b.binary(OpId::Mul_, lo, narrow(x, 0, 2, 2));
+  int m = b.step(OpId::Clone, {b.with_sizes(OpId::View, b.arange(6, DType::Float32), {2, 3})});
+  int left = narrow(m, 1, 0, 2);
+  int shared = b.binary(OpId::Add_, left, narrow(m, 1, 1, 2));
+  int m2 = b.step(OpId::Clone, {b.with_sizes(OpId::View, b.arange(6, DType::Float32), {2, 3})});
+  int apart = b.binary(OpId::Add_, narrow(m2, 1, 0, 1), narrow(m2, 1, 2, 1));
+  Trace tr = b.run();
+  ASSERT_EQ(tr.steps.at(put).status, StepObs::Status::Ok) << tr.steps.at(put).message;
+  EXPECT_TRUE(obs(tr.steps.at(put), x).values_defined);
+  EXPECT_EQ(obs(tr.steps.at(put), x).values, (std::vector<double>{0, 3, 2, 3}));
+  ASSERT_EQ(tr.steps.at(shared).status, StepObs::Status::Ok) << tr.steps.at(shared).message;
+  EXPECT_FALSE(obs(tr.steps.at(shared), m).values_defined);
+  EXPECT_FALSE(obs(tr.steps.at(shared), left).values_defined);
+  ASSERT_EQ(tr.steps.at(apart).status, StepObs::Status::Ok) << tr.steps.at(apart).message;
+  EXPECT_TRUE(obs(tr.steps.at(apart), m2).values_defined);
+  EXPECT_EQ(obs(tr.steps.at(apart), m2).values, (std::vector<double>{2, 1, 2, 8, 4, 5}));
+}
+
+// An in-place op that raises before writing (LibTorch's overlap and dtype checks come first) changes nothing,
+// so every value stays compared; only index_put_ writes before its raise (the test above).
+TEST(OracleBackend, AnInPlaceOpThatRaisesBeforeWritingTaintsNothing) {
+  Builder b;
+  int x = b.rand({1, 3}, DType::Float32, false);
+  int e = b.with_sizes(OpId::Expand, x, {2, 3});
+  int add = b.binary(OpId::Add_, e, b.rand({2, 3}, DType::Float32, false));
+  Trace tr = b.run();
+  ASSERT_EQ(tr.steps.at(add).status, StepObs::Status::Error);
+  EXPECT_EQ(tr.steps.at(add).category, ErrorCategory::Overlap) << tr.steps.at(add).message;
+  EXPECT_TRUE(obs(tr.steps.at(add), x).values_defined);
+  EXPECT_EQ(obs(tr.steps.at(add), x).values.size(), 3u);
+  EXPECT_TRUE(obs(tr.steps.at(add), e).values_defined);
 }
 
 TEST(OracleBackend, LeafGradFollowsDenseLeafStrides) {
