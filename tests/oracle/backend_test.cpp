@@ -12,6 +12,7 @@
 #include "oracle/torch_backend.h"
 #include "program/content.h"
 #include "program/program_builder.h"
+#include "tests/support/torch_trace.h"
 #include "tests/support/unary_ops.h"
 
 namespace parity::oracle {
@@ -27,33 +28,12 @@ using program::Step;
 using judge::StepObs;
 using judge::Trace;
 using judge::TensorObs;
+using testing::Builder;
+using testing::obs;
+using testing::result;
 
 Scalar int_scalar(double v) { return {Scalar::Kind::Int, v}; }
 Scalar float_scalar(double v) { return {Scalar::Kind::Float, v}; }
-
-// The shared builder, run on LibTorch.
-class Builder : public program::ProgramBuilder {
- public:
-  Trace run() const {
-    auto backend = make_torch_backend();
-    return judge::run(*backend, p_);
-  }
-};
-
-// The observation of `value` made at a step; fails the test when the step did not observe it.
-const TensorObs& obs(const StepObs& s, int value) {
-  for (const auto& o : s.observed)
-    if (o.value == value) return o;
-  ADD_FAILURE() << "value " << value << " not observed";
-  static const TensorObs none;
-  return none;
-}
-
-// The observation of the value a non-mutating step made.
-const TensorObs& result(const Trace& t, int step) {
-  EXPECT_EQ(t.steps.at(step).status, StepObs::Status::Ok) << t.steps.at(step).message;
-  return obs(t.steps.at(step), step);
-}
 
 std::vector<double> scaled(const std::vector<double>& v, double k, double plus = 0.0) {
   std::vector<double> out;
@@ -420,149 +400,6 @@ TEST(OracleBackend, IdentityOfValuesAndOfTheirGradient) {
   EXPECT_EQ(obs(tr.steps.at(bw2), x).grad->replaced, 0);
   EXPECT_EQ(obs(tr.steps.at(bw2), x).grad->same_as, -1);
   EXPECT_EQ(obs(tr.steps.at(bw2), x).grad->values, std::vector<double>(6, 4.0));
-}
-
-// Uninitialised memory taints only what it reaches: the gradient of x flows through mul with `empty`'s values
-// (MulBackward0 reads them) and is not compared; the gradient of z, in another graph, still is, before and after.
-TEST(OracleBackend, UndefinedMemoryTaintsOnlyTheGradientsItReaches) {
-  Builder b;
-  int x = b.rand({3}, DType::Float32, true);
-  program::Attrs sizes;
-  sizes.sizes = {3};
-  int e = b.step(OpId::Empty, {}, sizes);
-  int eg = b.requires_grad_(e);
-  int z = b.rand({3}, DType::Float32, true);
-  int p = b.binary(OpId::Mul, x, eg);
-  int s1 = b.step(OpId::Sum, {p});
-  int w = b.scalar_op(OpId::MulScalar, z, float_scalar(2.0));
-  int s2 = b.step(OpId::Sum, {w});
-  int bw2 = b.backward(s2);
-  int bw1 = b.backward(s1);
-  Trace tr = b.run();
-  ASSERT_EQ(tr.steps.at(bw1).status, StepObs::Status::Ok) << tr.steps.at(bw1).message;
-  EXPECT_FALSE(result(tr, e).values_defined);
-  EXPECT_FALSE(result(tr, p).values_defined);
-  EXPECT_TRUE(result(tr, w).values_defined);
-  EXPECT_EQ(obs(tr.steps.at(bw2), z).grad->values, std::vector<double>(3, 2.0));
-  EXPECT_EQ(obs(tr.steps.at(bw1), z).grad->values, std::vector<double>(3, 2.0));
-  ASSERT_TRUE(obs(tr.steps.at(bw1), x).grad);
-  EXPECT_TRUE(obs(tr.steps.at(bw1), x).grad->values.empty());
-}
-
-// AccumulateGrad adds into an assigned .grad in place: into a gradient whose elements share memory the sum
-// depends on the order of the writes (undefined), so that gradient is not compared; a dense one still is.
-TEST(OracleBackend, AccumulatingIntoAnOverlappingGradIsUndefined) {
-  Builder b;
-  int x = b.rand({2, 3}, DType::Float32, true);
-  int z = b.rand({2, 3}, DType::Float32, true);
-  int overlapping = b.rand_strided({2, 3}, {1, 1}, 0, DType::Float32, false);
-  int dense = b.rand({2, 3}, DType::Float32, false);
-  b.step(OpId::SetGrad, {x, overlapping});
-  b.step(OpId::SetGrad, {z, dense});
-  int s = b.step(OpId::Sum, {b.binary(OpId::Add, x, z)});
-  int bw = b.backward(s);
-  Trace tr = b.run();
-  ASSERT_EQ(tr.steps.at(bw).status, StepObs::Status::Ok) << tr.steps.at(bw).message;
-  ASSERT_TRUE(obs(tr.steps.at(bw), x).grad);
-  EXPECT_TRUE(obs(tr.steps.at(bw), x).grad->values.empty());
-  EXPECT_FALSE(obs(tr.steps.at(bw), overlapping).values_defined);  // it is that gradient
-  ASSERT_TRUE(obs(tr.steps.at(bw), z).grad);
-  EXPECT_EQ(obs(tr.steps.at(bw), z).grad->values.size(), 6u);
-  EXPECT_TRUE(obs(tr.steps.at(bw), dense).values_defined);
-}
-
-// An in-place write through memory whose elements overlap is undefined, and so is its backward, which writes the
-// gradient through the same geometry (CopySlices): the gradient of what it added is not compared, nor that of a
-// deepcopy of a leaf whose .grad it undefined; a leaf of a separate graph still is.
-TEST(OracleBackend, AnUndefinedWriteTaintsTheGradientsItsBackwardMakes) {
-  Builder b;
-  int base = b.rand_strided({2, 2}, {1, 1}, 0, DType::Float32, false);  // rows overlap
-  int w = b.rand({2, 2}, DType::Float32, true);
-  int view = b.step(OpId::Transpose, {base}, [] { program::Attrs a; a.dim = 0; a.dim1 = 1; return a; }());
-  b.binary(OpId::Add_, view, w);
-  int z = b.rand({2}, DType::Float32, true);
-  int bw = b.step(OpId::Backward, {b.step(OpId::Sum, {b.binary(OpId::Add, b.step(OpId::Sum, {base}), b.step(OpId::Sum, {z}))})});
-  int copy = b.deepcopy(w);
-  int again = b.backward(b.step(OpId::Sum, {b.rand({2}, DType::Float32, true)}));  // a backward observes .grad
-  Trace tr = b.run();
-  ASSERT_EQ(tr.steps.at(bw).status, StepObs::Status::Ok) << tr.steps.at(bw).message;
-  ASSERT_TRUE(obs(tr.steps.at(bw), w).grad);
-  EXPECT_TRUE(obs(tr.steps.at(bw), w).grad->values.empty());
-  ASSERT_TRUE(obs(tr.steps.at(bw), z).grad);
-  EXPECT_EQ(obs(tr.steps.at(bw), z).grad->values.size(), 2u);
-  ASSERT_TRUE(obs(tr.steps.at(again), copy).grad);
-  EXPECT_TRUE(obs(tr.steps.at(again), copy).grad->values.empty());
-}
-
-// index_put_ raises from inside its loop after writing part of self; when self is also the index (through a
-// view of another layout, which LibTorch cannot detect), what it wrote is undefined and is not compared. A
-// fresh self with a separate index keeps its partial write compared.
-TEST(OracleBackend, AnInPlaceOpThatRaisesMidWriteTaintsAnUndefinedWrite) {
-  Builder b;
-  int idx = b.rand_strided({2, 3}, {6, 2}, 0, DType::Int64, false);  // gaps: not dense
-  int self = b.step(OpId::T, {idx});
-  program::Attrs acc;
-  acc.accumulate = true;
-  int vals = b.rand({2}, DType::Int64, false);  // broadcasts to the indexing result [2, 3, 2]
-  int put = b.step(OpId::IndexPut_, {self, idx, vals}, acc);
-  program::Attrs big;
-  big.end = 3;
-  big.dtype = DType::Int64;
-  int ok_self = b.step(OpId::Zeros, {}, [] { program::Attrs a; a.sizes = {3}; a.dtype = DType::Int64; return a; }());
-  int bad = b.rand({3}, DType::Int64, false, 7);
-  int put2 = b.step(OpId::IndexPut_, {ok_self, bad, b.step(OpId::Arange, {}, big)}, acc);
-  Trace tr = b.run();
-  ASSERT_EQ(tr.steps.at(put).status, StepObs::Status::Error);  // seeded indices reach beyond [-3, 3)
-  ASSERT_EQ(tr.steps.at(put).category, ErrorCategory::IndexRange) << tr.steps.at(put).message;
-  EXPECT_FALSE(obs(tr.steps.at(put), idx).values_defined);
-  ASSERT_EQ(tr.steps.at(put2).status, StepObs::Status::Error);  // seeded indices reach beyond [-3, 3)
-  ASSERT_EQ(tr.steps.at(put2).category, ErrorCategory::IndexRange) << tr.steps.at(put2).message;
-  EXPECT_TRUE(obs(tr.steps.at(put2), ok_self).values_defined);
-}
-
-// Two views of one storage whose elements are disjoint are as defined as two tensors (get_overlap_status says
-// No): narrow's halves multiplied in place are compared, and so is the base. Column views of a matrix that share
-// a column (not dense, so LibTorch cannot tell and does not raise) make an order-dependent write, not compared.
-TEST(OracleBackend, OnlyAWriteReachingItsOperandsMemoryIsUndefined) {
-  Builder b;
-  int x = b.arange(4, DType::Float32);
-  auto narrow = [&](int of, std::int64_t dim, std::int64_t start, std::int64_t length) {
-    program::Attrs a;
-    a.dim = dim, a.start = start, a.length = length;
-    return b.step(OpId::Narrow, {of}, a);
-  };
-  int lo = narrow(x, 0, 0, 2);
-  int put = b.binary(OpId::Mul_, lo, narrow(x, 0, 2, 2));
-  int m = b.step(OpId::Clone, {b.with_sizes(OpId::View, b.arange(6, DType::Float32), {2, 3})});
-  int left = narrow(m, 1, 0, 2);
-  int shared = b.binary(OpId::Add_, left, narrow(m, 1, 1, 2));
-  int m2 = b.step(OpId::Clone, {b.with_sizes(OpId::View, b.arange(6, DType::Float32), {2, 3})});
-  int apart = b.binary(OpId::Add_, narrow(m2, 1, 0, 1), narrow(m2, 1, 2, 1));
-  Trace tr = b.run();
-  ASSERT_EQ(tr.steps.at(put).status, StepObs::Status::Ok) << tr.steps.at(put).message;
-  EXPECT_TRUE(obs(tr.steps.at(put), x).values_defined);
-  EXPECT_EQ(obs(tr.steps.at(put), x).values, (std::vector<double>{0, 3, 2, 3}));
-  ASSERT_EQ(tr.steps.at(shared).status, StepObs::Status::Ok) << tr.steps.at(shared).message;
-  EXPECT_FALSE(obs(tr.steps.at(shared), m).values_defined);
-  EXPECT_FALSE(obs(tr.steps.at(shared), left).values_defined);
-  ASSERT_EQ(tr.steps.at(apart).status, StepObs::Status::Ok) << tr.steps.at(apart).message;
-  EXPECT_TRUE(obs(tr.steps.at(apart), m2).values_defined);
-  EXPECT_EQ(obs(tr.steps.at(apart), m2).values, (std::vector<double>{2, 1, 2, 8, 4, 5}));
-}
-
-// An in-place op that raises before writing (LibTorch's overlap and dtype checks come first) changes nothing,
-// so every value stays compared; only index_put_ writes before its raise (the test above).
-TEST(OracleBackend, AnInPlaceOpThatRaisesBeforeWritingTaintsNothing) {
-  Builder b;
-  int x = b.rand({1, 3}, DType::Float32, false);
-  int e = b.with_sizes(OpId::Expand, x, {2, 3});
-  int add = b.binary(OpId::Add_, e, b.rand({2, 3}, DType::Float32, false));
-  Trace tr = b.run();
-  ASSERT_EQ(tr.steps.at(add).status, StepObs::Status::Error);
-  EXPECT_EQ(tr.steps.at(add).category, ErrorCategory::Overlap) << tr.steps.at(add).message;
-  EXPECT_TRUE(obs(tr.steps.at(add), x).values_defined);
-  EXPECT_EQ(obs(tr.steps.at(add), x).values.size(), 3u);
-  EXPECT_TRUE(obs(tr.steps.at(add), e).values_defined);
 }
 
 TEST(OracleBackend, LeafGradFollowsDenseLeafStrides) {
