@@ -222,7 +222,10 @@ class ImplSession final : public jd::Session {
     if (with_values) o.values = t.to_vector();
     if (with_grad) {
       Tensor g = autograd::grad(t);
-      if (g.defined()) o.grad = jd::GradObs{g.sizes(), g.strides(), to_program(g.dtype()), g.to_vector()};
+      if (g.defined()) {
+        o.grad = jd::GradObs{g.sizes(), g.strides(), to_program(g.dtype()), g.to_vector()};
+        o.grad->version = g.version();
+      }
     }
     return o;
   }

@@ -67,6 +67,11 @@ std::string render_identity(const TensorObs& o) {
   return "the same tensor as v" + std::to_string(o.same_as);
 }
 
+std::string render_grad_alias(const GradObs& g) {
+  std::string s = g.alias_of < 0 ? "own storage" : "shares storage with v" + std::to_string(g.alias_of);
+  return s + ", the .grad of v" + std::to_string(g.grad_alias_of);
+}
+
 std::string render_grad_identity(const GradObs& g) {
   std::string s = g.same_as < 0 ? "not a program value" : "the same tensor as v" + std::to_string(g.same_as);
   return s + ", replaced " + std::to_string(g.replaced) + (g.replaced == 1 ? " time" : " times");
@@ -286,12 +291,11 @@ class Comparer {
     if (a->sizes != b->sizes) return major(Kind::GradSizes, render(a->sizes), render(b->sizes));
     if (a->dtype != b->dtype)
       return major(Kind::GradDType, std::string(to_string(a->dtype)), std::string(to_string(b->dtype)));
-    if (a->alias_of != b->alias_of) {
-      auto render_grad_alias = [](int id) { return id < 0 ? std::string("own storage") : "shares storage with v" + std::to_string(id); };
-      return major(Kind::GradAlias, render_grad_alias(a->alias_of), render_grad_alias(b->alias_of));
-    }
+    if (a->alias_of != b->alias_of || a->grad_alias_of != b->grad_alias_of)
+      return major(Kind::GradAlias, render_grad_alias(*a), render_grad_alias(*b));
     if (a->same_as != b->same_as || a->replaced != b->replaced)
       return major(Kind::GradIdentity, render_grad_identity(*a), render_grad_identity(*b));
+    if (a->version != b->version) return major(Kind::GradVersion, std::to_string(a->version), std::to_string(b->version));
     if (a->strides != b->strides) {
       if (!strides_differ_insignificantly(b->sizes, a->strides, b->strides))
         return major(Kind::GradStrides, render(a->strides), render(b->strides));
@@ -387,6 +391,7 @@ Signature signature(const Program& program, const Divergence& d) {
     case Kind::GradDType:
     case Kind::GradAlias:
     case Kind::GradIdentity:
+    case Kind::GradVersion:
     case Kind::GradStrides:
     case Kind::GradStridesSize1:
     case Kind::GradValues:

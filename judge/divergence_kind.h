@@ -34,6 +34,7 @@ namespace parity::judge {
   X(GradDType, "grad_dtype")                                                                        \
   X(GradAlias, "grad_alias")                                                                        \
   X(GradIdentity, "grad_identity")      /* .grad is a program value, or another tensor than before */ \
+  X(GradVersion, "grad_version")        /* .grad's own version counter */                              \
   X(GradStrides, "grad_strides")                                                                    \
   X(GradStridesSize1, "grad_strides_size1") /* minor */                                             \
   X(GradValues, "grad_values")                                                                      \

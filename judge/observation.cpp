@@ -18,8 +18,9 @@ constexpr Names kNames[] = {
 void forget(GradObs& g, const Observations& c) {
   if (!c.has(Observation::Values)) g.values.clear(), g.summary.reset();
   if (!c.has(Observation::Layout)) g.strides.clear();
-  if (!c.has(Observation::Storage)) g.alias_of = -1;
+  if (!c.has(Observation::Storage)) g.alias_of = g.grad_alias_of = -1;
   if (!c.has(Observation::Identity)) g.same_as = -1, g.replaced = 0;
+  if (!c.has(Observation::Version)) g.version = 0;
 }
 
 void forget(TensorObs& t, const Observations& c) {

@@ -305,8 +305,11 @@ void observe(Session& session, const Taint& taint, GradHistory& grads, KeepValue
   if (obs.grad) {
     // Whether the gradient is a program value's memory (AccumulateGrad stole a gradient the user still holds),
     // or a program value itself (a `grad` step read it).
-    if (const void* grad_storage = session.grad_storage_key(id))
+    if (const void* grad_storage = session.grad_storage_key(id)) {
       obs.grad->alias_of = first_value_with(session, upto, grad_storage, storage);
+      obs.grad->grad_alias_of =
+          first_value_with(session, upto, grad_storage, [&](int j) { return session.grad_storage_key(j); });
+    }
     const void* grad_tensor = session.grad_tensor_key(id);
     if (grad_tensor) obs.grad->same_as = first_value_with(session, upto, grad_tensor, tensor);
     obs.grad->replaced = grads.note(id, grad_tensor);
@@ -331,7 +334,7 @@ StepReads reads_of(const Step& step, int i, const SchemaCheck& schema, const Ses
   if (op.mutates) {
     for (int j = 0; j <= i; ++j)
       if (j == i || session.has_value(j)) r.observe.push_back(j);
-    r.grad = op.runs_backward || op.writes_grad;
+    r.grad = true;
   } else {
     r.observe.push_back(i);
   }
@@ -390,7 +393,7 @@ Trace run(Backend& backend, const Program& program, KeepValues keep) {
       if (op.mutates) {
         for (int j = 0; j <= i; ++j)
           if (session->has_value(j))
-            observe(*session, taint, grads, keep, i, j, (op.runs_backward || op.writes_grad), obs);
+            observe(*session, taint, grads, keep, i, j, true, obs);
       } else if (obs.status == StepObs::Status::Ok && session->has_value(i)) {
         observe(*session, taint, grads, keep, i, i, false, obs);
       }

@@ -38,6 +38,7 @@ DetailForm detail_form(DivergenceKind k) {
     case DivergenceKind::GradDType:
     case DivergenceKind::GradAlias:
     case DivergenceKind::GradIdentity:
+    case DivergenceKind::GradVersion:
     case DivergenceKind::GradStrides:
     case DivergenceKind::GradStridesSize1:
     case DivergenceKind::GradValues:

@@ -21,10 +21,14 @@ struct GradObs {
   std::vector<double> values;
   std::optional<ValueSummary> summary = {};
   int alias_of = -1;  // smallest live value id whose storage the gradient shares (a stolen user gradient), -1: none
+  // Smallest live value id whose .grad lives in this gradient's storage (the value's own smallest id when no
+  // other's does): a deep copy's gradient is its own, a memo's shared gradient is the original's.
+  int grad_alias_of = -1;
   int same_as = -1;   // smallest live value id that is this very gradient tensor (a `grad` step's result), -1: none
   // How many times the value's .grad became another tensor object since the program first saw it defined:
   // backward accumulates into the same tensor in place, or replaces it (create_graph, a reset, an assignment).
   int replaced = 0;
+  std::int64_t version = 0;  // the gradient's own version counter: AccumulateGrad adds in place, an op may write it
   bool operator==(const GradObs&) const = default;
 };
 
@@ -52,7 +56,7 @@ struct TensorObs {
   // values (unless the run kept every value: KeepValues::All).
   std::vector<double> values;
   std::optional<ValueSummary> summary = {};
-  std::optional<GradObs> grad;  // observed after backward steps only
+  std::optional<GradObs> grad;  // observed with every live value after a step that writes
   bool operator==(const TensorObs&) const = default;
 };
 

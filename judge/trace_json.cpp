@@ -46,8 +46,10 @@ json grad_to_json(const GradObs& g) {
               {"dtype", to_string(g.dtype)},
               {"values", std::move(values)},
               {"alias_of", g.alias_of},
+              {"grad_alias_of", g.grad_alias_of},
               {"same_as", g.same_as},
-              {"replaced", g.replaced}};
+              {"replaced", g.replaced},
+              {"version", g.version}};
   put_summary(out, g.summary);
   return out;
 }
@@ -123,6 +125,8 @@ GradObs grad_from_json(const Obj& parent) {
   if (g.has("alias_of")) out.alias_of = g.int32("alias_of");
   if (g.has("same_as")) out.same_as = g.int32("same_as");
   if (g.has("replaced")) out.replaced = g.int32("replaced");
+  if (g.has("grad_alias_of")) out.grad_alias_of = g.int32("grad_alias_of");
+  if (g.has("version")) out.version = g.int64("version");
   return out;
 }
 

@@ -289,6 +289,7 @@ class TorchSession final : public judge::Session {
         go.strides = to_vector(g.strides());
         go.dtype = from_torch(g.scalar_type());
         go.values = flat_values(g);
+        go.version = static_cast<std::int64_t>(g._version());
         o.grad = std::move(go);
       }
     }

@@ -100,7 +100,7 @@ json tensor_to_json(const judge::TensorObs& t) {
     j["grad_fn"] = t.grad_fn.empty() ? json(nullptr) : json(t.grad_fn);
   if (t.grad)
     j["grad"] = {{"sizes", t.grad->sizes}, {"strides", t.grad->strides}, {"dtype", program::to_string(t.grad->dtype)},
-                 {"values", numbers(t.grad->values)}};
+                 {"values", numbers(t.grad->values)}, {"version", t.grad->version}};
   else
     j["grad"] = nullptr;
   return j;
@@ -158,6 +158,7 @@ judge::TensorObs tensor_from_json(const json& j, const judge::Observations& decl
       if (declared.has(Observation::Layout)) go.strides = g.ints("strides", judge::kMaxObservedDims);
       go.dtype = program::parse_dtype_field(g, "dtype");
       if (declared.has(Observation::Values)) go.values = g.numbers("values");
+      if (declared.has(Observation::Version)) go.version = g.int64("version");
       t.grad = std::move(go);
     }
     return t;

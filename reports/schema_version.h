@@ -15,10 +15,13 @@
 //      signal, never resumed, with nothing flaky, an unknown budget and merged whole.
 //   6: run.json and findings have `oracle` ("libtorch", or "impl-cpu": reports/oracle.h); a record of an older
 //      version reads as judged by LibTorch.
+//   7: a trace's gradients have `version` and `grad_alias_of`, and are observed with every live value after
+//      each step that writes (not after backward steps only); an older trace's gradient reads as its value's own,
+//      at version 0.
 #pragma once
 
 namespace parity::reports {
 
-inline constexpr int kReportSchemaVersion = 6;
+inline constexpr int kReportSchemaVersion = 7;
 
 }  // namespace parity::reports

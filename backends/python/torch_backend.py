@@ -94,7 +94,8 @@ def tensor_answer(t, grad):
     if grad:
         g = t.grad
         a["grad"] = None if g is None else {"sizes": list(g.shape), "strides": list(g.stride()),
-                                            "dtype": dtype_name(g.dtype), "values": numbers(g)}
+                                            "dtype": dtype_name(g.dtype), "values": numbers(g),
+                                            "version": g._version}
     return a
 
 

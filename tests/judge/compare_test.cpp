@@ -325,6 +325,18 @@ TEST(Compare, Gradients) {
   EXPECT_EQ(to_string(replaced->kind), "grad_identity");
   EXPECT_EQ(replaced->impl, "not a program value, replaced 1 time");
   h = g;
+  h.version = 2;
+  auto version = compare(with_grad(h), with_grad(g));
+  ASSERT_TRUE(version);
+  EXPECT_EQ(to_string(version->kind), "grad_version");
+  EXPECT_EQ(version->impl, "2");
+  h = g;
+  h.grad_alias_of = 0;
+  auto shared = compare(with_grad(h), with_grad(g));
+  ASSERT_TRUE(shared);
+  EXPECT_EQ(to_string(shared->kind), "grad_alias");
+  EXPECT_EQ(shared->impl, "own storage, the .grad of v0");
+  h = g;
   h.values[5] = 2;
   EXPECT_EQ(to_string(compare(with_grad(h), with_grad(g))->kind), "grad_values");
   // Values that were not comparable are skipped.

@@ -20,7 +20,7 @@ TEST(DivergenceKind, NamesRoundTrip) {
   ++n;
   PARITY_DIVERGENCE_KINDS(PARITY_TEST_KIND)
 #undef PARITY_TEST_KIND
-  EXPECT_EQ(n, 34);
+  EXPECT_EQ(n, 35);
   EXPECT_EQ(parse_divergence_kind("Values"), std::nullopt);
   EXPECT_EQ(parse_divergence_kind(""), std::nullopt);
   EXPECT_EQ(parse_divergence_kind("values "), std::nullopt);

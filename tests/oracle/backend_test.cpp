@@ -402,6 +402,38 @@ TEST(OracleBackend, IdentityOfValuesAndOfTheirGradient) {
   EXPECT_EQ(obs(tr.steps.at(bw2), x).grad->values, std::vector<double>(6, 4.0));
 }
 
+// A .grad's own version and which gradient it is are observed after every step that writes, not only after a
+// backward: AccumulateGrad adds into it in place (a version), an in-place op on it as a value bumps it too, and
+// a deep copy's gradient is its own unless one memo copied the gradient already (then it is that copy).
+TEST(OracleBackend, AGradsVersionAndStorageAreObservedAfterEveryWrite) {
+  Builder b;
+  int x = b.rand({3}, DType::Float32, true);
+  int s = b.step(OpId::Sum, {x});
+  int bw1 = b.backward(s, true);
+  int bw2 = b.backward(s, true);
+  int g = b.step(OpId::Grad, {x});
+  int scaled = b.scalar(OpId::MulScalar_, g, 2.0);
+  int cx = b.deepcopy(x, 1);
+  int cg = b.deepcopy(g, 1);
+  int own = b.deepcopy(x, 2);
+  int write = b.unary(OpId::Zero_, b.rand({2}, DType::Float32, false));
+  Trace tr = b.run();
+  for (int step : {bw1, bw2, scaled, write})
+    ASSERT_EQ(tr.steps.at(step).status, StepObs::Status::Ok) << step << ": " << tr.steps.at(step).message;
+  const std::int64_t first = obs(tr.steps.at(bw1), x).grad->version;
+  EXPECT_EQ(obs(tr.steps.at(bw2), x).grad->version, first + 1);
+  ASSERT_TRUE(obs(tr.steps.at(scaled), x).grad);  // mul_ is no backward: the gradient is observed anyway
+  EXPECT_EQ(obs(tr.steps.at(scaled), x).grad->version, first + 2);
+  EXPECT_EQ(obs(tr.steps.at(scaled), x).grad->values, std::vector<double>(3, 4.0));
+  const StepObs& last = tr.steps.at(write);
+  EXPECT_EQ(obs(last, x).grad->grad_alias_of, x);
+  EXPECT_EQ(obs(last, cx).grad->grad_alias_of, cx);
+  EXPECT_EQ(obs(last, cx).grad->same_as, cg);  // one memo: the gradient was copied once
+  EXPECT_EQ(obs(last, own).grad->grad_alias_of, own);
+  EXPECT_EQ(obs(last, own).grad->same_as, -1);
+  EXPECT_EQ(obs(last, own).grad->values, std::vector<double>(3, 4.0));
+}
+
 TEST(OracleBackend, LeafGradFollowsDenseLeafStrides) {
   Builder b;
   int t = b.rand_strided({2, 3}, {1, 2}, 0, DType::Float32, true);             // transposed, dense

@@ -399,7 +399,7 @@ def check_encodings(finding_v, run_v, findings, runs):
         expect_accepted(finding_v, f, f"trace value {text}", lambda r, t=text: get(r, obs)["values"].__setitem__(0, t))
         expect_accepted(finding_v, f, f"gradient value {text}", lambda r, t=text: get(r, obs).update(
             grad={"sizes": [3], "strides": [1], "dtype": "float32", "values": [t, 1.5, 0], "alias_of": -1,
-                  "same_as": -1, "replaced": 0}))
+                  "grad_alias_of": 0, "same_as": -1, "replaced": 0, "version": 0}))
         expect_accepted(finding_v, f, f"float scalar {text}",
                         lambda r, t=text: r["program"]["steps"].append(scalar_step("float", t)))
         expect_accepted(finding_v, f, f"clamp bounds null and {text}", lambda r, t=text: r["program"]["steps"].append(
