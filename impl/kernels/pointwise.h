@@ -100,6 +100,12 @@ struct BinaryFn {
   PARITY_HOST_DEVICE T operator()(T p, T q) const {
     if constexpr (std::is_same_v<T, bool>) {
       return Op == BinaryOp::Mul ? (p && q) : (p || q);
+    } else if constexpr (std::is_integral_v<T> && Op != BinaryOp::Div) {
+      // Integers wrap, as ATen's kernels do on two's-complement machines; signed overflow is undefined in C++, so
+      // they compute in the unsigned type of their width (the same low bits).
+      using U = std::make_unsigned_t<T>;
+      const U a = static_cast<U>(p), b = static_cast<U>(q);
+      return static_cast<T>(Op == BinaryOp::Add ? U(a + b) : Op == BinaryOp::Sub ? U(a - b) : U(a * b));
     } else if constexpr (Op == BinaryOp::Add) {
       return static_cast<T>(p + q);
     } else if constexpr (Op == BinaryOp::Sub) {
@@ -126,7 +132,9 @@ struct UnaryFn {
     if constexpr (std::is_same_v<T, bool>) {
       return v;  // the ops reject bool inputs or compute them in a floating type
     } else if constexpr (Op == UnaryOp::Neg) {
-      return static_cast<T>(-v);
+      // -INT_MIN wraps to itself, as abs below.
+      if constexpr (std::is_integral_v<T>) return static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(v));
+      else return static_cast<T>(-v);
     } else if constexpr (Op == UnaryOp::Abs) {
       // Integers wrap as in ATen: abs(INT64_MIN) is INT64_MIN (negated through unsigned to avoid overflow).
       if constexpr (std::is_integral_v<T>) return v < 0 ? static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(v)) : v;
@@ -147,15 +155,17 @@ struct UnaryFn {
   }
 };
 
+// Square-and-multiply in the unsigned type of T's width: the products wrap as BinaryFn's do.
 template <typename T>
 PARITY_HOST_DEVICE T int_pow(T base, std::int64_t e) {
-  T result = 1;
+  using U = std::make_unsigned_t<T>;
+  U result = 1, b = static_cast<U>(base);
   while (e > 0) {
-    if (e & 1) result *= base;
-    base *= base;
+    if (e & 1) result = static_cast<U>(result * b);
+    b = static_cast<U>(b * b);
     e >>= 1;
   }
-  return result;
+  return static_cast<T>(result);
 }
 
 template <typename T>
