@@ -1,5 +1,6 @@
 // Plain data vocabulary shared by programs, traces and both backends. Backends map these to their own types.
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,7 +36,10 @@ struct Scalar {
   enum class Kind : std::uint8_t { Int, Float, Bool };
   Kind kind = Kind::Float;
   double value = 0.0;
-  bool operator==(const Scalar&) const = default;
+  // The same scalar, bit for bit: NaN is itself (a program holding one equals its copy) and -0 is not 0.
+  bool operator==(const Scalar& o) const {
+    return kind == o.kind && std::bit_cast<std::uint64_t>(value) == std::bit_cast<std::uint64_t>(o.value);
+  }
 };
 std::string_view to_string(Scalar::Kind);
 std::optional<Scalar::Kind> parse_scalar_kind(std::string_view);
