@@ -64,15 +64,16 @@ ScalarType floating_result(const Tensor& x) { return is_floating(x.dtype()) ? x.
 //   sigmoid: grad_output: sigmoid_backward(grad, output); output: grad * grad_output * (-2 * output + 1)
 //   tanh:    grad_output: tanh_backward(grad, output);    output: grad * (-2 * output * grad_output)
 // Both are saved whichever gradient is needed: PyTorch's codegen guards no saved tensor of a *_backward op
-// (gen_variable_type.py's guard_for), so a second backward without retain_graph finds them freed.
+// (gen_variable_type.py's guard_for), so a second backward without retain_graph finds them freed. Output first:
+// the member order of 1.13's generated node, which is the order it unpacks them in (2.x unpacks by name).
 Tensor result_backward(ops::ResultBackward op, const Tensor& g, const Tensor& r) {
   Rc<Formula> node;
   if (autograd::compute_requires_grad({&g, &r})) {
     const bool sigmoid = op == ops::ResultBackward::Sigmoid;
     node = make_node(sigmoid ? Derivative::SigmoidBackwardBackward0 : Derivative::TanhBackwardBackward0, {&g, &r},
                      [op, sigmoid](const Tensor& gg, const TensorList& s, const Formula& n) {
-                       const Tensor& grad_output = s[0];
-                       const Tensor& output = s[1];
+                       const Tensor& output = s[0];
+                       const Tensor& grad_output = s[1];
                        TensorList out(2);
                        if (n.task_should_compute_output(0)) out[0] = result_backward(op, gg, output);
                        if (n.task_should_compute_output(1)) {
@@ -82,8 +83,8 @@ Tensor result_backward(ops::ResultBackward op, const Tensor& g, const Tensor& r)
                        }
                        return out;
                      });
-    node->save("grad_output", g);
     node->save("output", r);
+    node->save("grad_output", g);
   }
   const Device d = ops::common_device(nullptr, {&g, &r}, /*allow_cpu_scalars=*/false);
   Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(g.sizes(), {&g.layout(), &r.layout()}), g.dtype(), d);

@@ -8,6 +8,8 @@
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/ops.h"
+#include "impl/torch_version.h"
+#include "tests/support/impl_errors.h"
 #include "tests/support/impl_release.h"
 
 namespace parity::impl {
@@ -534,6 +536,33 @@ TEST_F(CreateGraph, ABackwardOpsSavedTensorsAreAlwaysSaved) {
   Tensor s = sum(grad(x));
   EXPECT_EQ(kind_of([&] { backward(s); }), ErrorKind::GraphFreed);
   EXPECT_EQ(kind_of([&] { autograd_grad(s, r, false); }), ErrorKind::GraphFreed);
+}
+
+// SigmoidBackwardBackward0 saves sigmoid's output and the gradient it was given; with both written before the
+// second backward, the one unpacked first is named: output in 1.13 (its generated node's member order),
+// grad_output in 2.x (by name, VersionGate::SavedUnpackByName).
+TEST_F(CreateGraph, ABackwardBackwardNodeUnpacksItsSavedTensorsInTheReleasesOrder) {
+  auto stale_one = [] {
+    Tensor x = leaf({0.25, 0.5});
+    Tensor y = sigmoid(x);
+    Tensor z = from_values({1, 2}, ScalarType::Float32);
+    Tensor g = autograd_grad(y, x, z, /*retain_graph=*/false, false, /*create_graph=*/true);
+    sub_(z, g);
+    Tensor s = sum(z);
+    clamp_(y, Scalar::of(-0.0), Scalar::of_int(-1));
+    auto raised = testing::error_of([&] { backward(s); });
+    // The node saved z, whose history now leads back to the node: a cycle (PyTorch's too) that only a backward
+    // which ran through, freeing the graph, would have broken.
+    detach_(z);
+    return raised;
+  };
+  const auto [kind, message] = stale_one();
+  EXPECT_EQ(kind, ErrorKind::VersionMismatch);
+  EXPECT_NE(message.find("output 0 of SigmoidBackward0"), std::string::npos) << message;
+  TargetTorchVersionGuard release(TorchVersion{2, 15});
+  const auto [kind2, message2] = stale_one();
+  EXPECT_EQ(kind2, ErrorKind::VersionMismatch);
+  EXPECT_NE(message2.find("output 0 of Sub,"), std::string::npos) << message2;
 }
 
 // A view's gradient is an ATen op (slice_backward, select_backward, ...) whose own derivative is the view again:
