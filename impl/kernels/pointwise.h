@@ -249,9 +249,12 @@ struct MaskedFillFn {
 
 template <typename T>
 struct AddcmulFn {
-  // Integers compute in unsigned arithmetic: two's-complement wrap-around, as ATen's int64 kernels.
+  // Integers compute in unsigned arithmetic: two's-complement wrap-around, as ATen's int64 kernels. The 16-bit
+  // floats compute in float with the value as a float (addcmul_cpu_kernel's float_val): 3.4e38 times a bfloat16
+  // product is no infinity there.
+  static constexpr bool kReduced = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
   using A = typename std::conditional_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, std::make_unsigned<T>,
-                                        std::enable_if<true, T>>::type;
+                                        std::conditional<kReduced, float, T>>::type;
   A value;
   PARITY_HOST_DEVICE T operator()(T a, T b, T c) const {
     if constexpr (std::is_same_v<T, bool>) return a;  // the op refuses bool before any kernel
@@ -333,7 +336,8 @@ void run_pointwise(Exec& exec, const PointwiseCall& c) {
     case Pointwise::Addcmul:
       return dispatch(c.dtype, [&](auto t) {
         using F = AddcmulFn<decltype(t)>;
-        exec(c, F{static_cast<typename F::A>(element<decltype(t)>(c.a))});
+        if constexpr (F::kReduced) exec(c, F{static_cast<float>(c.a)});
+        else exec(c, F{static_cast<typename F::A>(element<decltype(t)>(c.a))});
       });
   }
 }

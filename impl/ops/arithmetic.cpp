@@ -408,7 +408,9 @@ void addcmul_values(const Tensor& out, const Tensor& self, const Tensor& t1, con
   const Device d = addcmul_device(&out, self, t1, t2);
   ops::check_dispatch(d, {"addcmul_cpu_out", {ScalarType::Bool, ScalarType::Float16}, "addcmul_cuda", {ScalarType::Bool}},
                       t);
-  ops::check_scalar_fits(value, t);
+  // addcmul_cpu_kernel converts the value to the type it computes in: float for the 16-bit floats.
+  const bool reduced = t == ScalarType::Float16 || t == ScalarType::BFloat16;
+  ops::check_scalar_fits(value, reduced ? ScalarType::Float32 : t);
   const Tensor t2_operand = ops::kernel_operand(converted(t2, t), d);
   if (out.dtype() == t) {
     ops::addcmul_kernel(out, converted(self, t), converted(t1, t), t2_operand, value);
@@ -535,6 +537,9 @@ Tensor pow(const Tensor& x, Scalar e) {
     ops::copy_kernel(out, base);
   } else {
     ops::check_dispatch(out.device(), {"pow", {ScalarType::Bool}, "pow", {ScalarType::Bool}}, t);
+    // pow_tensor_scalar_kernel converts the exponent to double for float and double, to the element type
+    // otherwise (float16, bfloat16, the integers): that conversion refuses what overflows it.
+    if (t != ScalarType::Float32 && t != ScalarType::Float64) ops::check_scalar_fits(e.value, t);
     ops::pow_kernel(out, base, e.value);
   }
   if (node) autograd::set_history(out, node);
@@ -631,9 +636,10 @@ Tensor sum_to(const Tensor& x, const Dims& shape) {
 
 namespace {
 Tensor fill_with(const Tensor& self, double value, Derivative d) {
-  ops::check_scalar_fits(value, self.dtype());
   bool rg = autograd::compute_requires_grad({&self});
   autograd::check_inplace(self, rg);
+  // The kernel converts the value: after the autograd layer's checks.
+  ops::check_scalar_fits(value, self.dtype());
   auto node = rg ? make_node(d, {&self}, [](const Tensor& g, const TensorList&, const Formula&) {
                      return TensorList{zeros_like(g)};
                    })

@@ -235,11 +235,11 @@ void check_scalar_fits(double value, ScalarType dtype) {
       fits = integral_fits(-9223372036854775808.0, 9223372036854775808.0);
       break;
     case ScalarType::Float16:
-      name = "at::Half";
+      name = follows(VersionGate::ScalarOverflowNamesC10Types) ? "c10::Half" : "at::Half";
       fits = std::isinf(value) || std::isnan(value) || std::abs(value) <= 65504.0;
       break;
     case ScalarType::BFloat16:
-      name = "at::BFloat16";
+      name = follows(VersionGate::ScalarOverflowNamesC10Types) ? "c10::BFloat16" : "at::BFloat16";
       fits = std::isinf(value) || std::isnan(value) || std::abs(value) <= 3.3895313892515355e38;
       break;
     case ScalarType::Float32:

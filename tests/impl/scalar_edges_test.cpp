@@ -1,0 +1,58 @@
+// Scalars at a dtype's edges, where ATen converts them and what it computes with them. Each expectation is what
+// LibTorch 1.13 does (and 2.15 where a release is chosen), as the campaigns with edge scalars found it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "impl/autograd/meta.h"
+#include "impl/ops.h"
+#include "impl/torch_version.h"
+#include "tests/support/impl_errors.h"
+#include "tests/support/impl_release.h"
+#include "tests/support/impl_tensors.h"
+
+namespace parity::impl::testing {
+namespace {
+
+class ImplScalarEdges : public parity::testing::FollowsTorch113 {};
+
+// The kernel converts a fill value: a leaf's autograd refusal and full's size check come first.
+TEST_F(ImplScalarEdges, TheConversionCheckComesAfterAutogradAndSizes) {
+  const Tensor x = requires_grad_(values({1, 2}), true);
+  EXPECT_EQ(kind_of([&] { fill_(x, Scalar::of(3.5e38)); }), ErrorKind::LeafInPlace);
+  EXPECT_EQ(kind_of([&] { full({2, -2}, Scalar::of(3.5e38), ScalarType::Float32); }), ErrorKind::Argument);
+  EXPECT_NE(error_of([&] { full({2, -2}, Scalar::of(3.5e38), ScalarType::Float32); }).second.find("negative dimension"),
+            std::string::npos);
+  EXPECT_EQ(error_of([&] { fill_(values({1, 2}), Scalar::of(3.5e38)); }).second,
+            "value cannot be converted to type float without overflow");
+}
+
+// pow converts its exponent to double for float and double, to the element type otherwise; 2.x names the
+// 16-bit types as c10's.
+TEST_F(ImplScalarEdges, PowConvertsItsExponentToTheElementTypeBelowFloat) {
+  const Tensor half = values({1, 2}, ScalarType::Float16);
+  EXPECT_EQ(error_of([&] { pow(half, Scalar::of(65520.0)); }).second,
+            "value cannot be converted to type at::Half without overflow");
+  {
+    TargetTorchVersionGuard release(TorchVersion{2, 15});
+    EXPECT_EQ(error_of([&] { pow(half, Scalar::of(65520.0)); }).second,
+              "value cannot be converted to type c10::Half without overflow");
+  }
+  EXPECT_EQ(kind_of([&] { pow(values({1, 2}, ScalarType::Int32), Scalar::of_int(2147483648LL)); }),
+            ErrorKind::Argument);
+  EXPECT_EQ(pow(values({2}), Scalar::of(3.5e38)).to_vector()[0], INFINITY);
+}
+
+// addcmul computes the 16-bit floats in float, the value a float: 3.4e38 is finite there, and what does not fit
+// float is refused in float's name.
+TEST_F(ImplScalarEdges, AddcmulOfSixteenBitFloatsTakesAFloatValue) {
+  const Tensor x = values({0.75}, ScalarType::BFloat16);
+  const double r = addcmul(x, x, x, Scalar::of(3.4e38)).to_vector()[0];
+  EXPECT_TRUE(std::isfinite(r)) << r;
+  EXPECT_EQ(error_of([&] { addcmul(x, x, x, Scalar::of(-3.5e38)); }).second,
+            "value cannot be converted to type float without overflow");
+}
+
+}  // namespace
+}  // namespace parity::impl::testing
