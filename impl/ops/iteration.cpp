@@ -416,22 +416,41 @@ std::int64_t vector_bytes() {
   return avx512 ? 64 : 32;
 }
 
-// rsqrt_kernel (pow's -0.5) for bfloat16. cpu_kernel_vec runs a dense operand as one loop in memory order: its
-// vectorised part, blocks of two vectors (32 elements under AVX2, 64 under AVX512), divides in float and rounds
-// once; its scalar part (the rest, and every element of a strided operand) divides by c10's bfloat16 sqrt, so
-// the root is rounded before the quotient.
-void rsqrt_bfloat16(const Tensor& out, const Tensor& x) {
+// cpu_kernel_vec runs a dense operand as one loop in memory order: its vectorised part, blocks of two vectors
+// (32 bfloat16 or 16 float elements under AVX2, twice that under AVX512), then its scalar part (the rest, and
+// every element of a strided operand). The offsets below this one in out are the vectorised part.
+std::int64_t vectorised_part(const Tensor& out, const Tensor& x) {
   // TensorIterator ignores size-1 dims, whose strides may differ.
   bool one_loop = out.is_non_overlapping_and_dense() && x.is_non_overlapping_and_dense();
   for (std::size_t d = 0; one_loop && d < out.sizes().size(); ++d)
     one_loop = out.sizes()[d] == 1 || out.strides()[d] == x.strides()[d];
-  const std::int64_t block = 2 * vector_bytes() / static_cast<std::int64_t>(sizeof(BFloat16));
-  const std::int64_t vectorised = one_loop ? out.numel() / block * block : 0;
+  const std::int64_t block = 2 * vector_bytes() / static_cast<std::int64_t>(element_size(out.dtype()));
+  return one_loop ? out.numel() / block * block : 0;
+}
+
+// rsqrt_kernel (pow's -0.5) for bfloat16: the vectorised part divides in float and rounds once; the scalar part
+// divides by c10's bfloat16 sqrt, so the root is rounded before the quotient.
+void rsqrt_bfloat16(const Tensor& out, const Tensor& x) {
+  const std::int64_t vectorised = vectorised_part(out, x);
   BFloat16* o = out.data<BFloat16>();
   const BFloat16* in = x.data<BFloat16>();
   cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()}, [&](const std::int64_t* off) {
     const float root = std::sqrt(static_cast<float>(in[off[1]]));
     o[off[0]] = off[0] < vectorised ? BFloat16(1.0f / root) : BFloat16(1.0f / static_cast<float>(BFloat16(root)));
+  });
+}
+
+// pow_tensor_scalar_optimized_kernel<float, double> for an exponent a float cannot hold (2^31 - 1): the scalar
+// part raises the element to the double exponent (std::pow(float, double)), the vectorised part to the exponent
+// Vectorized<float> holds, rounded to float, so that (-1)^(2^31 - 1) is -1 in the one and 1 in the other.
+void pow_float_inexact_exponent(const Tensor& out, const Tensor& x, double e) {
+  const std::int64_t vectorised = vectorised_part(out, x);
+  float* o = out.data<float>();
+  const float* in = x.data<float>();
+  const float rounded = static_cast<float>(e);
+  cpu::for_each_offset(out.sizes(), {&out.strides(), &x.strides()}, [&](const std::int64_t* off) {
+    const float v = in[off[1]];
+    o[off[0]] = off[0] < vectorised ? std::pow(v, rounded) : static_cast<float>(std::pow(static_cast<double>(v), e));
   });
 }
 }  // namespace
@@ -440,6 +459,11 @@ void pow_kernel(const Tensor& out, const Tensor& x, double e) {
   PARITY_INTERNAL_ASSERT(x.dtype() == out.dtype(), "pow_kernel reads x as out's dtype");
   if (out.dtype() == ScalarType::BFloat16 && e == -0.5 && out.device().type == DeviceType::CPU) {
     rsqrt_bfloat16(out, x);
+    return;
+  }
+  if (out.dtype() == ScalarType::Float32 && static_cast<double>(static_cast<float>(e)) != e && std::isfinite(e) &&
+      out.device().type == DeviceType::CPU) {
+    pow_float_inexact_exponent(out, x, e);
     return;
   }
   auto c = pointwise_call(kernels::Pointwise::Pow, out.dtype(), out, {&x});
