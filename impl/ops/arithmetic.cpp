@@ -165,10 +165,9 @@ Rc<Formula> binary_node(BinaryOp op, const Tensor& self, const Tensor& other, co
 // itself (VersionGate::ScalarOpsDeriveWithScalar): MulBackward1 or DivBackward1.
 Rc<Formula> scalar_node(BinaryOp op, const Tensor& self, Scalar s) {
   return make_node(node_of(op, true), {&self}, [op, s](const Tensor& g, const TensorList&, const Formula&) {
-    // 1.13's 0-dim tensor is seen only by an op that records it (MulBackward0 saves it as other). Where nothing
-    // records, grad times or over it is grad times or over the Scalar: the same dtype (a floating grad's) and the
-    // same value (the scalar made int64 or float64, then cast to the grad's dtype), without the two 0-dim tensors.
-    const bool by_scalar = follows(VersionGate::ScalarOpsDeriveWithScalar) || !autograd::compute_requires_grad({&g});
+    // 1.13's 0-dim tensor takes part in type promotion: a 0-dim gradient times a float64 one computes in float64
+    // (0 * -3.5e38 is -0 there, where float32's -inf gives NaN), and the engine casts the result back.
+    const bool by_scalar = follows(VersionGate::ScalarOpsDeriveWithScalar);
     switch (op) {
       case BinaryOp::Mul: return TensorList{by_scalar ? mul(g, s) : mul(g, ops::wrap_scalar(s))};
       case BinaryOp::Div: return TensorList{by_scalar ? div(g, s) : div(g, ops::wrap_scalar(s))};

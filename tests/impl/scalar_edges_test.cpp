@@ -56,5 +56,20 @@ TEST_F(ImplScalarEdges, AddcmulOfSixteenBitFloatsTakesAFloatValue) {
             "value cannot be converted to type float without overflow");
 }
 
+// 1.13's MulBackward1 multiplies by a 0-dim float64 tensor: a 0-dim gradient computes in float64 (0 * -3.5e38
+// is -0), where 2.x's multiply by the Scalar computes in float (NaN).
+TEST_F(ImplScalarEdges, ScalarDerivativesPromoteA0DimGradientIn113) {
+  auto grad_of_zeroed_product = [] {
+    const Tensor x = requires_grad_(full({}, Scalar::of(0.5), ScalarType::Float32), true);
+    backward(zero_(mul(x, Scalar::of(-3.5e38))));
+    return autograd::grad(x).to_vector()[0];
+  };
+  const double v113 = grad_of_zeroed_product();
+  EXPECT_EQ(v113, 0.0);
+  EXPECT_TRUE(std::signbit(v113));
+  TargetTorchVersionGuard release(TorchVersion{2, 15});
+  EXPECT_TRUE(std::isnan(grad_of_zeroed_product()));
+}
+
 }  // namespace
 }  // namespace parity::impl::testing
