@@ -83,6 +83,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"too many indices for tensor of dimension", ErrorCategory::IndexRange},
     {"is out of bounds for dimension", ErrorCategory::IndexRange},
     {"Mask tensor can take 0 and 1 values only", ErrorCategory::Argument},
+    {"is outside the representable range of", ErrorCategory::Argument},  // 2.x clamp of an integral tensor
     {"on a bool tensor is not supported", ErrorCategory::DType},
     {"with two bool tensors is not supported", ErrorCategory::DType},
     {"with a bool tensor is not supported", ErrorCategory::DType},
