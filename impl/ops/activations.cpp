@@ -1,9 +1,11 @@
 // Pointwise activations (sigmoid, tanh, relu, abs, clamp) and their in-place forms, with exp_. Each is one
 // description (dtype rules, kernel, derivative, what the derivative saves) shared by both forms, so the
 // out-of-place and in-place variants cannot drift apart.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <sstream>
 #include <string>
 
 #include "impl/autograd/meta.h"
@@ -227,6 +229,22 @@ const Activation& abs_op() {
   return op;
 }
 
+// 2.x's clamp of an integral tensor: a min above the dtype's largest value, or a max below its lowest, leaves
+// nothing to clamp into and is refused; a bound beyond the other end is clamped to the dtype's range.
+void clamp_integral_bounds(std::optional<double>& lo, std::optional<double>& hi, ScalarType t) {
+  const double lowest = t == ScalarType::Int32 ? -2147483648.0 : -9223372036854775808.0;
+  const double largest = t == ScalarType::Int32 ? 2147483647.0 : 9223372036854775807.0;
+  auto refuse = [t](const char* which, double v) {
+    std::ostringstream s;  // as ATen streams a double: six significant digits
+    s << "Clamp " << which << " value " << v << " is outside the representable range of " << type_name(t);
+    return s.str();
+  };
+  if (lo) PARITY_CHECK(*lo <= largest, ErrorKind::Argument, refuse("min", *lo));
+  if (hi) PARITY_CHECK(*hi >= lowest, ErrorKind::Argument, refuse("max", *hi));
+  if (lo) lo = std::max(*lo, lowest);
+  if (hi) hi = std::min(*hi, largest);
+}
+
 // clamp with scalar bounds (ClampBackward1). The bounds take part in type promotion as wrapped numbers, so a
 // bool tensor with int bounds gives int64 and an int64 tensor with float bounds float32.
 Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
@@ -243,8 +261,9 @@ Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
     return ops::result_type({&self, min ? &lo_op : &hi_op});
   };
   auto kernel = [lo, hi](const Tensor& out, const Tensor& x) {
-    // With both bounds, a NaN bound makes the whole result NaN without converting the bounds.
-    if (lo && hi && (std::isnan(*lo) || std::isnan(*hi))) {
+    // With both bounds (2.x: with either), a NaN bound makes the whole result NaN without converting the bounds.
+    const bool nan_bound = (lo && std::isnan(*lo)) || (hi && std::isnan(*hi));
+    if (nan_bound && ((lo && hi) || follows(VersionGate::ClampNanBoundIsNan))) {
       ops::fill_kernel(out, std::numeric_limits<double>::quiet_NaN());
       return;
     }
@@ -253,6 +272,12 @@ Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
     const char* cuda_name = lo && hi ? "clamp_scalar_cuda" : lo ? "clamp_min_scalar_cuda" : "clamp_max_scalar_cuda";
     ops::check_dispatch(out.device(), {name, {ScalarType::Bool, ScalarType::Float16}, cuda_name, {ScalarType::Bool}},
                         out.dtype());
+    if (is_integral(out.dtype(), false) && follows(VersionGate::ClampIntegralBoundRange)) {
+      std::optional<double> in_range_lo = lo, in_range_hi = hi;
+      clamp_integral_bounds(in_range_lo, in_range_hi, out.dtype());
+      ops::clamp_kernel(out, x, in_range_lo, in_range_hi);
+      return;
+    }
     if (lo) ops::check_scalar_fits(*lo, out.dtype());
     if (hi) ops::check_scalar_fits(*hi, out.dtype());
     ops::clamp_kernel(out, x, lo, hi);

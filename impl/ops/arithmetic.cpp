@@ -638,7 +638,7 @@ Tensor fill_with(const Tensor& self, double value, Derivative d) {
   bool rg = autograd::compute_requires_grad({&self});
   autograd::check_inplace(self, rg);
   // The kernel converts the value: after the autograd layer's checks.
-  ops::check_scalar_fits(value, self.dtype());
+  ops::check_fill_value(value, self);
   auto node = rg ? make_node(d, {&self}, [](const Tensor& g, const TensorList&, const Formula&) {
                      return TensorList{zeros_like(g)};
                    })

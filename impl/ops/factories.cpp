@@ -28,7 +28,7 @@ Tensor empty_strided(const Dims& sizes, const Dims& strides, ScalarType dtype, D
 
 Tensor full(const Dims& sizes, Scalar value, ScalarType dtype, bool requires_grad, Device device) {
   Tensor t = empty(sizes, dtype, MemoryFormat::Contiguous, device);  // the sizes are checked first
-  ops::check_scalar_fits(value.value, dtype);
+  ops::check_fill_value(value.value, t);
   ops::fill_kernel(t, value.value);
   if (requires_grad) autograd::set_requires_grad(t, true);
   return t;

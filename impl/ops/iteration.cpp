@@ -251,6 +251,13 @@ void check_scalar_fits(double value, ScalarType dtype) {
                "value cannot be converted to type " + std::string(name) + " without overflow");
 }
 
+void check_fill_value(double value, const Tensor& out) {
+  const bool reduced = out.dtype() == ScalarType::Float16 || out.dtype() == ScalarType::BFloat16;
+  const bool fast_path = out.numel() == 1 && out.device().type == DeviceType::CPU;
+  if (reduced && fast_path && follows(VersionGate::OneElementFillOfReducedFloatsUnchecked)) return;
+  check_scalar_fits(value, out.dtype());
+}
+
 namespace {
 std::byte* element0(const Tensor& t) {
   return static_cast<std::byte*>(t.storage().data()) + t.offset() * static_cast<std::int64_t>(element_size(t.dtype()));

@@ -144,6 +144,9 @@ void check_dispatch(Device device, const KernelDispatch& kernel, ScalarType t);
 
 // c10's checked conversion of a scalar argument to an element type (Scalar::to<T>).
 void check_scalar_fits(double value, ScalarType dtype);
+// fill_out's conversion of its value (fill_, full): checked as check_scalar_fits, except for a one-element CPU
+// float16 or bfloat16 tensor in 2.x, whose fast path converts unchecked (OneElementFillOfReducedFloatsUnchecked).
+void check_fill_value(double value, const Tensor& out);
 
 // How two tensors share memory, as ATen's get_overlap_status judges it (TooHard: a layout it does not judge).
 enum class Overlap { No, Partial, Full, TooHard };

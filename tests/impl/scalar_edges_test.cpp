@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "impl/autograd/meta.h"
 #include "impl/ops.h"
@@ -26,6 +28,33 @@ TEST_F(ImplScalarEdges, TheConversionCheckComesAfterAutogradAndSizes) {
             std::string::npos);
   EXPECT_EQ(error_of([&] { fill_(values({1, 2}), Scalar::of(3.5e38)); }).second,
             "value cannot be converted to type float without overflow");
+}
+
+// 2.x's fill of one 16-bit float converts unchecked (65520 fills it with infinity), not of more; its clamp
+// makes a NaN bound's result NaN alone too, and judges an integral tensor's bounds against the dtype's range.
+TEST_F(ImplScalarEdges, ReleaseTwoFillsFloatsUncheckedAndClampsByRange) {
+  const Tensor half = values({1}, ScalarType::Float16);
+  EXPECT_EQ(kind_of([&] { fill_(half, Scalar::of_int(65520)); }), ErrorKind::Argument);
+  const Tensor x = values({1.25, -3});
+  EXPECT_EQ(clamp(x, std::nullopt, Scalar::of(NAN)).to_vector()[0], 1.25);
+  const Tensor i32 = values({1, -3}, ScalarType::Int32);
+  EXPECT_EQ(error_of([&] { clamp(i32, Scalar::of_int(2147483648LL), std::nullopt); }).second,
+            "value cannot be converted to type int without overflow");
+  TargetTorchVersionGuard release(TorchVersion{2, 15});
+  EXPECT_EQ(full({1}, Scalar::of(65520.0), ScalarType::Float16).to_vector()[0], INFINITY);
+  fill_(half, Scalar::of_int(65520));
+  EXPECT_EQ(half.to_vector()[0], INFINITY);
+  EXPECT_EQ(kind_of([&] { fill_(values({1}), Scalar::of(3.5e38)); }), ErrorKind::Argument);
+  EXPECT_EQ(kind_of([&] { fill_(values({1, 2}, ScalarType::Float16), Scalar::of_int(65520)); }), ErrorKind::Argument);
+  EXPECT_EQ(error_of([&] { masked_fill_(half, values({1}, ScalarType::Bool), Scalar::of(65520.0)); }).second,
+            "value cannot be converted to type c10::Half without overflow");
+  EXPECT_TRUE(std::isnan(clamp(x, std::nullopt, Scalar::of(NAN)).to_vector()[0]));
+  EXPECT_EQ(error_of([&] { clamp(i32, Scalar::of_int(2147483648LL), std::nullopt); }).second,
+            "Clamp min value 2.14748e+09 is outside the representable range of Int");
+  EXPECT_EQ(error_of([&] { clamp(i32, std::nullopt, Scalar::of_int(-2147483649LL)); }).second,
+            "Clamp max value -2.14748e+09 is outside the representable range of Int");
+  EXPECT_EQ(clamp(i32, Scalar::of_int(-2147483649LL), Scalar::of_int(2147483648LL)).to_vector(),
+            (std::vector<double>{1, -3}));
 }
 
 // pow converts its exponent to double for float and double, to the element type otherwise; 2.x names the
