@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "generators/boundary_values.h"
 #include "generators/layout_gen.h"
 
 namespace parity::generators {
@@ -87,22 +88,45 @@ std::vector<std::int64_t> expand_sizes(Rng& rng, const std::vector<std::int64_t>
   return out;
 }
 
+// Stored where the value lands in elements as it is: a factory's fill value, fill_'s and masked_fill_'s, and
+// that of an out-of-place op whose in-place form is such a write (masked_fill).
+ScalarUse scalar_use(OpId op) {
+  auto writes_it = [](const program::OpSpec& o) { return program::writes_one_value(o.writes); };
+  const program::OpSpec& spec = program::spec(op);
+  const auto& table = program::op_table();
+  const bool stored = spec.kind == program::OpKind::Factory || writes_it(spec) ||
+                      std::any_of(table.begin(), table.end(),
+                                  [&](const program::OpSpec& o) { return o.inplace_of == op && writes_it(o); });
+  return stored ? ScalarUse::Stored : ScalarUse::Computed;
+}
+
 Scalar random_scalar(Rng& rng, OpId op, std::span<const Meta> in) {
   Scalar s;
+  const DType target = in.empty() ? DType::Float32 : in[0].dtype;
   if (op == OpId::Pow) {
     static const double w[] = {5, 4, 1};
     s.kind = static_cast<Scalar::Kind>(rng.weighted(w) == 0 ? 1 : 0);  // Float or Int
+  } else {
+    // In-place ops cannot change their operand's dtype: pick a scalar kind the operand can absorb.
+    const bool inplace = program::spec(op).kind == program::OpKind::InPlace && !in.empty();
+    static const double w[] = {4, 5, 1};  // Int, Float, Bool
+    int k = rng.weighted(w);
+    if (inplace && !program::is_floating(target)) k = target == DType::Bool ? 2 : rng.pick({0, 0, 2});
+    s.kind = static_cast<Scalar::Kind>(k);
+  }
+  if (rng.chance(kBoundaryScalarShare)) {
+    const ScalarUse use = scalar_use(op);
+    // A float tensor computes with no integer edge (ScalarUse): its edge is a float one.
+    if (use == ScalarUse::Computed && program::is_floating(target) && s.kind == Scalar::Kind::Int)
+      s.kind = Scalar::Kind::Float;
+    s.value = boundary_value(rng, s.kind, target, use);
+    return s;
+  }
+  if (op == OpId::Pow) {
     s.value = s.kind == Scalar::Kind::Int ? static_cast<double>(rng.pick({0, 1, 2, 3, -1, 2}))
                                           : rng.pick({2.0, 0.5, -1.0, 3.0, 0.0, 1.0, -0.5, 1.5});
     return s;
   }
-  // In-place ops cannot change their operand's dtype: pick a scalar kind the operand can absorb.
-  bool inplace = program::spec(op).kind == program::OpKind::InPlace && !in.empty();
-  DType target = in.empty() ? DType::Float32 : in[0].dtype;
-  static const double w[] = {4, 5, 1};  // Int, Float, Bool
-  int k = rng.weighted(w);
-  if (inplace && !program::is_floating(target)) k = target == DType::Bool ? 2 : rng.pick({0, 0, 2});
-  s.kind = static_cast<Scalar::Kind>(k);
   switch (s.kind) {
     case Scalar::Kind::Int: s.value = static_cast<double>(rng.pick({0, 1, -1, 2, -2, 3})); break;
     case Scalar::Kind::Float: s.value = rng.pick({0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 1.5, 3.0, -0.25}); break;

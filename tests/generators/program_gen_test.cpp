@@ -61,7 +61,7 @@ TEST(GeneratorTest, ProgramsAreWellFormed) {
 TEST(GeneratorTest, CoversEveryOpAndBothValidAndInvalidSteps) {
   std::map<OpId, int> ops;
   int valid = 0, ill_typed = 0, raising = 0, no_grad = 0, steps = 0;
-  for (std::uint64_t seed = 0; seed < 500; ++seed) {
+  for (std::uint64_t seed = 0; seed < 1500; ++seed) {
     Program p = program_for(1000 + seed);
     auto info = analyze(p);
     for (std::size_t i = 0; i < p.steps.size(); ++i) {
