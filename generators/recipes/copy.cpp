@@ -10,15 +10,21 @@ using program::OpId;
 
 namespace {
 
-// copy.deepcopy of x, sometimes after x got a .grad, sometimes together (one memo) with an alias of x.
+// copy.deepcopy of x, sometimes after x got a .grad, sometimes together (one memo) with an alias of x or with
+// that .grad, copied before or after x: one memo copies the gradient once, so x's copy's .grad is its copy.
 int deepcopy_group(StepBuilder& gen, int x) {
+  int grad = -1;
   if (gen.rng().chance(0.4) && gen.meta(x).requires_grad) {
     int s = gen.reduce(gen.emit(OpId::MulScalar, {x}));
     if (s >= 0) gen.backward(s, 1);
+    if (s >= 0 && gen.rng().chance(0.5)) grad = gen.emit(OpId::Grad, {x});
   }
   const std::int64_t memo = gen.rng().range(0, 1000);
   auto same_memo = [memo](Attrs& a) { a.memo = memo; };
+  const bool grad_first = gen.rng().chance(0.5);
+  if (grad >= 0 && grad_first) gen.emit(OpId::Deepcopy, {grad}, same_memo, true, true);
   int c = gen.emit(OpId::Deepcopy, {x}, same_memo);
+  if (grad >= 0 && !grad_first) gen.emit(OpId::Deepcopy, {grad}, same_memo, true, true);
   if (c >= 0 && gen.rng().chance(0.6)) {
     int alias = gen.rng().chance(0.5) ? gen.view_of(x, false) : gen.emit(OpId::Detach, {x});
     if (alias >= 0) gen.emit(OpId::Deepcopy, {alias}, same_memo, true, true);

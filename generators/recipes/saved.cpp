@@ -1,3 +1,4 @@
+#include <utility>
 #include <vector>
 
 #include "generators/recipes/recipe.h"
@@ -9,13 +10,26 @@ using program::OpId;
 
 // An op saves a tensor for backward; the tensor is written in place (itself, through a view, or through
 // its detached alias); backward must raise a version error. Variants where nothing saved is written must not.
+// When the node saves two tensors, both may be written: which one the error names is the order in which the
+// node unpacks them.
 void saved(StepBuilder& gen) {
   int x = gen.rg_leaf();
   if (x < 0) return;
   const Meta xm = gen.meta(x);
-  int y = -1, target = -1;
+  int y = -1, target = -1, second = -1;
   bool grad_write = gen.rng().chance(0.8);
-  switch (gen.rng().below(10)) {
+  switch (gen.rng().below(11)) {
+    case 10: {  // mul and mm of two non-leaves requiring grad save both
+      int a = gen.emit(OpId::MulScalar, {x});
+      int leaf = gen.fresh(xm.sizes, xm.dtype, true);
+      int b = leaf < 0 ? -1 : gen.emit(OpId::Clone, {leaf});
+      if (a < 0 || b < 0) return;
+      const bool square = xm.sizes.size() == 2 && xm.sizes[0] == xm.sizes[1];
+      y = gen.emit(square && gen.rng().chance(0.4) ? OpId::Mm : OpId::Mul, {a, b});
+      target = a, second = b;
+      if (gen.rng().chance(0.5)) std::swap(target, second);  // written first
+      break;
+    }
     case 0:  // exp, sigmoid, tanh and relu save their result
       y = target = gen.emit(gen.rng().pick(unary_saving(program::Saves::Result, false)), {x});
       break;
@@ -89,6 +103,7 @@ void saved(StepBuilder& gen) {
     }
   }
   gen.write(through, grad_write);
+  if (second >= 0 && gen.rng().chance(0.7)) gen.write(second, true);
   int s = gen.reduce(y);
   if (s >= 0) gen.backward(s, gen.rng().chance(0.4) ? 2 : 1);
 }

@@ -9,10 +9,12 @@ using program::Attrs;
 using program::Meta;
 using program::OpId;
 
-// Views, then in-place writes through them (scalar or tensor operands, possibly requiring grad).
-// Writes through views of non-leaves rebase history (CopySlices); through views of leaves requiring grad and
-// through outputs of multi-output views they raise. Another view of the same base, made before the write,
-// has its grad_fn regenerated when observed after it.
+// Views, then in-place writes through them or into their base (scalar or tensor operands, possibly requiring
+// grad). Writes through views of non-leaves rebase history (CopySlices); through views of leaves requiring grad
+// and through outputs of multi-output views they raise. Another view of the same base, made before the write,
+// has its grad_fn regenerated when observed after it. A view or its sibling may retain its grad before the
+// write and be the root of the backward after it (`v = y[0:1]; v.retain_grad(); y.add_(1); v.sum().backward()`):
+// the retained gradient must follow the view's regenerated history.
 void view_write(StepBuilder& gen) {
   int x = -1;
   const int from = gen.rng().below(5);
@@ -28,7 +30,14 @@ void view_write(StepBuilder& gen) {
   int v = gen.view_of(x);
   if (gen.rng().chance(0.3)) v = gen.view_of(v);
   if (!gen.state().live(v)) return;
-  if (gen.rng().chance(0.4)) gen.view_of(x);  // a sibling view, observed after the write
+  const int sibling = gen.rng().chance(0.4) ? gen.view_of(x) : -1;  // observed after the write
+  int retained = -1;
+  if (gen.meta(x).requires_grad && gen.rng().chance(0.4)) {
+    retained = sibling >= 0 && gen.rng().chance(0.5) ? sibling : v;
+    if (gen.emit(OpId::RetainGrad, {retained}, {}, true, /*allow_raise=*/true) < 0) retained = -1;
+  }
+  // The write goes into the base itself a third of the time: the view then sees it without being written.
+  const int target = gen.rng().chance(0.35) ? x : v;
   if (gen.rng().chance(0.1)) {  // as_strided reaching past the end of the storage raises
     const std::int64_t past = gen.state().value(x).storage_numel;
     gen.emit(OpId::AsStrided, {x}, [past](Attrs& a) {
@@ -39,17 +48,19 @@ void view_write(StepBuilder& gen) {
   }
   if (gen.rng().chance(0.15)) gen.emit(gen.rng().chance(0.7) ? OpId::Detach : OpId::Detach_, {v}, {}, true, /*allow_raise=*/true);
   if (gen.rng().chance(0.5)) {
-    gen.write(v, true, /*allow_raise=*/true);
+    gen.write(target, true, /*allow_raise=*/true);
   } else {
-    const Meta vm = gen.meta(v);
+    const Meta vm = gen.meta(target);
     int other = gen.fresh(vm.sizes, program::is_floating(vm.dtype) ? gen.floating() : vm.dtype,
                       program::is_floating(vm.dtype) && gen.rng().chance(0.5));
     if (other < 0) return;
     static const std::vector<OpId> binary = {OpId::Add_, OpId::Mul_, OpId::Sub_, OpId::Copy_};
-    if (gen.emit(gen.rng().pick(binary), {v, other}, {}, true, /*allow_raise=*/true) < 0) gen.write(v, true, true);
+    if (gen.emit(gen.rng().pick(binary), {target, other}, {}, true, /*allow_raise=*/true) < 0)
+      gen.write(target, true, true);
   }
-  if (gen.state().live(x) && gen.meta(x).requires_grad) {
-    int s = gen.reduce(x);
+  const int root = retained >= 0 && gen.state().live(retained) && gen.rng().chance(0.6) ? retained : x;
+  if (gen.state().live(root) && gen.meta(root).requires_grad) {
+    int s = gen.reduce(root);
     if (s >= 0) gen.backward(s, 1);
   }
 }

@@ -58,6 +58,45 @@ TEST(GeneratorTest, ProgramsAreWellFormed) {
   }
 }
 
+// The combinations of two situations on one tensor that recipes build: a view (or sibling) retaining its grad,
+// then a write into its base, then a backward from the view; a tensor and its .grad deep-copied under one memo;
+// both tensors one node saved written before its backward.
+TEST(GeneratorTest, BuildsSituationsMeetingOnOneTensor) {
+  bool retained_view_base_written = false, grad_copied_with_memo = false, both_saved_written = false;
+  for (std::uint64_t seed = 0; seed < 3000; ++seed) {
+    const Program p = program_for(seed);
+    const auto& st = p.steps;
+    auto written_after = [&](int id, std::size_t from) {
+      for (std::size_t j = from; j < st.size(); ++j)
+        if (program::spec(st[j].op).is_inplace() && st[j].inputs.at(0) == id) return j;
+      return st.size();
+    };
+    for (std::size_t i = 0; i < st.size(); ++i) {
+      if (st[i].op == OpId::RetainGrad) {
+        const int v = st[i].inputs[0];
+        if (program::spec(st[v].op).result != program::ResultIs::View) continue;
+        const std::size_t w = written_after(st[v].inputs[0], i + 1);
+        for (std::size_t j = w + 1; j < st.size(); ++j)
+          retained_view_base_written = retained_view_base_written ||
+                                       (st[j].op == OpId::Backward && st[st[j].inputs[0]].inputs.at(0) == v);
+      }
+      if (st[i].op == OpId::Deepcopy && st[st[i].inputs[0]].op == OpId::Grad)
+        for (std::size_t j = 0; j < st.size(); ++j)
+          grad_copied_with_memo = grad_copied_with_memo ||
+                                  (st[j].op == OpId::Deepcopy && st[j].attrs.memo == st[i].attrs.memo &&
+                                   st[j].inputs[0] == st[st[i].inputs[0]].inputs[0]);
+      if ((st[i].op == OpId::Mul || st[i].op == OpId::Mm) &&
+          program::spec(st[st[i].inputs[0]].op).kind != program::OpKind::Factory &&
+          program::spec(st[st[i].inputs[1]].op).kind != program::OpKind::Factory)
+        both_saved_written = both_saved_written || (written_after(st[i].inputs[0], i + 1) < st.size() &&
+                                                    written_after(st[i].inputs[1], i + 1) < st.size());
+    }
+  }
+  EXPECT_TRUE(retained_view_base_written);
+  EXPECT_TRUE(grad_copied_with_memo);
+  EXPECT_TRUE(both_saved_written);
+}
+
 TEST(GeneratorTest, CoversEveryOpAndBothValidAndInvalidSteps) {
   std::map<OpId, int> ops;
   int valid = 0, ill_typed = 0, raising = 0, no_grad = 0, steps = 0;
