@@ -256,8 +256,9 @@ void index_put_on_host(const Tensor& self, const Tensor& index, const Tensor& va
     const T* in = values.data<T>();
     for_each_indexed(info, order, {ops::broadcast_strides(values, info.src.sizes())},
                      [&](std::int64_t at, const std::int64_t* rest) {
-                       if constexpr (std::is_same_v<T, bool>) out[at] = accumulate ? (out[at] || in[rest[0]]) : in[rest[0]];
-                       else out[at] = accumulate ? static_cast<T>(out[at] + in[rest[0]]) : in[rest[0]];
+                       // The kernels' add: bool is or, integers wrap (no signed overflow), 16-bit floats round once.
+                       out[at] = accumulate ? kernels::BinaryFn<T, kernels::BinaryOp::Add>{}(out[at], in[rest[0]])
+                                            : in[rest[0]];
                      });
   });
 }

@@ -190,7 +190,8 @@ TEST_F(ImplPointwise, AScalarOperandIsTheWrappedNumberCastToTheComputeType) {
 }
 
 // Integer arithmetic wraps as two's complement, as ATen's kernels do on every machine it runs on: max + 1 is
-// min, -min is min, 65536^2 is 0 in int32 (in C++ each is signed overflow, which the kernels avoid).
+// min, -min is min, 65536^2 is 0 in int32, and so does index_put_'s accumulation (in C++ each is signed
+// overflow, which the kernels avoid).
 TEST_F(ImplPointwise, IntegerArithmeticWraps) {
   const double max32 = 2147483647.0, min32 = -2147483648.0, min64 = -9223372036854775808.0;
   auto i32 = [](double v) { return values({v}, ScalarType::Int32); };
@@ -202,6 +203,9 @@ TEST_F(ImplPointwise, IntegerArithmeticWraps) {
   EXPECT_EQ(neg(values({min64}, ScalarType::Int64)).to_vector()[0], min64);
   EXPECT_EQ(pow(i32(65536), Scalar::of_int(2)).to_vector()[0], 0.0);
   EXPECT_EQ(pow(i32(3), Scalar::of_int(21)).to_vector()[0], 1870418611.0);  // 3^21 mod 2^32, as int32
+  const Tensor acc = i32(max32);
+  index_put_(acc, values({0, 0}, ScalarType::Int64), values({1, 1}, ScalarType::Int32), /*accumulate=*/true);
+  EXPECT_EQ(acc.to_vector()[0], -2147483647.0);
 }
 
 // Integral sums wrap around in int64 as ATen's do: two INT64_MIN make 0, and 2^53 + 1 stays exact (a double
