@@ -33,16 +33,19 @@ excluded=(
 )
 
 status=0
+failed=()
 # Each test binary in one process: ctest would start one per test, and ASan's start-up with LibTorch loaded costs
 # more than most tests (on 2 cores, 7 minutes for the unit tests against 1). JUnit XML as ci/test.sh writes it.
 "./$build_dir/parity_unit_tests" --gtest_filter="-$(IFS=:; echo "${excluded[*]}")" \
-  --gtest_output="xml:$build_dir/junit-unit.xml" || status=1
-"./$build_dir/parity_property_tests" --gtest_output="xml:$build_dir/junit-property.xml" || status=1
+  --gtest_output="xml:$build_dir/junit-unit.xml" 2>&1 | tee "$build_dir/gtest-unit.log" ||
+  { status=1; failed+=(parity_unit_tests); }
+"./$build_dir/parity_property_tests" --gtest_output="xml:$build_dir/junit-property.xml" 2>&1 |
+  tee "$build_dir/gtest-property.log" || { status=1; failed+=(parity_property_tests); }
 # The CI campaign's seed and cases (CMakeLists.txt's differential_campaign): programs the 1.13 suite judges, so
 # nothing unexpected may differ, and all of its coverage is reached under ASan too. --memory-mb 0: a sanitizer
 # build caps no address space (see above); the command says so itself.
 "./$build_dir/parity" fuzz --cases "$cases" --seed 20261121 --require-coverage --memory-mb 0 \
-  --out "$build_dir/campaign-sanitize" --overwrite || status=1
+  --out "$build_dir/campaign-sanitize" --overwrite || { status=1; failed+=("the campaign ($build_dir/campaign-sanitize)"); }
 
 if compgen -G "$logs/*" >/dev/null; then
   reports=("$logs"/*)
@@ -53,5 +56,11 @@ if compgen -G "$logs/*" >/dev/null; then
     cat "$f" >&2
   done
   status=1
+  failed+=("sanitizer reports ($logs)")
+fi
+if ((${#failed[@]})); then
+  # gtest's own list of failed tests is far above the campaign's output: repeat it here.
+  echo "sanitize: FAILED: ${failed[*]}" >&2
+  grep -h '^\[  FAILED  \] [A-Za-z]' "$build_dir"/gtest-*.log 2>/dev/null | sort -u >&2 || true
 fi
 exit "$status"
