@@ -32,7 +32,7 @@ rc::Shrinkable<program::Program> generate(std::uint64_t seed, int size, const Ge
 
 // The generation code's version: bump it when a change to generators/ (or to an op's shape rule) makes a seed
 // give other programs.
-inline constexpr int kGeneratorCodeVersion = 23;
+inline constexpr int kGeneratorCodeVersion = 24;
 
 // Names the generator in every record; with the seed and max_steps it decides every program. It is
 // kGeneratorCodeVersion * 100000 plus a five-digit fingerprint of what the generator reads from the op table

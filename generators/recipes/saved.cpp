@@ -18,7 +18,8 @@ void saved(StepBuilder& gen) {
   const Meta xm = gen.meta(x);
   int y = -1, target = -1, second = -1;
   bool grad_write = gen.rng().chance(0.8);
-  switch (gen.rng().below(11)) {
+  const int variant = gen.rng().below(12);
+  switch (variant) {
     case 10: {  // mul and mm of two non-leaves requiring grad save both
       int a = gen.emit(OpId::MulScalar, {x});
       int leaf = gen.fresh(xm.sizes, xm.dtype, true);
@@ -38,9 +39,11 @@ void saved(StepBuilder& gen) {
       y = target = xn < 0 ? -1 : gen.emit(gen.rng().pick(unary_saving(program::Saves::Result, true)), {xn});
       break;
     }
-    case 7: {  // abs, clamp and pow save their input
+    case 7:
+    case 11: {  // abs, clamp and pow save their input, or (11) a view of it: one version counter with the base
       int xn = gen.rng().chance(0.5) ? gen.emit(OpId::MulScalar, {x}) : gen.emit(OpId::Clone, {x});
-      y = xn < 0 ? -1 : gen.emit(gen.rng().pick(unary_saving(program::Saves::Self, false)), {xn});
+      const int in = xn < 0 || variant == 7 ? xn : gen.view_of(xn, true, /*single_output=*/true);
+      y = in < 0 ? -1 : gen.emit(gen.rng().pick(unary_saving(program::Saves::Self, false)), {in});
       target = xn;
       break;
     }

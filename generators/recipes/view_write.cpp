@@ -14,7 +14,7 @@ using program::OpId;
 // and through outputs of multi-output views they raise. Another view of the same base, made before the write,
 // has its grad_fn regenerated when observed after it. A view or its sibling may retain its grad before the
 // write and be the root of the backward after it (`v = y[0:1]; v.retain_grad(); y.add_(1); v.sum().backward()`):
-// the retained gradient must follow the view's regenerated history.
+// the retained gradient must follow the view's regenerated history, written through the base or a sibling.
 void view_write(StepBuilder& gen) {
   int x = -1;
   const int from = gen.rng().below(5);
@@ -36,8 +36,14 @@ void view_write(StepBuilder& gen) {
     retained = sibling >= 0 && gen.rng().chance(0.5) ? sibling : v;
     if (gen.emit(OpId::RetainGrad, {retained}, {}, true, /*allow_raise=*/true) < 0) retained = -1;
   }
-  // The write goes into the base itself a third of the time: the view then sees it without being written.
-  const int target = gen.rng().chance(0.35) ? x : v;
+  // The write goes into the base itself a third of the time: the view then sees it without being written. A
+  // view that retains its grad is mostly not the one written: the base or the other view is, and its history is
+  // rebased all the same.
+  int target = gen.rng().chance(0.35) ? x : v;
+  if (retained >= 0) {
+    const int other = retained == v ? sibling : v;
+    target = gen.rng().chance(0.5) ? x : (other >= 0 && gen.rng().chance(0.6) ? other : v);
+  }
   if (gen.rng().chance(0.1)) {  // as_strided reaching past the end of the storage raises
     const std::int64_t past = gen.state().value(x).storage_numel;
     gen.emit(OpId::AsStrided, {x}, [past](Attrs& a) {
@@ -58,7 +64,7 @@ void view_write(StepBuilder& gen) {
     if (gen.emit(gen.rng().pick(binary), {target, other}, {}, true, /*allow_raise=*/true) < 0)
       gen.write(target, true, true);
   }
-  const int root = retained >= 0 && gen.state().live(retained) && gen.rng().chance(0.6) ? retained : x;
+  const int root = retained >= 0 && gen.state().live(retained) && gen.rng().chance(0.8) ? retained : x;
   if (gen.state().live(root) && gen.meta(root).requires_grad) {
     int s = gen.reduce(root);
     if (s >= 0) gen.backward(s, 1);
