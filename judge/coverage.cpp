@@ -86,17 +86,7 @@ constexpr std::size_t kSituationCount = std::size(kSituationNames);
 
 constexpr std::string_view kOffset = "offset";
 
-#define PARITY_TENSOR_EVENTS(X)                                                                                  \
-  X(RetainGrad, "retain_grad")                                                                                  \
-  X(WriteViaView, "write_via_view")             /* in place through an autograd view of it, grad enabled */    \
-  X(WriteOnTensor, "write_on_tensor")           /* in place on a value that is no view, grad enabled */         \
-  X(WriteViaAlias, "write_via_alias")           /* in place through detach() or .data, any grad mode */        \
-  X(WriteViaNogradView, "write_via_nograd_view") /* in place through a view made under no_grad */              \
-  X(Saved, "saved")                             /* an op requiring grad saved it (or its result) */            \
-  X(Backward, "backward")                       /* an ok backward whose graph holds it */
-
-PARITY_NAMED_ENUM(TensorEvent, kTensorEventNames, PARITY_TENSOR_EVENTS)
-constexpr std::size_t kTensorEventCount = std::size(kTensorEventNames);
+constexpr std::size_t kTensorEventCount = static_cast<std::size_t>(TensorEvent::Backward) + 1;
 
 // The index of pair (a, b), a < b, in situation_pairs() order (row by row).
 std::size_t pair_index(std::size_t a, std::size_t b) {
@@ -150,6 +140,8 @@ class Analysis {
       if (seen_[k]) tags_.situations.emplace_back(kSituationNames[k]);
     for (std::size_t k = 0; k < pair_seen_.size(); ++k)
       if (pair_seen_[k]) tags_.situation_pairs.push_back(situation_pairs()[k]);
+    tags_.role_pairs = roles_.pairs();
+    tags_.role_triples = roles_.triples();
     // Device-only ops are no coverage goal (backward_through_ops()): a CPU campaign never makes them.
     for (const OpSpec& op : op_table())
       if (through_seen_[static_cast<std::size_t>(op.id)] && !op.device_only) tags_.backward_through.emplace_back(op.name);
@@ -178,11 +170,27 @@ class Analysis {
   void event(int v, TensorEvent e) {
     const int t = tensor_of(v);
     if (t < 0 || t >= n_) return;
+    role_event(v, e);
     const auto bit = static_cast<std::size_t>(e);
     for (std::size_t other = 0; other < kTensorEventCount; ++other)
       if (other != bit && (events_[t] >> other) & 1u)
         pair_seen_[pair_index(std::min(other, bit), std::max(other, bit))] = true;
     events_[t] = static_cast<std::uint8_t>(events_[t] | (1u << bit));
+  }
+
+  void role_event(int v, TensorEvent e) {
+    if (const int t = tensor_of(v); t >= 0 && t < n_) roles_.add(t, {e, role_of(v), self(v)});
+  }
+
+  // What made a tensor decides its role when it is no view; a copy that returned its operand is the operand.
+  TensorRole role_of(int v) const {
+    if (is_view(v)) return TensorRole::View;
+    const Step& made = p_.steps[self(v)];
+    if (made.op == OpId::Grad || made.op == OpId::AutogradGrad) return TensorRole::Grad;
+    if (made.op == OpId::Deepcopy) return TensorRole::Deepcopy;
+    if (spec(made.op).kind == OpKind::Copy && !facts_[self(v)].alias) return TensorRole::Copy;
+    const TensorObs* o = latest(v);
+    return o && !o->is_leaf ? TensorRole::Nonleaf : TensorRole::Leaf;
   }
 
   int self(int v) const { return v >= 0 && facts_[v].self >= 0 ? facts_[v].self : v; }
@@ -371,6 +379,7 @@ class Analysis {
         tensor_done[t] = true;
         event(v, TensorEvent::Backward);
       }
+      role_event(v, TensorEvent::Backward);  // each tensor of the storage in the graph, in its role
       const OpSpec& made_by = spec(p_.steps[v].op);
       if (!o->is_leaf && program::records_history(made_by)) through_seen_[static_cast<std::size_t>(made_by.id)] = true;
     }
@@ -488,6 +497,7 @@ class Analysis {
   std::vector<std::vector<Write>> writes_;  // by family: in-place writes that succeeded
   std::vector<std::uint8_t> events_;  // per tensor (alias class): the TensorEvents that happened to it
   std::vector<bool> pair_seen_;       // per situation_pairs() index
+  RoleCombinations roles_;
   std::vector<bool> through_seen_;    // per OpId
   std::vector<int> retained_roots_;         // roots of ok backward calls with retain_graph
   bool create_graph_ran_ = false;           // an ok backward recorded itself
@@ -574,17 +584,12 @@ const std::vector<std::string>& expected_error_categories() {
   return names;
 }
 
-const std::vector<std::string>& tensor_events() {
-  static const std::vector<std::string> names(std::begin(kTensorEventNames), std::end(kTensorEventNames));
-  return names;
-}
-
 const std::vector<std::string>& situation_pairs() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
     for (std::size_t a = 0; a < kTensorEventCount; ++a)
       for (std::size_t b = a + 1; b < kTensorEventCount; ++b)
-        out.push_back(std::string(kTensorEventNames[a]) + "+" + std::string(kTensorEventNames[b]));
+        out.push_back(tensor_events()[a] + "+" + tensor_events()[b]);
     return out;
   }();
   return names;

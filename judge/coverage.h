@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "judge/role_combinations.h"
 #include "judge/trace.h"
 #include "program/program.h"
 
@@ -29,6 +30,10 @@ struct CoverageTags {
   // Two tensor events (tensor_events()) on one tensor, counted when the second happens: where bugs hide that
   // each event alone does not show. "a+b", a < b, in situation_pairs() order, once per case.
   std::vector<std::string> situation_pairs;
+  // The same events keyed by the role of the tensor each happened to, paired and tripled in the order they
+  // happened (judge/role_combinations.h), each once per case in role_pairs() and role_triples() order.
+  std::vector<std::string> role_pairs;
+  std::vector<std::string> role_triples;
   // Each differentiable op (backward_through_ops()) whose result was in the graph of a backward LibTorch ran ok,
   // once per case: the op's derivative was exercised, not only its forward.
   std::vector<std::string> backward_through;
@@ -54,11 +59,8 @@ struct CoverageDimension {
 const std::vector<CoverageDimension>& coverage_dimensions();
 
 const std::vector<std::string>& all_situations();
-// What can happen to one tensor (all its views and aliases, one storage): retain_grad, an in-place write through
-// a view, on the tensor itself, through a detached alias (detach, .data) or through a view made under no_grad;
-// being saved for backward; a backward through it.
-const std::vector<std::string>& tensor_events();
-const std::vector<std::string>& situation_pairs();  // every pair of tensor_events(), "a+b" with a < b
+// Every pair of tensor_events() (judge/role_combinations.h), "a+b" with a < b.
+const std::vector<std::string>& situation_pairs();
 // Ops whose result can require grad and have a derivative: not factories, autograd steps, detached results
 // (detach, .data, new_tensor, deepcopy, detach_) or results that never require grad.
 const std::vector<std::string>& backward_through_ops();
