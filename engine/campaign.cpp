@@ -342,6 +342,8 @@ class Campaign {
     add(coverage.situations, ev.coverage.situations);
     add(coverage.situation_pairs, ev.coverage.situation_pairs);
     add(coverage.backward_through, ev.coverage.backward_through);
+    add(coverage.role_pairs, ev.coverage.role_pairs);
+    add(coverage.role_triples, ev.coverage.role_triples);
     if (ev.outcome == Evaluation::Outcome::Crash) ++summary_.crashes;
     if (ev.outcome == Evaluation::Outcome::Timeout) ++summary_.timeouts;
     if (ev.outcome == Evaluation::Outcome::OutOfMemory) ++summary_.out_of_memory;

@@ -5,10 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <new>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
 #include <nlohmann/json.hpp>
 
 #include "engine/process_outcome.h"
@@ -94,7 +98,26 @@ constexpr TagField kTagFields[] = {
     {"situations", &judge::CoverageTags::situations, judge::all_situations},
     {"situation_pairs", &judge::CoverageTags::situation_pairs, judge::situation_pairs},
     {"backward_through", &judge::CoverageTags::backward_through, judge::backward_through_ops},
+    {"role_pairs", &judge::CoverageTags::role_pairs, judge::role_pairs},
+    {"role_triples", &judge::CoverageTags::role_triples, judge::role_triples},
 };
+constexpr std::size_t kTagFieldCount = std::size(kTagFields);
+
+// A tag's index in its field's known list: hashed, as role_triples() holds tens of thousands of keys.
+std::optional<std::size_t> tag_index(std::size_t field, const std::string& tag) {
+  using Index = std::unordered_map<std::string_view, std::size_t>;
+  static const std::array<Index, kTagFieldCount> indices = [] {
+    std::array<Index, kTagFieldCount> out;
+    for (std::size_t f = 0; f < kTagFieldCount; ++f) {
+      const auto& known = kTagFields[f].known();
+      for (std::size_t i = 0; i < known.size(); ++i) out[f].emplace(known[i], i);
+    }
+    return out;
+  }();
+  const auto at = indices[field].find(tag);
+  if (at == indices[field].end()) return std::nullopt;
+  return at->second;
+}
 
 template <class E>
 int code(E e) {
@@ -120,13 +143,13 @@ std::string counts_text(const program::Program& program, const judge::Trace& imp
     for (int c : {code(program.steps[i].op), code(impl.steps[i].status), code(impl.steps[i].category),
                   code(oracle.steps[i].status), code(oracle.steps[i].category)})
       put(static_cast<std::size_t>(c));
-  for (const auto& f : kTagFields) {
-    const auto& known = f.known();
+  for (std::size_t field = 0; field < kTagFieldCount; ++field) {
+    const TagField& f = kTagFields[field];
     put((tags.*f.tags).size());
     for (const std::string& t : tags.*f.tags) {
-      const auto at = std::find(known.begin(), known.end(), t);
-      if (at == known.end()) throw Fatal(std::string("judge/coverage.cpp made an unknown ") + f.key + " tag " + t);
-      put(static_cast<std::size_t>(at - known.begin()));
+      const auto at = tag_index(field, t);
+      if (!at) throw Fatal(std::string("judge/coverage.cpp made an unknown ") + f.key + " tag " + t);
+      put(*at);
     }
   }
   return out;
@@ -320,7 +343,8 @@ class CountsReader {
 std::size_t max_tags(const TagField& f, const std::vector<StepOutcome>& steps) {
   // Situations, pairs and backward-through are each counted once per case.
   if (f.tags == &judge::CoverageTags::situations || f.tags == &judge::CoverageTags::situation_pairs ||
-      f.tags == &judge::CoverageTags::backward_through)
+      f.tags == &judge::CoverageTags::backward_through || f.tags == &judge::CoverageTags::role_pairs ||
+      f.tags == &judge::CoverageTags::role_triples)
     return f.known().size();
   std::size_t operands = 0;
   for (const auto& s : steps) operands += static_cast<std::size_t>(program::spec(s.op).arity);

@@ -620,6 +620,8 @@ const std::vector<CoverageDimension>& coverage_dimensions() {
       {"situations", all_situations()},
       {"situation_pairs", situation_pairs()},
       {"backward_through", backward_through_ops()},
+      {"role_pairs", role_pair_goals()},
+      {"role_triples", role_triple_goals()},
   };
   return dims;
 }

@@ -49,10 +49,11 @@ CoverageTags coverage_tags(const program::Program& program, const Trace& oracle)
 // dense_non_contiguous (permuted dense), non_dense (gaps).
 std::string_view layout_kind(const TensorObs&);
 
-// The keys a campaign is expected to reach, per dimension, in report order.
+// The keys a campaign is expected to reach, per dimension, in report order. The role tables count every key of
+// role_pairs() and role_triples() a case met; only their goals are here.
 struct CoverageDimension {
   // "ops", "layouts", "memory_formats", "dtypes", "error_categories", "situations", "situation_pairs",
-  // "backward_through"
+  // "backward_through", "role_pairs", "role_triples"
   std::string_view name;
   std::vector<std::string> keys;
 };

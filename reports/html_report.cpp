@@ -13,6 +13,7 @@
 #include "program/json.h"
 #include "program/op_table.h"
 #include "reports/build_info.h"
+#include "reports/html_coverage.h"
 #include "reports/repro.h"
 #include "reports/schema_version.h"
 
@@ -551,13 +552,7 @@ std::string render_summary(const ReportInput& in, const std::vector<Group>& grou
     }
     html += "</dl>";
     if (r.drift) return html;  // a drift run counts no coverage: both sides are LibTorch
-    const auto starved = reports::starved(r.coverage);
-    std::string cov = "Coverage: " + (starved.empty() ? std::string("every op, layout kind, memory format, error "
-                                                                    "category and autograd situation was exercised.")
-                                                      : std::to_string(starved.size()) + " items never exercised: ");
-    for (std::size_t i = 0; i < starved.size() && i < 12; ++i) cov += (i ? ", " : "") + starved[i];
-    if (starved.size() > 12) cov += ", \u2026 (run.json lists them all)";
-    html += "<p class=\"coverage\">" + esc(cov) + "</p>";
+    html += render_coverage(r.coverage);
   } else {
     html += "<p class=\"verdict warn\">" + esc(plural(in.findings.size(), "recorded finding") + " in " +
                                                plural(groups.size(), "group") + "; no run summary") +

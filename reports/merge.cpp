@@ -243,6 +243,8 @@ MergedRun merge_shards(const std::vector<ShardOutput>& shards) {
     add_counts(out.coverage.situations, s.coverage.situations);
     add_counts(out.coverage.situation_pairs, s.coverage.situation_pairs);
     add_counts(out.coverage.backward_through, s.coverage.backward_through);
+    add_counts(out.coverage.role_pairs, s.coverage.role_pairs);
+    add_counts(out.coverage.role_triples, s.coverage.role_triples);
     out.coverage.not_goals.insert(s.coverage.not_goals.begin(), s.coverage.not_goals.end());
     out.interrupted = out.interrupted || s.interrupted;
   }

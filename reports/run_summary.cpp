@@ -84,6 +84,8 @@ constexpr std::pair<const char*, Coverage::Counts Coverage::*> kCoverageFields[]
     {"situations", &Coverage::situations},
     {"situation_pairs", &Coverage::situation_pairs},
     {"backward_through", &Coverage::backward_through},
+    {"role_pairs", &Coverage::role_pairs},
+    {"role_triples", &Coverage::role_triples},
 };
 
 Coverage::Counts Coverage::*counts_of(std::string_view dimension) {
@@ -105,8 +107,10 @@ Coverage coverage_from_json(const json& j) {
   const json& cov = field(j, "coverage");
   if (!cov.is_object()) throw JsonError("run summary: field \"coverage\" must be an object");
   for (const auto& [name, counts] : kCoverageFields) {
-    // Version 3 measured no pairs and no backward-through: read as nothing reached.
-    if (!cov.contains(name) && (counts == &Coverage::situation_pairs || counts == &Coverage::backward_through)) continue;
+    // Version 3 measured no pairs and no backward-through, version 7 no role tables: read as nothing reached.
+    const bool newer = counts == &Coverage::situation_pairs || counts == &Coverage::backward_through ||
+                       counts == &Coverage::role_pairs || counts == &Coverage::role_triples;
+    if (!cov.contains(name) && newer) continue;
     c.*counts = map_field<std::uint64_t>(cov, name, "coverage");
   }
   if (cov.contains("not_goals")) {

@@ -64,6 +64,9 @@ struct Coverage {
   Counts ops, layouts, memory_formats, dtypes, error_categories, situations;
   Counts situation_pairs;   // two events on one tensor (judge::situation_pairs())
   Counts backward_through;  // differentiable ops a backward went through (judge::backward_through_ops())
+  // Role-keyed pairs and triples of events on one storage (judge/role_combinations.h): every key met, and the
+  // goals (judge::role_pair_goals(), role_triple_goals()) even at 0.
+  Counts role_pairs, role_triples;
   // Keys ("ops.mm", "dtypes.bool") the campaign's programs could not reach because its selection left them out
   // (--ops, --dtypes, a protocol backend's declaration): not starved, whatever their count.
   std::set<std::string> not_goals;

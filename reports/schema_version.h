@@ -18,10 +18,12 @@
 //   7: a trace's gradients have `version` and `grad_alias_of`, and are observed with every live value after
 //      each step that writes (not after backward steps only); an older trace's gradient reads as its value's own,
 //      at version 0.
+//   8: run.json's coverage has `role_pairs` and `role_triples` (events on one storage keyed by the role of the
+//      tensor each happened to); a version 7 run.json reads as one that met none of them.
 #pragma once
 
 namespace parity::reports {
 
-inline constexpr int kReportSchemaVersion = 7;
+inline constexpr int kReportSchemaVersion = 8;
 
 }  // namespace parity::reports

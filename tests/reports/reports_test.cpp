@@ -144,6 +144,7 @@ TEST(ReportsRunSummary, RoundTrips) {
   r.coverage.ops["add"] = 8;
   r.coverage.situations["version_error"] = 3;
   r.coverage.error_categories["unclassified"] = 1;  // a key no campaign aims at is kept too
+  r.coverage.role_triples["saved@leaf+backward@leaf+backward@view"] = 2;  // met, though no goal
   r.shard = {1, 4};
   r.max_steps = 14;
   r.timeout_ms = 10000;
@@ -154,10 +155,13 @@ TEST(ReportsRunSummary, RoundTrips) {
   EXPECT_EQ(run_summary_from_json(json::parse(j.dump())), r);
   for (const char* dim :
        {"ops", "layouts", "memory_formats", "dtypes", "error_categories", "situations", "situation_pairs",
-        "backward_through"})
+        "backward_through", "role_pairs", "role_triples"})
     EXPECT_TRUE(j["coverage"][dim].is_object()) << dim;
   EXPECT_EQ(j["coverage"]["situations"]["version_error"], 3);
   EXPECT_EQ(j["coverage"]["situations"]["data_of_tensor"], 0);
+  EXPECT_EQ(j["coverage"]["role_triples"]["saved@leaf+backward@leaf+backward@view"], 2);
+  EXPECT_EQ(j["coverage"]["role_pairs"]["retain_grad@view+write_on_tensor@nonleaf"], 0);  // a goal, at 0
+  EXPECT_EQ(j["coverage"]["role_pairs"].size(), judge::role_pair_goals().size());
   EXPECT_EQ(j["coverage"]["starved"], json(starved(r.coverage)));
   EXPECT_EQ(j["known_divergence_hits"]["never:matched"], 0);
   EXPECT_EQ(j["device"], "cpu");
