@@ -11,6 +11,7 @@
 #include "impl/cuda/cuda_runtime.h"
 #include "impl/error.h"
 #include "impl/ops.h"
+#include "impl_backend/combination_faults.h"
 #include "impl_backend/planted_faults.h"
 #include "program/content.h"
 #include "program/internal_assert.h"
@@ -168,6 +169,10 @@ class ImplSession final : public jd::Session {
     autograd::GradModeGuard mode(step.grad_enabled);
     const PlantedFault* fault = role_ == Role::Impl ? planted_fault_for(step.op) : nullptr;
     if (fault && is_process_fault(fault->kind)) misbehave(*fault);
+    const bool combination = combination_holds(fault, step);
+    const auto memo_link = fault && fault->kind == PlantedFault::Kind::GradMemo
+                               ? CombinationFaults::memo_link(in(step, 0), memos_[step.attrs.memo], values_)
+                               : CombinationFaults::MemoLink::None;
     if (fault && fault->kind == PlantedFault::Kind::Error)
       throw jd::StepError(jd::ErrorCategory::Argument,
                           "planted fault (" + fault->text() + "): impl refuses this op on purpose, as " +
@@ -190,6 +195,11 @@ class ImplSession final : public jd::Session {
       const Tensor& self = *values_[index];
       values_[index] = Tensor::over(self.storage(), self.layout(), self.dtype(), self.version_counter());
     }
+    if (combination && values_[index]) CombinationFaults::corrupt(*values_[index]);
+    if (memo_link != CombinationFaults::MemoLink::None && values_[index])
+      values_[index] = CombinationFaults::unlink(*values_[index], memo_link);
+    if (fault && fault->kind == PlantedFault::Kind::StaleRetainedView) combination_.retained(in(step, 0));
+    if (pg::spec(step.op).runs_backward) combination_.after_backward();
   }
 
   bool has_value(int id) const override {
@@ -255,6 +265,16 @@ class ImplSession final : public jd::Session {
     for (const auto& f : planted_faults())
       if (f.op == op) return &f;
     return nullptr;
+  }
+
+  // Judged on the operands before the step runs: a view its own write has just bumped was not written before.
+  bool combination_holds(const PlantedFault* fault, const pg::Step& step) const {
+    if (!fault || !is_combination_fault(fault->kind) || fault->kind == PlantedFault::Kind::StaleRetainedView ||
+        fault->kind == PlantedFault::Kind::GradMemo)
+      return false;
+    std::vector<const Tensor*> operands;
+    for (std::size_t k = 0; k < step.inputs.size(); ++k) operands.push_back(&in(step, k));
+    return CombinationFaults::holds(*fault, step, operands);
   }
 
   // Writes straight to memory, bumping no version: the bug is in the op's arithmetic, nowhere else.
@@ -411,6 +431,7 @@ class ImplSession final : public jd::Session {
   std::map<const void*, Tensor> kept_grads_;  // every gradient grad_tensor_key named, alive for unique keys
   std::map<std::int64_t, DeepcopyMemo> memos_;  // one per copy.deepcopy call of the program
   std::optional<bool> flaky_this_run_;          // a Flaky fault's turn, taken at its op's first run
+  CombinationFaults combination_;               // what the combination faults planted keep across steps
 };
 
 class ImplBackend final : public jd::Backend {

@@ -28,7 +28,27 @@ constexpr std::pair<std::string_view, PlantedFault::Kind> kKinds[] = {
     {"hang", PlantedFault::Kind::Hang},
     {"oom", PlantedFault::Kind::OutOfMemory},
     {"breaks_device", PlantedFault::Kind::BreaksDevice},
+    {"view_written", PlantedFault::Kind::ViewWritten},
+    {"stale_retained_view", PlantedFault::Kind::StaleRetainedView},
+    {"edge_scalar", PlantedFault::Kind::EdgeScalar},
+    {"shared_storage", PlantedFault::Kind::SharedStorage},
+    {"zero_dim_other", PlantedFault::Kind::ZeroDimOther},
+    {"grad_memo", PlantedFault::Kind::GradMemo},
 };
+
+// Why a combination fault cannot hold for `op`; empty when it can (and for every other kind).
+std::string_view cannot_hold(PlantedFault::Kind k, program::OpId op) {
+  using K = PlantedFault::Kind;
+  const program::OpSpec& s = program::spec(op);
+  if (k == K::ViewWritten && s.arity == 0) return "plants `view_written` on an op with no operand";
+  if (k == K::StaleRetainedView && op != program::OpId::RetainGrad)
+    return "plants `stale_retained_view` on another op than retain_grad";
+  if (k == K::EdgeScalar && !s.reads(program::Attr::Scalar)) return "plants `edge_scalar` on an op that takes no scalar";
+  if ((k == K::SharedStorage || k == K::ZeroDimOther) && !(s.is_inplace() && s.arity >= 2))
+    return "plants a fault of two operands on an op that is not in place with two operands";
+  if (k == K::GradMemo && op != program::OpId::Deepcopy) return "plants `grad_memo` on another op than deepcopy";
+  return "";
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -40,7 +60,8 @@ PlantedFault parse_one(std::string_view item) {
   auto bad = [&](const std::string& why) {
     return std::invalid_argument(std::string(kPlantVariable) + ": \"" + std::string(item).substr(0, 60) + "\" " + why +
                                  " (expected OP=KIND, comma-separated, KIND one of values, error, message, fresh, writes_input, "
-                                 "flaky, crash, abort, hang, oom; OP from `parity list`)");
+                                 "flaky, crash, abort, hang, oom, breaks_device, view_written, stale_retained_view, "
+                                 "edge_scalar, shared_storage, zero_dim_other, grad_memo; OP from `parity list`)");
   };
   const auto eq = item.find('=');
   if (eq == std::string_view::npos) throw bad("has no '='");
@@ -54,6 +75,7 @@ PlantedFault parse_one(std::string_view item) {
     if (k == PlantedFault::Kind::WritesInput &&
         (program::spec(*op).arity == 0 || program::spec(*op).mutates))
       throw bad("plants `writes_input` on an op that has no operand or may write one anyway");
+    if (const std::string_view why = cannot_hold(k, *op); !why.empty()) throw bad(std::string(why));
     return {*op, k};
   }
   throw bad("names no fault kind");
@@ -79,9 +101,21 @@ bool is_process_fault(PlantedFault::Kind kind) {
     case PlantedFault::Kind::Fresh:
     case PlantedFault::Kind::WritesInput:
     case PlantedFault::Kind::Flaky:
-    case PlantedFault::Kind::BreaksDevice: return false;
+    case PlantedFault::Kind::BreaksDevice:
+    case PlantedFault::Kind::ViewWritten:
+    case PlantedFault::Kind::StaleRetainedView:
+    case PlantedFault::Kind::EdgeScalar:
+    case PlantedFault::Kind::SharedStorage:
+    case PlantedFault::Kind::ZeroDimOther:
+    case PlantedFault::Kind::GradMemo: return false;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
+}
+
+bool is_combination_fault(PlantedFault::Kind kind) {
+  using K = PlantedFault::Kind;
+  return kind == K::ViewWritten || kind == K::StaleRetainedView || kind == K::EdgeScalar ||
+         kind == K::SharedStorage || kind == K::ZeroDimOther || kind == K::GradMemo;
 }
 
 void misbehave(const PlantedFault& fault) {
@@ -105,7 +139,13 @@ void misbehave(const PlantedFault& fault) {
     case PlantedFault::Kind::Fresh:
     case PlantedFault::Kind::WritesInput:
     case PlantedFault::Kind::Flaky:
-    case PlantedFault::Kind::BreaksDevice: break;
+    case PlantedFault::Kind::BreaksDevice:
+    case PlantedFault::Kind::ViewWritten:
+    case PlantedFault::Kind::StaleRetainedView:
+    case PlantedFault::Kind::EdgeScalar:
+    case PlantedFault::Kind::SharedStorage:
+    case PlantedFault::Kind::ZeroDimOther:
+    case PlantedFault::Kind::GradMemo: break;
   }
   PARITY_HARNESS_UNREACHABLE("planted fault " + fault.text() + " returned from misbehaving");
 }

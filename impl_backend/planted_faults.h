@@ -36,6 +36,20 @@ struct PlantedFault {
     Abort,        // std::abort (SIGABRT)
     Hang,         // never returns (the case's time limit ends it)
     OutOfMemory,  // allocates more than the process's address-space limit (all of memory without one)
+    // Combination faults: the op runs, and misbehaves only where two situations meet, as the bugs a generator
+    // finds only by combining them (bench/detection_bench.cpp measures how fast campaigns do). Where the
+    // condition holds, the first element of the result (float32 and float64) is overwritten: an edge value
+    // (inf, NaN) plus one would be itself. Conditions: impl_backend/combination_faults.h.
+    ViewWritten,        // operand 0 is a view of a storage written before (its version is not 0): view × write
+    StaleRetainedView,  // retain_grad only: after each backward, a view retaining its grad whose storage was
+                        // written since its retain_grad has a wrong .grad: retain_grad on a view × a write × backward
+    EdgeScalar,         // the op's scalar is non-finite, -0, or outside the generator's small range [-2, 3]
+    SharedStorage,      // an in-place op whose destination shares its storage with another operand (disjoint
+                        // memory or not): what a too broad taint leaves uncompared
+    ZeroDimOther,       // an in-place op whose other operand is 0-dim of another dtype than the destination
+    GradMemo,           // deepcopy only: a tensor and its .grad deep-copied under one memo (either order) lose
+                        // their link: the copy's .grad, or the copied .grad, is a fresh copy, not the memo's.
+                        // Values agree; only identity and aliasing show it
   };
   program::OpId op;
   Kind kind;
@@ -45,6 +59,8 @@ struct PlantedFault {
 
 // Whether the fault ends or stalls the process running the op (Crash, Abort, Hang, OutOfMemory).
 bool is_process_fault(PlantedFault::Kind);
+// Whether it is a combination fault (ViewWritten through GradMemo).
+bool is_combination_fault(PlantedFault::Kind);
 // For a Flaky fault: whether this evaluation (the caller asks once per evaluation) plants it. Turns alternate
 // through a counter in memory shared with every process forked after PARITY_PLANT was parsed (planted_faults()).
 bool flaky_turn();
@@ -52,7 +68,8 @@ bool flaky_turn();
 [[noreturn]] void misbehave(const PlantedFault& fault);
 
 // Parses "mul=values,neg=error" (empty: none). Throws std::invalid_argument naming the item at fault, and for
-// `fresh` on an op whose result is not operand 0, `writes_input` on an op with no operand or one that mutates.
+// `fresh` on an op whose result is not operand 0, `writes_input` on an op with no operand or one that mutates,
+// and a combination fault on an op its condition cannot hold for.
 std::vector<PlantedFault> parse_planted_faults(std::string_view spec);
 // The faults PARITY_PLANT asks for, parsed once. Throws std::invalid_argument when it is malformed.
 const std::vector<PlantedFault>& planted_faults();

@@ -41,6 +41,25 @@ TEST(PlantedFaults, RefusesWhatItCannotRead) {
   EXPECT_NE(message("mul=fresh").find("does not return its operand itself"), std::string::npos);
   EXPECT_NE(message("exp_=writes_input").find("may write one anyway"), std::string::npos);
   EXPECT_NE(message("zeros=writes_input").find("has no operand"), std::string::npos);
+  // A combination fault only where its condition can hold.
+  EXPECT_NE(message("sum=edge_scalar").find("takes no scalar"), std::string::npos);
+  EXPECT_NE(message("mul=shared_storage").find("not in place with two operands"), std::string::npos);
+  EXPECT_NE(message("backward=stale_retained_view").find("another op than retain_grad"), std::string::npos);
+  EXPECT_NE(message("zeros=view_written").find("no operand"), std::string::npos);
+  EXPECT_NE(message("clone=grad_memo").find("another op than deepcopy"), std::string::npos);
+}
+
+TEST(PlantedFaults, CombinationKindsAreNeitherProcessFaultsNorPlain) {
+  const auto faults = parse_planted_faults(
+      "retain_grad=stale_retained_view,sum=view_written,fill_=edge_scalar,mul_=shared_storage,"
+      "add_=zero_dim_other,deepcopy=grad_memo");
+  ASSERT_EQ(faults.size(), 6u);
+  for (const auto& f : faults) {
+    EXPECT_TRUE(is_combination_fault(f.kind)) << f.text();
+    EXPECT_FALSE(is_process_fault(f.kind)) << f.text();
+    EXPECT_EQ(parse_planted_faults(f.text()).at(0), f);
+  }
+  EXPECT_FALSE(is_combination_fault(PlantedFault::Kind::Values));
 }
 
 }  // namespace
