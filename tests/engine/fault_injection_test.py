@@ -138,8 +138,8 @@ def campaign_phase(parity, work, kills, cases, seed, rng):
 
     out = work / "killed"
     stats = {"random": 0, "while shrinking": 0, "just written": 0, "only the main process": 0,
-             "landed while a finding was pending": 0, "killed as it exited": 0, "completed campaigns": 0,
-             "resumes": 0}
+             "landed while a finding was pending": 0, "killed as it exited": 0, "killed while overwriting": 0,
+             "completed campaigns": 0, "resumes": 0}
     fresh = True
     done_kills = 0
     deadline = time.monotonic() + max(600, 60 * whole_seconds)
@@ -147,6 +147,8 @@ def campaign_phase(parity, work, kills, cases, seed, rng):
         args = base + ["--out", str(out), "--overwrite"] if fresh else [parity, "fuzz", "--resume", str(out)]
         stats["resumes"] += 0 if fresh else 1
         before = len(read_findings(out / "findings.jsonl")) if not fresh else 0
+        # What a fresh start overwrites: the last campaign's findings, if it completed.
+        overwritten = sorted(read_findings(out / "findings.jsonl")) if fresh else []
         process = start(args, work / "campaign.log")
         mode = rng.choice(["random", "random", "while shrinking", "just written"])
         limit = time.monotonic() + 4 * whole_seconds + 10
@@ -170,12 +172,18 @@ def campaign_phase(parity, work, kills, cases, seed, rng):
             if not set(found) <= set(expected):
                 fail(f"kill {done_kills} ({mode}): findings.jsonl has findings the campaign never makes: "
                      f"{sorted(set(found) - set(expected))}")
-            fresh = False
+            was_fresh, fresh = fresh, False
             if not (out / "journal.json").exists():
                 if (out / "run.json").exists() and not json.loads((out / "run.json").read_text())["interrupted"]:
                     stats["killed as it exited"] += 1
                     check_complete(out, expected, expected_counts)
                     stats["completed campaigns"] += 1
+                    fresh = True
+                elif found and was_fresh and sorted(found) == overwritten:
+                    # --overwrite removes run.json, then findings.jsonl, then writes the new journal: killed in
+                    # between, the folder holds the old campaign's findings untouched, and the new one found
+                    # nothing yet (it writes its journal before judging a case). Nothing of it is lost.
+                    stats["killed while overwriting"] += 1
                     fresh = True
                 elif found:
                     fail(f"kill {done_kills} ({mode}): findings were written but there is no journal to resume")
