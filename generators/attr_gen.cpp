@@ -161,6 +161,13 @@ struct Draw {
 };
 using Rule = void (*)(Draw&, Attrs&);
 
+// Which split an op is, by the attribute that sizes its pieces (the op table's facts, not a list of ops):
+// split and unsafe_split by a size, chunk and unsafe_chunk by a count, split_with_sizes and its unsafe_ form by
+// a list of lengths.
+bool splits_by_size(const Draw& d) { return d.spec.multi_output && d.spec.reads(Attr::Size); }
+bool splits_by_chunks(const Draw& d) { return d.spec.multi_output && d.spec.reads(Attr::Chunks); }
+bool splits_by_lengths(const Draw& d) { return d.spec.multi_output && d.spec.reads(Attr::SplitSizes); }
+
 // ---- drawing a valid value, one rule per attribute (program/attrs.def names each)
 
 void draw_sizes(Draw& d, Attrs& a) { a.sizes = random_shape(d.rng); }
@@ -236,9 +243,9 @@ void draw_step(Draw& d, Attrs& a) { a.step = d.rng.pick({1, 1, 2, 3}); }
 // Which output of a multi-output op to keep, or select's index.
 void draw_index(Draw& d, Attrs& a) {
   std::int64_t n = size_at(d.in, a.dim);
-  const bool by_size = d.op == OpId::Split || d.op == OpId::UnsafeSplit;
-  const bool by_chunks = d.op == OpId::Chunk || d.op == OpId::UnsafeChunk;
-  if (d.op == OpId::SplitWithSizes) {
+  const bool by_size = splits_by_size(d);
+  const bool by_chunks = splits_by_chunks(d);
+  if (splits_by_lengths(d)) {
     a.index = d.rng.range(0, std::max<std::int64_t>(static_cast<std::int64_t>(a.dims.size()), 1) - 1);
   } else if (by_size || by_chunks) {
     // One of the pieces LibTorch makes (chunk of an empty dim makes `chunks`).
@@ -288,8 +295,7 @@ void drawn_with_min(Draw&, Attrs&) {}
 
 void draw_size(Draw& d, Attrs& a) {
   std::int64_t n = size_at(d.in, a.dim);
-  a.size = d.op == OpId::Split || d.op == OpId::UnsafeSplit ? (n == 0 ? d.rng.range(0, 2) : d.rng.range(1, n))
-                                                            : d.rng.range(0, n);
+  a.size = splits_by_size(d) ? (n == 0 ? d.rng.range(0, 2) : d.rng.range(1, n)) : d.rng.range(0, n);
 }
 
 void draw_chunks(Draw& d, Attrs& a) { a.chunks = d.rng.range(1, 4); }
@@ -426,7 +432,7 @@ void spoil_bounds(Draw&, Attrs& a) { a.min = a.max = std::nullopt; }  // clamp n
 void spoil_size(Draw& d, Attrs& a) {
   const std::int64_t nd = d.nd;
   std::int64_t n = nd > 0 ? size_at(d.in, std::clamp<std::int64_t>(a.dim, -nd, nd - 1)) : 0;
-  const bool split = d.op == OpId::Split || d.op == OpId::UnsafeSplit;
+  const bool split = splits_by_size(d);
   a.size = d.rng.chance(0.5) ? -d.rng.range(1, 2) : (split && n > 0 ? 0 : n + 1);
 }
 

@@ -386,6 +386,8 @@ class ImplSession final : public jd::Session {
       case OpId::BackwardRoots: backward({in(s, 0), in(s, 1)}, a.retain_graph, a.create_graph); return std::nullopt;
       case OpId::SplitWithSizes: return jd::pick_output(split_with_sizes(in(s, 0), a.dims, a.dim), a.index);
       case OpId::UnsafeSplit: return jd::pick_output(unsafe_split(in(s, 0), a.size, a.dim), a.index);
+      case OpId::UnsafeSplitWithSizes:
+        return jd::pick_output(unsafe_split_with_sizes(in(s, 0), a.dims, a.dim), a.index);
       case OpId::UnsafeChunk: return jd::pick_output(unsafe_chunk(in(s, 0), a.chunks, a.dim), a.index);
       case OpId::Where: return where(in(s, 0), in(s, 1), in(s, 2));
       case OpId::Index: return index(in(s, 0), in(s, 1));

@@ -650,6 +650,7 @@ TEST(OracleBackend, EveryOpRuns) {
   sws.dims = {1, 2};
   sws.index = 1;
   int sw = with(OpId::SplitWithSizes, {x}, sws);
+  int usw = with(OpId::UnsafeSplitWithSizes, {x}, sws);
   int usp = with(OpId::UnsafeSplit, {x}, mo);
   with(OpId::UnsafeChunk, {x}, mo);
   Attrs fillv;
@@ -712,9 +713,8 @@ TEST(OracleBackend, EveryOpRuns) {
   EXPECT_FALSE(result(tr, dx).requires_grad);  // already contiguous: to() returns x itself
   EXPECT_EQ(result(tr, sw).sizes, (std::vector<std::int64_t>{2, 2}));
   EXPECT_TRUE(result(tr, sw).is_view);
-  EXPECT_FALSE(result(tr, usp).is_view);  // unsafe_split shares x's storage without being a view
-  EXPECT_EQ(result(tr, usp).alias_of, x);
-  EXPECT_EQ(result(tr, usp).grad_fn, "UnsafeSplitBackward0");
+  for (auto [v, node] : {std::pair{usp, "UnsafeSplitBackward0"}, std::pair{usw, "UnsafeSplitWithSizesBackward0"}})
+    EXPECT_TRUE(!result(tr, v).is_view && result(tr, v).alias_of == x && result(tr, v).grad_fn == node) << node;
   EXPECT_EQ(result(tr, mm).sizes, (std::vector<std::int64_t>{2, 2}));
   EXPECT_EQ(result(tr, mms).sizes, (std::vector<std::int64_t>{}));
   EXPECT_EQ(result(tr, unf).sizes, (std::vector<std::int64_t>{2, 2, 2}));
