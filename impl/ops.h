@@ -31,6 +31,7 @@ Tensor from_values(const std::vector<double>& values, ScalarType dtype);  // 1-d
 Tensor empty_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
 Tensor zeros_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
 Tensor ones_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
+Tensor full_like(const Tensor& x, Scalar value, MemoryFormat format = MemoryFormat::Preserve);
 
 // copies and aliases
 Tensor clone(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);

@@ -70,16 +70,17 @@ Tensor empty_like(const Tensor& x, MemoryFormat format) {
   return Tensor::allocate(x.layout().preserved(), x.dtype(), x.device());
 }
 
-Tensor zeros_like(const Tensor& x, MemoryFormat format) {
+// ATen's full_like is empty_like, then fill_ below autograd: the value is checked against the dtype, the version
+// stays 0 and the result never requires grad.
+Tensor full_like(const Tensor& x, Scalar value, MemoryFormat format) {
   Tensor t = empty_like(x, format);
-  ops::fill_kernel(t, 0);
+  ops::check_fill_value(value.value, t);
+  ops::fill_kernel(t, value.value);
   return t;
 }
 
-Tensor ones_like(const Tensor& x, MemoryFormat format) {
-  Tensor t = empty_like(x, format);
-  ops::fill_kernel(t, 1);
-  return t;
-}
+Tensor zeros_like(const Tensor& x, MemoryFormat format) { return full_like(x, Scalar::of(0), format); }
+
+Tensor ones_like(const Tensor& x, MemoryFormat format) { return full_like(x, Scalar::of(1), format); }
 
 }  // namespace parity::impl

@@ -114,8 +114,8 @@ TEST(OracleBackend, EveryOpRuns) {
   Attrs sc;
   sc.scalar = float_scalar(2.0);
   for (OpId op : {OpId::AddScalar, OpId::SubScalar, OpId::MulScalar, OpId::DivScalar, OpId::Pow}) with(op, {x}, sc);
-  with(OpId::Neg, {x});
-  with(OpId::Exp, {x});
+  for (OpId op : {OpId::Neg, OpId::Exp}) with(op, {x});
+  with(OpId::FullLike, {x}, sc);
   with(OpId::Sum, {x});
   Attrs rd;
   rd.dims = {1};
@@ -282,6 +282,33 @@ TEST(OracleBackend, EveryOpRuns) {
   EXPECT_EQ(result(tr, ast).values, (std::vector<double>{xs[1], xs[3], xs[2], xs[4]}));
   EXPECT_EQ(result(tr, ast).offset, 1);
   EXPECT_EQ(result(tr, ast).grad_fn, "AsStridedBackward0");
+}
+
+// full_like is empty_like then fill_ below autograd: the operand's layout, its dtype (2.5 truncated into an
+// integer one), version 0, no grad whatever the operand's, and fill_'s overflow check.
+TEST(OracleBackend, FullLikeFillsBelowAutograd) {
+  Builder b;
+  Attrs a;
+  a.sizes = {2, 3};
+  a.strides = {1, 2};  // a transposed layout, which preserve_format keeps
+  a.requires_grad = true;
+  const int x = b.step(OpId::Rand, {}, a);
+  Attrs fill;
+  fill.scalar = float_scalar(2.5);
+  const int fl = b.step(OpId::FullLike, {x}, fill);
+  a.dtype = DType::Int64;
+  a.requires_grad = false;
+  const int il = b.step(OpId::FullLike, {b.step(OpId::Rand, {}, a)}, fill);
+  a.dtype = DType::Float16;
+  fill.scalar = float_scalar(1e6);
+  const int too_big = b.step(OpId::FullLike, {b.step(OpId::Rand, {}, a)}, fill);
+  const Trace tr = b.run();
+  EXPECT_EQ(result(tr, fl).values, std::vector<double>(6, 2.5));
+  EXPECT_EQ(result(tr, fl).strides, (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(result(tr, fl).version, 0);
+  EXPECT_FALSE(result(tr, fl).requires_grad);
+  EXPECT_EQ(result(tr, il).values, std::vector<double>(6, 2.0));
+  EXPECT_EQ(tr.steps[static_cast<std::size_t>(too_big)].status, StepObs::Status::Error);
 }
 
 }  // namespace
