@@ -50,6 +50,10 @@ const std::filesystem::path& with_parent_folders(const std::filesystem::path& pa
   return path;
 }
 
+std::string line_of(const nlohmann::json& record) {
+  return record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 }  // namespace
 
 JsonlWriter::JsonlWriter(const std::filesystem::path& path) : file_(with_parent_folders(path)) {
@@ -58,7 +62,13 @@ JsonlWriter::JsonlWriter(const std::filesystem::path& path) : file_(with_parent_
 
 void JsonlWriter::append(const nlohmann::json& record) {
   // One write per record: with O_APPEND, concurrent writers (shards sharing a folder) never interleave lines.
-  file_.append(record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  file_.append(line_of(record));
+}
+
+void JsonlWriter::append_all(const std::vector<nlohmann::json>& records) {
+  std::string lines;
+  for (const auto& r : records) lines += line_of(r);
+  if (!lines.empty()) file_.append(lines);
 }
 
 JsonlContents read_jsonl(const std::filesystem::path& path, Malformed malformed) {

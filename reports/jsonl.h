@@ -23,6 +23,8 @@ class JsonlWriter {
 
   // Writes one line and fsyncs it. Throws ReportError.
   void append(const nlohmann::json& record);
+  // Writes several lines with one write and one fsync (records kept back until a checkpoint). Throws ReportError.
+  void append_all(const std::vector<nlohmann::json>& records);
   const std::filesystem::path& path() const { return file_.path(); }
 
  private:
