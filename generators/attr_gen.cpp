@@ -100,7 +100,8 @@ ScalarUse scalar_use(OpId op) {
   return stored ? ScalarUse::Stored : ScalarUse::Computed;
 }
 
-Scalar random_scalar(Rng& rng, OpId op, std::span<const Meta> in) {
+// `edge`: always one of the dtype's edges (a mutation asking for one), never the small range.
+Scalar random_scalar(Rng& rng, OpId op, std::span<const Meta> in, bool edge = false) {
   Scalar s;
   const DType target = in.empty() ? DType::Float32 : in[0].dtype;
   if (op == OpId::Pow) {
@@ -114,7 +115,7 @@ Scalar random_scalar(Rng& rng, OpId op, std::span<const Meta> in) {
     if (inplace && !program::is_floating(target)) k = target == DType::Bool ? 2 : rng.pick({0, 0, 2});
     s.kind = static_cast<Scalar::Kind>(k);
   }
-  if (rng.chance(kBoundaryScalarShare)) {
+  if (edge || rng.chance(kBoundaryScalarShare)) {
     const ScalarUse use = scalar_use(op);
     // A float tensor computes with no integer edge (ScalarUse): its edge is a float one.
     if (use == ScalarUse::Computed && program::is_floating(target) && s.kind == Scalar::Kind::Int)
@@ -468,6 +469,8 @@ Attrs valid_attrs(Rng& rng, OpId op, std::span<const Meta> in, std::int64_t stor
   for (Attr attr : d.spec.attrs) rules(attr).draw(d, a);
   return a;
 }
+
+Scalar edge_scalar(Rng& rng, OpId op, std::span<const Meta> in) { return random_scalar(rng, op, in, true); }
 
 bool spoil_attrs(Rng& rng, OpId op, std::span<const Meta> in, Attrs& a) {
   Draw d{rng, op, program::spec(op), in, ndim_of(in), 0, false};

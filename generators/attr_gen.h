@@ -14,6 +14,10 @@ namespace parity::generators {
 program::Attrs valid_attrs(Rng&, program::OpId, std::span<const program::Meta> operands, std::int64_t storage_numel,
                            bool cuda = false);
 
+// A scalar for `op` on `operands` from the edges of its dtype (generators/boundary_values.h), as a step's
+// Attr::Scalar: what a mutation that moves a scalar to a boundary sets.
+program::Scalar edge_scalar(Rng&, program::OpId, std::span<const program::Meta> operands);
+
 // Changes one attribute of `attrs` towards an ill-typed step; false when the op has no attribute that can be
 // spoiled (the caller then tries ill-typed operands instead).
 bool spoil_attrs(Rng&, program::OpId, std::span<const program::Meta> operands, program::Attrs& attrs);

@@ -75,6 +75,12 @@ int StepBuilder::append(const Step& step) {
   return state_.size() - 1;
 }
 
+bool StepBuilder::admits(const Step& step) const {
+  if (!program::within_dims_limit(step)) return false;
+  const StepInfo info = state_.check(step);
+  return !info.undefined && (!info.expected_ok() || !loses_rounding(step));
+}
+
 std::vector<int> StepBuilder::live() const {
   std::vector<int> out;
   for (int i = 0; i < state_.size(); ++i)

@@ -38,6 +38,10 @@ class StepBuilder {
   bool room() const;  // whether the program may take another step
   // Appends `step` as it is (the tracker judges it); returns its value id.
   int append(const program::Step& step);
+  // Whether `step`, appended now, is one the generator itself could make: within the dims limit, defined in
+  // LibTorch, and, where it is expected to succeed, no false alarm from its operands' rounding. A mutation
+  // (generators/mutate.h) replays a program's later steps only where each still is.
+  bool admits(const program::Step& step) const;
   std::vector<int> live() const;  // the value ids a step may still use
   const program::Meta& meta(int id) const;
 

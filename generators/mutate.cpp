@@ -1,0 +1,170 @@
+#include "generators/mutate.h"
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+#include "generators/attr_gen.h"
+#include "generators/recipes/recipe.h"
+#include "generators/step_builder.h"
+#include "program/internal_assert.h"
+
+namespace parity::generators {
+
+using program::OpId;
+using program::Program;
+using program::Step;
+
+namespace {
+
+constexpr int kMostInserted = 2;  // the most steps a mutation other than Extend puts in: a view and its retain_grad
+constexpr int kAttempts = 4;     // mutations drawn before mutate gives up
+
+// Steps a mutation may put in: before step `at` of the program (its size: after the last), given that step
+// (renumbered, and free to change; null after the last). False: the mutation does not apply here.
+using Insert = std::function<bool(StepBuilder&, Step* next)>;
+
+// `p` replayed through a builder with `insert` run before step `at`, the later steps renumbered past what it
+// appended, each kept only where the builder admits it.
+std::optional<Program> rebuild(const Program& p, Rng& rng, const GenConfig& cfg, int at, const Insert& insert) {
+  const int n = static_cast<int>(p.steps.size());
+  StepBuilder gen(rng, cfg, std::max(n, cfg.max_steps) + kGrowthSteps);
+  // Random steps draw from the builder's swarm; a mutant's is its own.
+  gen.draw_swarm(recipes::all().size());
+  std::vector<int> ids(p.steps.size());
+  auto renumbered = [&](Step s) {
+    for (int& in : s.inputs) in = ids[static_cast<std::size_t>(in)];
+    return s;
+  };
+  for (int i = 0; i < at; ++i) ids[static_cast<std::size_t>(i)] = gen.append(p.steps[static_cast<std::size_t>(i)]);
+  std::optional<Step> next;
+  if (at < n) next = renumbered(p.steps[static_cast<std::size_t>(at)]);
+  if (!insert(gen, next ? &*next : nullptr)) return std::nullopt;
+  for (int i = at; i < n; ++i) {
+    const Step s = i == at ? *next : renumbered(p.steps[static_cast<std::size_t>(i)]);
+    if (!gen.admits(s)) return std::nullopt;
+    ids[static_cast<std::size_t>(i)] = gen.append(s);
+  }
+  return gen.take_program();
+}
+
+bool extend(StepBuilder& gen) {
+  const int before = gen.size();
+  const auto all = recipes::all();
+  if (gen.length() - gen.size() >= 4 && gen.rng().chance(0.5))
+    all[static_cast<std::size_t>(gen.rng().below(static_cast<std::int64_t>(all.size())))].run(gen);
+  while (gen.room()) gen.random_step();
+  return gen.size() > before;
+}
+
+// What stands in for operand `x`: a view of it, a sibling of it (a view of its base), a copy, or its .grad.
+int alias_of(StepBuilder& gen, int x) {
+  const ValueInfo& v = gen.state().value(x);
+  switch (gen.rng().below(5)) {
+    case 0: return gen.view_of(x);
+    case 1: return v.view ? gen.view_of(v.base) : gen.view_of(x);
+    case 2: return gen.emit(OpId::Clone, {x});
+    case 3: return gen.emit(OpId::Detach, {x});
+    default: return v.has_grad ? gen.emit(OpId::Grad, {x}) : gen.view_of(x);
+  }
+}
+
+bool swap_operand(StepBuilder& gen, Step& next) {
+  if (next.inputs.empty()) return false;
+  int& slot = next.inputs[static_cast<std::size_t>(gen.rng().below(static_cast<std::int64_t>(next.inputs.size())))];
+  if (!gen.state().live(slot)) return false;
+  const int alias = alias_of(gen, slot);
+  if (alias < 0 || alias == slot) return false;
+  slot = alias;
+  return true;
+}
+
+bool retain_view(StepBuilder& gen) {
+  std::vector<int> rg;
+  for (int id : gen.live())
+    if (gen.meta(id).requires_grad) rg.push_back(id);
+  if (rg.empty()) return false;
+  const int x = gen.rng().pick(rg);
+  const int v = gen.view_of(x);  // x itself when no view op fits it
+  return v >= 0 && v != x && gen.emit(OpId::RetainGrad, {v}) >= 0;
+}
+
+// A write into a value an earlier step read (a tensor a node may have saved).
+bool write_before(StepBuilder& gen) {
+  std::vector<int> read;
+  for (const Step& s : gen.program().steps)
+    for (int in : s.inputs)
+      if (gen.state().live(in)) read.push_back(in);
+  return !read.empty() && gen.write(gen.rng().pick(read), true) >= 0;
+}
+
+bool edge_scalar_of(StepBuilder& gen, Step& next) {
+  std::vector<program::Meta> in;
+  for (int id : next.inputs) {
+    if (!gen.state().live(id)) return false;
+    in.push_back(gen.meta(id));
+  }
+  next.attrs.scalar = edge_scalar(gen.rng(), next.op, in);
+  return true;
+}
+
+// The steps a mutation may change or put steps before: any for most, those reading a scalar for EdgeScalar,
+// the backwards (else any) for WriteBefore.
+std::vector<int> points(const Program& p, Mutation m) {
+  std::vector<int> out;
+  for (int i = 0; i < static_cast<int>(p.steps.size()); ++i) {
+    const program::OpSpec& op = program::spec(p.steps[static_cast<std::size_t>(i)].op);
+    if (m == Mutation::EdgeScalar ? op.reads(program::Attr::Scalar)
+                                  : m != Mutation::WriteBefore || op.runs_backward)
+      out.push_back(i);
+  }
+  if (out.empty() && m == Mutation::WriteBefore)
+    for (int i = 1; i <= static_cast<int>(p.steps.size()); ++i) out.push_back(i);
+  if (m == Mutation::RetainView) out.push_back(static_cast<int>(p.steps.size()));
+  return out;
+}
+
+}  // namespace
+
+std::optional<Program> mutate_with(const Program& p, Mutation m, Rng& rng, const GenConfig& cfg) {
+  if (m == Mutation::Extend)
+    return rebuild(p, rng, cfg, static_cast<int>(p.steps.size()), [](StepBuilder& g, Step*) { return extend(g); });
+  const std::vector<int> at = points(p, m);
+  if (at.empty()) return std::nullopt;
+  const int where = rng.pick(at);
+  return rebuild(p, rng, cfg, where, [m](StepBuilder& g, Step* next) {
+    switch (m) {
+      case Mutation::SwapOperand: return next && swap_operand(g, *next);
+      case Mutation::RetainView: return retain_view(g);
+      case Mutation::WriteBefore: return write_before(g);
+      case Mutation::EdgeScalar: return next && edge_scalar_of(g, *next);
+      case Mutation::Extend: break;
+    }
+    PARITY_HARNESS_UNREACHABLE("extend is applied without a point of change");
+  });
+}
+
+std::string_view to_string(Mutation m) {
+  switch (m) {
+    case Mutation::Extend: return "extend";
+    case Mutation::SwapOperand: return "swap_operand";
+    case Mutation::RetainView: return "retain_view";
+    case Mutation::WriteBefore: return "write_before";
+    case Mutation::EdgeScalar: return "edge_scalar";
+  }
+  PARITY_HARNESS_UNREACHABLE("a Mutation without a name");
+}
+
+std::optional<Program> mutate(const Program& p, Rng& rng, const GenConfig& cfg) {
+  const bool grows = static_cast<int>(p.steps.size()) + kMostInserted <= cfg.max_steps + kGrowthSteps;
+  static const double weights[kMutationCount] = {3, 3, 2, 2, 2};
+  static const double no_growth[kMutationCount] = {0, 0, 0, 0, 1};
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    const auto m = static_cast<Mutation>(rng.weighted(grows ? weights : no_growth));
+    // A mutation may give the program back (an edge the scalar already was): that is no mutant.
+    if (auto out = mutate_with(p, m, rng, cfg); out && *out != p) return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace parity::generators

@@ -1,0 +1,42 @@
+// Mutations of programs, for coverage guidance: the campaign keeps the programs that reached a coverage key no
+// case before them had (engine/corpus.h) and runs mutants of them beside generated programs. Each mutation puts
+// one situation more beside what the program already does, on another tensor or role, so that combinations no
+// recipe was written for grow out of programs that reached their parts (libFuzzer's and Hypothesis's corpus
+// mutation, with the generator's own step helpers as the edits).
+#pragma once
+#include <optional>
+#include <string_view>
+
+#include "generators/program_gen.h"
+#include "generators/rng.h"
+#include "program/program.h"
+
+namespace parity::generators {
+
+enum class Mutation {
+  Extend,       // more steps after the last: a recipe and random steps
+  SwapOperand,  // one step's operand replaced by a view of it, a sibling view, a copy (clone, detach) or its .grad
+  RetainView,   // retain_grad on a new view of a value requiring grad
+  WriteBefore,  // an in-place write into an earlier step's operand, just before a later step (a backward, when the
+                // program has one): a second saved tensor modified, a base written under a retained view
+  EdgeScalar,   // one step's scalar moved to an edge of its dtype (generators/boundary_values.h)
+};
+inline constexpr int kMutationCount = 5;
+std::string_view to_string(Mutation);
+
+// A mutant has at most GenConfig::max_steps plus this many steps; a program with no room left for a mutation's
+// steps only has a scalar changed. A case's cost grows faster than its length (every step observes every live
+// value), so mutants of mutants must not grow without end.
+inline constexpr int kGrowthSteps = 2;
+
+// `p` mutated, deterministically in `rng`'s state: a mutation is drawn and applied, a few times over until one
+// applies. The steps after the point of change are kept only where the generator admits each as it now stands
+// (StepBuilder::admits: no undefined step, no false alarm from rounding); nullopt when no draw gives such a
+// program (the caller generates one instead).
+std::optional<program::Program> mutate(const program::Program& p, Rng& rng, const GenConfig& cfg);
+
+// One mutation of `p`, at a point drawn from `rng`; nullopt when it does not apply there (no operand to swap, no
+// scalar, no tensor requiring grad) or leaves a later step the generator does not admit.
+std::optional<program::Program> mutate_with(const program::Program& p, Mutation m, Rng& rng, const GenConfig& cfg);
+
+}  // namespace parity::generators

@@ -1,0 +1,153 @@
+// Coverage guidance's mutations (generators/mutate.h): each adds what it says, mutants are programs the
+// generator itself admits, and the same stream gives the same mutant.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "generators/mutate.h"
+#include "generators/program_gen.h"
+#include "generators/program_state.h"
+#include "program/json.h"
+
+namespace parity::generators {
+namespace {
+
+using program::OpId;
+using program::Program;
+
+constexpr int kPrograms = 200;
+
+Program parent(std::uint64_t seed) { return generate(seed, rc::kNominalSize, {}).value(); }
+
+std::size_t count_of(const Program& p, bool (*pred)(const program::Step&)) {
+  return static_cast<std::size_t>(std::count_if(p.steps.begin(), p.steps.end(), pred));
+}
+
+// The mutants of kPrograms generated programs that `m` applies to, with their parents.
+std::vector<std::pair<Program, Program>> mutants(Mutation m) {
+  std::vector<std::pair<Program, Program>> out;
+  for (std::uint64_t seed = 0; seed < kPrograms; ++seed) {
+    Rng rng(seed * 31 + 7);
+    const Program p = parent(seed);
+    if (auto q = mutate_with(p, m, rng, {})) out.emplace_back(p, std::move(*q));
+  }
+  return out;
+}
+
+TEST(Mutate, MutantsAreProgramsTheGeneratorAdmits) {
+  int made = 0;
+  const GenConfig cfg;
+  for (std::uint64_t seed = 0; seed < kPrograms; ++seed) {
+    const Program p = parent(seed);
+    Rng rng(seed), again(seed);
+    const auto q = mutate(p, rng, cfg);
+    ASSERT_EQ(q, mutate(p, again, cfg)) << "seed " << seed << ": the same stream gives another mutant";
+    if (!q) continue;
+    ++made;
+    std::string why;
+    EXPECT_TRUE(well_formed(*q, &why)) << why;
+    for (const StepInfo& info : analyze(*q)) EXPECT_FALSE(info.undefined) << "seed " << seed;
+    EXPECT_NE(*q, p);
+    EXPECT_LE(q->steps.size(), std::max<std::size_t>(p.steps.size(), cfg.max_steps + kGrowthSteps));
+  }
+  EXPECT_GT(made, kPrograms * 3 / 4) << "most programs have some mutation";
+}
+
+TEST(Mutate, ExtendKeepsTheProgramAndAddsSteps) {
+  const auto made = mutants(Mutation::Extend);
+  ASSERT_FALSE(made.empty());
+  for (const auto& [p, q] : made) {
+    ASSERT_GT(q.steps.size(), p.steps.size());
+    EXPECT_TRUE(std::equal(p.steps.begin(), p.steps.end(), q.steps.begin()));
+  }
+}
+
+// Whether `q` is `p` with step `a` put in and read by some later steps in place of what they read in `p` (its
+// operand, or for a sibling view another view of the same base).
+bool is_p_reading_alias(const Program& p, const Program& q, int a) {
+  if (q.steps.size() != p.steps.size() + 1) return false;
+  bool read = false;
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    program::Step s = q.steps[i < static_cast<std::size_t>(a) ? i : i + 1];
+    if (s.inputs.size() != p.steps[i].inputs.size()) return false;
+    for (std::size_t k = 0; k < s.inputs.size(); ++k) {
+      if (s.inputs[k] == a) {
+        read = true;
+        s.inputs[k] = p.steps[i].inputs[k];
+      } else if (s.inputs[k] > a) {
+        --s.inputs[k];
+      }
+    }
+    // A create_graph backward through the alias is asked for only where impl records its derivative as LibTorch
+    // does (StepBuilder::append).
+    program::Step t = p.steps[i];
+    if (!s.attrs.create_graph) t.attrs.create_graph = false;
+    if (!(s == t)) return false;
+  }
+  return read;
+}
+
+TEST(Mutate, SwapOperandPutsOneAliasInAndUsesIt) {
+  const auto made = mutants(Mutation::SwapOperand);
+  ASSERT_FALSE(made.empty());
+  for (const auto& [p, q] : made) {
+    ASSERT_EQ(q.steps.size(), p.steps.size() + 1);
+    // Some step of the mutant is an alias whose users read its operand instead in the parent.
+    bool found = false;
+    for (std::size_t a = 0; a < q.steps.size() && !found; ++a) {
+      const program::OpSpec& op = program::spec(q.steps[a].op);
+      const bool alias = op.result == program::ResultIs::View || op.id == OpId::Clone || op.id == OpId::Detach ||
+                         op.id == OpId::Grad;
+      found = alias && is_p_reading_alias(p, q, static_cast<int>(a));
+    }
+    EXPECT_TRUE(found) << program::to_json(q).dump();
+  }
+}
+
+TEST(Mutate, RetainViewRetainsAViewsGrad) {
+  const auto made = mutants(Mutation::RetainView);
+  ASSERT_FALSE(made.empty());
+  auto retains = [](const program::Step& s) { return s.op == OpId::RetainGrad; };
+  for (const auto& [p, q] : made) {
+    ASSERT_EQ(count_of(q, retains), count_of(p, retains) + 1);
+    const auto info = [&] {
+      ProgramState state;
+      for (const auto& s : q.steps) state.append(s);
+      return state;
+    }();
+    bool on_view = false;
+    for (const auto& s : q.steps)
+      if (retains(s)) on_view = on_view || info.value(s.inputs[0]).view;
+    EXPECT_TRUE(on_view);
+  }
+}
+
+TEST(Mutate, WriteBeforeAddsAnInPlaceWrite) {
+  const auto made = mutants(Mutation::WriteBefore);
+  ASSERT_FALSE(made.empty());
+  auto writes = [](const program::Step& s) { return program::spec(s.op).is_inplace(); };
+  for (const auto& [p, q] : made) EXPECT_GT(count_of(q, writes), count_of(p, writes));
+}
+
+TEST(Mutate, EdgeScalarChangesOneScalarOnly) {
+  const auto made = mutants(Mutation::EdgeScalar);
+  ASSERT_FALSE(made.empty());
+  int changed = 0;
+  for (const auto& [p, q] : made) {
+    ASSERT_EQ(q.steps.size(), p.steps.size());
+    int differing = 0;
+    for (std::size_t i = 0; i < p.steps.size(); ++i) {
+      program::Step a = p.steps[i], b = q.steps[i];
+      if (a == b) continue;
+      ++differing;
+      a.attrs.scalar = b.attrs.scalar;
+      EXPECT_EQ(a, b) << "only the scalar changes";
+    }
+    EXPECT_LE(differing, 1);  // an edge may be the value it had
+    changed += differing;
+  }
+  EXPECT_GT(changed, 0);
+}
+
+}  // namespace
+}  // namespace parity::generators
