@@ -44,6 +44,7 @@ json to_json(const Finding& f) {
           {"case_index", program::uint64_to_json(f.case_index)},
           {"case_seed", program::uint64_to_json(f.case_seed)},
           {"size", f.size},
+          {"origin", to_string(f.origin)},
           {"signature", f.signature.to_string()},
           {"severity", judge::to_string(f.severity)},
           {"expected", f.expected},
@@ -79,6 +80,12 @@ Finding finding_from_json(const json& j) {
   f.case_index = u64(j, "case_index");
   f.case_seed = u64(j, "case_seed");
   f.size = typed<int>(j, "size");
+  // Absent before version 9: every case was generated.
+  if (version >= 9) {
+    const auto origin = parse_case_origin(typed<std::string>(j, "origin"));
+    if (!origin) throw JsonError("finding: field \"origin\" must be \"generated\", \"mutated\" or \"corpus\"");
+    f.origin = *origin;
+  }
   const std::string signature = typed<std::string>(j, "signature");
   if (auto s = judge::Signature::parse(signature)) f.signature = std::move(*s);
   else throw JsonError("finding: field \"signature\" (" + signature.substr(0, 80) + ") is not a signature");

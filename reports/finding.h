@@ -12,6 +12,7 @@
 #include "judge/signature.h"
 #include "judge/trace.h"
 #include "program/program.h"
+#include "reports/case_origin.h"
 #include "reports/oracle.h"
 
 namespace parity::reports {
@@ -30,6 +31,7 @@ struct Finding {
   std::uint64_t case_index = 0;  // case k of the campaign
   std::uint64_t case_seed = 0;   // what the generator was given for case k
   int size = 0;                  // the generator's size for case k
+  CaseOrigin origin = CaseOrigin::Generated;  // only a generated program is case k of the seed
   judge::Signature signature;
   judge::Divergence::Severity severity = judge::Divergence::Severity::Major;
   bool expected = false;  // matched a known divergence

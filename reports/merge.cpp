@@ -70,6 +70,8 @@ void check_same_campaign(const ShardOutput& first_shard, const ShardOutput& shar
   if (s.memory_limit_mb != first.memory_limit_mb)
     refuse("memory limit", std::to_string(first.memory_limit_mb) + " MiB", std::to_string(s.memory_limit_mb) + " MiB");
   if (s.budget != first.budget) refuse("budget", describe(first.budget), describe(s.budget));
+  if (s.guidance.share != first.guidance.share)
+    refuse("guided share", std::to_string(first.guidance.share), std::to_string(s.guidance.share));
   if (s.device != first.device) refuse("device", first.device, s.device);
   if (s.oracle != first.oracle)
     refuse("oracle", std::string(to_string(first.oracle)), std::string(to_string(s.oracle)));
@@ -208,6 +210,7 @@ MergedRun merge_shards(const std::vector<ShardOutput>& shards) {
   out.cases = out.findings = out.unexpected_findings = out.expected_findings = out.recorded_findings = 0;
   out.crashes = out.timeouts = out.out_of_memory = out.unshrunk_findings = out.flaky_findings = 0;
   out.resumed = 0;
+  out.guidance = {first.summary.guidance.share, 0, 0, 0, 0};
   out.shrink_seconds = 0;
   out.groups.clear();
   out.findings_by_kind.clear();
@@ -230,6 +233,10 @@ MergedRun merge_shards(const std::vector<ShardOutput>& shards) {
     out.unshrunk_findings += s.unshrunk_findings;
     out.flaky_findings += s.flaky_findings;
     out.resumed += s.resumed;
+    out.guidance.mutated += s.guidance.mutated;
+    out.guidance.replayed += s.guidance.replayed;
+    out.guidance.added += s.guidance.added;
+    out.guidance.saved += s.guidance.saved;
     for (const auto& [sig, g] : s.groups) out.groups[sig].merge(g);
     add_counts(out.findings_by_kind, s.findings_by_kind);
     add_counts(out.ops, s.ops);

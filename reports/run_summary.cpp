@@ -141,6 +141,20 @@ Budget budget_from_json(const json& j) {
   return out;
 }
 
+json guidance_to_json(const Guidance& g) {
+  return {{"share", g.share}, {"mutated", g.mutated}, {"replayed", g.replayed}, {"added", g.added}, {"saved", g.saved}};
+}
+
+Guidance guidance_from_json(const json& j) {
+  const json& g = field(j, "guidance");
+  if (!g.is_object()) throw JsonError("run summary: field \"guidance\" must be an object");
+  constexpr std::string_view what = "run summary: guidance";
+  Guidance out{json_typed<double>(g, "share", what), json_u64(g, "mutated", what), json_u64(g, "replayed", what),
+               json_u64(g, "added", what), json_u64(g, "saved", what)};
+  if (!(out.share >= 0 && out.share <= 1)) throw JsonError("run summary: guidance.share must lie in [0, 1]");
+  return out;
+}
+
 }  // namespace
 
 Coverage Coverage::zeroed() {
@@ -201,6 +215,7 @@ json to_json(const RunSummary& r) {
           {"coverage", coverage_to_json(r.coverage)},
           {"shard", {{"index", r.shard.index}, {"total", r.shard.total}}},
           {"budget", budget_to_json(r.budget)},
+          {"guidance", guidance_to_json(r.guidance)},
           {"max_steps", r.max_steps},
           {"timeout_ms", r.timeout_ms},
           {"isolation", to_string(r.isolation)},
@@ -271,6 +286,8 @@ RunSummary run_summary_from_json(const json& j) {
                     std::to_string(r.shard.total) + ")");
   // Absent before version 5: the budget is unknown, as if neither flag had been given.
   if (j.contains("budget")) r.budget = budget_from_json(j);
+  // Absent before version 9: no guidance.
+  if (j.contains("guidance")) r.guidance = guidance_from_json(j);
   r.max_steps = get<int>(j, "max_steps");
   r.timeout_ms = get<int>(j, "timeout_ms");
   if (j.contains("isolation")) {

@@ -52,6 +52,17 @@ struct Budget {
   bool operator==(const Budget&) const = default;
 };
 
+// Coverage guidance in a campaign (engine/corpus.h): the share of cases asked to run a mutant, and what it did.
+// A run.json of version 8 or older ran without it.
+struct Guidance {
+  double share = 0;
+  std::uint64_t mutated = 0;   // cases that ran a mutant of a corpus entry
+  std::uint64_t replayed = 0;  // cases that ran a corpus folder's program as it is
+  std::uint64_t added = 0;     // cases that reached a coverage key first: the corpus entries made
+  std::uint64_t saved = 0;     // programs new to the corpus folder (--corpus) when the campaign ended
+  bool operator==(const Guidance&) const = default;
+};
+
 // How many of the case indices 0..cases-1 fall to `shard` (those k with k % total == index).
 std::uint64_t cases_in_shard(std::uint64_t cases, const ShardInfo& shard);
 
@@ -109,6 +120,7 @@ struct RunSummary {
   Coverage coverage;
   ShardInfo shard;
   Budget budget;
+  Guidance guidance;
   int max_steps = 0;
   int timeout_ms = 0;
   Isolation isolation = Isolation::Workers;

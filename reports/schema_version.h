@@ -20,10 +20,12 @@
 //      at version 0.
 //   8: run.json's coverage has `role_pairs` and `role_triples` (events on one storage keyed by the role of the
 //      tensor each happened to); a version 7 run.json reads as one that met none of them.
+//   9: findings have `origin` (generated, mutated or corpus: reports/case_origin.h) and run.json has `guidance`
+//      (coverage guidance's share and counts); a version 8 finding reads as generated, a run.json as unguided.
 #pragma once
 
 namespace parity::reports {
 
-inline constexpr int kReportSchemaVersion = 8;
+inline constexpr int kReportSchemaVersion = 9;
 
 }  // namespace parity::reports
