@@ -6,11 +6,13 @@
 #include <map>
 
 #include "engine/case_seed.h"
+#include "engine/corpus.h"
 #include "engine/evaluate.h"
 #include "engine/isolation.h"
 #include "engine/journal.h"
 #include "engine/shrink.h"
 #include "engine/worker_pool.h"
+#include "generators/shrink.h"
 #include "impl_backend/planted_faults.h"
 #include "judge/compare.h"
 #include "judge/error_category.h"
@@ -135,7 +137,9 @@ class Campaign {
         observer_(observer),
         writer_(c_.out / "findings.jsonl"),
         runner_(c_, {.timeout = c_.timeout, .stop = stop_, .memory_limit_bytes = c_.memory_limit_bytes,
-                     .oracle = c_.oracle, .sides = c_.sides}) {
+                     .oracle = c_.oracle, .sides = c_.sides}),
+        corpus_(initial_corpus(c_, resume)),
+        corpus_log_(c_.out / kCorpusLogFile) {
     // The judge's release, which the ledger's version ranges are about: a protocol oracle's own (PyTorch's
     // Python API of some pip release, say).
     summary_.libtorch_version = c_.backends && !c_.backends->oracle.command.empty() ? c_.backends->oracle.version
@@ -156,6 +160,7 @@ class Campaign {
     summary_.memory_limit_mb = c_.memory_limit_bytes >> 20;
     summary_.coverage = reports::Coverage::zeroed();
     summary_.coverage.not_goals = unreachable_keys(c_.generator.selection);
+    summary_.guidance.share = c_.guided_share;
     today_ = reports::today_utc();
     // Every entry in force starts at 0, so an entry nothing matched is visible in run.json.
     for (const auto& k : known_.entries())
@@ -181,7 +186,8 @@ class Campaign {
           starting = false;
           break;
         }
-        cases_in_flight_.emplace(runner_.submit(GeneratedCase{c_.seed, next_to_start, c_.generator}), next_to_start);
+        if (!corpus_.may_start(next_to_start, next_to_judge)) break;
+        start_case(next_to_start);
         next_to_start += total;
       }
       if (cases_in_flight_.empty() && ready_.empty()) break;
@@ -211,13 +217,46 @@ class Campaign {
     summary_.cases_per_second = summary_.seconds > 0 ? static_cast<double>(summary_.cases) / summary_.seconds : 0;
     tally_.fold_into(summary_);
     if (observer_) observer_->on_progress(progress(), true);
+    if (!summary_.interrupted && c_.corpus_dir) save_corpus();
     reports::write_run_summary(c_.out / "run.json", summary_);
-    if (!summary_.interrupted) remove_journal(c_.out);
+    if (!summary_.interrupted) {
+      remove_journal(c_.out);
+      std::error_code ec;  // a log left behind holds nothing run.json lacks; the next campaign refuses the folder
+      std::filesystem::remove(c_.out / kCorpusLogFile, ec);
+    }
     return {summary_, today_};
   }
 
  private:
   bool stopped() const { return stop_ && stop_->load(); }
+
+  // Case k goes to the runner: the generator's program (a worker makes it), or what the corpus plans for it.
+  void start_case(std::uint64_t k) {
+    auto planned = corpus_.plan(c_.seed, k);
+    if (!planned) {
+      cases_in_flight_.emplace(runner_.submit(GeneratedCase{c_.seed, k, c_.generator}), k);
+      return;
+    }
+    cases_in_flight_.emplace(runner_.submit(planned->program), k);
+    planned_.emplace(k, std::move(*planned));
+  }
+
+  // Where the corpus starts: the folder's programs, or (resuming) what the log says the killed run had built.
+  static Corpus initial_corpus(const CampaignConfig& c, const Journal* resume) {
+    if (resume)
+      return Corpus::restore(c.out / kCorpusLogFile, resume->next_case, c.shard, c.guided_share, c.generator);
+    std::vector<Program> loaded;
+    if (c.corpus_dir) loaded = read_corpus_folder(*c.corpus_dir, c.generator);
+    return Corpus(std::move(loaded), c.shard, c.guided_share, c.generator);
+  }
+
+  // A complete campaign's additions to the corpus folder: what reached a key first, and its unexpected findings.
+  void save_corpus() {
+    std::vector<Program> programs = corpus_.added();
+    programs.insert(programs.end(), unexpected_programs_.begin(), unexpected_programs_.end());
+    summary_.guidance.saved = write_corpus_folder(*c_.corpus_dir, programs);
+  }
+
   // Seconds of the whole campaign, the runs before a --resume included.
   double elapsed() const { return elapsed_before_ + std::chrono::duration<double>(Clock::now() - start_).count(); }
 
@@ -237,6 +276,7 @@ class Campaign {
     for (const auto& record : reports::read_jsonl(c_.out / "findings.jsonl").records) {
       reports::Finding f = reports::finding_from_json(record);
       ++recorded_[f.signature];
+      if (!f.expected) unexpected_programs_.push_back(f.program);
       if (pending_ && pending_->case_index == f.case_index && pending_->signature == f.signature)
         pending_program_on_file_ = f.program;
     }
@@ -244,6 +284,7 @@ class Campaign {
 
   // The journal as of now: every case below `next_case` judged, `pending_` perhaps not yet in findings.jsonl.
   void checkpoint(std::uint64_t next_case) {
+    corpus_log_.append_all(corpus_.take_log_lines());
     Journal j{c_, next_case, elapsed(), summary_, pending_};
     tally_.fold_into(j.summary);
     j.summary.seconds = j.elapsed;
@@ -300,13 +341,28 @@ class Campaign {
   // `next_case`: the case judged after this one (where a resumed campaign would go on).
   void judge(std::uint64_t k, Evaluation ev, std::uint64_t next_case) {
     ++summary_.cases;
-    count(ev);
+    std::optional<PlannedCase> planned;
+    if (auto it = planned_.find(k); it != planned_.end()) {
+      planned = std::move(it->second);
+      planned_.erase(it);
+      ++(planned->origin == reports::CaseOrigin::Mutated ? summary_.guidance.mutated : summary_.guidance.replayed);
+    }
+    const bool novel = count(ev);
+    if (novel && corpus_.guided()) {
+      corpus_.add(k, planned ? planned->program : value_of(generate_case(c_.seed, k, c_.generator), k));
+      ++summary_.guidance.added;
+    }
     if (!ev.divergence && ev.outcome == Evaluation::Outcome::Completed) return;
-    rc::Shrinkable<Program> generated = generate_case(c_.seed, k, c_.generator);
+    // A planned program shrinks as the generator's do (generators/shrink.h), from the program itself.
+    rc::Shrinkable<Program> generated = planned ? rc::shrinkable::shrinkRecur(planned->program, &generators::shrinks)
+                                                : generate_case(c_.seed, k, c_.generator);
     const Program program = value_of(generated, k);
+    origin_ = planned ? planned->origin : reports::CaseOrigin::Generated;
     if (ev.outcome == Evaluation::Outcome::Completed) {
-      bool same = ev.steps.size() == program.steps.size();
-      for (std::size_t i = 0; same && i < program.steps.size(); ++i) same = ev.steps[i].op == program.steps[i].op;
+      // A generated case was generated in the worker: the same program, or the generator is not deterministic.
+      bool same = planned || ev.steps.size() == program.steps.size();
+      for (std::size_t i = 0; !planned && same && i < program.steps.size(); ++i)
+        same = ev.steps[i].op == program.steps[i].op;
       PARITY_HARNESS_ASSERT(same, "case " + std::to_string(k) + " generated in the worker is not the program " +
                                       "generated again in the campaign (the generator is not deterministic)");
     } else {
@@ -316,7 +372,8 @@ class Campaign {
     if (ev.divergence) on_divergence(k, std::move(generated), program, std::move(ev), next_case);
   }
 
-  void count(const Evaluation& ev) {
+  // Counts the case; true when it reached a coverage key no case before it had.
+  bool count(const Evaluation& ev) {
     reports::Coverage& coverage = summary_.coverage;
     for (const StepOutcome& s : ev.steps) {
       reports::OpCounts& c = tally_.ops[static_cast<std::size_t>(s.op)];
@@ -333,8 +390,9 @@ class Campaign {
           s.impl_category == s.oracle_category)
         ++tally_.agreed[static_cast<std::size_t>(s.oracle_category)];
     }
-    auto add = [](reports::Coverage::Counts& counts, const std::vector<std::string>& tags) {
-      for (const auto& t : tags) ++counts[t];
+    bool novel = false;
+    auto add = [&novel](reports::Coverage::Counts& counts, const std::vector<std::string>& tags) {
+      for (const auto& t : tags) novel |= ++counts[t] == 1;
     };
     add(coverage.layouts, ev.coverage.layouts);
     add(coverage.memory_formats, ev.coverage.memory_formats);
@@ -347,6 +405,7 @@ class Campaign {
     if (ev.outcome == Evaluation::Outcome::Crash) ++summary_.crashes;
     if (ev.outcome == Evaluation::Outcome::Timeout) ++summary_.timeouts;
     if (ev.outcome == Evaluation::Outcome::OutOfMemory) ++summary_.out_of_memory;
+    return novel;
   }
 
   void on_divergence(std::uint64_t k, rc::Shrinkable<Program> generated, const Program& program, Evaluation ev,
@@ -365,6 +424,7 @@ class Campaign {
     if (recorded_[sig] >= kMaxRecordedPerSignature) return;
 
     reports::Finding f = case_finding(summary_, c_.seed, k, sig);
+    f.origin = origin_;
     f.expected = known != nullptr;
     f.known_reason = known ? known->reason : "";
     f.reproducible = confirm(program, sig);
@@ -404,11 +464,12 @@ class Campaign {
                           [this](const std::vector<Program>& ps) { return evaluate_candidates(ps); },
                           shrink_allowance(), stop_, summary_.jobs, summary_);
     writer_.append(to_json(f));
-    on_recorded(f.case_index, f.signature, f.program);
+    on_recorded(f.case_index, f.signature, f.program, f.expected);
     if (observer_) observer_->on_finding(f);
   }
 
-  void on_recorded(std::uint64_t k, const judge::Signature& sig, const Program& shrunk) {
+  void on_recorded(std::uint64_t k, const judge::Signature& sig, const Program& shrunk, bool expected) {
+    if (!expected) unexpected_programs_.push_back(shrunk);
     summary_.groups[sig].offer(k, shrunk);
     ++recorded_[sig];
     ++summary_.recorded_findings;
@@ -427,8 +488,12 @@ class Campaign {
       if (f.reproducible && f.reproducible->flaky()) ++summary_.flaky_findings;
       return;
     }
-    rc::Shrinkable<Program> generated = generate_case(c_.seed, f.case_index, c_.generator);
+    // Only a generated case is its seed's: a planned one is the program the finding kept, as it was found.
+    rc::Shrinkable<Program> generated = f.origin == reports::CaseOrigin::Generated
+                                            ? generate_case(c_.seed, f.case_index, c_.generator)
+                                            : rc::shrinkable::shrinkRecur(f.program, &generators::shrinks);
     const Program program = value_of(generated, f.case_index);
+    origin_ = f.origin;
     Evaluation ev = std::move(evaluate_candidates({program}).front());
     if (ev.divergence && judge::signature(program, *ev.divergence) == f.signature) {
       finish_and_record(std::move(f), std::move(generated), program, std::move(ev));
@@ -436,7 +501,7 @@ class Campaign {
       if (f.reproducible && f.reproducible->flaky()) ++summary_.flaky_findings;
       else ++summary_.unshrunk_findings;
       writer_.append(to_json(f));
-      on_recorded(f.case_index, f.signature, f.program);
+      on_recorded(f.case_index, f.signature, f.program, f.expected);
       if (observer_) observer_->on_finding(f);
     }
   }
@@ -447,6 +512,11 @@ class Campaign {
   CampaignObserver* observer_;
   reports::JsonlWriter writer_;
   Runner runner_;
+  Corpus corpus_;
+  reports::JsonlWriter corpus_log_;                    // kCorpusLogFile, for --resume
+  std::map<std::uint64_t, PlannedCase> planned_;       // by case index: what the corpus planned, until judged
+  reports::CaseOrigin origin_ = reports::CaseOrigin::Generated;  // of the divergence being recorded
+  std::vector<Program> unexpected_programs_;           // recorded unexpected findings, shrunk: for the corpus folder
   reports::RunSummary summary_;
   StepTally tally_;
   std::map<judge::Signature, int> recorded_;
@@ -470,7 +540,7 @@ void prepare_output(const std::filesystem::path& out, bool overwrite) {
   // findings.jsonl is appended to as findings come: a second campaign into one folder would mix with the first.
   // symlink_status: a link is there even when what it names is not, and writing through it would write outside
   // --out. --overwrite removes the link itself, never what it names.
-  for (const char* name : {"run.json", "findings.jsonl", "report.html", kJournalFile}) {
+  for (const char* name : {"run.json", "findings.jsonl", "report.html", kJournalFile, kCorpusLogFile}) {
     if (!std::filesystem::exists(std::filesystem::symlink_status(out / name, ec))) continue;
     if (!overwrite)
       throw reports::ReportError(out.string() + " already holds a campaign's output (" + name +

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/corpus.h"
 #include "engine/shrink.h"
 #include "generators/program_gen.h"
 #include "reports/finding.h"
@@ -56,6 +57,12 @@ struct CampaignConfig {
   // The ledger file the campaign was given (--known), kept in the journal so that --resume loads the same one;
   // none: the source tree's default.
   std::optional<std::filesystem::path> known_file;
+  // Coverage guidance (engine/corpus.h): the share of cases that run a mutant of a corpus entry once there is
+  // one. 0: the recipes and random steps alone.
+  double guided_share = kDefaultGuidedShare;
+  // The corpus folder (`--corpus DIR`): its programs run first and are mutated; a complete campaign adds the
+  // programs that reached new keys and its unexpected findings' shrunk programs to it.
+  std::optional<std::filesystem::path> corpus_dir;
 };
 
 // What the campaign has done and what it was asked to do (either budget may be absent).

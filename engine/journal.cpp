@@ -73,7 +73,9 @@ json config_to_json(const CampaignConfig& c) {
           {"impl_cmd", c.sides.impl_cmd},
           {"oracle_cmd", c.sides.oracle_cmd},
           {"backend_start_ms", c.sides.start_timeout.count()},
-          {"selection", selection_to_json(c.generator.selection)}};
+          {"selection", selection_to_json(c.generator.selection)},
+          {"guided_share", c.guided_share},
+          {"corpus", c.corpus_dir ? json(c.corpus_dir->string()) : json(nullptr)}};
 }
 
 CampaignConfig config_from_json(const json& j) {
@@ -110,6 +112,10 @@ CampaignConfig config_from_json(const json& j) {
   c.shard.total = json_typed<int>(shard, "total", what + ".shard");
   if (c.shard.total < 1 || c.shard.index < 0 || c.shard.index >= c.shard.total || c.jobs < 1 || c.confirm_runs < 0)
     throw program::JsonError(what + ": shard, jobs or confirm_runs out of range");
+  // Journals from before coverage guidance ran without it.
+  c.guided_share = j.contains("guided_share") ? json_typed<double>(j, "guided_share", what) : 0.0;
+  if (!(c.guided_share >= 0 && c.guided_share <= 1)) throw program::JsonError(what + ": guided_share out of [0, 1]");
+  if (j.contains("corpus") && !j.at("corpus").is_null()) c.corpus_dir = json_typed<std::string>(j, "corpus", what);
   const json& k = reports::json_field(j, "known", what);
   if (!k.is_null()) c.known_file = json_typed<std::string>(j, "known", what);
   return c;

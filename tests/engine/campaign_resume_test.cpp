@@ -16,6 +16,7 @@
 #include "reports/finding.h"
 #include "reports/jsonl.h"
 #include "tests/support/campaign.h"
+#include "tests/support/stop_after.h"
 
 namespace parity::engine {
 namespace {
@@ -24,6 +25,7 @@ namespace fs = std::filesystem;
 
 using testing::in_process_planted_with;
 using testing::reviewed_ledger;
+using testing::StopAfter;
 using testing::TempDir;
 
 // Enough cases that the planted mul=values fault gives several findings, whichever programs the op table makes
@@ -67,19 +69,6 @@ void expect_same_campaign(reports::RunSummary a, reports::RunSummary b) {
   }
   EXPECT_EQ(a, b);
 }
-
-// Stops the campaign (as SIGINT would) once it has judged `after` cases.
-class StopAfter : public CampaignObserver {
- public:
-  StopAfter(std::uint64_t after, std::atomic<bool>& stop) : after_(after), stop_(stop) {}
-  void on_progress(const CampaignProgress& p, bool) override {
-    if (p.cases >= after_) stop_ = true;
-  }
-
- private:
-  std::uint64_t after_;
-  std::atomic<bool>& stop_;
-};
 
 // Ends the process the moment the first finding is in findings.jsonl: before the journal says it is recorded,
 // the worst moment for a kill.

@@ -1,0 +1,95 @@
+// Coverage guidance's corpus: programs that reached a coverage key no case before them had, kept to be mutated
+// (generators/mutate.h), beside the programs a corpus folder brought (`parity fuzz --corpus DIR`), findings of
+// earlier campaigns among them. A share of cases (CampaignConfig::guided_share) runs a mutant of an entry
+// instead of the generator's program; a shard's first cases run the folder's programs as they are (regression
+// cases).
+//
+// Deterministic per seed: case k draws only from entries added by cases at least kCorpusLag of the shard's
+// cases before it, and the campaign starts case k only once every such case is judged (may_start). So the
+// program a case runs does not depend on --jobs, the isolation or how far judging had got.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "generators/program_gen.h"
+#include "program/program.h"
+#include "reports/case_origin.h"
+#include "reports/run_summary.h"
+
+namespace parity::engine {
+
+// A mutant costs about four generated cases (corpus programs are the long ones: they reached more, and a case
+// costs more than its length), so a twentieth of the cases keeps the campaign's throughput within a fifth of an
+// unguided one's (parity_throughput_bench).
+inline constexpr double kDefaultGuidedShare = 0.05;
+// Cases of a shard between an entry's case and the first case that may mutate it: more than a campaign has in
+// flight up to 28 jobs (9 per job), so that starting a case rarely waits for judging; few enough that guidance
+// starts within the first second.
+inline constexpr std::uint64_t kCorpusLag = 256;
+// Half of the mutants come from the newest entries (what just reached something new is explored first), half
+// from all.
+inline constexpr std::size_t kRecentEntries = 32;
+// The campaign's own record of its corpus, so that --resume rebuilds it: loaded programs, then one line per entry
+// added, written at each checkpoint.
+inline constexpr const char* kCorpusLogFile = "corpus.jsonl";
+
+struct PlannedCase {
+  program::Program program;
+  reports::CaseOrigin origin;
+};
+
+class Corpus {
+ public:
+  // `loaded`: the corpus folder's programs (read_corpus_folder), in their order.
+  Corpus(std::vector<program::Program> loaded, reports::ShardInfo shard, double guided_share,
+         generators::GenConfig config);
+
+  // What case k runs instead of the generator's program; nullopt: the generator's.
+  std::optional<PlannedCase> plan(std::uint64_t seed, std::uint64_t k) const;
+  // Whether every case that may add an entry case k can draw is judged (`next_to_judge`: the first not judged).
+  bool may_start(std::uint64_t k, std::uint64_t next_to_judge) const;
+  // Case k reached a key first; cases are added in increasing k.
+  void add(std::uint64_t k, program::Program p);
+  bool guided() const { return share_ > 0; }
+
+  // What the run added, in order.
+  std::vector<program::Program> added() const;
+  const std::vector<program::Program>& loaded() const { return loaded_; }
+
+  // The log's lines (kCorpusLogFile) not yet taken: the loaded programs first, then each entry added. The
+  // campaign appends them at each checkpoint, before the journal says which cases are judged.
+  std::vector<nlohmann::json> take_log_lines();
+  // The corpus a killed campaign had when it had judged every case below `next_case`, from its log (entries
+  // of later cases are dropped: judging them again adds them again). Throws reports::ReportError.
+  static Corpus restore(const std::filesystem::path& log, std::uint64_t next_case, reports::ShardInfo shard,
+                        double guided_share, generators::GenConfig config);
+
+ private:
+  struct Entry {
+    std::uint64_t added_by;
+    program::Program program;
+  };
+  std::size_t visible_to(std::uint64_t k) const;  // loaded ones first, then those old enough
+  std::vector<program::Program> loaded_;
+  std::vector<program::Program> regressions_;  // the loaded programs this shard runs, in order
+  std::vector<Entry> entries_;
+  bool loaded_logged_ = false;
+  std::size_t logged_ = 0;  // entries_ already in the log
+  reports::ShardInfo shard_;
+  double share_;
+  generators::GenConfig config_;
+};
+
+// The corpus folder: one program per DIR/*.json file (program JSON, as `parity run` reads), named by a hash of
+// its content. Read in name order; programs the campaign cannot run (another device, ops outside the selection)
+// are cut to what it can. An absent folder is an empty corpus. Throws reports::ReportError naming a file that is
+// not a program.
+std::vector<program::Program> read_corpus_folder(const std::filesystem::path& dir, const generators::GenConfig&);
+// Writes each program not already there; returns how many were new. Throws reports::ReportError.
+std::size_t write_corpus_folder(const std::filesystem::path& dir, const std::vector<program::Program>&);
+
+}  // namespace parity::engine

@@ -1,0 +1,173 @@
+// Coverage guidance's corpus (engine/corpus.h): which entries a case may draw, the log a resume rebuilds it from,
+// the corpus folder, and guided campaigns that are as deterministic as unguided ones.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "engine/campaign.h"
+#include "engine/corpus.h"
+#include "engine/journal.h"
+#include "generators/program_gen.h"
+#include "program/json.h"
+#include "reports/error.h"
+#include "reports/jsonl.h"
+#include "tests/support/campaign.h"
+#include "tests/support/stop_after.h"
+
+namespace parity::engine {
+namespace {
+
+namespace fs = std::filesystem;
+using program::Program;
+using testing::reviewed_ledger;
+using testing::StopAfter;
+using testing::TempDir;
+
+// Enough cases past the lag for hundreds of mutants.
+constexpr std::uint64_t kGuidedCases = kCorpusLag + 1500;
+
+Program some_program(std::uint64_t seed) { return generators::generate(seed, rc::kNominalSize, {}).value(); }
+
+CampaignConfig guided_campaign(const fs::path& out, int jobs) {
+  CampaignConfig c;
+  c.seed = 21;
+  c.cases = kGuidedCases;
+  c.jobs = jobs;
+  c.guided_share = 0.5;
+  c.shrink_share = 0;  // what LibTorch's ledgered bugs give is recorded as found: only the cases matter here
+  c.confirm_runs = 0;
+  c.out = out;
+  prepare_output(c.out, false);
+  return c;
+}
+
+// What a campaign ran and counted, without its times and how it ran them.
+reports::RunSummary comparable(reports::RunSummary s) {
+  s.seconds = s.cases_per_second = s.shrink_seconds = 0;
+  s.jobs = 0;
+  s.resumed = 0;
+  s.unshrunk_findings = 0;
+  return s;
+}
+
+TEST(Corpus, AnEntryIsDrawnOnlyByCasesALagAfterIt) {
+  Corpus corpus({}, {}, 1.0, {});
+  corpus.add(5, some_program(1));
+  for (std::uint64_t k = 6; k < 5 + kCorpusLag; k += 97) EXPECT_FALSE(corpus.plan(3, k)) << "case " << k;
+  int mutated = 0;
+  for (std::uint64_t k = 5 + kCorpusLag; k < 5 + kCorpusLag + 50; ++k)
+    if (auto p = corpus.plan(3, k)) {
+      EXPECT_EQ(p->origin, reports::CaseOrigin::Mutated);
+      EXPECT_EQ(corpus.plan(3, k)->program, p->program) << "a case's plan depends on the seed and k alone";
+      ++mutated;
+    }
+  EXPECT_GT(mutated, 25);
+  // Case 5 + lag may start only once case 5 is judged.
+  EXPECT_FALSE(corpus.may_start(5 + kCorpusLag, 5));
+  EXPECT_TRUE(corpus.may_start(5 + kCorpusLag, 6));
+  EXPECT_TRUE(Corpus({}, {}, 0.0, {}).may_start(5 + kCorpusLag, 0)) << "unguided, nothing waits";
+}
+
+TEST(Corpus, AShardRunsItsShareOfTheFolderFirst) {
+  const std::vector<Program> loaded = {some_program(1), some_program(2), some_program(3)};
+  const Corpus shard1(loaded, {1, 2}, 0.0, {});
+  // Shard 1 of 2 runs cases 1, 3, 5...: the folder's programs 1 (its first case), then nothing more of them.
+  const auto first = shard1.plan(9, 1);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->origin, reports::CaseOrigin::Corpus);
+  EXPECT_EQ(first->program, loaded[1]);
+  EXPECT_FALSE(shard1.plan(9, 3));
+}
+
+TEST(Corpus, TheLogRestoresWhatJudgedCasesAdded) {
+  TempDir dir;
+  Corpus corpus({some_program(1)}, {}, 0.5, {});
+  corpus.add(10, some_program(2));
+  corpus.add(20, some_program(3));
+  {
+    reports::JsonlWriter log(dir.path() / kCorpusLogFile);
+    log.append_all(corpus.take_log_lines());
+    corpus.add(30, some_program(4));
+    log.append_all(corpus.take_log_lines());
+    // Case 20 judged again after a kill: its line comes twice.
+    log.append({{"case", 20}, {"program", program::to_json(some_program(3))}});
+  }
+  EXPECT_TRUE(corpus.take_log_lines().empty()) << "each line is taken once";
+  const Corpus restored = Corpus::restore(dir.path() / kCorpusLogFile, 30, {}, 0.5, {});
+  EXPECT_EQ(restored.loaded(), corpus.loaded());
+  EXPECT_EQ(restored.added(), (std::vector<Program>{some_program(2), some_program(3)}));
+  // Restored, it plans what the corpus that had only judged cases below 30 planned.
+  Corpus before({some_program(1)}, {}, 0.5, {});
+  before.add(10, some_program(2));
+  before.add(20, some_program(3));
+  for (std::uint64_t k = 1; k < 3 * kCorpusLag; k += 211) {
+    const auto a = restored.plan(4, k), b = before.plan(4, k);
+    ASSERT_EQ(a.has_value(), b.has_value()) << "case " << k;
+    if (a) EXPECT_EQ(a->program, b->program) << "case " << k;
+  }
+}
+
+TEST(Corpus, TheFolderRoundTripsAndNamesAFileThatIsNoProgram) {
+  TempDir dir;
+  const std::vector<Program> programs = {some_program(1), some_program(2)};
+  EXPECT_EQ(write_corpus_folder(dir.path() / "c", programs), 2u);
+  EXPECT_EQ(write_corpus_folder(dir.path() / "c", programs), 0u) << "a program already there is not written again";
+  auto read = read_corpus_folder(dir.path() / "c", {});
+  std::sort(read.begin(), read.end(), [](const Program& a, const Program& b) { return a.steps.size() < b.steps.size(); });
+  auto sorted = programs;
+  std::sort(sorted.begin(), sorted.end(), [](const Program& a, const Program& b) { return a.steps.size() < b.steps.size(); });
+  EXPECT_EQ(read, sorted);
+  EXPECT_TRUE(read_corpus_folder(dir.path() / "absent", {}).empty());
+  std::ofstream(dir.path() / "c" / "bad.json") << "{\"steps\": 3}";
+  try {
+    read_corpus_folder(dir.path() / "c", {});
+    FAIL() << "a file that is no program was read";
+  } catch (const reports::ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GuidedCampaign, IsTheSameWhateverTheJobs) {
+  TempDir dir;
+  const CampaignResult one = run_campaign(guided_campaign(dir.path() / "one", 1), reviewed_ledger());
+  const CampaignResult three = run_campaign(guided_campaign(dir.path() / "three", 3), reviewed_ledger());
+  EXPECT_GT(one.summary.guidance.mutated, 300u);
+  EXPECT_GT(one.summary.guidance.added, 0u);
+  EXPECT_EQ(comparable(one.summary), comparable(three.summary));
+  EXPECT_EQ(reports::read_jsonl(dir.path() / "one" / "findings.jsonl").records,
+            reports::read_jsonl(dir.path() / "three" / "findings.jsonl").records);
+  EXPECT_FALSE(fs::exists(dir.path() / "one" / kCorpusLogFile)) << "a complete campaign keeps no corpus log";
+}
+
+TEST(GuidedCampaign, AStoppedOneResumesToTheSameCampaign) {
+  TempDir dir;
+  const CampaignResult whole = run_campaign(guided_campaign(dir.path() / "whole", 2), reviewed_ledger());
+  std::atomic<bool> stop{false};
+  StopAfter observer(kCorpusLag + 300, stop);
+  const CampaignResult first =
+      run_campaign(guided_campaign(dir.path() / "parts", 2), reviewed_ledger(), &stop, &observer);
+  ASSERT_TRUE(first.summary.interrupted);
+  ASSERT_GT(first.summary.guidance.mutated, 0u) << "stopped where mutants already ran";
+  const CampaignResult rest = resume_campaign(read_journal(dir.path() / "parts"), reviewed_ledger());
+  EXPECT_EQ(reports::to_json(comparable(rest.summary)).dump(1), reports::to_json(comparable(whole.summary)).dump(1));
+}
+
+TEST(GuidedCampaign, TheCorpusFolderRunsFirstAndGrows) {
+  TempDir dir;
+  CampaignConfig first = guided_campaign(dir.path() / "first", 2);
+  first.corpus_dir = dir.path() / "corpus";
+  const CampaignResult a = run_campaign(first, reviewed_ledger());
+  EXPECT_EQ(a.summary.guidance.replayed, 0u);
+  EXPECT_GE(a.summary.guidance.saved, a.summary.guidance.added);
+  const std::vector<Program> kept = read_corpus_folder(dir.path() / "corpus", {});
+  EXPECT_EQ(kept.size(), a.summary.guidance.saved);
+
+  CampaignConfig second = guided_campaign(dir.path() / "second", 2);
+  second.corpus_dir = first.corpus_dir;
+  second.seed = 22;
+  const CampaignResult b = run_campaign(second, reviewed_ledger());
+  EXPECT_EQ(b.summary.guidance.replayed, std::min<std::uint64_t>(kept.size(), kGuidedCases));
+}
+
+}  // namespace
+}  // namespace parity::engine
