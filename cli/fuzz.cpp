@@ -72,6 +72,14 @@ options:
   --max-findings N stop once N unexpected findings are recorded (the run is complete: run.json's
                    budget.max_findings says why it ended early)
   -x, --exitfirst  stop at the first unexpected finding (--max-findings 1)
+  --guided-share F share of cases that run a mutant of a corpus program once the corpus has one (default
+                   0.05; 0: the generator's programs alone). The corpus holds the programs that reached a
+                   coverage key first; a mutation adds one situation on another tensor or role (a view, a
+                   sibling, a copy or .grad as an operand, retain_grad on a view, a write before a backward,
+                   a scalar at its dtype's edge, more steps). Findings say which cases were mutants (origin)
+  --corpus DIR     keep the corpus across campaigns: DIR's programs (*.json, as `parity run` reads) run first
+                   as they are, then are mutated; a complete campaign adds its new corpus programs and its
+                   unexpected findings' shrunk programs to DIR
   --known FILE     known divergences (default: reports/known_divergences.json of the source tree, if present)
   --require-coverage
                    fail (exit 3) when some op, layout kind, memory format, error category or autograd
@@ -163,7 +171,7 @@ Options parse_options(const std::vector<std::string>& argv) {
       {"--jobs"}, {"--isolation"}, {"--memory-mb"}, {"--shrink-share"}, {"--require-coverage", false},
       {"--strict-known", false}, {"--overwrite", false}, {"--confirm"}, {"--resume"}, {"--device"}, {"--oracle"},
       {"--impl-cmd"}, {"--oracle-cmd"}, {"--backend-start-ms"}, {"--ops"}, {"--skip-ops"}, {"--dtypes"},
-      {"--max-findings"}, {"--exitfirst", false, "-x"}};
+      {"--max-findings"}, {"--exitfirst", false, "-x"}, {"--guided-share"}, {"--corpus"}};
   Args args("parity fuzz", argv, kFlags);
   if (!args.positional().empty())
     throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity fuzz --help`)");
@@ -217,6 +225,14 @@ Options parse_options(const std::vector<std::string>& argv) {
   o.campaign.memory_limit_bytes = memory_limit_bytes(args, "parity fuzz", o.campaign.generator.cuda);
   if (auto f = args.number("--shrink-share", 0.0, 1.0)) o.campaign.shrink_share = *f;
   if (auto n = args.uint64("--confirm", 0, 100)) o.campaign.confirm_runs = static_cast<int>(*n);
+  if (auto f = args.number("--guided-share", 0.0, 1.0)) o.campaign.guided_share = *f;
+  if (auto d = args.value("--corpus")) {
+    if (d->empty()) throw UsageError("--corpus needs a folder");
+    std::error_code ec;
+    if (std::filesystem::weakly_canonical(*d, ec) == std::filesystem::weakly_canonical(o.campaign.out, ec))
+      throw UsageError("--corpus must be another folder than --out: the corpus folder holds programs only");
+    o.campaign.corpus_dir = *d;
+  }
   o.require_coverage = args.has("--require-coverage");
   o.strict_known = args.has("--strict-known");
   o.overwrite = args.has("--overwrite");
