@@ -3,14 +3,16 @@
 // planted in its own `parity fuzz -x` campaign per seed, and the table says which seeds found it, after how many
 // cases and how many seconds of generation and evaluation (the first finding's case over the campaign's cases
 // per second: shrinking, which follows, is not detection). It prints the share found and the medians, and writes
-// them as JSON. The generator has one mode today, its recipes; coverage guidance will be a second column.
+// them as JSON, for two modes side by side: the recipes and random steps alone (`--guided-share 0`), and with
+// coverage guidance (engine/corpus.h, at parity fuzz's default share).
 //
 //   parity_detection_bench [--seconds S | --cases C] [--seeds N] [--jobs J] [--json FILE] [--parity BIN]
-//                          [--plant SPEC] [--require-found]
+//                          [--plant SPEC] [--mode recipes|guided] [--require-found]
 //
 // --seconds (or --cases) is each campaign's budget: a fault not found in it counts as missed. --plant runs that
-// one fault. --require-found exits 1 when a fault is missed: with --cases, whose campaigns are the same programs
-// every run, that is the ctest `detection`, a check of what is found and never of how fast.
+// one fault, --mode that one mode. --require-found exits 1 when a fault is missed: with --cases, whose campaigns
+// are the same programs every run, that is the ctest `detection`, a check of what is found and never of how
+// fast.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -90,14 +92,21 @@ struct Budget {
   std::string value = "60";
 };
 
-Run detect(const fs::path& parity, const std::string& plant, std::uint64_t seed, const Budget& budget, int jobs,
-           const fs::path& work) {
-  const fs::path dir = work / (plant + "-" + std::to_string(seed));
+// How a campaign generates: the name in the table and the JSON, and the flags that ask for it.
+struct Mode {
+  std::string name;
+  std::vector<std::string> flags;
+};
+const std::vector<Mode> kModes = {{"recipes", {"--guided-share", "0"}}, {"guided", {}}};
+
+Run detect(const fs::path& parity, const std::string& plant, const Mode& mode, std::uint64_t seed,
+           const Budget& budget, int jobs, const fs::path& work) {
+  const fs::path dir = work / (plant + "-" + mode.name + "-" + std::to_string(seed));
   fs::create_directories(dir);
-  const int status = run_campaign(parity, plant,
-                                  {"fuzz", "-x", budget.flag, budget.value, "--seed", std::to_string(seed), "--jobs",
-                                   std::to_string(jobs), "--out", (dir / "out").string(), "--overwrite"},
-                                  dir);
+  std::vector<std::string> args = {"fuzz", "-x", budget.flag, budget.value, "--seed", std::to_string(seed), "--jobs",
+                                   std::to_string(jobs), "--out", (dir / "out").string(), "--overwrite"};
+  args.insert(args.end(), mode.flags.begin(), mode.flags.end());
+  const int status = run_campaign(parity, plant, args, dir);
   // 0: nothing unexpected; 1: an unexpected finding; anything else is the campaign failing, not a result.
   if (status != 0 && status != 1)
     throw std::runtime_error("parity fuzz with PARITY_PLANT=" + plant + " exited " + std::to_string(status) +
@@ -121,6 +130,11 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+struct Column {
+  std::vector<double> cases, seconds;
+  nlohmann::json runs = nlohmann::json::array();
+};
+
 int run(int argc, char** argv) {
   Budget budget;
   bool require_found = false;
@@ -129,6 +143,7 @@ int run(int argc, char** argv) {
   fs::path json_path = "detection.json";
   fs::path parity = fs::read_symlink("/proc/self/exe").parent_path() / "parity";
   std::vector<std::string> faults = kFaults;
+  std::vector<Mode> modes = kModes;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--require-found") {
@@ -136,10 +151,10 @@ int run(int argc, char** argv) {
       continue;
     }
     const bool valued = a == "--seconds" || a == "--cases" || a == "--seeds" || a == "--jobs" || a == "--json" ||
-                        a == "--parity" || a == "--plant";
+                        a == "--parity" || a == "--plant" || a == "--mode";
     if (!valued || i + 1 >= argc) {
       std::fprintf(stderr, "usage: parity_detection_bench [--seconds S | --cases C] [--seeds N] [--jobs J] "
-                           "[--json FILE] [--parity BIN] [--plant SPEC] [--require-found]\n");
+                           "[--json FILE] [--parity BIN] [--plant SPEC] [--mode recipes|guided] [--require-found]\n");
       return 2;
     }
     const std::string v = argv[++i];
@@ -148,33 +163,46 @@ int run(int argc, char** argv) {
     else if (a == "--jobs") jobs = std::stoi(v);
     else if (a == "--parity") parity = v;
     else if (a == "--plant") faults = {v};
-    else json_path = v;
+    else if (a == "--mode") {
+      std::erase_if(modes, [&](const Mode& m) { return m.name != v; });
+      if (modes.empty()) {
+        std::fprintf(stderr, "parity_detection_bench: --mode must be recipes or guided\n");
+        return 2;
+      }
+    } else json_path = v;
   }
   const fs::path work = fs::temp_directory_path() / ("parity-detection-" + std::to_string(::getpid()));
-  std::printf("detection: %zu faults x %llu seeds, %s %s each at most, %d jobs\n", faults.size(),
-              static_cast<unsigned long long>(seeds), budget.flag.c_str() + 2, budget.value.c_str(), jobs);
-  std::printf("%-34s %7s %14s %12s\n", "planted fault", "found", "median cases", "median s");
+  std::printf("detection: %zu faults x %llu seeds, %s %s each at most, %d jobs; found / median cases / median s\n",
+              faults.size(), static_cast<unsigned long long>(seeds), budget.flag.c_str() + 2, budget.value.c_str(),
+              jobs);
+  std::printf("%-34s", "planted fault");
+  for (const Mode& m : modes) std::printf(" | %-30s", m.name.c_str());
+  std::printf("\n");
   nlohmann::json out = {{"budget", {{budget.flag.substr(2), std::stod(budget.value)}}}, {"seeds", seeds},
-                        {"jobs", jobs}, {"generation", "recipes"}, {"faults", nlohmann::json::object()}};
+                        {"jobs", jobs}, {"modes", nlohmann::json::array()}, {"faults", nlohmann::json::object()}};
+  for (const Mode& m : modes) out["modes"].push_back(m.name);
   std::vector<std::string> missed;
   for (const std::string& plant : faults) {
-    std::vector<double> cases, secs;
-    nlohmann::json runs = nlohmann::json::array();
-    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
-      const Run r = detect(parity, plant, seed, budget, jobs, work);
-      runs.push_back({{"seed", seed}, {"found", r.found}, {"cases", r.cases}, {"seconds", r.seconds}});
-      if (!r.found) {
-        missed.push_back(plant + " (seed " + std::to_string(seed) + ")");
-        continue;
+    std::printf("%-34s", plant.c_str());
+    for (const Mode& mode : modes) {
+      Column c;
+      for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+        const Run r = detect(parity, plant, mode, seed, budget, jobs, work);
+        c.runs.push_back({{"seed", seed}, {"found", r.found}, {"cases", r.cases}, {"seconds", r.seconds}});
+        if (!r.found) {
+          missed.push_back(plant + " (" + mode.name + ", seed " + std::to_string(seed) + ")");
+          continue;
+        }
+        c.cases.push_back(static_cast<double>(r.cases));
+        c.seconds.push_back(r.seconds);
       }
-      cases.push_back(static_cast<double>(r.cases));
-      secs.push_back(r.seconds);
+      std::printf(" | %3zu/%-3llu %12.0f %10.2f", c.cases.size(), static_cast<unsigned long long>(seeds),
+                  median(c.cases), median(c.seconds));
+      std::fflush(stdout);
+      out["faults"][plant][mode.name] = {{"found", c.cases.size()}, {"median_cases", median(c.cases)},
+                                         {"median_seconds", median(c.seconds)}, {"runs", c.runs}};
     }
-    std::printf("%-34s %3zu/%-3llu %14.0f %12.2f\n", plant.c_str(), cases.size(),
-                static_cast<unsigned long long>(seeds), median(cases), median(secs));
-    std::fflush(stdout);
-    out["faults"][plant] = {{"found", cases.size()}, {"median_cases", median(cases)},
-                            {"median_seconds", median(secs)}, {"runs", runs}};
+    std::printf("\n");
   }
   fs::remove_all(work);
   if (json_path.has_parent_path()) fs::create_directories(json_path.parent_path());
