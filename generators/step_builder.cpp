@@ -43,6 +43,12 @@ bool is_reduction_or_saver(const program::OpSpec& op) {
   return !op.is_inplace() && (op.kind == OpKind::Reduction || op.saves != program::Saves::Nothing);
 }
 
+// A copy into the dtype the step names (to, to with a memory format): where rounding meets truncation.
+bool converts_dtype(OpId op) {
+  const program::OpSpec& s = program::spec(op);
+  return s.kind == OpKind::Copy && s.reads(program::Attr::DType);
+}
+
 }  // namespace
 
 std::vector<bool> StepBuilder::draw_swarm(std::size_t recipes) {
@@ -319,7 +325,7 @@ bool StepBuilder::loses_rounding(const Step& s) const {
   if (s.op == OpId::Pow && rounded(0) && s.attrs.scalar.value < 1 && s.attrs.scalar.value != 0) return true;
   // A rounded user gradient reaches leaves of any dtype.
   if (program::spec(s.op).gradient >= 0 && rounded(static_cast<std::size_t>(program::spec(s.op).gradient))) return true;
-  if (s.op == OpId::To) return rounded(0) && (!program::is_floating(s.attrs.dtype) || s.attrs.dtype != dtype_of(0));
+  if (converts_dtype(s.op)) return rounded(0) && (!program::is_floating(s.attrs.dtype) || s.attrs.dtype != dtype_of(0));
   if (s.op == OpId::Copy_)
     return rounded(1) && state_.live(s.inputs[0]) && dtype_of(0) != dtype_of(1);
   // A rounded floating operand of an op that also reads another floating dtype: computed in the wider one

@@ -402,6 +402,7 @@ class ImplSession final : public jd::Session {
       case OpId::FullLike:
         return like_on(full_like(in(s, 0), to_impl(a.scalar), to_impl(a.memory_format)), a.like_device);
       case OpId::ToMemoryFormat: return to(in(s, 0), in(s, 0).dtype(), a.copy, to_impl(a.memory_format));
+      case OpId::ToDTypeMemoryFormat: return to(in(s, 0), to_impl(a.dtype), a.copy, to_impl(a.memory_format));
       case OpId::Grad: {
         Tensor g = autograd::grad(in(s, 0));
         if (!g.defined()) return std::nullopt;

@@ -325,7 +325,9 @@ class Analysis {
       if (dst.op == OpId::EmptyLike && dst.inputs.size() == 1 && self(dst.inputs[0]) == self(s.inputs[1]))
         add(Situation::CopyEmptyLikeCopy_);
     }
-    if (s.op == OpId::To && s.attrs.copy) add(Situation::CopyToCopy);
+    if (program::spec(s.op).kind == program::OpKind::Copy && program::spec(s.op).reads(program::Attr::DType) &&
+        s.attrs.copy)
+      add(Situation::CopyToCopy);
     if (is_one_of(s, {OpId::NewTensor})) add(Situation::CopyNewTensor);
   }
 

@@ -465,6 +465,10 @@ Out to_rule(Metas m, const Attrs& a) {
   if (a.dtype == m[0].dtype && !a.copy) return m[0];
   return Meta{m[0].sizes, a.dtype, m[0].requires_grad && is_floating(a.dtype)};
 }
+Out to_dtype_memory_format_rule(Metas m, const Attrs& a) {
+  if (!format_fits(a.memory_format, m[0].sizes.size())) return std::nullopt;
+  return to_rule(m, a);
+}
 // Devices are not in Meta: the values (and requires_grad, which the copy keeps through ToCopyBackward0) stay.
 Out to_device_rule(Metas m, const Attrs&) { return m[0]; }
 Out deepcopy_rule(Metas m, const Attrs&) { return m[0]; }  // non-leaves raise: the generator's state knows

@@ -161,6 +161,8 @@ TEST(OracleBackend, EveryOpRuns) {
   to.dtype = DType::Float64;
   to.copy = true;
   with(OpId::To, {x}, to);
+  to.memory_format = MemoryFormat::Contiguous;
+  with(OpId::ToDTypeMemoryFormat, {x}, to);
   with(OpId::NewTensor, {x});
   with(OpId::Deepcopy, {x});
   int w2 = with(OpId::Clone, {x});
@@ -230,14 +232,12 @@ TEST(OracleBackend, EveryOpRuns) {
   four.sizes = {4};
   int holder = with(OpId::Zeros, {}, four);
   with(OpId::SetData, {holder, ar});
-
   Trace tr = b.run();
   for (std::size_t i = 0; i < tr.steps.size(); ++i)
     EXPECT_EQ(tr.steps[i].status, StepObs::Status::Ok)
         << "step " << i << " (" << program::spec(seen[i]).name << "): " << tr.steps[i].message;
   for (const auto& op : program::op_table())
     EXPECT_NE(std::find(seen.begin(), seen.end(), op.id), seen.end()) << op.name << " not exercised";
-
   EXPECT_EQ(result(tr, e0).sizes, (std::vector<std::int64_t>{0, 3}));
   EXPECT_EQ(result(tr, out_written).sizes, (std::vector<std::int64_t>{2, 3}));
   EXPECT_EQ(result(tr, out_written).same_as, out);
