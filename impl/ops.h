@@ -32,6 +32,9 @@ Tensor empty_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve)
 Tensor zeros_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
 Tensor ones_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
 Tensor full_like(const Tensor& x, Scalar value, MemoryFormat format = MemoryFormat::Preserve);
+// Samples of U[0, 1) and N(0, 1) in a tensor like x, made on `device` (x's when none).
+Tensor rand_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve, std::optional<Device> device = {});
+Tensor randn_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve, std::optional<Device> device = {});
 
 // copies and aliases
 Tensor clone(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);

@@ -288,6 +288,10 @@ class ImplSession final : public jd::Session {
   static Tensor like_on(const Tensor& t, std::optional<pg::Device> device) {
     return device ? to(t, to_impl(*device)) : t;
   }
+  static std::optional<Device> like_device(std::optional<pg::Device> device) {
+    if (!device) return std::nullopt;
+    return to_impl(*device);
+  }
 
   std::optional<Tensor> run(const pg::Step& s) {
     const auto& a = s.attrs;
@@ -309,6 +313,8 @@ class ImplSession final : public jd::Session {
       case OpId::Empty: return empty(a.sizes, to_impl(a.dtype), MemoryFormat::Contiguous, to_impl(a.device));
       case OpId::EmptyMemoryFormat:
         return empty(a.sizes, to_impl(a.dtype), to_impl(a.memory_format), to_impl(a.device));
+      case OpId::RandLike: return rand_like(in(s, 0), to_impl(a.memory_format), like_device(a.like_device));
+      case OpId::RandnLike: return randn_like(in(s, 0), to_impl(a.memory_format), like_device(a.like_device));
       case OpId::EmptyLike: return like_on(empty_like(in(s, 0), to_impl(a.memory_format)), a.like_device);
       case OpId::ZerosLike: return like_on(zeros_like(in(s, 0), to_impl(a.memory_format)), a.like_device);
       case OpId::Clone: return clone(in(s, 0), to_impl(a.memory_format));

@@ -110,6 +110,11 @@ Out like_rule(Metas m, const Attrs& a) {
   if (!format_fits(a.memory_format, m[0].sizes.size())) return std::nullopt;
   return Meta{m[0].sizes, m[0].dtype, false};
 }
+// Sampling (uniform_, normal_) exists for floating dtypes only.
+Out floating_like_rule(Metas m, const Attrs& a) {
+  if (!is_floating(m[0].dtype)) return std::nullopt;
+  return like_rule(m, a);
+}
 Out clone_rule(Metas m, const Attrs& a) {
   if (!format_fits(a.memory_format, m[0].sizes.size())) return std::nullopt;
   return m[0];

@@ -125,7 +125,7 @@ struct OpSpec {
   std::vector<Attr> attrs = {};  // attributes read (and serialised), in printing order
   // What running the step does besides making its value (each a plain bool, like every other trait):
   bool mutates = false;           // writes operand 0 (or its autograd state): every live value is observed after it
-  bool values_undefined = false;  // contents are uninitialised memory: values are not compared
+  bool values_undefined = false;  // contents no program fixes (uninitialised memory, samples): not compared
   bool no_value = false;          // returns nothing
   bool runs_backward = false;     // runs the engine: gradients of every live value are observed
   bool writes_grad = false;       // assigns or resets operand 0's .grad: gradients of every live value are observed

@@ -1,0 +1,49 @@
+// impl's random factories (impl/ops/random.cpp): programs never compare their values, so the distributions are
+// held here; the layout, the flags and the dtype errors are compared with LibTorch's by every campaign.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "impl/autograd/meta.h"
+#include "impl/ops.h"
+#include "tests/support/impl_release.h"
+
+namespace parity::impl {
+namespace {
+
+constexpr std::int64_t kSamples = 4096;
+
+class RandomLike : public parity::testing::FollowsTorch113 {};
+
+TEST_F(RandomLike, RandLikeSamplesTheUnitInterval) {
+  const Tensor x = zeros({kSamples}, ScalarType::Float64, true);
+  const Tensor r = rand_like(x);
+  const std::vector<double> v = r.to_vector();
+  EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](double s) { return s >= 0 && s < 1; }));
+  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / kSamples;
+  EXPECT_NEAR(mean, 0.5, 0.05);  // 10 standard errors of the mean (1/sqrt(12 * 4096))
+  EXPECT_FALSE(autograd::requires_grad(r)) << "a factory's result never requires grad";
+  EXPECT_EQ(r.version(), 0u) << "sampled below autograd";
+  EXPECT_NE(rand_like(x).to_vector(), v) << "each call draws anew";
+}
+
+TEST_F(RandomLike, RandnLikeSamplesTheStandardNormal) {
+  const std::vector<double> v = randn_like(zeros({kSamples}, ScalarType::Float64)).to_vector();
+  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / kSamples;
+  double var = 0;
+  for (double s : v) var += (s - mean) * (s - mean);
+  var /= kSamples - 1;
+  EXPECT_NEAR(mean, 0.0, 0.16);  // 10 standard errors of the mean (1/sqrt(4096))
+  EXPECT_NEAR(var, 1.0, 0.2);
+}
+
+TEST_F(RandomLike, KeepsTheLayoutAskedFor) {
+  const Tensor x = zeros({2, 3, 2, 2}, ScalarType::Float32);
+  EXPECT_EQ(rand_like(x, MemoryFormat::ChannelsLast).strides(), (Dims{12, 1, 6, 3}));
+  EXPECT_EQ(randn_like(transpose(x, 0, 3)).strides(), transpose(x, 0, 3).strides()) << "preserved";
+}
+
+}  // namespace
+}  // namespace parity::impl
