@@ -2,12 +2,15 @@
 // in this process (no isolation: the limit), by persistent workers (one, then one per core), by a child forked per
 // case (the old mode), and by workers whose impl side is `parity serve --backend impl` behind the backend protocol
 // (docs/backend-protocol.md); with --python, also judged by PyTorch's Python API through the protocol
-// (backends/python/torch_backend.py). Prints a table with the ratios the engine is held to and writes them as JSON.
+// (backends/python/torch_backend.py); and by workers with coverage guidance on (engine/corpus.h), whose cost is
+// held to a fifth of the unguided campaign's cases per second. Prints a table with the ratios the engine is held to
+// and writes them as JSON.
 //
 //   parity_throughput_bench [--seconds S] [--seed N] [--json FILE] [--parity BIN] [--python PY]
 //
 // The isolated modes run first: forking workers from a process that already holds LibTorch state (the in-process
-// mode's) is what the engine avoids. Shrinking is off in every mode, so that each measures evaluation alone.
+// mode's) is what the engine avoids. Shrinking is off in every mode, and guidance in all but its own, so that each
+// measures evaluation alone.
 #include <unistd.h>
 
 #include <chrono>
@@ -39,9 +42,10 @@ struct Mode {
 };
 
 Mode campaign(const std::string& name, engine::Isolation isolation, int jobs, double seconds, std::uint64_t seed,
-              const fs::path& work, const engine::EvalSides& sides = {}) {
+              const fs::path& work, const engine::EvalSides& sides = {}, double guided_share = 0) {
   engine::CampaignConfig c;
   c.sides = sides;
+  c.guided_share = guided_share;
   c.seed = seed;
   c.seconds = seconds;
   c.isolation = isolation;
@@ -101,6 +105,9 @@ int run(int argc, char** argv) {
   modes.push_back(campaign("workers_1", engine::Isolation::Workers, 1, seconds, seed, work));
   const std::string all_name = "workers_" + std::to_string(cores);
   if (cores > 1) modes.push_back(campaign(all_name, engine::Isolation::Workers, cores, seconds, seed, work));
+  const std::string guided_name = all_name + "_guided";
+  modes.push_back(campaign(guided_name, engine::Isolation::Workers, cores, seconds, seed, work, {},
+                           engine::kDefaultGuidedShare));
   engine::EvalSides served;
   served.impl_cmd = "'" + parity.string() + "' serve --backend impl";
   modes.push_back(campaign("protocol_impl_" + std::to_string(cores), engine::Isolation::Workers, cores, seconds,
@@ -126,6 +133,7 @@ int run(int argc, char** argv) {
   const Mode* all = cores > 1 ? find(all_name) : nullptr;
   const Mode& protocol = *find("protocol_impl_" + std::to_string(cores));
   const Mode* python_oracle = find("python_oracle_" + std::to_string(cores));
+  const Mode& guided = *find(guided_name);
 
   std::printf("%-16s %10s %10s %12s\n", "mode", "cases", "seconds", "cases/s");
   for (const auto& m : modes) std::printf("%-16s %10llu %10.2f %12.1f\n", m.name.c_str(),
@@ -140,6 +148,8 @@ int run(int argc, char** argv) {
   if (all) ratio((all->name + " / workers_1").c_str(), all->rate() / one.rate(), 1.7);
   ratio((protocol.name + " / " + (all ? all->name : one.name)).c_str(), protocol.rate() / (all ? all : &one)->rate(),
         0.25);
+  const Mode& unguided = all ? *all : one;
+  ratio((guided.name + " / " + unguided.name).c_str(), guided.rate() / unguided.rate(), 0.8);
   if (python_oracle) {
     const double per_core = python_oracle->rate() / cores;
     std::printf("%-44s %8.1f   (goal >= 300: %s)\n", "python_oracle cases/s per core", per_core,
