@@ -54,14 +54,33 @@ class Taint {
   // Called after an in-place step raised. Most raise before writing anything, and then nothing changed; only an
   // op that checks while it writes (OpSpec::checks_while_writing: index_put_ meeting an out-of-range index) has
   // written part of its destination, and when that write was undefined (overlapping memory), so is that part.
+  // A backward that raised midway (a freed graph) has already run the nodes before it: a root's retained grad holds
+  // what reached it, as after a backward that completed.
   void update_after_raise(const Step& step, int index, ErrorCategory category, Session& session) {
+    if (spec(step.op).runs_backward) {
+      backward(step, index, session);
+      return;
+    }
     if (!spec(step.op).checks_while_writing || category != ErrorCategory::IndexRange) return;
-    if (session.has_value(step.inputs.at(0)) && write_is_undefined(step, session))
+    // What it wrote before it raised is undefined where the write is, or where what it wrote was.
+    bool wrote_undefined = false;
+    for (std::size_t k = 1; k < step.inputs.size(); ++k) wrote_undefined = wrote_undefined || tainted_[step.inputs[k]];
+    if (session.has_value(step.inputs.at(0)) && (wrote_undefined || write_is_undefined(step, session)))
       taint_aliases(step.inputs[0], index, session);
   }
 
   // Called after a step succeeded and before anything is observed.
   void update(const Step& step, int index, Session& session) {
+    update_values(step, index, session);
+    // A result that is a tensor the program already holds (an op returning its operand, autograd.grad handing a
+    // grad_outputs tensor back) has that tensor's .grad.
+    if (!session.has_value(index)) return;
+    const void* tensor = session.tensor_key(index);
+    for (int j = 0; j < index; ++j)
+      if (session.has_value(j) && session.tensor_key(j) == tensor && grad_tainted_[j]) grad_tainted_[index] = true;
+  }
+
+  void update_values(const Step& step, int index, Session& session) {
     const OpSpec& op = spec(step.op);
     if (op.runs_backward) {
       backward(step, index, session);
@@ -80,10 +99,14 @@ class Taint {
       return;
     }
     // set_data: the tensor, under every id it has, now holds its operand 1's values, defined or not.
+    // A tensor that is some tensor's .grad is that gradient.
     if (step.op == OpId::SetData) {
       const void* tensor = session.tensor_key(step.inputs[0]);
-      for (int j = 0; j < index; ++j)
-        if (session.has_value(j) && session.tensor_key(j) == tensor) tainted_[j] = tainted_[step.inputs[1]];
+      for (int j = 0; j < index; ++j) {
+        if (!session.has_value(j)) continue;
+        if (session.tensor_key(j) == tensor) tainted_[j] = tainted_[step.inputs[1]];
+        if (session.grad_tensor_key(j) == tensor) grad_tainted_[j] = tainted_[step.inputs[1]];
+      }
       return;
     }
     record_history(step, index, session);
@@ -193,11 +216,17 @@ class Taint {
         if (below[u]) grad_tainted_[u] = true;
     }
     // A gradient is the tensor's, whatever id names it (an op that returned its operand, to() asking for nothing).
+    // An undefined gradient accumulated into a .grad the program assigned (AccumulateGrad adds in place) makes
+    // what the program holds in that memory undefined too.
     for (int v = 0; v < index; ++v) {
       if (!grad_tainted_[v] || !session.has_value(v)) continue;
       const void* tensor = session.tensor_key(v);
       for (int j = 0; j < index; ++j)
         if (session.has_value(j) && session.tensor_key(j) == tensor) grad_tainted_[j] = true;
+      if (!graph[static_cast<std::size_t>(v)]) continue;
+      if (const void* key = session.grad_storage_key(v))
+        for (int j = 0; j < index; ++j)
+          if (session.has_value(j) && session.storage_key(j) == key) tainted_[j] = true;
     }
   }
 
@@ -387,7 +416,7 @@ Trace run(Backend& backend, const Program& program, KeepValues keep) {
     // A step that writes (in place, backward, flags) may change any value; others only make their result.
     try {
       if (obs.status == StepObs::Status::Ok) taint.update(step, i, *session);
-      else if (obs.status == StepObs::Status::Error && op.is_inplace())
+      else if (obs.status == StepObs::Status::Error && (op.is_inplace() || op.runs_backward))
         taint.update_after_raise(step, i, obs.category, *session);
       obs.schema_violations = schema.after(step, i, obs.status == StepObs::Status::Ok, *session, defined);
       if (op.mutates) {

@@ -67,6 +67,45 @@ TEST(Taint, AccumulatingIntoAnOverlappingGradIsUndefined) {
   EXPECT_TRUE(obs(tr.steps.at(bw), dense).values_defined);
 }
 
+// An undefined gradient (samples, here) reaches more than the gradients it makes: accumulated into a .grad the
+// program assigned (x is its own .grad) it makes what the program holds there undefined, and a later result that
+// is that tensor (requires_grad_ returns its operand) has the undefined .grad too.
+TEST(Taint, AnUndefinedGradientReachesWhatHoldsIt) {
+  Builder b;
+  int x = b.rand({2, 2}, DType::Float32, true);
+  b.step(OpId::SetGrad, {x, x});
+  int r = b.step(OpId::RandLike, {x});
+  int bw = b.step(OpId::BackwardGrad, {x, r});
+  program::Attrs keep;
+  keep.requires_grad = true;
+  int same = b.step(OpId::RequiresGrad_, {x}, keep);
+  Trace tr = b.run();
+  ASSERT_EQ(tr.steps.at(bw).status, StepObs::Status::Ok) << tr.steps.at(bw).message;
+  EXPECT_FALSE(obs(tr.steps.at(bw), x).values_defined);
+  ASSERT_TRUE(result(tr, same).grad);
+  EXPECT_TRUE(result(tr, same).grad->values.empty());
+}
+
+// The same gradient reaches a root's retained .grad before a backward raises (its graph freed), and a tensor
+// that is a .grad holds undefined values once set_data gives it samples.
+TEST(Taint, AnUndefinedGradientReachesARetainedGradBeforeARaiseAndThroughSetData) {
+  Builder b;
+  int x = b.rand({4}, DType::Float32, true);
+  int y = b.step(OpId::Sigmoid, {x});
+  b.step(OpId::RetainGrad, {y});
+  b.backward(b.step(OpId::Sum, {y}));
+  int bw = b.step(OpId::BackwardGrad, {y, b.step(OpId::RandLike, {x})});
+  int g = b.step(OpId::Grad, {x});
+  int sd = b.step(OpId::SetData, {g, b.step(OpId::RandLike, {g})});
+  Trace tr = b.run();
+  ASSERT_EQ(tr.steps.at(bw).status, StepObs::Status::Error) << "the graph was freed by the first backward";
+  ASSERT_TRUE(obs(tr.steps.at(bw), y).grad);
+  EXPECT_TRUE(obs(tr.steps.at(bw), y).grad->values.empty());
+  ASSERT_EQ(tr.steps.at(sd).status, StepObs::Status::Ok) << tr.steps.at(sd).message;
+  ASSERT_TRUE(obs(tr.steps.at(sd), x).grad);
+  EXPECT_TRUE(obs(tr.steps.at(sd), x).grad->values.empty());
+}
+
 // An in-place write through memory whose elements overlap is undefined, and so is its backward, which writes the
 // gradient through the same geometry (CopySlices): the gradient of what it added is not compared, nor that of a
 // deepcopy of a leaf whose .grad it undefined; a leaf of a separate graph still is.
