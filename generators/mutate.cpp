@@ -144,17 +144,6 @@ std::optional<Program> mutate_with(const Program& p, Mutation m, Rng& rng, const
   });
 }
 
-std::string_view to_string(Mutation m) {
-  switch (m) {
-    case Mutation::Extend: return "extend";
-    case Mutation::SwapOperand: return "swap_operand";
-    case Mutation::RetainView: return "retain_view";
-    case Mutation::WriteBefore: return "write_before";
-    case Mutation::EdgeScalar: return "edge_scalar";
-  }
-  PARITY_HARNESS_UNREACHABLE("a Mutation without a name");
-}
-
 std::optional<Program> mutate(const Program& p, Rng& rng, const GenConfig& cfg) {
   const bool grows = static_cast<int>(p.steps.size()) + kMostInserted <= cfg.max_steps + kGrowthSteps;
   static const double weights[kMutationCount] = {3, 3, 2, 2, 2};

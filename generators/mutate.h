@@ -5,7 +5,6 @@
 // mutation, with the generator's own step helpers as the edits).
 #pragma once
 #include <optional>
-#include <string_view>
 
 #include "generators/program_gen.h"
 #include "generators/rng.h"
@@ -22,7 +21,6 @@ enum class Mutation {
   EdgeScalar,   // one step's scalar moved to an edge of its dtype (generators/boundary_values.h)
 };
 inline constexpr int kMutationCount = 5;
-std::string_view to_string(Mutation);
 
 // A mutant has at most GenConfig::max_steps plus this many steps; a program with no room left for a mutation's
 // steps only has a scalar changed. A case's cost grows faster than its length (every step observes every live
