@@ -1,5 +1,6 @@
 #include "program/aten_schema.h"
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 
@@ -95,7 +96,10 @@ const std::vector<std::optional<AtenSchema>>& parsed() {
 
 const SchemaValue* AtenSchema::tensor_argument(std::size_t i) const {
   // An out= overload's written arguments come first, as ATen's C++ API takes them (at::add_out(out, self, other)).
-  const bool out_first = overload == "out";
+  // It is one with written keyword-only tensors, whatever its overload's name ("out", "Tensor_out"): torchgen's
+  // SchemaKind.out.
+  const bool out_first = std::any_of(arguments.begin(), arguments.end(),
+                                     [](const SchemaValue& a) { return a.tensor() && a.writes && a.keyword_only; });
   if (out_first)
     for (const SchemaValue& a : arguments)
       if (a.tensor() && a.writes && i-- == 0) return &a;
@@ -126,8 +130,15 @@ AtenSchema parse_aten_schema(std::string_view text) {
     qualified = qualified.substr(0, dot);
   }
   s.name = std::string(qualified);
-  for (std::string_view item : split_top_level(text.substr(open + 1, close - open - 1), text))
-    if (item != "*") s.arguments.push_back(parse_value(item, true, text));
+  bool keyword_only = false;
+  for (std::string_view item : split_top_level(text.substr(open + 1, close - open - 1), text)) {
+    if (item == "*") {
+      keyword_only = true;
+      continue;
+    }
+    s.arguments.push_back(parse_value(item, true, text));
+    s.arguments.back().keyword_only = keyword_only;
+  }
   std::string_view returns = trim(text.substr(arrow + 2));
   if (returns.starts_with('(') && returns.ends_with(')') && !returns.starts_with("()"))
     returns = returns.substr(1, returns.size() - 2);  // a tuple of returns

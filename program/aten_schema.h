@@ -18,6 +18,7 @@ struct SchemaValue {
   std::string type;       // "Tensor", "Tensor?", "Tensor[]", "Tensor?[]", "int[1]?", ... without the annotation
   std::string alias_set;  // "a" in Tensor(a) / Tensor(a!) / Tensor(a -> *); "" when unannotated
   bool writes = false;    // (a!)
+  bool keyword_only = false;  // after the `*` of the argument list
   bool tensor() const { return type.starts_with("Tensor"); }
   bool operator==(const SchemaValue&) const = default;
 };

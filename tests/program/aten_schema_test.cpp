@@ -27,7 +27,7 @@ TEST(AtenSchema, ParsesArgumentsReturnsAndAnnotations) {
   ASSERT_EQ(s.arguments.size(), 3u);
   EXPECT_EQ(s.arguments[0], (SchemaValue{"self", "Tensor", "a", true}));
   EXPECT_EQ(s.arguments[1], (SchemaValue{"other", "Tensor", "", false}));
-  EXPECT_EQ(s.arguments[2], (SchemaValue{"alpha", "Scalar", "", false}));
+  EXPECT_EQ(s.arguments[2], (SchemaValue{"alpha", "Scalar", "", false, /*keyword_only=*/true}));
   ASSERT_EQ(s.returns.size(), 1u);
   EXPECT_EQ(s.returns[0], (SchemaValue{"", "Tensor", "a", true}));
   EXPECT_EQ(s.tensor_argument(1), &s.arguments[1]);
@@ -45,6 +45,18 @@ TEST(AtenSchema, AnOutOverloadsOutIsOperandZero) {
   EXPECT_EQ(s.tensor_argument(1), &s.arguments[0]);
   EXPECT_EQ(s.tensor_argument(2), &s.arguments[1]);
   EXPECT_EQ(s.tensor_argument(3), nullptr);
+}
+
+// What makes an out= overload is a written keyword-only tensor, not the overload's name (eq.Tensor_out); an
+// in-place overload's written self stays where it is.
+TEST(AtenSchema, AnOutOverloadIsOneWithAWrittenKeywordOnlyTensor) {
+  const AtenSchema eq =
+      parse_aten_schema("aten::eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)");
+  EXPECT_EQ(eq.tensor_argument(0), &eq.arguments[2]);
+  EXPECT_EQ(eq.tensor_argument(1), &eq.arguments[0]);
+  const AtenSchema add_ =
+      parse_aten_schema("aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)");
+  EXPECT_EQ(add_.tensor_argument(0), &add_.arguments[0]);
 }
 
 TEST(AtenSchema, ParsesListsDefaultsWithCommasAndTuples) {
