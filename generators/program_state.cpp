@@ -66,7 +66,7 @@ bool ProgramState::raises(const Step& step) const {
     bool any_rg = false;
     for (int in : step.inputs) any_rg = any_rg || value(in).meta->requires_grad;
     if (op.out_of) {
-      if (step.grad_enabled && any_rg) return true;  // out= functions refuse autograd
+      if (step.grad_enabled && any_rg && program::out_refuses_grad(op)) return true;
       // TensorIterator resizes only a write-only out: one that is also an input must have the result's shape.
       for (std::size_t k = 1; k < step.inputs.size(); ++k)
         if (value(step.inputs[k]).tensor == v.tensor) {
@@ -76,7 +76,8 @@ bool ProgramState::raises(const Step& step) const {
           if (result && result->sizes != v.meta->sizes) return true;
         }
     }
-    if (step.grad_enabled && any_rg) {
+    // An out= form never checks its out as an in-place op checks self: it records no history.
+    if (step.grad_enabled && any_rg && !op.out_of) {
       if (v.nograd_view || v.multi_output_view) return true;
       if (v.meta->requires_grad && v.leaf) return true;
       if (v.view && value(v.base).meta && value(v.base).meta->requires_grad && value(v.base).leaf) return true;

@@ -317,9 +317,19 @@ bool StepBuilder::loses_rounding(const Step& s) const {
   if ((computes == OpId::Div || computes == OpId::Div_) && rounded(first + 1)) return true;
   // ... and casts it into out's dtype: a rounded operand's error judged at another dtype's tolerance, or
   // truncated to an integer.
-  if (first == 1 && state_.live(s.inputs[0]))
+  if (first == 1 && state_.live(s.inputs[0])) {
     for (std::size_t k = 1; k < s.inputs.size(); ++k)
       if (rounded(k) && dtype_of(k) != dtype_of(0)) return true;
+    // An op that rounds (exp) computing in another dtype than out's: its own last-bit error judged at out's.
+    const bool operands_live =
+        std::all_of(s.inputs.begin() + 1, s.inputs.end(), [&](int id) { return state_.live(id); });
+    if (program::spec(s.op).rounds && operands_live) {
+      std::vector<program::Meta> in;
+      for (std::size_t k = 1; k < s.inputs.size(); ++k) in.push_back(meta(s.inputs[k]));
+      const auto computed = program::spec(computes).infer(in, s.attrs);
+      if (computed && computed->dtype != dtype_of(0)) return true;
+    }
+  }
   // A reciprocal, or a root: like sqrt, x^0.5 turns a last-bit error of a value near zero (1 - tanh^2 at
   // saturation) into an error no tolerance absorbs.
   if (s.op == OpId::Pow && rounded(0) && s.attrs.scalar.value < 1 && s.attrs.scalar.value != 0) return true;

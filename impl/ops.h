@@ -99,6 +99,14 @@ std::vector<Tensor> unsafe_chunk(const Tensor& x, std::int64_t chunks, std::int6
 #define PARITY_IMPL_DECLARE_UNARY(op, function) Tensor function(const Tensor& x);
 PARITY_IMPL_UNARY_OPS(PARITY_IMPL_DECLARE_UNARY)
 #undef PARITY_IMPL_DECLARE_UNARY
+// Their out= forms, out first as in ATen's C++ API (at::exp_out(out, self)), returning out; as the binary ones
+// below.
+#define PARITY_IMPL_UNARY_OUT_OPS(X)                                                                      \
+  X(NegOut, neg_out) X(AbsOut, abs_out) X(ExpOut, exp_out) X(SigmoidOut, sigmoid_out) X(TanhOut, tanh_out) \
+  X(LogOut, log_out) X(SqrtOut, sqrt_out) X(SinOut, sin_out) X(CosOut, cos_out)
+#define PARITY_IMPL_DECLARE_UNARY_OUT(op, function) Tensor function(const Tensor& out, const Tensor& x);
+PARITY_IMPL_UNARY_OUT_OPS(PARITY_IMPL_DECLARE_UNARY_OUT)
+#undef PARITY_IMPL_DECLARE_UNARY_OUT
 
 // arithmetic
 Tensor add(const Tensor& a, const Tensor& b);
@@ -156,6 +164,8 @@ Tensor add_out(const Tensor& out, const Tensor& a, const Tensor& b);
 Tensor sub_out(const Tensor& out, const Tensor& a, const Tensor& b);
 Tensor mul_out(const Tensor& out, const Tensor& a, const Tensor& b);
 Tensor div_out(const Tensor& out, const Tensor& a, const Tensor& b);
+Tensor eq_out(const Tensor& out, const Tensor& a, const Tensor& b);  // no grad refusal: eq has no derivative
+Tensor ne_out(const Tensor& out, const Tensor& a, const Tensor& b);
 
 // autograd
 // create_graph everywhere: the backward itself is recorded (double backward), as PyTorch's create_graph.

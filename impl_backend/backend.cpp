@@ -369,6 +369,8 @@ class ImplSession final : public jd::Session {
       case OpId::SubOut: return sub_out(in(s, 0), in(s, 1), in(s, 2));
       case OpId::MulOut: return mul_out(in(s, 0), in(s, 1), in(s, 2));
       case OpId::DivOut: return div_out(in(s, 0), in(s, 1), in(s, 2));
+      case OpId::EqOut: return eq_out(in(s, 0), in(s, 1), in(s, 2));
+      case OpId::NeOut: return ne_out(in(s, 0), in(s, 1), in(s, 2));
       case OpId::AddScalar_: return add_(in(s, 0), to_impl(a.scalar));
       case OpId::SubScalar_: return sub_(in(s, 0), to_impl(a.scalar));
       case OpId::MulScalar_: return mul_(in(s, 0), to_impl(a.scalar));
@@ -422,6 +424,10 @@ class ImplSession final : public jd::Session {
   case OpId::op: return function(in(s, 0));
       PARITY_IMPL_UNARY_OPS(PARITY_UNARY_CASE)
 #undef PARITY_UNARY_CASE
+#define PARITY_UNARY_OUT_CASE(op, function) \
+  case OpId::op: return function(in(s, 0), in(s, 1));
+      PARITY_IMPL_UNARY_OUT_OPS(PARITY_UNARY_OUT_CASE)
+#undef PARITY_UNARY_OUT_CASE
     }
     PARITY_HARNESS_UNREACHABLE("impl has no call for op " + std::string(pg::spec(s.op).name));
   }

@@ -70,6 +70,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"required rank 4 tensor to use channels_last format", ErrorCategory::MemoryFormat},
     {"required rank 5 tensor to use channels_last_3d format", ErrorCategory::MemoryFormat},
     {"can't be cast to the desired output type", ErrorCategory::DType},
+    {"Found dtype ", ErrorCategory::DType},  // an out= of another dtype than a plain unary op computes in
     {"where expected condition to be a boolean tensor", ErrorCategory::DType},
     {"masked_fill_ only supports boolean masks", ErrorCategory::DType},
     {"masked_fill only supports boolean masks", ErrorCategory::DType},  // masked_fill__cuda's words

@@ -666,7 +666,7 @@ std::optional<Meta> OpSpec::infer(std::span<const Meta> in, const Attrs& a) cons
   if (out_of) {
     // Operand 0 takes the result's shape (resized) and keeps its dtype and flag.
     auto r = spec(*out_of).rule(in.subspan(1), a);
-    if (!r || !can_cast(r->dtype, in[0].dtype)) return std::nullopt;
+    if (!r || !(out_dtype_exact ? r->dtype == in[0].dtype : can_cast(r->dtype, in[0].dtype))) return std::nullopt;
     return Meta{r->sizes, in[0].dtype, in[0].requires_grad};
   }
   if (!inplace_of) return rule(in, a);
@@ -690,6 +690,8 @@ bool records_history(const OpSpec& op) {
   if (op.result == ResultIs::Alias || op.id == OpId::Detach_ || op.id == OpId::NewTensor) return false;
   return !op.out_of;  // out= forms record no history
 }
+
+bool out_refuses_grad(const OpSpec& op) { return op.out_of && !spec(*op.out_of).leaf_result; }
 
 bool double_backward(OpId id) {
   const OpSpec& op = spec(id);

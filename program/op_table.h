@@ -147,6 +147,9 @@ struct OpSpec {
   ResultIs result = ResultIs::Fresh;
   Saves saves = Saves::Nothing;
   Writes writes = Writes::Computed;  // in-place ops only
+  // An out= form whose out must have the result's dtype (TensorIterator's plain unary_op: neg, abs); the others
+  // take any dtype the result can be cast to.
+  bool out_dtype_exact = false;
   // In-place ops that read operands at positions other than the element they write (index_put_ reads its index
   // and values where the index points): memory shared with the destination makes the write order-dependent
   // even in the destination's own layout.
@@ -209,6 +212,9 @@ bool double_backward(OpId);
 // Whether a backward can go through the op's result: it records autograd history (not a factory, an autograd
 // call, an alias or copy made without history, a leaf-making op or an out= form).
 bool records_history(const OpSpec&);
+// An out= form that refuses tensors requiring grad while grad mode is on: VariableType's check for an op with a
+// derivative (eq's out, of an op whose result never joins the graph, writes even a leaf that requires grad).
+bool out_refuses_grad(const OpSpec& op);
 std::optional<OpId> find_op(std::string_view name);
 std::string_view attr_name(Attr);
 // The keys an attribute has in a step's JSON `attrs` (Strided is three: sizes, strides, offset).

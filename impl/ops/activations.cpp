@@ -1,18 +1,20 @@
-// Pointwise activations (sigmoid, tanh, relu, abs, clamp) and their in-place forms, with exp_. Each is one
-// description (dtype rules, kernel, derivative, what the derivative saves) shared by both forms, so the
-// out-of-place and in-place variants cannot drift apart.
+// Pointwise activations (sigmoid, tanh, relu, abs, clamp, exp, log, sqrt, sin, cos) with their in-place and out=
+// forms. Each is one description (dtype rules, kernel, derivative, what the derivative saves) shared by every
+// form, so the out-of-place, in-place and out= variants cannot drift apart.
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/ops.h"
 #include "impl/ops/iteration.h"
 #include "impl/ops/node_builder.h"
+#include "impl/ops/out_argument.h"
 #include "impl/version_gate.h"
 
 namespace parity::impl {
@@ -42,6 +44,8 @@ struct Activation {
   std::function<void(const Tensor& out, const Tensor& x)> kernel;
   // The input's gradient, from the output's gradient and the saved tensor.
   std::function<Tensor(const Tensor& grad, const Tensor& saved)> derivative;
+  // The dtypes its out= form (exp.out, abs.out) writes into.
+  ops::OutDtype out_dtype = ops::OutDtype::CastSafely;
 
   bool saves_result() const { return autograd::derivative(node).saved.at(0) == "result"; }
 };
@@ -225,7 +229,7 @@ const Activation& abs_op() {
         ops::check_dispatch(out.device(), {"abs_cpu", {ScalarType::Bool}, "", {}}, x.dtype());  // CUDA's takes Bool
         ops::unary_kernel(UnaryOp::Abs, out, x);
       },
-      [](const Tensor& g, const Tensor& self) { return mul(g, sgn(self)); }};
+      [](const Tensor& g, const Tensor& self) { return mul(g, sgn(self)); }, ops::OutDtype::MustMatch};
   return op;
 }
 
@@ -356,6 +360,22 @@ Tensor apply_(const Activation& a, const Tensor& self) {
   return self;
 }
 
+// The out= form (at::exp_out(out, self)), in the order of VariableType, the meta function and TensorIterator: the
+// refusal of tensors requiring grad, the op's own dtype checks, out's overlaps and device, the dtype out may have;
+// then out is resized, written and its version bumped once. Nothing is recorded: out= forms have no history.
+Tensor apply_out(const Activation& a, std::string_view name, const Tensor& out, const Tensor& x) {
+  ops::refuse_out_requiring_grad(name, {&x}, out);
+  const ScalarType t = a.result_type(x);
+  ops::check_no_overlap(out, {&x});
+  ops::common_device(&out, {&x}, /*allow_cpu_scalars=*/false);
+  ops::check_out_dtype(out, t, a.out_dtype);
+  const Tensor cx = to(x, t);
+  ops::resize_output(out, x.sizes(), ops::elementwise_layout(x.sizes(), {&ops::iterator_input_layout(cx, x)}));
+  ops::write_result(out, t, [&](const Tensor& into) { a.kernel(into, cx); });
+  out.bump_version();
+  return out;
+}
+
 }  // namespace
 
 Tensor exp(const Tensor& x) { return apply(exp_op(), x); }
@@ -383,5 +403,14 @@ Tensor exp_(const Tensor& self) { return apply_(exp_op(), self); }
 Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
   return apply_(clamp_op(min, max), self);
 }
+
+Tensor exp_out(const Tensor& out, const Tensor& x) { return apply_out(exp_op(), "exp", out, x); }
+Tensor sigmoid_out(const Tensor& out, const Tensor& x) { return apply_out(sigmoid_op(), "sigmoid", out, x); }
+Tensor tanh_out(const Tensor& out, const Tensor& x) { return apply_out(tanh_op(), "tanh", out, x); }
+Tensor log_out(const Tensor& out, const Tensor& x) { return apply_out(log_op(), "log", out, x); }
+Tensor sqrt_out(const Tensor& out, const Tensor& x) { return apply_out(sqrt_op(), "sqrt", out, x); }
+Tensor sin_out(const Tensor& out, const Tensor& x) { return apply_out(sin_op(), "sin", out, x); }
+Tensor cos_out(const Tensor& out, const Tensor& x) { return apply_out(cos_op(), "cos", out, x); }
+Tensor abs_out(const Tensor& out, const Tensor& x) { return apply_out(abs_op(), "abs", out, x); }
 
 }  // namespace parity::impl

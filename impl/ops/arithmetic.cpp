@@ -5,6 +5,7 @@
 #include "impl/ops.h"
 #include "impl/ops/iteration.h"
 #include "impl/ops/node_builder.h"
+#include "impl/ops/out_argument.h"
 #include "impl/version_gate.h"
 
 namespace parity::impl {
@@ -228,50 +229,27 @@ const char* op_name(BinaryOp op) {
   PARITY_UNREACHABLE("no case for this enum value");
 }
 
-// at::native::resize_output: an out of another shape is resized (contiguous, its storage grown in place when too
-// small, so every tensor over it sees the growth) and then, having been resized, given the layout TensorIterator
-// gives a fresh result (as_strided_). LibTorch warns when the out it resized had elements; warnings are not
-// compared. An out of the right shape keeps its strides.
-void resize_output(const Tensor& out, const Dims& shape, const Layout& fresh) {
-  if (out.sizes() == shape) return;
-  const Layout resized{shape, fresh.strides, out.offset()};
-  out.storage().grow(static_cast<std::size_t>(out.offset() + resized.numel()) * element_size(out.dtype()));
-  out.restride(resized);
-}
-
 // The out= form of a binary op (at::add_out(out, self, other)), in TensorIterator's order: VariableType refuses
 // any tensor requiring grad (the inputs, then out), the meta function's own checks (sub's bool operands), then
 // the iterator's: out's overlaps, the broadcast (and an out that is also an input must have its shape), the
 // result type's cast into out's dtype; out is resized when its shape differs, written, and its version bumped
 // once.
 Tensor binary_out(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
-  const std::string refusal = std::string(op_name(op)) +
-                              "(): functions with out=... arguments don't support automatic differentiation, but one "
-                              "of the arguments requires grad.";
-  PARITY_CHECK(!autograd::compute_requires_grad({&a, &b}), ErrorKind::OutRequiresGrad, refusal);
-  PARITY_CHECK(!autograd::compute_requires_grad({&out}), ErrorKind::OutRequiresGrad, refusal);
+  ops::refuse_out_requiring_grad(op_name(op), {&a, &b}, out);
   check_binary_types(op, a.dtype(), b.dtype());
   ops::check_no_overlap(out, {&a, &b});
   const Dims shape = broadcast_shapes(a.sizes(), b.sizes());
-  // TensorIterator resizes only a write-only out: one that is also an input (the same tensor) must fit.
-  PARITY_CHECK(out.sizes() == shape || !(out.is_same(a) || out.is_same(b)), ErrorKind::Shape,
-               "output with shape " + format_dims(out.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
+  ops::check_out_shape(out, shape, {&a, &b});
   const Device d = ops::common_device(&out, {&a, &b}, /*allow_cpu_scalars=*/true);
   const Operand oa{a, false}, ob{b, false};
   const ScalarType t = compute_type(op, ops::result_type({&oa, &ob}));
-  PARITY_CHECK(can_cast(t, out.dtype()), ErrorKind::DType,
-               "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
-                   std::string(type_name(out.dtype())));
+  ops::check_out_dtype(out, t, ops::OutDtype::CastSafely);
   Tensor ca = converted(a, t), cb = converted(b, t);
-  resize_output(out, shape,
-                ops::elementwise_layout(shape, {&ops::iterator_input_layout(ca, a), &ops::iterator_input_layout(cb, b)}));
-  if (t == out.dtype()) {
-    ops::binary_kernel(op, out, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
-  } else {
-    Tensor tmp = Tensor::allocate_uninitialized(Layout::dense(shape), t, d);
-    ops::binary_kernel(op, tmp, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
-    ops::copy_kernel(out, tmp);
-  }
+  ops::resize_output(out, shape,
+                     ops::elementwise_layout(shape, {&ops::iterator_input_layout(ca, a), &ops::iterator_input_layout(cb, b)}));
+  ops::write_result(out, t, [&](const Tensor& into) {
+    ops::binary_kernel(op, into, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
+  });
   out.bump_version();
   return out;
 }
@@ -280,18 +258,26 @@ Tensor binary_out(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
 
 namespace {
 // eq, ne: compared in the operands' common dtype, a bool result that never joins the graph (derivatives.yaml:
-// output_differentiability False), laid out as any elementwise result.
-Tensor compare(ops::CompareOp op, const Tensor& a, const Tensor& b) {
-  Operand oa{a, false}, ob{b, false};
-  Dims shape = broadcast_shapes(a.sizes(), b.sizes());
-  ScalarType t = ops::result_type({&oa, &ob});
-  const Device d = ops::common_device(nullptr, {&a, &b}, /*allow_cpu_scalars=*/true);
+// output_differentiability False), laid out as any elementwise result. With an out (eq.Tensor_out), nothing
+// refuses a tensor requiring grad (no derivative, no check), and the bool result is written into out's dtype,
+// whichever it is.
+Tensor compare(ops::CompareOp op, const Tensor& a, const Tensor& b, const Tensor* out = nullptr) {
+  if (out) ops::check_no_overlap(*out, {&a, &b});
+  const Dims shape = broadcast_shapes(a.sizes(), b.sizes());
+  if (out) ops::check_out_shape(*out, shape, {&a, &b});
+  const Device d = ops::common_device(out, {&a, &b}, /*allow_cpu_scalars=*/true);
+  const Operand oa{a, false}, ob{b, false};
+  const ScalarType t = ops::result_type({&oa, &ob});
   Tensor ca = converted(a, t), cb = converted(b, t);
-  Tensor out = Tensor::allocate_uninitialized(
-      ops::elementwise_layout(shape, {&ops::iterator_input_layout(ca, a), &ops::iterator_input_layout(cb, b)}),
-      ScalarType::Bool, d);
-  ops::compare_kernel(op, out, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
-  return out;
+  const Layout fresh =
+      ops::elementwise_layout(shape, {&ops::iterator_input_layout(ca, a), &ops::iterator_input_layout(cb, b)});
+  Tensor result = out ? *out : Tensor::allocate_uninitialized(fresh, ScalarType::Bool, d);
+  if (out) ops::resize_output(result, shape, fresh);
+  ops::write_result(result, ScalarType::Bool, [&](const Tensor& into) {
+    ops::compare_kernel(op, into, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(std::move(cb), d));
+  });
+  if (out) result.bump_version();
+  return result;
 }
 }  // namespace
 
@@ -477,6 +463,8 @@ Tensor addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar v
 
 Tensor eq(const Tensor& a, const Tensor& b) { return compare(ops::CompareOp::Eq, a, b); }
 Tensor ne(const Tensor& a, const Tensor& b) { return compare(ops::CompareOp::Ne, a, b); }
+Tensor eq_out(const Tensor& out, const Tensor& a, const Tensor& b) { return compare(ops::CompareOp::Eq, a, b, &out); }
+Tensor ne_out(const Tensor& out, const Tensor& a, const Tensor& b) { return compare(ops::CompareOp::Ne, a, b, &out); }
 Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Add, a, b); }
 Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Sub, a, b); }
 Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Mul, a, b); }
@@ -498,10 +486,16 @@ Tensor sub_out(const Tensor& out, const Tensor& a, const Tensor& b) { return bin
 Tensor mul_out(const Tensor& out, const Tensor& a, const Tensor& b) { return binary_out(BinaryOp::Mul, out, a, b); }
 Tensor div_out(const Tensor& out, const Tensor& a, const Tensor& b) { return binary_out(BinaryOp::Div, out, a, b); }
 
-Tensor neg(const Tensor& x) {
+namespace {
+void check_negatable(const Tensor& x) {
   PARITY_CHECK(x.dtype() != ScalarType::Bool, ErrorKind::DType,
         "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the "
         "`~` or `logical_not()` operator instead.");
+}
+}  // namespace
+
+Tensor neg(const Tensor& x) {
+  check_negatable(x);
   auto node = autograd::compute_requires_grad({&x})
                   ? make_node(Derivative::NegBackward0, {&x}, [](const Tensor& g, const TensorList&, const Formula&) {
                       return TensorList{neg(g)};
@@ -510,6 +504,20 @@ Tensor neg(const Tensor& x) {
   Tensor out = Tensor::allocate_uninitialized(ops::elementwise_layout(x.sizes(), {&x.layout()}), x.dtype(), x.device());
   ops::unary_kernel(ops::UnaryOp::Neg, out, x);
   if (node) autograd::set_history(out, node);
+  return out;
+}
+
+// neg.out: structured, so its meta function's bool check comes first after VariableType's; then a plain
+// unary_op iterator, which takes only an out of self's dtype.
+Tensor neg_out(const Tensor& out, const Tensor& x) {
+  ops::refuse_out_requiring_grad("neg", {&x}, out);
+  check_negatable(x);
+  ops::check_no_overlap(out, {&x});
+  ops::common_device(&out, {&x}, /*allow_cpu_scalars=*/false);
+  ops::check_out_dtype(out, x.dtype(), ops::OutDtype::MustMatch);
+  ops::resize_output(out, x.sizes(), ops::elementwise_layout(x.sizes(), {&x.layout()}));
+  ops::unary_kernel(ops::UnaryOp::Neg, out, x);
+  out.bump_version();
   return out;
 }
 

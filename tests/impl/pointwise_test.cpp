@@ -621,5 +621,48 @@ TEST_F(OutVariants, RefuseTensorsRequiringGradWhileGradModeIsOn) {
   EXPECT_EQ(grad_fn(leaf_out), nullptr);
 }
 
+// A unary op's out= form: the float ops cast their result into any out it fits (an int64 input computed in float32
+// and written into float64), and refuse one it does not; neg and abs (TensorIterator's plain unary_op) take only an
+// out of the input's dtype. Each writes out once, resized like the binary forms, and a written-to out that
+// partly overlaps the input is refused before anything is written.
+TEST_F(OutVariants, UnaryOutFormsCastOrRequireTheirDtype) {
+  Tensor ints = to(seq({3}), ScalarType::Int64);
+  Tensor wide = values({7, 7});
+  EXPECT_TRUE(exp_out(wide, ints).is_same(wide));
+  EXPECT_EQ(wide.dtype(), ScalarType::Float32);
+  EXPECT_EQ(wide.sizes(), (Dims{3}));
+  EXPECT_EQ(wide.to_vector(), exp(ints).to_vector());
+  EXPECT_EQ(wide.version(), 1u);
+  Tensor long_out = zeros({3}, ScalarType::Int64);
+  EXPECT_EQ(error_of([&] { sigmoid_out(long_out, ints); }).second,
+            "result type Float can't be cast to the desired output type Long");
+  Tensor doubles = zeros({3}, ScalarType::Float64);
+  EXPECT_EQ(error_of([&] { neg_out(doubles, seq({3})); }).second, "Found dtype Double but expected Float");
+  EXPECT_EQ(error_of([&] { abs_out(doubles, ints); }).second, "Found dtype Double but expected Long");
+  neg_out(long_out, ints);
+  EXPECT_EQ(long_out.to_vector(), neg(ints).to_vector());
+  EXPECT_EQ(doubles.version(), 0u);
+  Tensor x = seq({4});
+  EXPECT_EQ(kind_of([&] { sqrt_out(narrow(x, 0, 1, 3), narrow(x, 0, 0, 3)); }), ErrorKind::Overlap);
+  EXPECT_EQ(x.version(), 0u);
+  EXPECT_EQ(kind_of([&] { exp_out(doubles, seq({3}, /*requires_grad=*/true)); }), ErrorKind::OutRequiresGrad);
+}
+
+// eq.Tensor_out has no derivative, so nothing refuses a tensor requiring grad, even a leaf out written with grad
+// mode on; its bool result is written into out's dtype, whichever it is.
+TEST_F(OutVariants, ComparisonOutFormsTakeAnyDtypeAndNeverRefuseGrad) {
+  Tensor a = seq({3}, /*requires_grad=*/true);
+  Tensor leaf_out = requires_grad_(zeros({3}, ScalarType::Float32), true);
+  EXPECT_TRUE(eq_out(leaf_out, a, a).is_same(leaf_out));
+  EXPECT_EQ(leaf_out.to_vector(), (std::vector<double>{1, 1, 1}));
+  EXPECT_EQ(leaf_out.version(), 1u);
+  EXPECT_TRUE(autograd::is_leaf(leaf_out));
+  Tensor flags = zeros({0}, ScalarType::Bool);
+  const Tensor cols = transpose(seq({3, 2}), 0, 1), row = seq({3});
+  ne_out(flags, cols, row);
+  EXPECT_EQ(flags.sizes(), (Dims{2, 3}));
+  EXPECT_EQ(flags.strides(), ne(cols, row).strides());  // laid out as the fresh result
+}
+
 }  // namespace
 }  // namespace parity::impl

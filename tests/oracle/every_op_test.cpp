@@ -125,12 +125,13 @@ TEST(OracleBackend, EveryOpRuns) {
   with(OpId::MeanDims, {x}, rd);
   int w = with(OpId::Clone, {x});
   for (OpId op : {OpId::Add_, OpId::Sub_, OpId::Mul_, OpId::Div_}) with(op, {w, full});
-  // out= forms into a tensor of no elements, resized to the result's [2, 3] (its last write the one seen).
+  // Every out= form into a tensor of no elements, resized to the result's [2, 3] (div's write, last, the one seen).
   Attrs no_elements;
   no_elements.sizes = {0};
   const int out = with(OpId::Zeros, {}, no_elements);
-  int out_written = -1;
-  for (OpId op : {OpId::AddOut, OpId::SubOut, OpId::MulOut, OpId::DivOut}) out_written = with(op, {out, full, ones});
+  for (const program::OpSpec& op : program::op_table())
+    if (op.out_of) with(op.id, op.arity == 3 ? std::vector<int>{out, full, ones} : std::vector<int>{out, full});
+  const int out_written = with(OpId::DivOut, {out, full, ones});
   for (OpId op : {OpId::AddScalar_, OpId::SubScalar_, OpId::MulScalar_, OpId::DivScalar_, OpId::Fill_}) with(op, {w}, sc);
   with(OpId::Zero_, {d});
   for (OpId op : testing::unary_ops(program::OpKind::Arithmetic)) with(op, {x});
