@@ -1,6 +1,7 @@
 #include "generators/step_builder.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "generators/attr_gen.h"
 #include "generators/layout_gen.h"
@@ -17,6 +18,9 @@ using program::Program;
 using program::Step;
 
 namespace {
+
+// The largest magnitude random_scalar's small range draws (generators/attr_gen.cpp); past it is an edge value.
+constexpr double kLargestSmallScalar = 3.0;
 
 // The ops of the table with a trait, in table order.
 template <typename Pred>
@@ -330,6 +334,11 @@ bool StepBuilder::loses_rounding(const Step& s) const {
       if (computed && computed->dtype != dtype_of(0)) return true;
     }
   }
+  // A scalar past the small range (an edge value: 2^31, 65504) scales a rounded operand's last-bit error, which the
+  // tolerance's absolute part absorbed, into one it does not (addcmul(z, 1 - tanh^2, value=2^31)).
+  if (program::spec(s.op).reads(program::Attr::Scalar) && !(std::abs(s.attrs.scalar.value) <= kLargestSmallScalar))
+    for (std::size_t k = 0; k < s.inputs.size(); ++k)
+      if (rounded(k)) return true;
   // A reciprocal, or a root: like sqrt, x^0.5 turns a last-bit error of a value near zero (1 - tanh^2 at
   // saturation) into an error no tolerance absorbs.
   if (s.op == OpId::Pow && rounded(0) && s.attrs.scalar.value < 1 && s.attrs.scalar.value != 0) return true;
