@@ -3,19 +3,24 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "judge/exception_type.h"
 #include "judge/trace.h"
 #include "program/program.h"
 
 namespace parity::judge {
 
-// Thrown by a session for a step that raised: the backend's own category and message.
+// Thrown by a session for a step that raised: the backend's own category and message, and the C++ class of its
+// exception where the backend names one (LibTorch and impl always; a protocol backend when it says).
 struct StepError : std::runtime_error {
-  StepError(ErrorCategory c, const std::string& msg) : std::runtime_error(msg), category(c) {}
+  StepError(ErrorCategory c, const std::string& msg, std::optional<ExceptionType> type = std::nullopt)
+      : std::runtime_error(msg), category(c), exception(type) {}
   ErrorCategory category;
+  std::optional<ExceptionType> exception;
 };
 
 // Thrown by a session whose backend itself failed (its process died or broke the protocol: protocol/): not a

@@ -36,6 +36,11 @@ std::string render_step(const StepObs& s) {
   return "?";
 }
 
+// A raised step as its exception's class and message: "c10::IndexError: Dimension out of range ...".
+std::string render_exception(const StepObs& s) {
+  return (s.exception ? std::string(to_string(*s.exception)) : std::string("?")) + ": " + s.message;
+}
+
 // A message with what PyTorch itself varies from run to run taken out: addresses (0x followed by hex digits).
 // LibTorch's backtraces are already gone (the oracle reads what_without_backtrace()).
 std::string normalised_message(std::string_view m) {
@@ -216,6 +221,11 @@ class Comparer {
       Divergence d{index, -1, Kind::ErrorCategory, render_step(a), render_step(b), Severity::Major, cat(a), cat(b)};
       return emit(std::move(d));
     }
+    // What a caller catches is behaviour too (Python's IndexError against RuntimeError), where both sides name it.
+    if (a.status == StepObs::Status::Error && a.exception && b.exception && *a.exception != *b.exception) {
+      Divergence d{index, -1, Kind::ExceptionType, render_exception(a), render_exception(b), Severity::Major, cat(a), cat(b)};
+      return emit(std::move(d));
+    }
     // What a user reads is behaviour too: the same category in other words is a divergence of its own.
     // Normalised only when they differ: nearly every pair of messages is equal as it is.
     if (a.status == StepObs::Status::Error && a.message != b.message &&
@@ -355,6 +365,7 @@ Signature signature(const Program& program, const Divergence& d) {
                 {}};
   switch (d.kind) {
     case Kind::Status:
+    case Kind::ExceptionType:
     case Kind::Message:
       if (d.impl_category) sig.detail = *d.impl_category;
       else if (d.oracle_category) sig.detail = *d.oracle_category;

@@ -11,6 +11,7 @@ namespace parity::judge {
   X(StepCount, "step_count")            /* the traces have different numbers of steps */            \
   X(Status, "status")                   /* a step ran on one side and raised or was skipped */      \
   X(ErrorCategory, "error_category")    /* both raised, for different reasons */                   \
+  X(ExceptionType, "exception_type")    /* both raised for one reason, as other C++ classes */      \
   X(Message, "message")                 /* both raised for one reason, in other words */           \
   X(ObservedSet, "observed_set")        /* a step observed different values */                     \
   X(Sizes, "sizes")                                                                                 \

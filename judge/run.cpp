@@ -403,6 +403,7 @@ Trace run(Backend& backend, const Program& program, KeepValues keep) {
       obs.status = StepObs::Status::Error;
       obs.category = e.category;
       obs.message = e.what();
+      obs.exception = e.exception;
     } catch (const InternalError& e) {
       // A harness adapter reached a branch that cannot happen: a bug in parity, recorded as one.
       obs.status = StepObs::Status::Error;
@@ -433,6 +434,7 @@ Trace run(Backend& backend, const Program& program, KeepValues keep) {
       obs.observed.clear();
       obs.status = StepObs::Status::Error;
       obs.category = ErrorCategory::Unclassified;
+      obs.exception.reset();
       obs.message = std::string("reading the step's result raised: ") + e.what();
     }
     trace.steps.push_back(std::move(obs));

@@ -13,6 +13,7 @@ DetailForm detail_form(DivergenceKind k) {
   switch (k) {
     case DivergenceKind::Status:
     case DivergenceKind::Message: return DetailForm::OptionalCategory;
+    case DivergenceKind::ExceptionType: return DetailForm::OptionalCategory;
     case DivergenceKind::ErrorCategory: return DetailForm::Sides;
     case DivergenceKind::GradFn: return DetailForm::OptionalBothSides;
     case DivergenceKind::Crash: return DetailForm::OptionalSignal;

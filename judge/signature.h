@@ -31,8 +31,8 @@ struct Signature {
 
   std::string op;  // the first differing step's op name ([a-z0-9_]+), or kProgramOp
   DivergenceKind kind = DivergenceKind::Values;
-  // Status: the category of the side that raised, if either did ("neg:status:argument"); Message: the category
-  // both raised in ("permute:message:shape").
+  // Status: the category of the side that raised, if either did ("neg:status:argument"); Message and
+  // ExceptionType: the category both raised in ("permute:message:shape", "select:exception_type:index_range").
   // ErrorCategory (always) and GradFn (when both raised): each side's ("...:impl=shape,oracle=index_range").
   // Crash: the signal that killed the process, when one did ("neg:crash:SIGSEGV").
   // Every other kind: nothing.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "judge/error_category.h"
+#include "judge/exception_type.h"
 #include "judge/value_summary.h"
 #include "program/types.h"
 
@@ -65,6 +66,7 @@ struct StepObs {
   Status status = Status::Ok;
   ErrorCategory category = ErrorCategory::Unclassified;
   std::string message;
+  std::optional<ExceptionType> exception;  // the C++ class of what was thrown, where the backend names it
   std::vector<TensorObs> observed;
   // How the step broke its op's ATen schema on this backend (judge/schema_check.h); empty when it conforms.
   std::vector<std::string> schema_violations;

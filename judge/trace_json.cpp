@@ -181,11 +181,13 @@ json to_json(const Trace& t) {
   for (const StepObs& s : t.steps) {
     json observed = json::array();
     for (const TensorObs& o : s.observed) observed.push_back(obs_to_json(o));
-    steps.push_back({{"status", to_string(s.status)},
-                     {"category", to_string(s.category)},
-                     {"message", s.message},
-                     {"observed", std::move(observed)},
-                     {"schema_violations", s.schema_violations}});
+    json step = {{"status", to_string(s.status)},
+                 {"category", to_string(s.category)},
+                 {"message", s.message},
+                 {"observed", std::move(observed)},
+                 {"schema_violations", s.schema_violations}};
+    if (s.exception) step["exception"] = to_string(*s.exception);
+    steps.push_back(std::move(step));
   }
   return {{"backend", t.backend}, {"steps", std::move(steps)}};
 }
@@ -201,6 +203,11 @@ Trace trace_from_json(const json& j) {
     obs.status = parse_status(s);
     obs.category = parse_category(s, "category");
     obs.message = s.string("message");
+    if (s.has("exception")) {
+      const std::string name = s.string("exception");
+      obs.exception = parse_exception_type(name);
+      if (!obs.exception) s.fail_field("exception", "is " + quote(name) + ", which is not an exception type parity knows");
+    }
     const json& observed = s.array("observed");
     for (std::size_t k = 0; k < observed.size(); ++k)
       obs.observed.push_back(obs_from_json(observed[k], s.where() + " observed " + std::to_string(k)));

@@ -24,9 +24,11 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <vector>
 
 #include "judge/error_category.h"
+#include "judge/exception_type.h"
 #include "program/content.h"
 #include "program/internal_assert.h"
 
@@ -74,6 +76,18 @@ void call_new_handler_if_allocation_failed(const c10::Error& e) {
                                      std::string_view::npos;
   if (!allocation_failed) return;
   if (const std::new_handler handler = std::get_new_handler()) handler();
+}
+
+// The c10 class of a LibTorch error, most derived first.
+judge::ExceptionType exception_type_of(const c10::Error& e) {
+  using T = judge::ExceptionType;
+  if (dynamic_cast<const c10::IndexError*>(&e)) return T::IndexError;
+  if (dynamic_cast<const c10::ValueError*>(&e)) return T::ValueError;
+  if (dynamic_cast<const c10::TypeError*>(&e)) return T::TypeError;
+  if (dynamic_cast<const c10::NotImplementedError*>(&e)) return T::NotImplementedError;
+  if (dynamic_cast<const c10::LinAlgError*>(&e)) return T::LinAlgError;
+  if (dynamic_cast<const c10::OutOfMemoryError*>(&e)) return T::OutOfMemoryError;
+  return typeid(e) == typeid(c10::Error) ? T::Error : T::Other;
 }
 
 c10::ScalarType to_torch(DType d) {
@@ -230,14 +244,16 @@ class TorchSession final : public judge::Session {
     } catch (const c10::Error& e) {
       call_new_handler_if_allocation_failed(e);
       std::string msg = e.what_without_backtrace();
-      throw StepError(judge::classify_torch_message(msg), msg);
+      throw StepError(judge::classify_torch_message(msg), msg, exception_type_of(e));
     } catch (const StepError&) {
       throw;  // the harness's own refusal (judge::pick_output), already categorised
     } catch (const program::InternalError&) {
       throw;  // a bug in this adapter, not LibTorch's behaviour
     } catch (const std::exception& e) {
       std::string msg = e.what();
-      throw StepError(judge::classify_torch_message(msg), msg);
+      throw StepError(judge::classify_torch_message(msg), msg,
+                      typeid(e) == typeid(std::runtime_error) ? judge::ExceptionType::RuntimeError
+                                                              : judge::ExceptionType::Other);
     }
   }
 

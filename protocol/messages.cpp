@@ -1,6 +1,7 @@
 #include "protocol/messages.h"
 
 #include "judge/error_category.h"
+#include "judge/exception_type.h"
 #include "program/content.h"
 #include "program/json.h"
 #include "program/json_object.h"
@@ -166,18 +167,27 @@ judge::TensorObs tensor_from_json(const json& j, const judge::Observations& decl
 }
 
 json error_to_json(const judge::StepError& e) {
-  return {{"message", e.what()}, {"category", std::string(judge::to_string(e.category))}};
+  json j = {{"message", e.what()}, {"category", std::string(judge::to_string(e.category))}};
+  if (e.exception) j["exception"] = std::string(judge::to_string(*e.exception));
+  return j;
 }
 
 judge::StepError error_from_json(const json& j, const std::string& where) {
   return reading([&] {
     Obj o(j, where);
     const std::string message = o.string("message");
-    if (!o.has("category")) return judge::StepError(judge::classify_torch_message(message), message);
+    std::optional<judge::ExceptionType> exception;
+    if (o.has("exception")) {
+      const std::string name = o.string("exception");
+      exception = judge::parse_exception_type(name);
+      if (!exception)
+        o.fail_field("exception", "is " + program::quote(name) + ", not one of the exception types parity names");
+    }
+    if (!o.has("category")) return judge::StepError(judge::classify_torch_message(message), message, exception);
     const std::string name = o.string("category");
     const auto category = judge::parse_error_category(name);
     if (!category) o.fail_field("category", "is " + program::quote(name) + ", not one of parity's error categories");
-    return judge::StepError(*category, message);
+    return judge::StepError(*category, message, exception);
   });
 }
 

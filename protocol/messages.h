@@ -40,7 +40,8 @@ judge::TensorObs tensor_from_json(const nlohmann::json&, const judge::Observatio
 // `declared`: whether the backend observes values; one that does not may leave them out (they read as none).
 std::vector<double> values_from_json(const nlohmann::json&, bool declared, const std::string& where);
 
-// A step's error: {"message", "category"}; a missing category is classified as LibTorch's messages are.
+// A step's error: {"message", "category", "exception"}; a missing category is classified as LibTorch's messages
+// are; a missing exception (the C++ class thrown, judge/exception_type.h) is not compared.
 nlohmann::json error_to_json(const judge::StepError&);
 judge::StepError error_from_json(const nlohmann::json&, const std::string& where);
 

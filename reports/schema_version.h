@@ -22,10 +22,12 @@
 //      tensor each happened to); a version 7 run.json reads as one that met none of them.
 //   9: findings have `origin` (generated, mutated or corpus: reports/case_origin.h) and run.json has `guidance`
 //      (coverage guidance's share and counts); a version 8 finding reads as generated, a run.json as unguided.
+//  10: a raised step of a trace has `exception` (the C++ class thrown: judge/exception_type.h), and a divergence
+//      may be of kind `exception_type`; a version 9 trace reads as one whose backends named no class.
 #pragma once
 
 namespace parity::reports {
 
-inline constexpr int kReportSchemaVersion = 9;
+inline constexpr int kReportSchemaVersion = 10;
 
 }  // namespace parity::reports

@@ -115,6 +115,28 @@ TEST(Compare, ErrorCategory) {
   EXPECT_EQ(signature(base_program(), *d).to_string(), "transpose:message:shape");
 }
 
+// The same category as another C++ class (IndexError against c10::Error) is a divergence of its own, judged
+// before the message, and only where both sides name the class.
+TEST(Compare, ExceptionTypeWhereBothSidesNameIt) {
+  Trace a = base(), b = base();
+  a.steps[1] = error(ErrorCategory::IndexRange, "other words");
+  b.steps[1] = error(ErrorCategory::IndexRange);
+  b.steps[1].exception = judge::ExceptionType::IndexError;
+  auto d = compare(a, b);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->kind, judge::DivergenceKind::Message);  // impl names no class: only the words are judged
+  a.steps[1].exception = judge::ExceptionType::Error;
+  d = compare(a, b);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(to_string(d->kind), "exception_type");
+  EXPECT_EQ(d->severity, Divergence::Severity::Major);
+  EXPECT_EQ(d->impl.rfind("c10::Error: ", 0), 0u) << d->impl;
+  EXPECT_EQ(d->oracle.rfind("c10::IndexError: ", 0), 0u) << d->oracle;
+  EXPECT_EQ(signature(base_program(), *d).to_string(), "transpose:exception_type:index_range");
+  a.steps[1] = b.steps[1];
+  EXPECT_FALSE(compare(a, b));
+}
+
 // Only what PyTorch varies from run to run is taken out of a message before comparing: addresses.
 TEST(Compare, MessagesDifferingOnlyInAnAddressAgree) {
   Trace a = base(), b = base();

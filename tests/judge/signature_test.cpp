@@ -20,7 +20,7 @@ TEST(DivergenceKind, NamesRoundTrip) {
   ++n;
   PARITY_DIVERGENCE_KINDS(PARITY_TEST_KIND)
 #undef PARITY_TEST_KIND
-  EXPECT_EQ(n, 35);
+  EXPECT_EQ(n, 36);
   EXPECT_EQ(parse_divergence_kind("Values"), std::nullopt);
   EXPECT_EQ(parse_divergence_kind(""), std::nullopt);
   EXPECT_EQ(parse_divergence_kind("values "), std::nullopt);
@@ -51,7 +51,7 @@ TEST(Signature, ParseRoundTrips) {
         "neg:status:argument", "expand:status:argument", "clone:strides_size1", "add_scalar_:grad_strides_size1",
         "transpose:error_category:impl=shape,oracle=index_range", "view:error_category:impl=none,oracle=none",
         "select:grad_fn:impl=view_inplace,oracle=internal_assert", "select:grad_fn", "neg:crash:SIGSEGV",
-        "neg:crash:SIGABRT", "program:crash:SIG35"}) {
+        "neg:crash:SIGABRT", "program:crash:SIG35", "select:exception_type:index_range", "neg:exception_type"}) {
     auto s = Signature::parse(text);
     ASSERT_TRUE(s) << text;
     EXPECT_EQ(s->to_string(), text);

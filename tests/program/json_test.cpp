@@ -408,6 +408,7 @@ Trace sample_trace() {
   err.status = StepObs::Status::Error;
   err.category = ErrorCategory::VersionMismatch;
   err.message = "one of the variables needed for gradient computation has been modified by an inplace operation";
+  err.exception = judge::ExceptionType::Error;
   t.steps.push_back(err);
   StepObs skipped;
   skipped.status = StepObs::Status::Skipped;
@@ -435,6 +436,13 @@ TEST(JsonTrace, RefusesBrokenTraces) {
   j = to_json(sample_trace());
   j["steps"][1]["category"] = "weird";
   EXPECT_THROW(trace_from_json(j), JsonError);
+  j = to_json(sample_trace());
+  j["steps"][1]["exception"] = "c10::Oops";
+  EXPECT_THROW(trace_from_json(j), JsonError);
+  // A trace of schema version 9 names no class: its errors read as unnamed, which compare never judges.
+  j = to_json(sample_trace());
+  j["steps"][1].erase("exception");
+  EXPECT_FALSE(trace_from_json(j).steps[1].exception);
   j = to_json(sample_trace());
   j["steps"][0]["observed"][0].erase("version");
   try {
