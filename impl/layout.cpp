@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "impl/error.h"
+#include "impl/error_class.h"
 #include "impl/version_gate.h"
 
 namespace parity::impl {
@@ -102,12 +103,12 @@ std::string format_dims(const Dims& d) {
 
 std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim, bool wrap_scalar) {
   if (ndim <= 0) {
-    PARITY_CHECK(wrap_scalar, ErrorKind::IndexRange,
+    PARITY_CHECK_AS(wrap_scalar, ErrorKind::IndexRange, IndexError,
           "Dimension specified as " + std::to_string(dim) + " but tensor has no dimensions");
     ndim = 1;
   }
   std::int64_t lo = -ndim, hi = ndim - 1;
-  PARITY_CHECK(dim >= lo && dim <= hi, ErrorKind::IndexRange,
+  PARITY_CHECK_AS(dim >= lo && dim <= hi, ErrorKind::IndexRange, IndexError,
         "Dimension out of range (expected to be in range of [" + std::to_string(lo) + ", " + std::to_string(hi) +
             "], but got " + std::to_string(dim) + ")");
   return dim < 0 ? dim + ndim : dim;
@@ -129,13 +130,13 @@ Dims broadcast_shapes(const Dims& a, const Dims& b) {
   return out;
 }
 
-Dims infer_view_size(const Dims& shape, std::int64_t numel) {
+Dims infer_view_size(const Dims& shape, std::int64_t numel, TorchVersion release) {
   Dims out = shape;
   std::int64_t known = 1;
   std::optional<std::size_t> infer;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      PARITY_CHECK(!infer, ErrorKind::Shape, "only one dimension can be inferred");
+      if (infer) fail(ErrorKind::Shape, "only one dimension can be inferred", plain_runtime_error_class(release));
       infer = i;
     } else {
       PARITY_CHECK(shape[i] >= 0, ErrorKind::Argument, "invalid shape dimension " + std::to_string(shape[i]));
@@ -143,8 +144,9 @@ Dims infer_view_size(const Dims& shape, std::int64_t numel) {
     }
   }
   bool ok = numel == known || (infer && known > 0 && numel % known == 0);
-  PARITY_CHECK(ok, ErrorKind::Shape,
-        "shape '" + format_dims(shape) + "' is invalid for input of size " + std::to_string(numel));
+  if (!ok)
+    fail(ErrorKind::Shape, "shape '" + format_dims(shape) + "' is invalid for input of size " + std::to_string(numel),
+         plain_runtime_error_class(release));
   if (infer) {
     // Inferring a dim for an empty input is ambiguous (any size would do).
     PARITY_CHECK(known != 0, ErrorKind::Shape,
@@ -195,8 +197,8 @@ std::optional<Dims> view_strides(const Layout& from, const Dims& newshape) {
 
 namespace geometry {
 
-Layout view(const Layout& in, const Dims& sizes) {
-  Dims shape = infer_view_size(sizes, in.numel());
+Layout view(const Layout& in, const Dims& sizes, TorchVersion release) {
+  Dims shape = infer_view_size(sizes, in.numel(), release);
   auto strides = view_strides(in, shape);
   PARITY_CHECK(strides.has_value(), ErrorKind::ViewStride,
         "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
@@ -234,7 +236,7 @@ Layout permute(const Layout& in, const Dims& dims) {
 }
 
 Layout slice(const Layout& in, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step) {
-  PARITY_CHECK(in.dim() > 0, ErrorKind::IndexRange, "slice() cannot be applied to a 0-dim tensor.");
+  PARITY_CHECK_AS(in.dim() > 0, ErrorKind::IndexRange, IndexError, "slice() cannot be applied to a 0-dim tensor.");
   dim = wrap_dim(dim, in.dim());
   PARITY_CHECK(step > 0, ErrorKind::Argument, "slice step must be positive");
   std::int64_t n = in.sizes[dim];
@@ -258,10 +260,10 @@ Layout slice(const Layout& in, std::int64_t dim, std::int64_t start, std::int64_
 }
 
 Layout select(const Layout& in, std::int64_t dim, std::int64_t index) {
-  PARITY_CHECK(in.dim() > 0, ErrorKind::IndexRange, "select() cannot be applied to a 0-dim tensor.");
+  PARITY_CHECK_AS(in.dim() > 0, ErrorKind::IndexRange, IndexError, "select() cannot be applied to a 0-dim tensor.");
   dim = wrap_dim(dim, in.dim());
   std::int64_t n = in.sizes[dim];
-  PARITY_CHECK(index >= -n && index < n, ErrorKind::IndexRange,
+  PARITY_CHECK_AS(index >= -n && index < n, ErrorKind::IndexRange, IndexError,
         "select(): index " + std::to_string(index) + " out of range for tensor of size " + format_dims(in.sizes) +
             " at dimension " + std::to_string(dim));
   if (index < 0) index += n;
@@ -279,7 +281,7 @@ Layout narrow(const Layout& in, std::int64_t dim, std::int64_t start, std::int64
   dim = wrap_dim(dim, in.dim());
   std::int64_t n = in.sizes[dim];
   if (checks_start) {
-    PARITY_CHECK(-n <= start && start <= n, ErrorKind::IndexRange,
+    PARITY_CHECK_AS(-n <= start && start <= n, ErrorKind::IndexRange, IndexError,
                  "start out of range (expected to be in range of [" + std::to_string(-n) + ", " + std::to_string(n) +
                      "], but got " + std::to_string(start) + ")");
     if (start < 0) start += n;

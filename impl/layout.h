@@ -39,14 +39,14 @@ std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim, bool wrap_scalar = tr
 // Broadcast shape of two shapes (infer_size); raises Shape with PyTorch's message.
 Dims broadcast_shapes(const Dims& a, const Dims& b);
 // Resolves one -1 against numel (infer_size for view/reshape).
-Dims infer_view_size(const Dims& shape, std::int64_t numel);
+Dims infer_view_size(const Dims& shape, std::int64_t numel, TorchVersion release);
 // Strides for viewing `from` as `sizes` without copying, if possible (computeStride).
 std::optional<Dims> view_strides(const Layout& from, const Dims& sizes);
 
 // The view geometries: pure functions of their arguments. Where PyTorch releases check a view differently, the
 // release is an argument (impl/torch_version.h), never read from the thread.
 namespace geometry {
-Layout view(const Layout&, const Dims& sizes);  // raises ViewStride when the strides do not allow it
+Layout view(const Layout&, const Dims& sizes, TorchVersion release);  // raises ViewStride when the strides do not allow it
 Layout transpose(const Layout&, std::int64_t d0, std::int64_t d1);
 Layout permute(const Layout&, const Dims& dims);
 Layout slice(const Layout&, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step);

@@ -115,6 +115,18 @@ jd::ErrorCategory to_program(ErrorKind k) {
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
+jd::ExceptionType to_program(ErrorClass c) {
+  switch (c) {
+    case ErrorClass::Error: return jd::ExceptionType::Error;
+    case ErrorClass::IndexError: return jd::ExceptionType::IndexError;
+    case ErrorClass::ValueError: return jd::ExceptionType::ValueError;
+    case ErrorClass::TypeError: return jd::ExceptionType::TypeError;
+    case ErrorClass::NotImplementedError: return jd::ExceptionType::NotImplementedError;
+    case ErrorClass::RuntimeError: return jd::ExceptionType::RuntimeError;
+  }
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
+}
+
 // The impl side of a campaign, or the impl-cpu oracle (make_impl_cpu_oracle).
 enum class Role { Impl, CpuOracle };
 
@@ -181,8 +193,9 @@ class ImplSession final : public jd::Session {
       values_[index] = run(step);
     } catch (const Error& e) {
       if (fault && fault->kind == PlantedFault::Kind::Message)
-        throw jd::StepError(to_program(e.kind()), std::string(e.what()) + " (reworded by planted fault " + fault->text() + ")");
-      throw jd::StepError(to_program(e.kind()), e.what());
+        throw jd::StepError(to_program(e.kind()), std::string(e.what()) + " (reworded by planted fault " + fault->text() + ")",
+                            to_program(e.error_class()));
+      throw jd::StepError(to_program(e.kind()), e.what(), to_program(e.error_class()));
     }
     if (fault && fault->kind == PlantedFault::Kind::Values && values_[index]) plant_wrong_value(*values_[index]);
     if (fault && fault->kind == PlantedFault::Kind::Flaky && values_[index]) {

@@ -7,6 +7,7 @@
 #include "impl/cpu/loops.h"
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
+#include "impl/error_class.h"
 #include "impl/ops.h"
 #include "impl/version_gate.h"
 
@@ -121,7 +122,7 @@ CopySlices::CopySlices(const Tensor& base, const Layout& view, Rc<Node> fn)
 TensorList CopySlices::apply(TensorList&& grads) {
   const Tensor& grad = grads[0];
   if (!grad.defined()) return TensorList(next_edges().size());
-  PARITY_CHECK(fn_ != nullptr, ErrorKind::GraphFreed, kBackwardTwiceMessage);
+  if (fn_ == nullptr) fail(ErrorKind::GraphFreed, kBackwardTwiceMessage, plain_runtime_error_class());
   Tensor result = copy_(empty_strided(base_.sizes, base_.strides, grad.dtype(), grad.device()), grad);
   Tensor grad_slice = as_strided(result, view_.sizes, view_.strides,
                                  result.offset() + view_.offset - base_.offset);

@@ -11,6 +11,7 @@
 
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
+#include "impl/error_class.h"
 #include "impl/ops.h"
 #include "impl/ops/iteration.h"
 #include "impl/ops/node_builder.h"
@@ -210,7 +211,8 @@ const Activation& relu_op() {
   static const Activation op{
       Derivative::ReluBackward0, CastCheck::Iterator,
       [](const Tensor& x) {
-        PARITY_CHECK(x.dtype() != ScalarType::Bool, ErrorKind::DType, "Boolean inputs not supported for relu");
+        if (x.dtype() == ScalarType::Bool)
+          fail(ErrorKind::DType, "Boolean inputs not supported for relu", dtype_refusal_class());
         return x.dtype();
       },
       [](const Tensor& out, const Tensor& x) {

@@ -2,6 +2,7 @@
 
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
+#include "impl/error_class.h"
 #include "impl/ops.h"
 #include "impl/ops/iteration.h"
 #include "impl/ops/node_builder.h"
@@ -30,12 +31,16 @@ Tensor converted(const Tensor& t, ScalarType dtype) {
 void check_binary_types(BinaryOp op, ScalarType a, ScalarType b) {
   if (op != BinaryOp::Sub) return;
   bool ab = a == ScalarType::Bool, bb = b == ScalarType::Bool;
-  PARITY_CHECK(!(ab && bb), ErrorKind::DType,
-        "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
-        "operator instead.");
-  PARITY_CHECK(!(ab || bb), ErrorKind::DType,
-        "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use "
-        "the `~` or `logical_not()` operator instead.");
+  if (ab && bb)
+    fail(ErrorKind::DType,
+         "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+         "operator instead.",
+         dtype_refusal_class());
+  if (ab || bb)
+    fail(ErrorKind::DType,
+         "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
+         "use the `~` or `logical_not()` operator instead.",
+         dtype_refusal_class());
 }
 
 // The dtype the kernel computes in: the operands' result type, floating for true division whatever they are.
@@ -488,9 +493,11 @@ Tensor div_out(const Tensor& out, const Tensor& a, const Tensor& b) { return bin
 
 namespace {
 void check_negatable(const Tensor& x) {
-  PARITY_CHECK(x.dtype() != ScalarType::Bool, ErrorKind::DType,
-        "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the "
-        "`~` or `logical_not()` operator instead.");
+  if (x.dtype() == ScalarType::Bool)
+    fail(ErrorKind::DType,
+         "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the "
+         "`~` or `logical_not()` operator instead.",
+         dtype_refusal_class());
 }
 }  // namespace
 
@@ -599,10 +606,11 @@ Tensor reduce(const Tensor& x, const Dims& dims, bool keepdim, bool mean, bool w
     // LibTorch 1.13's MeanBackward1 keeps self itself (its formula reads self's numel); 2.x's keeps its sizes.
     if (mean && with_dims && !follows(VersionGate::MeanDimSavesSizes)) node->save("self", x);
   }
-  if (mean)
-    PARITY_CHECK(is_floating(x.dtype()), ErrorKind::DType,
-          "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: " +
-              std::string(type_name(x.dtype())));
+  if (mean && !is_floating(x.dtype()))
+    fail(ErrorKind::DType,
+         "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: " +
+             std::string(type_name(x.dtype())),
+         dtype_refusal_class());
   std::vector<bool> mask = with_dims ? reduce_mask(x, dims) : std::vector<bool>(static_cast<std::size_t>(x.dim()), true);
   ScalarType t = is_floating(x.dtype()) ? x.dtype() : ScalarType::Int64;
   Tensor out = reduce_values(x, mask, with_dims ? keepdim : false, t);

@@ -1,6 +1,7 @@
 #include "impl/autograd/engine.h"
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
+#include "impl/error_class.h"
 #include "impl/ops.h"
 
 namespace parity::impl {
@@ -27,9 +28,11 @@ void retain_grad(const Tensor& x) { autograd::retain_grad(x); }
 void set_data(const Tensor& x, const Tensor& new_data) { autograd::set_data(x, new_data); }
 
 Tensor requires_grad_(const Tensor& x, bool value) {
-  PARITY_CHECK(autograd::is_leaf(x) || value, ErrorKind::RequiresGradFlag,
-        "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
-        "subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+  if (!autograd::is_leaf(x) && !value)
+    fail(ErrorKind::RequiresGradFlag,
+         "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
+         "subgraph that doesn't require differentiation use var_no_grad = var.detach().",
+         plain_runtime_error_class());
   autograd::set_requires_grad(x, value);
   return x;
 }

@@ -41,18 +41,19 @@ Tensor on_host(const Tensor& t) { return on_cpu(t) ? t : cuda::to_host(t); }
 
 // The index list has one entry (a mask counts once here).
 void check_index_count(const Tensor& self) {
-  PARITY_CHECK(self.dim() >= 1, ErrorKind::IndexRange,
+  PARITY_CHECK_AS(self.dim() >= 1, ErrorKind::IndexRange, IndexError,
                "too many indices for tensor of dimension " + std::to_string(self.dim()) + " (got 1)");
 }
 
-// ATen's TORCH_CHECK_INDEX: raised as IndexError, which LibTorch's messages classify by their words.
+// ATen's TORCH_CHECK_INDEX: a dtype error, raised as IndexError. Indexing's checks all are (expandTensors,
+// index_put's and the kernels' bounds checks).
 void check_index_types(const Tensor& index) {
   if (follows(VersionGate::IndexAcceptsInt32))
-    PARITY_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32 || is_mask(index),
-                 ErrorKind::DType, "tensors used as indices must be long, int, byte or bool tensors");
+    PARITY_CHECK_AS(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32 || is_mask(index),
+                    ErrorKind::DType, IndexError, "tensors used as indices must be long, int, byte or bool tensors");
   else
-    PARITY_CHECK(index.dtype() == ScalarType::Int64 || is_mask(index), ErrorKind::DType,
-                 "tensors used as indices must be long, byte or bool tensors");
+    PARITY_CHECK_AS(index.dtype() == ScalarType::Int64 || is_mask(index), ErrorKind::DType, IndexError,
+                    "tensors used as indices must be long, byte or bool tensors");
 }
 
 // A mask's nonzero positions as int64 (count, mask.dim()) in row-major order; column j indexes dim j.
@@ -79,10 +80,10 @@ Tensor nonzero(const Tensor& mask) {
 // A mask must match the dims it covers; reading a size past self's dims raises as self.size(d) does.
 void check_mask_shape(const Tensor& self, const Tensor& mask) {
   for (std::int64_t j = 0; j < mask.dim(); ++j) {
-    PARITY_CHECK(j < self.dim(), ErrorKind::IndexRange,
+    PARITY_CHECK_AS(j < self.dim(), ErrorKind::IndexRange, IndexError,
                  "Dimension out of range (expected to be in range of [" + std::to_string(-self.dim()) + ", " +
                      std::to_string(self.dim() - 1) + "], but got " + std::to_string(j) + ")");
-    PARITY_CHECK(mask.sizes()[j] == self.sizes()[j], ErrorKind::Shape,
+    PARITY_CHECK_AS(mask.sizes()[j] == self.sizes()[j], ErrorKind::Shape, IndexError,
                  "The shape of the mask " + format_dims(mask.sizes()) + " at index " + std::to_string(j) +
                      " does not match the shape of the indexed tensor " + format_dims(self.sizes()) + " at index " +
                      std::to_string(j));
@@ -112,9 +113,9 @@ AdvancedIndex make_info(const Tensor& self, const Tensor& index) {
     info.indexed_sizes.push_back(self.sizes()[j]);
     info.indexed_strides.push_back(self.strides()[j]);
   }
-  PARITY_CHECK(std::find(info.indexed_sizes.begin(), info.indexed_sizes.end(), 0) == info.indexed_sizes.end() ||
-                   std::find(replacement.begin(), replacement.end(), 0) != replacement.end(),
-               ErrorKind::IndexRange, "index is out of bounds for dimension with size 0");
+  PARITY_CHECK_AS(std::find(info.indexed_sizes.begin(), info.indexed_sizes.end(), 0) == info.indexed_sizes.end() ||
+                      std::find(replacement.begin(), replacement.end(), 0) != replacement.end(),
+                  ErrorKind::IndexRange, IndexError, "index is out of bounds for dimension with size 0");
   Dims shape = replacement, strides(replacement.size(), 0);
   shape.insert(shape.end(), self.sizes().begin() + k, self.sizes().end());
   strides.insert(strides.end(), self.strides().begin() + k, self.strides().end());
@@ -166,7 +167,7 @@ void for_each_indexed(const AdvancedIndex& info, const std::vector<std::size_t>&
     for (std::size_t j = 0; j < k; ++j) {
       std::int64_t v = idx[j][off[1 + j]];
       const std::int64_t size = info.indexed_sizes[j];
-      PARITY_CHECK(v >= -size && v < size, ErrorKind::IndexRange,
+      PARITY_CHECK_AS(v >= -size && v < size, ErrorKind::IndexRange, IndexError,
                    "index " + std::to_string(v) + " is out of bounds for dimension " + std::to_string(j) +
                        " with size " + std::to_string(size));
       if (v < 0) v += size;

@@ -14,6 +14,7 @@
 #include "impl/cpu/matmul.h"
 #include "impl/cuda/cuda_runtime.h"
 #include "impl/error.h"
+#include "impl/error_class.h"
 #include "impl/version_gate.h"
 
 namespace parity::impl::ops {
@@ -213,9 +214,11 @@ void check_dispatch(Device device, const KernelDispatch& kernel, ScalarType t) {
   const bool missing = cpu ? kernel.cpu_missing.contains(t) &&
                                  !(t == ScalarType::Float16 && follows(VersionGate::CpuKernelsTakeHalf))
                            : kernel.cuda_missing.contains(t);
-  PARITY_CHECK(!missing, ErrorKind::DType,
-               "\"" + std::string(cpu ? kernel.cpu_kernel : kernel.cuda_kernel) + "\" not implemented for '" +
-                   std::string(type_name(t)) + "'");
+  if (missing)
+    fail(ErrorKind::DType,
+         "\"" + std::string(cpu ? kernel.cpu_kernel : kernel.cuda_kernel) + "\" not implemented for '" +
+             std::string(type_name(t)) + "'",
+         dtype_refusal_class());
 }
 
 // c10::checked_convert, named as Scalar::to<T> names the type.
@@ -247,8 +250,9 @@ void check_scalar_fits(double value, ScalarType dtype) {
       fits = std::isinf(value) || std::isnan(value) || std::abs(value) <= std::numeric_limits<float>::max();
       break;
   }
-  PARITY_CHECK(fits, ErrorKind::Argument,
-               "value cannot be converted to type " + std::string(name) + " without overflow");
+  // c10's report_overflow throws a plain std::runtime_error, in every release.
+  PARITY_CHECK_AS(fits, ErrorKind::Argument, RuntimeError,
+                  "value cannot be converted to type " + std::string(name) + " without overflow");
 }
 
 void check_fill_value(double value, const Tensor& out) {

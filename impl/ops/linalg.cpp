@@ -145,7 +145,7 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
   const Device device = ops::wrapper_device("addmv_", {{"self", &vec}, {"mat", &mat}, {"vec", &vec}});
   // at::mv sizes its result by mat.size(0), then addmv_ checks the operands (only a backward formula can pass
   // others than matmul's: a saved operand that set_data changed).
-  PARITY_CHECK(mat.dim() > 0, ErrorKind::IndexRange, "Dimension specified as 0 but tensor has no dimensions");
+  PARITY_CHECK_AS(mat.dim() > 0, ErrorKind::IndexRange, IndexError, "Dimension specified as 0 but tensor has no dimensions");
   PARITY_CHECK(mat.dim() == 2 && vec.dim() == 1, ErrorKind::Shape,
                "vector + matrix @ vector expected, got 1, " + std::to_string(mat.dim()) + ", " + std::to_string(vec.dim()));
   const std::int64_t rows = mat.sizes()[0], inner = mat.sizes()[1];

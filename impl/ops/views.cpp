@@ -43,7 +43,7 @@ Tensor view_backward(const Dims& in, const TensorList& grads, Pieces&& pieces, b
   for (const auto& g : grads)
     if (g.defined() && !like) like = &g;
   Tensor r = empty(allocated ? *allocated : in, like->dtype(), format, like->device());
-  if (allocated) r = autograd::make_alias(r, geometry::view(r.layout(), in));
+  if (allocated) r = autograd::make_alias(r, geometry::view(r.layout(), in, followed_release()));
   ops::fill_kernel(r, 0);
   std::vector<Layout> slots = pieces(r.layout());
   for (std::size_t i = 0; i < grads.size(); ++i) {
@@ -258,14 +258,14 @@ std::vector<Tensor> unsafe_chunk(const Tensor& x, std::int64_t chunks, std::int6
 
 Tensor view(const Tensor& x, const Dims& sizes) {
   Dims in = x.sizes();
-  return make_view_op(x, [&] { return geometry::view(x.layout(), sizes); }, Derivative::ViewBackward0,
+  return make_view_op(x, [&] { return geometry::view(x.layout(), sizes, followed_release()); }, Derivative::ViewBackward0,
                    [in](const Tensor& g) { return reshape(g, in); });
 }
 
 Tensor reshape(const Tensor& x, const Dims& sizes) {
   // 2.x hands a contiguous input to view() as it is: the view op reads x's grad_fn before it checks the shape.
   if (follows(VersionGate::ReshapeContiguousIsView) && x.is_contiguous()) return view(x, sizes);
-  Dims shape = infer_view_size(sizes, x.numel());
+  Dims shape = infer_view_size(sizes, x.numel(), followed_release());
   Dims in = x.sizes();
   if (auto strides = view_strides(x.layout(), shape))
     return make_view_op(x, [&] { return Layout{shape, *strides, x.offset()}; }, Derivative::ReshapeAliasBackward0,

@@ -31,6 +31,9 @@ void expect_same_error(const program::ProgramBuilder& b) {
   ASSERT_EQ(i.status, StepObs::Status::Error) << "impl did not raise; LibTorch said: " << o.message;
   EXPECT_EQ(i.category, o.category);
   EXPECT_EQ(i.message, o.message);
+  // And as the same C++ class, which Python shows as the exception's type.
+  ASSERT_TRUE(o.exception && i.exception) << "a side named no exception class";
+  EXPECT_EQ(judge::to_string(*i.exception), judge::to_string(*o.exception));
 }
 
 int unfold(program::ProgramBuilder& b, int x, std::int64_t dim, std::int64_t size) {
@@ -141,6 +144,44 @@ TEST(ErrorMessage, BothSavedOperandsModifiedReportsSelf) {
     b.scalar(OpId::AddScalar_, a, 1.0, /*grad_enabled=*/false);
     b.scalar(OpId::AddScalar_, c, 1.0, /*grad_enabled=*/false);
     b.backward(b.unary(OpId::Sum, y));
+    expect_same_error(b);
+  }
+}
+
+// The checks that throw another class than c10::Error, one of each: a dim out of range (TORCH_CHECK_INDEX), a
+// view's size inference (std::runtime_error in 1.13, a TORCH_CHECK since), neg of a bool tensor (a TORCH_CHECK
+// in 1.13, TORCH_CHECK_NOT_IMPLEMENTED since), a fill value past float16's range (c10's std::runtime_error) and a
+// second backward through CopySlices (std::runtime_error in 1.13).
+TEST(ErrorMessage, EachClassOfException) {
+  {
+    program::ProgramBuilder b;
+    b.with_dims(OpId::Transpose, b.rand({2, 3}), 5);
+    expect_same_error(b);
+  }
+  {
+    program::ProgramBuilder b;
+    b.with_sizes(OpId::View, b.rand({2, 3}), {4});
+    expect_same_error(b);
+  }
+  {
+    program::ProgramBuilder b;
+    b.unary(OpId::Neg, b.rand({2}, program::DType::Bool));
+    expect_same_error(b);
+  }
+  {
+    program::ProgramBuilder b;
+    b.scalar(OpId::Fill_, b.rand({2}, program::DType::Float16), 1e6);
+    expect_same_error(b);
+  }
+  {
+    program::ProgramBuilder b;
+    const int y = b.unary(OpId::Clone, b.rand({3}, program::DType::Float32, /*requires_grad=*/true));
+    program::Attrs narrow;
+    narrow.dim = 0, narrow.start = 0, narrow.length = 2;
+    b.scalar(OpId::MulScalar_, b.step(OpId::Narrow, {y}, narrow), 2.0);  // y's grad_fn: CopySlices
+    const int s = b.unary(OpId::Sum, y);
+    b.backward(s);
+    b.backward(s);
     expect_same_error(b);
   }
 }

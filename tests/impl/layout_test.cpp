@@ -41,16 +41,18 @@ TEST(ImplLayout, InferDenseStridesKeepsDimensionOrder) {
 }
 
 TEST(ImplLayout, ViewFollowsComputeStride) {
+  const TorchVersion release{1, 13};
   Layout c = Layout::dense({2, 3, 4});
-  EXPECT_EQ(geometry::view(c, {6, 4}).strides, (Dims{4, 1}));
-  EXPECT_EQ(geometry::view(c, {-1}).sizes, (Dims{24}));
+  EXPECT_EQ(geometry::view(c, {6, 4}, release).strides, (Dims{4, 1}));
+  EXPECT_EQ(geometry::view(c, {-1}, release).sizes, (Dims{24}));
   Layout t = geometry::transpose(c, 0, 2);  // [4,3,2] @ [1,4,12]
-  EXPECT_THROW(geometry::view(t, {24}), Error);
+  EXPECT_THROW(geometry::view(t, {24}, release), Error);
   try {
-    geometry::view(c, {5, 5});
+    geometry::view(c, {5, 5}, release);
     FAIL() << "view to a wrong numel must raise";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Shape);
+    EXPECT_EQ(e.error_class(), ErrorClass::RuntimeError);  // 1.13's InferSize.h throws a plain std::runtime_error
   }
 }
 
