@@ -194,6 +194,25 @@ std::string step_comment(const Step& step, int i) {
          (step.grad_enabled ? "" : " (no_grad)");
 }
 
+// What a Python repro catches for a step LibTorch raised: the Python class the oracle's exception becomes
+// (torch/csrc/Exceptions.h), so that PyTorch raising another class stops the repro; every class PyTorch raises
+// when the oracle named none.
+std::string_view python_exception(const std::optional<judge::ExceptionType>& type) {
+  if (!type) return "(RuntimeError, IndexError, ValueError, TypeError)";
+  switch (*type) {
+    case judge::ExceptionType::Error:
+    case judge::ExceptionType::RuntimeError: return "RuntimeError";
+    case judge::ExceptionType::IndexError: return "IndexError";
+    case judge::ExceptionType::ValueError: return "ValueError";
+    case judge::ExceptionType::TypeError: return "TypeError";
+    case judge::ExceptionType::NotImplementedError: return "NotImplementedError";
+    case judge::ExceptionType::LinAlgError: return "torch.linalg.LinAlgError";
+    case judge::ExceptionType::OutOfMemoryError: return "torch.cuda.OutOfMemoryError";
+    case judge::ExceptionType::Other: return "Exception";
+  }
+  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
+}
+
 std::string one_line(std::string s) {
   for (char& c : s)
     if (c == '\n' || c == '\r') c = ' ';
@@ -441,9 +460,8 @@ std::string python_repro(const Program& p, const Trace* oracle) {
         out << "try:\n";
         if (!step.grad_enabled) out << "    with torch.no_grad():\n        " << stmt << "\n";
         else out << "    " << stmt << "\n";
-        // PyTorch raises IndexError/ValueError/TypeError for some of what LibTorch calls c10::Error.
-        out << "except (RuntimeError, IndexError, ValueError, TypeError) as e:\n"
-            << "    print(f\"step " << i << " raised: {e}\")\n";
+        out << "except " << python_exception(oracle->steps[idx].exception) << " as e:\n"
+            << "    print(f\"step " << i << " raised {type(e).__name__}: {e}\")\n";
         break;
       case Outcome::Plain:
         if (!step.grad_enabled) out << "with torch.no_grad():\n    " << stmt << "\n";

@@ -170,8 +170,13 @@ TEST(Repro, RaisedAndSkippedStepsFollowTheOracle) {
       << cpp;
   EXPECT_TRUE(contains(cpp, "\"step 1 raised: \" << e.what_without_backtrace()"));
   EXPECT_TRUE(contains(py, "try:\n    with torch.no_grad():\n        v1 = v0.transpose(5, 0)\n"));
-  EXPECT_TRUE(contains(py, "except (RuntimeError"));
-  EXPECT_TRUE(contains(py, "print(f\"step 1 raised: {e}\")"));
+  EXPECT_TRUE(contains(py, "except (RuntimeError, IndexError"));  // the oracle named no class: any PyTorch raises
+  EXPECT_TRUE(contains(py, "print(f\"step 1 raised {type(e).__name__}: {e}\")"));
+  // Named, the class is what the repro catches, as Python sees it: another one stops it.
+  oracle.steps[1].exception = judge::ExceptionType::IndexError;
+  EXPECT_TRUE(contains(python_repro(p, &oracle), "except IndexError as e:\n"));
+  oracle.steps[1].exception = judge::ExceptionType::RuntimeError;
+  EXPECT_TRUE(contains(python_repro(p, &oracle), "except RuntimeError as e:\n"));
   // The message is quoted in a one-line comment that no backslash can continue.
   EXPECT_TRUE(contains(cpp, "// raised on LibTorch: Dimension out of range"));
   EXPECT_FALSE(std::regex_search(cpp, std::regex(R"(//[^\n]*\\\n)")));
