@@ -284,6 +284,13 @@ void draw_requires_grad(Draw& d, Attrs& a) {
 void draw_keepdim(Draw& d, Attrs& a) { a.keepdim = d.rng.chance(0.4); }
 void draw_retain_graph(Draw& d, Attrs& a) { a.retain_graph = d.rng.chance(0.35); }
 void draw_seed(Draw& d, Attrs& a) { a.seed = d.rng.next() & 0xffffffffULL; }
+// Mostly small; now and then where a dtype's range ends: 65505 (float16's largest 65504 is high - 1), 2^31
+// (int32's), and one past them.
+void draw_high(Draw& d, Attrs& a) {
+  a.high = d.rng.chance(0.9) ? d.rng.pick({1, 2, 3, 5, 10, 1000})
+                             : d.rng.pick<std::int64_t>({65505, 65506, 2147483648LL, 2147483649LL, 4611686018427387904LL});
+}
+
 void draw_offset(Draw& d, Attrs& a) { a.offset = d.rng.pick({0, 0, 1, -1, 2}); }
 
 // clamp's bounds: both (crossed ones too), or one of them; never neither (that is the ill-typed case).
@@ -427,6 +434,8 @@ void spoil_dtype_or_requires_grad(Draw& d, Attrs& a) {
   if (d.spec.reads(Attr::DType)) a.dtype = d.rng.chance(0.6) ? DType::Int64 : DType::Bool;
   if (d.spec.reads(Attr::RequiresGrad)) a.requires_grad = true;
 }
+
+void spoil_high(Draw& d, Attrs& a) { a.high = -d.rng.range(0, 3); }  // from=0 must be below it
 
 void spoil_bounds(Draw&, Attrs& a) { a.min = a.max = std::nullopt; }  // clamp needs at least one bound
 

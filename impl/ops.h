@@ -35,6 +35,9 @@ Tensor full_like(const Tensor& x, Scalar value, MemoryFormat format = MemoryForm
 // Samples of U[0, 1) and N(0, 1) in a tensor like x, made on `device` (x's when none).
 Tensor rand_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve, std::optional<Device> device = {});
 Tensor randn_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve, std::optional<Device> device = {});
+// Integers drawn uniformly from [0, high), in x's dtype (random_(0, high) of an empty_like).
+Tensor randint_like(const Tensor& x, std::int64_t high, MemoryFormat format = MemoryFormat::Preserve,
+                    std::optional<Device> device = {});
 
 // copies and aliases
 Tensor clone(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);

@@ -328,6 +328,8 @@ class ImplSession final : public jd::Session {
         return empty(a.sizes, to_impl(a.dtype), to_impl(a.memory_format), to_impl(a.device));
       case OpId::RandLike: return rand_like(in(s, 0), to_impl(a.memory_format), like_device(a.like_device));
       case OpId::RandnLike: return randn_like(in(s, 0), to_impl(a.memory_format), like_device(a.like_device));
+      case OpId::RandintLike:
+        return randint_like(in(s, 0), a.high, to_impl(a.memory_format), like_device(a.like_device));
       case OpId::EmptyLike: return like_on(empty_like(in(s, 0), to_impl(a.memory_format)), a.like_device);
       case OpId::ZerosLike: return like_on(zeros_like(in(s, 0), to_impl(a.memory_format)), a.like_device);
       case OpId::Clone: return clone(in(s, 0), to_impl(a.memory_format));

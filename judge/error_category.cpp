@@ -71,6 +71,8 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"required rank 5 tensor to use channels_last_3d format", ErrorCategory::MemoryFormat},
     {"can't be cast to the desired output type", ErrorCategory::DType},
     {"Found dtype ", ErrorCategory::DType},  // an out= of another dtype than a plain unary op computes in
+    {"random_ expects 'from' to be less than 'to'", ErrorCategory::Argument},  // randint_like's high <= 0
+    {"to - 1 is out of bounds for", ErrorCategory::Argument},                 // ... or past its dtype
     {"where expected condition to be a boolean tensor", ErrorCategory::DType},
     {"masked_fill_ only supports boolean masks", ErrorCategory::DType},
     {"masked_fill only supports boolean masks", ErrorCategory::DType},  // masked_fill__cuda's words

@@ -1,6 +1,7 @@
 #include "program/op_table.h"
 
 #include <algorithm>
+#include <limits>
 #include <initializer_list>
 #include <numeric>
 #include <stdexcept>
@@ -113,6 +114,15 @@ Out like_rule(Metas m, const Attrs& a) {
 // Sampling (uniform_, normal_) exists for floating dtypes only.
 Out floating_like_rule(Metas m, const Attrs& a) {
   if (!is_floating(m[0].dtype)) return std::nullopt;
+  return like_rule(m, a);
+}
+// random_(0, high): high above 0, and high - 1 within the dtype (bool's 1, int32's 2^31 - 1, float16's 65504).
+Out randint_like_rule(Metas m, const Attrs& a) {
+  const std::int64_t largest = m[0].dtype == DType::Bool      ? 1
+                               : m[0].dtype == DType::Int32   ? 2147483647
+                               : m[0].dtype == DType::Float16 ? 65504
+                                                              : std::numeric_limits<std::int64_t>::max();
+  if (a.high <= 0 || a.high - 1 > largest) return std::nullopt;
   return like_rule(m, a);
 }
 Out clone_rule(Metas m, const Attrs& a) {

@@ -24,6 +24,7 @@ struct Attrs {
   std::int64_t step = 1;
   std::int64_t index = 0;
   std::int64_t length = 0;
+  std::int64_t high = 1;  // randint_like's exclusive upper bound
   Scalar scalar;
   std::optional<Scalar> min, max;  // clamp bounds; nullopt is Python's None
   std::int64_t size = 1;           // unfold window, split size

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <string>
 #include <numeric>
 
 #include "impl/autograd/meta.h"
+#include "impl/error.h"
 #include "impl/ops.h"
 #include "tests/support/impl_release.h"
 
@@ -37,6 +40,39 @@ TEST_F(RandomLike, RandnLikeSamplesTheStandardNormal) {
   var /= kSamples - 1;
   EXPECT_NEAR(mean, 0.0, 0.16);  // 10 standard errors of the mean (1/sqrt(4096))
   EXPECT_NEAR(var, 1.0, 0.2);
+}
+
+// random_(0, high) in the operand's dtype, whichever it is: every value of [0, high) and nothing else.
+TEST_F(RandomLike, RandintLikeSamplesZeroToHighInTheOperandsDtype) {
+  for (ScalarType t : {ScalarType::Float32, ScalarType::Int64, ScalarType::Int32, ScalarType::Float16}) {
+    const Tensor r = randint_like(zeros({kSamples}, t), 5);
+    EXPECT_EQ(r.dtype(), t);
+    std::vector<double> v = r.to_vector();
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    EXPECT_EQ(v, (std::vector<double>{0, 1, 2, 3, 4})) << type_name(t);
+  }
+  EXPECT_EQ(randint_like(zeros({kSamples}, ScalarType::Bool), 1).to_vector(), std::vector<double>(kSamples, 0));
+}
+
+// random_'s bounds: from = 0 must be below high, and high - 1 must fit the dtype, even for an empty tensor.
+TEST_F(RandomLike, RandintLikeRefusesABoundItsDtypeCannotReach) {
+  const auto message = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(nothing raised)");
+  };
+  EXPECT_EQ(message([] { randint_like(zeros({0}, ScalarType::Float32), 0); }),
+            "random_ expects 'from' to be less than 'to', but got from=0 >= to=0");
+  EXPECT_EQ(message([] { randint_like(zeros({2}, ScalarType::Bool), 3); }), "to - 1 is out of bounds for bool");
+  EXPECT_EQ(message([] { randint_like(zeros({2}, ScalarType::Float16), 65506); }),
+            "to - 1 is out of bounds for c10::Half");
+  EXPECT_EQ(randint_like(zeros({2}, ScalarType::Float16), 65505).dtype(), ScalarType::Float16);
+  EXPECT_EQ(message([] { randint_like(zeros({2}, ScalarType::Int32), 2147483649LL); }),
+            "to - 1 is out of bounds for int");
 }
 
 TEST_F(RandomLike, KeepsTheLayoutAskedFor) {

@@ -185,7 +185,7 @@ TEST(OracleBackend, EveryOpRuns) {
   int xg = with(OpId::Grad, {x});
   with(OpId::SetGrad, {x, with(OpId::Clone, {xg})});
   with(OpId::ResetGrad, {x});
-  for (OpId op : {OpId::OnesLike, OpId::RandLike, OpId::RandnLike}) with(op, {x});
+  for (OpId op : {OpId::OnesLike, OpId::RandLike, OpId::RandnLike, OpId::RandintLike}) with(op, {x});
   Attrs emf;
   emf.sizes = {2, 3, 2, 2};
   emf.memory_format = MemoryFormat::ChannelsLast;

@@ -59,6 +59,7 @@ Attrs attrs_for(const OpSpec& op) {
       case Attr::SplitSizes: a.dims = {2, 0, 1}; break;
       case Attr::Device: a.device = Device::CUDA; break;
       case Attr::LikeDevice: a.like_device = Device::CUDA; break;
+      case Attr::High: a.high = 65505; break;
     }
   }
   return a;
