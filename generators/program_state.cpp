@@ -43,6 +43,10 @@ std::optional<Meta> ProgramState::infer(const Step& step, StepInfo& info) const 
   // freed a storage, a new one may take its address and hit a copy made for the old one, as the allocator
   // decides. A memo used before a set_data is not used again.
   if (step.op == program::OpId::Deepcopy && stale_memos_.contains(step.attrs.memo)) info.undefined = true;
+  // An index whose entries no program fixes (randn_like's samples, converted): which elements it picks, and
+  // whether one is out of range, differ between the backends as their samples do.
+  if ((step.op == program::OpId::Index || step.op == program::OpId::IndexPut_) && value(step.inputs[1]).contents_unknown)
+    info.undefined = true;
   // An integer index into a cuda tensor: LibTorch checks its entries on the device, where one out of range fails
   // a device-side assert that leaves the process's CUDA context unusable, for both backends and every later case
   // of that worker. Such an index is used only where its entries are known to be in range.
@@ -91,6 +95,25 @@ StepInfo ProgramState::check(const Step& step) const {
   StepInfo info;
   if (infer(step, info) && info.table_ok) info.raises = raises(step);
   return info;
+}
+
+// Unknown contents spread to what is computed from them: from operands `from`.. (1: what an in-place op writes
+// into operand 0). A factory reads no contents (zeros_like of unknown ones is known).
+bool ProgramState::unknown_contents(const Step& step, std::size_t from) const {
+  const program::OpSpec& op = program::spec(step.op);
+  if (op.values_undefined || op.kind == OpKind::Factory) return op.values_undefined;
+  for (std::size_t k = from; k < step.inputs.size(); ++k)
+    if (value(step.inputs[k]).contents_unknown) return true;
+  return false;
+}
+
+// A write in place may change the entries of every tensor sharing its memory, which is not tracked here: none is
+// known to be an index any more, and a write of unknown contents may make any of them unknown.
+void ProgramState::forget_entries(bool written_unknown) {
+  for (ValueInfo& x : values_) {
+    x.index_below = -1;
+    x.contents_unknown = x.contents_unknown || written_unknown;
+  }
 }
 
 StepInfo ProgramState::append(const Step& step) {
@@ -187,6 +210,7 @@ StepInfo ProgramState::append(const Step& step) {
   if (op.reads(program::Attr::Device)) v.device = step.attrs.device;
   else if (op.reads(program::Attr::LikeDevice)) v.device = step.attrs.like_device.value_or(in0->device);
   else if (in0) v.device = in0->device;
+  if (!returns_self) v.contents_unknown = unknown_contents(step, /*from=*/0);
   // Views keep the entries they show (copied with *in0 above); any other result is not known to be an index.
   if (step.op == program::OpId::Arange && !program::is_floating(meta.dtype)) v.index_below = step.attrs.end;
   else if (op.result != ResultIs::View && op.result != ResultIs::ViewOrCopy && op.result != ResultIs::ExpandedView &&
@@ -203,9 +227,7 @@ StepInfo ProgramState::append(const Step& step) {
   else v.leaf = false;
   values_.push_back(v);
 
-  // A write in place may change the entries of every tensor sharing its memory, which is not tracked here.
-  if (op.is_inplace() || step.op == program::OpId::SetData)
-    for (ValueInfo& x : values_) x.index_below = -1;
+  if (op.is_inplace() || step.op == program::OpId::SetData) forget_entries(unknown_contents(step, /*from=*/1));
   if (self_result) {
     // The operand is the same tensor: it changes with the result.
     ValueInfo& self = values_[static_cast<std::size_t>(step.inputs[0])];

@@ -34,6 +34,8 @@ struct ValueInfo {
   program::Device device = program::Device::CPU;  // where the tensor lives
   std::int64_t index_below = -1;      // every entry is known to lie in [0, index_below) (an arange, or a view of
                                       // one nothing wrote since); -1: unknown
+  bool contents_unknown = false;      // computed from contents no program fixes (empty, randn_like's samples):
+                                      // the backends hold different ones
 };
 
 struct StepInfo {
@@ -60,6 +62,8 @@ class ProgramState {
  private:
   std::optional<program::Meta> infer(const program::Step& step, StepInfo& info) const;
   bool raises(const program::Step& step) const;
+  bool unknown_contents(const program::Step& step, std::size_t from) const;
+  void forget_entries(bool written_unknown);
   void note_grads(const program::Step& step);
   void take_data(const program::Step& step);
   std::vector<ValueInfo> values_;

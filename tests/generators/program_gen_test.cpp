@@ -202,6 +202,27 @@ TEST(ProgramStateTest, SetDataOnASavedMaskIsUndefined) {
   EXPECT_FALSE(state.check({OpId::SetData, {unsaved, floats}, {}, true}).undefined);
 }
 
+// An index computed from contents no program fixes (randn_like's samples) picks other elements on each backend,
+// or raises on one only: never generated. Contents known again (zeros_like reads none) index as any other.
+TEST(ProgramStateTest, AnIndexOfUnknownContentsIsUndefined) {
+  using program::DType;
+  program::ProgramBuilder b;
+  const int x = b.rand({2, 3});
+  const int samples = b.step(OpId::RandnLike, {x});
+  program::Attrs to_long;
+  to_long.dtype = DType::Int64;
+  const int unknown = b.step(OpId::To, {samples}, to_long);
+  const int known = b.step(OpId::To, {b.step(OpId::ZerosLike, {samples})}, to_long);
+  const int y = b.rand({2});
+  ProgramState state;
+  for (const auto& s : b.program().steps) state.append(s);
+  EXPECT_TRUE(state.check({OpId::Index, {y, unknown}, {}, true}).undefined);
+  EXPECT_FALSE(state.check({OpId::Index, {y, known}, {}, true}).undefined);
+  // Written into a tensor in place, they make it unknown too.
+  state.append({OpId::Copy_, {known, unknown}, {}, true});
+  EXPECT_TRUE(state.check({OpId::Index, {y, known}, {}, true}).undefined);
+}
+
 // Tensor.__deepcopy__ keys its memo by storage address without keeping storages alive: after set_data freed one,
 // reusing a memo from before may hit a copy through a reused address, so that is never generated.
 TEST(ProgramStateTest, AMemoUsedBeforeASetDataIsNotUsedAgain) {
