@@ -47,6 +47,15 @@ std::optional<Meta> ProgramState::infer(const Step& step, StepInfo& info) const 
   // whether one is out of range, differ between the backends as their samples do.
   if ((step.op == program::OpId::Index || step.op == program::OpId::IndexPut_) && value(step.inputs[1]).contents_unknown)
     info.undefined = true;
+  // An output of unsafe_split or unsafe_chunk other than the first, whose grad is retained, written in place
+  // through a view: LibTorch 2.x corrupts memory (a later grad segfaults, or raises "tensor does not have a
+  // device"). Written directly, it fails an INTERNAL ASSERT instead, deterministically: that is generated, and
+  // the known-divergences ledger has it.
+  if (program::spec(step.op).is_inplace()) {
+    const ValueInfo& target = value(step.inputs[0]);
+    if (target.view && target.base >= 0 && value(target.base).unsafe_output && value(target.base).retains_grad)
+      info.undefined = true;
+  }
   // An integer index into a cuda tensor: LibTorch checks its entries on the device, where one out of range fails
   // a device-side assert that leaves the process's CUDA context unusable, for both backends and every later case
   // of that worker. Such an index is used only where its entries are known to be in range.
@@ -189,6 +198,7 @@ StepInfo ProgramState::append(const Step& step) {
     case ResultIs::UnsafeAlias:
       // Operand 0's memory, but a tensor of its own to autograd: no view, no multi-output restriction.
       v = *in0;
+      v.unsafe_output = step.attrs.index != 0;
       v.view = false;
       v.base = -1;
       v.nograd_view = false;

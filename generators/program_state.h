@@ -36,6 +36,8 @@ struct ValueInfo {
                                       // one nothing wrote since); -1: unknown
   bool contents_unknown = false;      // computed from contents no program fixes (empty, randn_like's samples):
                                       // the backends hold different ones
+  bool unsafe_output = false;         // an output of unsafe_split/unsafe_chunk other than the first, or a view of
+                                      // one
 };
 
 struct StepInfo {

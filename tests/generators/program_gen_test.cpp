@@ -223,6 +223,34 @@ TEST(ProgramStateTest, AnIndexOfUnknownContentsIsUndefined) {
   EXPECT_TRUE(state.check({OpId::Index, {y, known}, {}, true}).undefined);
 }
 
+// LibTorch 2.x corrupts memory on a write through a view into an unsafe_split output (not the first) whose grad
+// is retained (a later grad segfaults): never generated. A direct write (2.x's INTERNAL ASSERT, ledgered), one
+// into the first output, or one without retain_grad is ordinary.
+TEST(ProgramStateTest, AWriteIntoARetainedUnsafeOutputIsUndefined) {
+  program::ProgramBuilder b;
+  const int y = b.unary(OpId::Clone, b.rand({2}, program::DType::Float32, /*requires_grad=*/true));
+  program::Attrs split;
+  split.size = 1, split.dim = 0, split.index = 1;
+  const int z = b.step(OpId::UnsafeSplit, {y}, split);
+  const int other = b.step(OpId::UnsafeSplit, {y}, [&] {
+    program::Attrs a = split;
+    a.index = 0;
+    return a;
+  }());
+  const int view = b.with_dims(OpId::SqueezeDim, z, 0);
+  const int first_view = b.with_dims(OpId::SqueezeDim, other, 0);
+  ProgramState state;
+  for (const auto& s : b.program().steps) state.append(s);
+  program::Attrs two;
+  two.scalar = {program::Scalar::Kind::Float, 2.0};
+  EXPECT_FALSE(state.check({OpId::MulScalar_, {view}, two, true}).undefined);
+  state.append({OpId::RetainGrad, {z}, {}, true});
+  EXPECT_TRUE(state.check({OpId::MulScalar_, {view}, two, true}).undefined);
+  EXPECT_FALSE(state.check({OpId::MulScalar_, {z}, two, true}).undefined);
+  state.append({OpId::RetainGrad, {other}, {}, true});
+  EXPECT_FALSE(state.check({OpId::MulScalar_, {first_view}, two, true}).undefined);
+}
+
 // Tensor.__deepcopy__ keys its memo by storage address without keeping storages alive: after set_data freed one,
 // reusing a memo from before may hit a copy through a reused address, so that is never generated.
 TEST(ProgramStateTest, AMemoUsedBeforeASetDataIsNotUsedAgain) {
