@@ -221,9 +221,14 @@ void check_dispatch(Device device, const KernelDispatch& kernel, ScalarType t) {
          dtype_refusal_class());
 }
 
+bool fits_integral(double value, std::int64_t lowest, std::int64_t max) {
+  const auto top = static_cast<double>(max);  // int64's rounds up to 2^63; int32's is exact
+  if (std::isnan(value) || value < static_cast<double>(lowest)) return false;
+  return follows(VersionGate::FloatToIntegralRangeIsExact) ? value < top + 1.0 : value <= top;
+}
+
 // c10::checked_convert, named as Scalar::to<T> names the type.
 void check_scalar_fits(double value, ScalarType dtype) {
-  auto integral_fits = [&](double lo, double hi) { return std::isfinite(value) && value >= lo && value < hi; };
   const char* name = nullptr;
   bool fits = true;
   switch (dtype) {
@@ -231,11 +236,11 @@ void check_scalar_fits(double value, ScalarType dtype) {
     case ScalarType::Float64: return;
     case ScalarType::Int32:
       name = "int";
-      fits = integral_fits(-2147483648.0, 2147483648.0);
+      fits = fits_integral(value, std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max());
       break;
     case ScalarType::Int64:
       name = "int64_t";
-      fits = integral_fits(-9223372036854775808.0, 9223372036854775808.0);
+      fits = fits_integral(value, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max());
       break;
     case ScalarType::Float16:
       name = follows(VersionGate::ScalarOverflowNamesC10Types) ? "c10::Half" : "at::Half";

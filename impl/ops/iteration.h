@@ -142,6 +142,9 @@ struct KernelDispatch {
 // Raises for `t` as the kernel that runs on `device` does.
 void check_dispatch(Device device, const KernelDispatch& kernel, ScalarType t);
 
+// c10::checked_convert's range check of a double into an integral type of [lowest, max]
+// (FloatToIntegralRangeIsExact); NaN and infinities never fit.
+bool fits_integral(double value, std::int64_t lowest, std::int64_t max);
 // c10's checked conversion of a scalar argument to an element type (Scalar::to<T>).
 void check_scalar_fits(double value, ScalarType dtype);
 // fill_out's conversion of its value (fill_, full): checked as check_scalar_fits, except for a one-element CPU

@@ -100,5 +100,20 @@ TEST_F(ImplScalarEdges, ScalarDerivativesPromoteA0DimGradientIn113) {
   EXPECT_TRUE(std::isnan(grad_of_zeroed_product()));
 }
 
+// c10::checked_convert compared a double with an integral type's largest value as a double: int32 refused
+// 2147483647.5, and 2^63 (int64's largest as a double) passed into int64. FloatToIntegralRangeIsExact reverses both.
+TEST_F(ImplScalarEdges, TheTopOfAnIntegralRangeIsPerRelease) {
+  const Tensor i32 = values({0}, ScalarType::Int32), i64 = values({0}, ScalarType::Int64);
+  EXPECT_EQ(error_of([&] { fill_(i32, Scalar::of(2147483647.5)); }).second,
+            "value cannot be converted to type int without overflow");
+  EXPECT_NO_THROW(fill_(i64, Scalar::of(0x1p63)));
+  EXPECT_EQ(kind_of([&] { fill_(i64, Scalar::of(NAN)); }), ErrorKind::Argument);
+  TargetTorchVersionGuard release(TorchVersion{2, 15});
+  EXPECT_EQ(fill_(i32, Scalar::of(2147483647.5)).to_vector()[0], 2147483647);
+  EXPECT_EQ(error_of([&] { fill_(i64, Scalar::of(0x1p63)); }).second,
+            "value cannot be converted to type int64_t without overflow");
+  EXPECT_EQ(kind_of([&] { fill_(i32, Scalar::of(-2147483648.5)); }), ErrorKind::Argument);
+}
+
 }  // namespace
 }  // namespace parity::impl::testing
