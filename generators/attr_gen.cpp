@@ -1,10 +1,12 @@
 #include "generators/attr_gen.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "generators/boundary_values.h"
 #include "generators/layout_gen.h"
+#include "program/internal_assert.h"
 
 namespace parity::generators {
 
@@ -100,6 +102,15 @@ ScalarUse scalar_use(OpId op) {
   return stored ? ScalarUse::Stored : ScalarUse::Computed;
 }
 
+double small_value(Rng& rng, Scalar::Kind kind) {
+  switch (kind) {
+    case Scalar::Kind::Int: return static_cast<double>(rng.pick({0, 1, -1, 2, -2, 3}));
+    case Scalar::Kind::Float: return rng.pick({0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 1.5, 3.0, -0.25});
+    case Scalar::Kind::Bool: return static_cast<double>(rng.below(2));
+  }
+  PARITY_HARNESS_UNREACHABLE("no case for this Scalar::Kind");
+}
+
 // `edge`: always one of the dtype's edges (a mutation asking for one), never the small range.
 Scalar random_scalar(Rng& rng, OpId op, std::span<const Meta> in, bool edge = false) {
   Scalar s;
@@ -128,12 +139,27 @@ Scalar random_scalar(Rng& rng, OpId op, std::span<const Meta> in, bool edge = fa
                                           : rng.pick({2.0, 0.5, -1.0, 3.0, 0.0, 1.0, -0.5, 1.5});
     return s;
   }
-  switch (s.kind) {
-    case Scalar::Kind::Int: s.value = static_cast<double>(rng.pick({0, 1, -1, 2, -2, 3})); break;
-    case Scalar::Kind::Float: s.value = rng.pick({0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 1.5, 3.0, -0.25}); break;
-    case Scalar::Kind::Bool: s.value = static_cast<double>(rng.below(2)); break;
-  }
+  s.value = small_value(rng, s.kind);
   return s;
+}
+
+// One element of a literal list for a tensor of `dtype`: mostly of the dtype's own kind, now and then another
+// (a Python int or bool in a float list, a float in an int one) or, in a float list, an edge. The list's elements
+// meet in whatever later steps compute, where a large finite one beside small ones would make a sum's order decide
+// the result (and a float copy of an int list is such a list): so an edge is one that stays exact there, as a
+// computed scalar's (ScalarUse::Computed: ±0, ±inf, NaN, one past the range), and an int list has none (spoil_elements
+// gives it the values it refuses).
+Scalar literal_element(Rng& rng, DType dtype) {
+  const bool floating = program::is_floating(dtype), boolean = dtype == DType::Bool;
+  const double w[] = {floating ? 2.0 : boolean ? 1.0 : 6.0, floating ? 6.0 : boolean ? 1.0 : 2.0, boolean ? 6.0 : 1.0};
+  Scalar e{static_cast<Scalar::Kind>(rng.weighted(w)), 0};
+  if (floating && rng.chance(kBoundaryScalarShare)) {
+    e.kind = Scalar::Kind::Float;
+    e.value = boundary_value(rng, e.kind, dtype, ScalarUse::Computed);
+  } else {
+    e.value = small_value(rng, e.kind);
+  }
+  return e;
 }
 
 DType random_dtype(Rng& rng, OpId op) {
@@ -279,6 +305,19 @@ void draw_dtype(Draw& d, Attrs& a) { a.dtype = random_dtype(d.rng, d.op); }
 void draw_requires_grad(Draw& d, Attrs& a) {
   if (d.op == OpId::RequiresGrad_) a.requires_grad = program::is_floating(d.in[0].dtype) && d.rng.chance(0.75);
   else a.requires_grad = program::is_floating(a.dtype) && d.rng.chance(d.op == OpId::Rand ? 0.6 : 0.4);
+}
+
+// A literal list as a test writes one: up to three levels of a few elements, now and then an empty one.
+void draw_literal_sizes(Draw& d, Attrs& a) {
+  a.sizes = random_sizes(d.rng, static_cast<int>(d.rng.range(0, 3)), 12);
+  if (!a.sizes.empty() && d.rng.chance(0.05)) a.sizes.back() = 0;
+}
+
+void draw_elements(Draw& d, Attrs& a) {
+  std::int64_t n = 1;
+  for (auto s : a.sizes) n *= s;
+  a.elements.clear();
+  for (std::int64_t i = 0; i < n; ++i) a.elements.push_back(literal_element(d.rng, a.dtype));
 }
 
 void draw_keepdim(Draw& d, Attrs& a) { a.keepdim = d.rng.chance(0.4); }
@@ -433,6 +472,16 @@ void spoil_dtype_or_requires_grad(Draw& d, Attrs& a) {
   }
   if (d.spec.reads(Attr::DType)) a.dtype = d.rng.chance(0.6) ? DType::Int64 : DType::Bool;
   if (d.spec.reads(Attr::RequiresGrad)) a.requires_grad = true;
+}
+
+// An element an integral dtype cannot hold (NaN, or one past int32), the dtype made int32 if it was none.
+void spoil_elements(Draw& d, Attrs& a) {
+  if (a.elements.empty()) return;
+  a.dtype = DType::Int32;
+  a.requires_grad = false;
+  a.elements[static_cast<std::size_t>(d.rng.below(static_cast<std::int64_t>(a.elements.size())))] =
+      d.rng.chance(0.5) ? Scalar{Scalar::Kind::Float, std::numeric_limits<double>::quiet_NaN()}
+                        : Scalar{Scalar::Kind::Int, 2147483648.0};
 }
 
 void spoil_high(Draw& d, Attrs& a) { a.high = -d.rng.range(0, 3); }  // from=0 must be below it

@@ -48,6 +48,14 @@ void attr(std::ostream& os, Attr a, const program::Attrs& at) {
       if (at.like_device) os << program::to_string(*at.like_device);
       else os << "none";
       break;
+    case program::AttrType::Elements:
+      os << '[';
+      for (std::size_t i = 0; i < at.elements.size(); ++i) {
+        if (i) os << ',';
+        scalar(os, at.elements[i]);
+      }
+      os << ']';
+      break;
   }
 }
 

@@ -28,6 +28,11 @@ Tensor zeros(const Dims& sizes, ScalarType dtype, bool requires_grad = false, De
 Tensor ones(const Dims& sizes, ScalarType dtype, bool requires_grad = false, Device device = {});
 Tensor arange(std::int64_t end, ScalarType dtype, Device device = {});
 Tensor from_values(const std::vector<double>& values, ScalarType dtype);  // 1-d, contiguous
+Tensor from_values(const std::vector<double>& values, const Dims& sizes, ScalarType dtype);  // contiguous
+// Python's torch.tensor of a literal list, `elements` flat and row-major in `sizes`: each stored without a write
+// (version 0), as Python's store_scalar converts it.
+Tensor literal_tensor(const std::vector<Scalar>& elements, const Dims& sizes, ScalarType dtype,
+                      bool requires_grad = false, Device device = {});
 Tensor empty_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
 Tensor zeros_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);
 Tensor ones_like(const Tensor& x, MemoryFormat format = MemoryFormat::Preserve);

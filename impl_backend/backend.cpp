@@ -88,6 +88,13 @@ std::optional<Scalar> to_impl(const std::optional<pg::Scalar>& s) {
   return to_impl(*s);
 }
 
+std::vector<Scalar> to_impl(const std::vector<pg::Scalar>& elements) {
+  std::vector<Scalar> out;
+  out.reserve(elements.size());
+  for (const auto& e : elements) out.push_back(to_impl(e));
+  return out;
+}
+
 jd::ErrorCategory to_program(ErrorKind k) {
   switch (k) {
     case ErrorKind::VersionMismatch: return jd::ErrorCategory::VersionMismatch;
@@ -322,6 +329,8 @@ class ImplSession final : public jd::Session {
       case OpId::Ones:
         return ones(a.sizes, to_impl(a.dtype), a.requires_grad, to_impl(a.device));
       case OpId::Full: return full(a.sizes, to_impl(a.scalar), to_impl(a.dtype), a.requires_grad, to_impl(a.device));
+      case OpId::Tensor:
+        return literal_tensor(to_impl(a.elements), a.sizes, to_impl(a.dtype), a.requires_grad, to_impl(a.device));
       case OpId::Arange: return arange(a.end, to_impl(a.dtype), to_impl(a.device));
       case OpId::Empty: return empty(a.sizes, to_impl(a.dtype), MemoryFormat::Contiguous, to_impl(a.device));
       case OpId::EmptyMemoryFormat:

@@ -48,7 +48,8 @@ std::string attribute_expression(const AttrSpec& as) {
     case AttrType::DType:
     case AttrType::MemoryFormat:
     case AttrType::Device:
-    case AttrType::OptionalDevice: return "to_torch(" + field + ")";
+    case AttrType::OptionalDevice:
+    case AttrType::Elements: return "to_torch(" + field + ")";
     case AttrType::Strided: break;  // resolved through its parts
   }
   PARITY_HARNESS_UNREACHABLE("a Strided attribute has no expression of its own");

@@ -158,6 +158,13 @@ c10::optional<at::Scalar> to_torch(const std::optional<program::Scalar>& s) {
   return to_torch(*s);
 }
 
+std::vector<at::Scalar> to_torch(const std::vector<program::Scalar>& elements) {
+  std::vector<at::Scalar> out;
+  out.reserve(elements.size());
+  for (const auto& e : elements) out.push_back(to_torch(e));
+  return out;
+}
+
 std::vector<double> flat_values(const torch::Tensor& t) {
   // Logical row-major order, whatever the strides (expanded, overlapping, channels_last).
   torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat64).contiguous();
@@ -175,6 +182,7 @@ std::optional<torch::Tensor> value_of(const torch::Tensor& t) {
 }
 
 #include "oracle/deepcopy_recipe.inc"
+#include "oracle/literal_tensor_recipe.inc"
 
 class TorchSession final : public judge::Session {
  public:

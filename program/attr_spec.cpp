@@ -24,6 +24,7 @@ namespace {
 #define PARITY_FIELD_Seed(f)
 #define PARITY_FIELD_Device(f)
 #define PARITY_FIELD_OptionalDevice(f)
+#define PARITY_FIELD_Elements(f)
 
 const AttrSpec kAttrs[] = {
 #define PARITY_ATTR(id_, name_, type_, field_, draw_, spoil_) \
@@ -45,6 +46,7 @@ const AttrSpec kAttrs[] = {
 #undef PARITY_FIELD_Seed
 #undef PARITY_FIELD_Device
 #undef PARITY_FIELD_OptionalDevice
+#undef PARITY_FIELD_Elements
 
 using T = AttrType;
 

@@ -27,6 +27,7 @@ enum class AttrType : std::uint8_t {
   Seed,            // an unsigned 64-bit seed
   Device,          // cpu or cuda
   OptionalDevice,  // cpu, cuda or None
+  Elements,        // a literal nested list's Python numbers, flat and row-major; its shape is the step's sizes
 };
 
 struct AttrSpec {
@@ -34,7 +35,7 @@ struct AttrSpec {
   std::string_view name;  // JSON key (but Strided's three) and repro placeholder
   AttrType type;
   // The field of Attrs holding the value, for the types that several attributes share; Strided, Scalar, DType,
-  // MemoryFormat, Seed, Device and OptionalDevice each have one field of their own.
+  // MemoryFormat, Seed, Device, OptionalDevice and Elements each have one field of their own.
   std::vector<std::int64_t> Attrs::*ints = nullptr;  // Shape, IntList
   std::int64_t Attrs::*int64 = nullptr;              // Int, Count, Memo
   bool Attrs::*flag = nullptr;                       // Bool

@@ -101,8 +101,9 @@ std::uint64_t uint64_from_json(const json& v) {
 
 namespace {
 
-Scalar parse_scalar(const Obj& step, std::string_view key) {
-  Obj s(step.at(key), step.where() + ": field \"" + std::string(key) + "\"");
+// A scalar object ({"kind", "value"}) at `where` in the document.
+Scalar scalar_from_json(const json& j, std::string where) {
+  Obj s(j, std::move(where));
   std::string kind_name = s.string("kind");
   auto kind = parse_scalar_kind(kind_name);
   if (!kind) s.fail_field("kind", "is " + quote(kind_name) + "; expected int, float or bool");
@@ -125,6 +126,31 @@ Scalar parse_scalar(const Obj& step, std::string_view key) {
     }
     case Scalar::Kind::Float: out.value = s.number("value"); break;
   }
+  return out;
+}
+
+Scalar parse_scalar(const Obj& step, std::string_view key) {
+  return scalar_from_json(step.at(key), step.where() + ": field \"" + std::string(key) + "\"");
+}
+
+// A literal list's elements: one per element of the shape in `sizes`, read before them (the op lists sizes first).
+std::vector<Scalar> parse_elements(const Obj& step, std::string_view key, const std::vector<std::int64_t>& sizes) {
+  // Python's nested lists have no way to write a zero size with sizes after it: [] is sizes [0], never [0, 2].
+  for (std::size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] < 0 || (sizes[d] == 0 && d + 1 < sizes.size()))
+      step.fail("sizes " + render_ints(sizes) + " of a literal list: no size is negative and only the last can be " +
+                "0 (Python writes [] for sizes [0] and [[], []] for [2, 0], and no list has sizes [0, 2])");
+  const json& list = step.array(key);
+  std::int64_t numel = 1;
+  for (auto s : sizes) numel *= s;  // bounded by check_shape
+  if (list.size() != static_cast<std::size_t>(numel))
+    step.fail_field(key, "has " + std::to_string(list.size()) + " elements; a literal list of sizes " +
+                             render_ints(sizes) + " has " + std::to_string(numel));
+  std::vector<Scalar> out;
+  out.reserve(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i)
+    out.push_back(scalar_from_json(list[i], step.where() + ": field \"" + std::string(key) + "\"[" +
+                                                std::to_string(i) + "]"));
   return out;
 }
 
@@ -184,6 +210,12 @@ void write_attr(json& out, Attr a, const Attrs& at) {
     case AttrType::Seed: out[key] = uint64_to_json(at.seed); break;
     case AttrType::Device: out[key] = to_string(at.device); break;
     case AttrType::OptionalDevice: out[key] = at.like_device ? json(to_string(*at.like_device)) : json(nullptr); break;
+    case AttrType::Elements: {
+      json list = json::array();
+      for (const Scalar& e : at.elements) list.push_back(scalar_to_json(e));
+      out[key] = std::move(list);
+      break;
+    }
   }
 }
 
@@ -218,7 +250,8 @@ bool within_dims_limit(const Step& step) {
       case AttrType::MemoryFormat:
       case AttrType::Seed:
       case AttrType::Device:
-      case AttrType::OptionalDevice: break;
+      case AttrType::OptionalDevice:
+      case AttrType::Elements: break;
     }
   }
   return true;
@@ -276,6 +309,7 @@ void read_attr(const Obj& o, const OpSpec& op, Attr a, Attrs& at) {
     case AttrType::OptionalDevice:
       if (o.has(key) && !o.at(key).is_null()) at.like_device = parse_device_field(o, key);
       break;
+    case AttrType::Elements: at.elements = parse_elements(o, key, at.sizes); break;
   }
 }
 

@@ -94,6 +94,19 @@ Out fresh(Metas, const Attrs& a) {
     if (s < 0) return std::nullopt;
   return Meta{a.sizes, a.dtype, a.requires_grad};
 }
+// torch.tensor of a literal list: Python stores each element with c10::checked_convert into an integral dtype,
+// which refuses NaN and what lies past the dtype's range; a float dtype takes any number (past its range, as
+// infinity) and bool any. At the top of the range releases differ (impl's FloatToIntegralRangeIsExact): what
+// either refuses counts as refused.
+Out literal_rule(Metas m, const Attrs& a) {
+  auto fits = [&](const Scalar& e) {
+    if (a.dtype == DType::Int64) return e.value >= -0x1p63 && e.value < 0x1p63;
+    if (a.dtype == DType::Int32) return e.value >= -0x1p31 && e.value <= 0x1p31 - 1;
+    return true;
+  };
+  if (!std::ranges::all_of(a.elements, fits)) return std::nullopt;
+  return fresh(m, a);
+}
 Out rand_rule(Metas m, const Attrs& a) {
   if (a.sizes.size() != a.strides.size() || a.offset < 0) return std::nullopt;
   return fresh(m, a);

@@ -27,6 +27,7 @@ struct Attrs {
   std::int64_t high = 1;  // randint_like's exclusive upper bound
   Scalar scalar;
   std::optional<Scalar> min, max;  // clamp bounds; nullopt is Python's None
+  std::vector<Scalar> elements;    // tensor's literal list, flat and row-major: its nesting is `sizes`
   std::int64_t size = 1;           // unfold window, split size
   std::int64_t chunks = 1;
   bool copy = false;               // to(..., copy=)

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
@@ -11,7 +13,7 @@
 #include "program/content.h"
 #include "program/internal_assert.h"
 #include "program/op_template.h"
-#include "reports/deepcopy_recipe_text.h"
+#include "reports/recipe_text.h"
 
 namespace parity::reports {
 
@@ -76,6 +78,26 @@ std::string scalar_literal(const Scalar& s, Lang lang) {
     case Scalar::Kind::Float: return float_literal(s.value, lang);
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
+}
+
+// A literal list's elements as Python nests them by `sizes` (a bare number for 0-dim), and as parity_tensor
+// takes them in C++: flat, typed, each a c10::Scalar of its own kind.
+std::string elements_literal(const std::vector<Scalar>& elements, const std::vector<std::int64_t>& sizes, Lang lang) {
+  if (lang == Lang::Cpp)
+    return "std::vector<c10::Scalar>" + list(elements, lang, [lang](const Scalar& e) { return scalar_literal(e, lang); });
+  std::size_t next = 0;
+  // The JSON reader holds a literal list to its sizes (program/json.cpp); one built otherwise must be as well.
+  PARITY_HARNESS_ASSERT(static_cast<std::int64_t>(elements.size()) ==
+                            std::accumulate(sizes.begin(), sizes.end(), std::int64_t{1}, std::multiplies<>()),
+                        "a literal list of " + std::to_string(elements.size()) + " elements for sizes " +
+                            program::render_ints(sizes));
+  auto nested = [&](auto&& self, std::size_t dim) -> std::string {
+    if (dim == sizes.size()) return scalar_literal(elements.at(next++), lang);
+    std::string s = "[";
+    for (std::int64_t i = 0; i < sizes[dim]; ++i) s += (i ? ", " : "") + self(self, dim + 1);
+    return s + "]";
+  };
+  return nested(nested, 0);
 }
 
 std::string dtype_literal(DType d, Lang lang) {
@@ -144,6 +166,7 @@ std::string attribute_literal(const AttrSpec& as, const Attrs& a, Lang lang) {
       if (lang == Lang::Python) return a.like_device ? device_literal(*a.like_device, lang) : "None";
       return "c10::optional<torch::Device>(" + (a.like_device ? device_literal(*a.like_device, lang) : std::string()) +
              ")";
+    case AttrType::Elements: return elements_literal(a.elements, a.sizes, lang);
     case AttrType::Strided: break;  // printed through its parts (Placeholder::Kind::StridedPart)
   }
   PARITY_HARNESS_UNREACHABLE("a Strided attribute has no literal of its own");
@@ -389,9 +412,11 @@ std::vector<std::int64_t> deepcopy_memos(const Program& p) {
 
 std::string cpp_repro(const Program& p, const Trace* oracle) {
   std::ostringstream out;
-  // The recipe is long and only deepcopy steps call it: a repro is as short as its program allows.
+  // The recipes are long and only their ops' steps call them: a repro is as short as its program allows.
   const std::vector<std::int64_t> memos = deepcopy_memos(p);
-  out << kCppPrelude << (memos.empty() ? "" : kDeepcopyRecipe) << "\nstatic constexpr int64_t kFullValuesUpTo = "
+  const bool literal = std::ranges::any_of(p.steps, [](const Step& s) { return s.op == OpId::Tensor; });
+  out << kCppPrelude << (memos.empty() ? "" : kDeepcopyRecipe) << (literal ? kLiteralTensorRecipe : "")
+      << "\nstatic constexpr int64_t kFullValuesUpTo = "
       << kFullValuesUpTo << ";\n" << kCppShow;
   for (auto memo : memos) out << "  DeepcopyMemo " << memo_name(memo) << ";\n";
   std::vector<int> shown;

@@ -1,3 +1,6 @@
+#include <limits>
+#include <string_view>
+
 #include "impl/autograd/meta.h"
 #include "impl/cuda/cuda_runtime.h"
 #include "impl/error.h"
@@ -57,12 +60,50 @@ Tensor arange(std::int64_t end, ScalarType dtype, Device device) {
 }
 
 Tensor from_values(const std::vector<double>& values, ScalarType dtype) {
-  Tensor src = Tensor::allocate(Layout::dense({static_cast<std::int64_t>(values.size())}), ScalarType::Float64);
+  return from_values(values, {static_cast<std::int64_t>(values.size())}, dtype);
+}
+
+Tensor from_values(const std::vector<double>& values, const Dims& sizes, ScalarType dtype) {
+  Tensor src = Tensor::allocate(Layout::dense(sizes), ScalarType::Float64);
+  PARITY_INTERNAL_ASSERT(src.numel() == static_cast<std::int64_t>(values.size()), "from_values: " +
+                         std::to_string(values.size()) + " values for sizes " + format_dims(sizes));
   std::copy(values.begin(), values.end(), src.data<double>());
   if (dtype == ScalarType::Float64) return src;
   Tensor out = Tensor::allocate_uninitialized(src.layout(), dtype);
   ops::copy_kernel(out, src);
   return out;
+}
+
+namespace {
+// Python's store_scalar of one element: into an integral dtype c10::checked_convert, naming the type as Python
+// does; into the others the number as it is, for copy_kernel's cast (into float16 past its range: inf; into
+// bool: nonzero).
+double stored_element(double v, ScalarType dtype) {
+  auto check = [v](auto lowest, auto max, std::string_view name) {
+    PARITY_CHECK_AS(ops::fits_integral(v, lowest, max), ErrorKind::Argument, RuntimeError,
+                    "value cannot be converted to type " + std::string(name) + " without overflow");
+  };
+  using I32 = std::numeric_limits<std::int32_t>;
+  using I64 = std::numeric_limits<std::int64_t>;
+  if (dtype == ScalarType::Int32) check(I32::min(), I32::max(), "int32");
+  if (dtype == ScalarType::Int64) check(I64::min(), I64::max(), "int64");
+  if (dtype != ScalarType::Int64) return v;
+  // Where 2^63 passes the check (FloatToIntegralRangeIsExact), x86's conversion (cvttsd2si) makes it int64's
+  // lowest value.
+  return v == 0x1p63 ? -0x1p63 : v;
+}
+}  // namespace
+
+Tensor literal_tensor(const std::vector<Scalar>& elements, const Dims& sizes, ScalarType dtype, bool requires_grad,
+                      Device device) {
+  check_sizes(sizes);
+  std::vector<double> values;
+  values.reserve(elements.size());
+  for (const Scalar& e : elements) values.push_back(stored_element(e.value, dtype));
+  Tensor host = from_values(values, sizes, dtype);
+  Tensor t = device.type == DeviceType::CPU ? host : cuda::to_device(host, device.index);
+  if (requires_grad) autograd::set_requires_grad(t, true);
+  return t;
 }
 
 Tensor empty_like(const Tensor& x, MemoryFormat format) {

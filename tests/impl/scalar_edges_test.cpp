@@ -115,5 +115,32 @@ TEST_F(ImplScalarEdges, TheTopOfAnIntegralRangeIsPerRelease) {
   EXPECT_EQ(kind_of([&] { fill_(i32, Scalar::of(-2147483648.5)); }), ErrorKind::Argument);
 }
 
+// torch.tensor of a literal list stores each element as Python does: cast into a float dtype, checked into an
+// integral one (Python's names), nonzero into bool; nothing is a write, so the version is 0.
+TEST_F(ImplScalarEdges, LiteralListElementsAreStoredAsPythonStoresThem) {
+  using K = Scalar::Kind;
+  const Tensor f = literal_tensor({{K::Float, 1.5}, {K::Int, 2}, {K::Bool, 1}, {K::Float, 1e39}}, {2, 2},
+                                  ScalarType::Float32, true);
+  EXPECT_EQ(f.sizes(), (Dims{2, 2}));
+  EXPECT_EQ(f.to_vector(), (std::vector<double>{1.5, 2, 1, INFINITY}));
+  EXPECT_EQ(f.version(), 0);
+  EXPECT_TRUE(autograd::requires_grad(f));
+  EXPECT_EQ(literal_tensor({{K::Float, 70000.0}}, {}, ScalarType::Float16).to_vector()[0], INFINITY);
+  EXPECT_EQ(literal_tensor({{K::Float, NAN}, {K::Float, -0.0}, {K::Int, -3}}, {3}, ScalarType::Bool).to_vector(),
+            (std::vector<double>{1, 0, 1}));
+  EXPECT_EQ(literal_tensor({{K::Float, -1.7}}, {1}, ScalarType::Int64).to_vector()[0], -1);
+  EXPECT_EQ(error_of([&] { literal_tensor({{K::Int, 1}, {K::Float, NAN}}, {2}, ScalarType::Int32); }).second,
+            "value cannot be converted to type int32 without overflow");
+  EXPECT_EQ(error_of([&] { literal_tensor({{K::Int, 1}}, {1}, ScalarType::Int64, true); }).second,
+            "Only Tensors of floating point and complex dtype can require gradients");
+  // c10's range check took int64's largest value as a double (2^63) until FloatToIntegralRangeIsExact.
+  EXPECT_EQ(literal_tensor({{K::Float, 0x1p63}}, {1}, ScalarType::Int64).to_vector()[0], -0x1p63);
+  EXPECT_EQ(kind_of([&] { literal_tensor({{K::Float, 2147483647.5}}, {1}, ScalarType::Int32); }), ErrorKind::Argument);
+  TargetTorchVersionGuard release(TorchVersion{2, 15});
+  EXPECT_EQ(error_of([&] { literal_tensor({{K::Float, 0x1p63}}, {1}, ScalarType::Int64); }).second,
+            "value cannot be converted to type int64 without overflow");
+  EXPECT_EQ(literal_tensor({{K::Float, 2147483647.5}}, {1}, ScalarType::Int32).to_vector()[0], 2147483647);
+}
+
 }  // namespace
 }  // namespace parity::impl::testing

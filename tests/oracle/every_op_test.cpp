@@ -30,6 +30,27 @@ using testing::result;
 
 Scalar float_scalar(double v) { return {Scalar::Kind::Float, v}; }
 
+// torch.tensor([[1, 2.5], [True, -0.0]], requires_grad=True).
+Attrs literal_list() {
+  Attrs a;
+  a.sizes = {2, 2};
+  a.elements = {{Scalar::Kind::Int, 1}, float_scalar(2.5), {Scalar::Kind::Bool, 1}, float_scalar(-0.0)};
+  a.requires_grad = true;
+  return a;
+}
+
+// A literal list is made as Python makes it (oracle/literal_tensor_recipe.inc): no element is a write.
+TEST(OracleBackend, LiteralListIsPythons) {
+  Builder b;
+  const int t = b.step(OpId::Tensor, {}, literal_list());
+  const Trace tr = b.run();
+  EXPECT_EQ(result(tr, t).values, (std::vector<double>{1, 2.5, 1, -0.0}));
+  EXPECT_EQ(result(tr, t).strides, (std::vector<std::int64_t>{2, 1}));
+  EXPECT_EQ(result(tr, t).version, 0);  // C++'s torch::tensor of braced lists says 4
+  EXPECT_TRUE(result(tr, t).is_leaf);
+  EXPECT_TRUE(result(tr, t).requires_grad);
+}
+
 // One step of every op in the table, on an input it accepts: the dispatch covers the whole table.
 TEST(OracleBackend, EveryOpRuns) {
   Builder b;
@@ -43,9 +64,7 @@ TEST(OracleBackend, EveryOpRuns) {
   a.strides = {3, 1};
   a.requires_grad = true;
   int x = with(OpId::Rand, {}, a);
-  Attrs empty_rand;
-  empty_rand.sizes = {0, 3};
-  empty_rand.strides = {3, 1};
+  Attrs empty_rand{.sizes = {0, 3}, .strides = {3, 1}};
   int e0 = with(OpId::Rand, {}, empty_rand);
   Attrs f;
   f.sizes = {2, 3};
@@ -53,6 +72,7 @@ TEST(OracleBackend, EveryOpRuns) {
   int ones = with(OpId::Ones, {}, f);
   f.scalar = float_scalar(1.5);
   int full = with(OpId::Full, {}, f);
+  with(OpId::Tensor, {}, literal_list());
   Attrs r;
   r.end = 6;
   r.dtype = DType::Int64;

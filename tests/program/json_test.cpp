@@ -60,6 +60,12 @@ Attrs attrs_for(const OpSpec& op) {
       case Attr::Device: a.device = Device::CUDA; break;
       case Attr::LikeDevice: a.like_device = Device::CUDA; break;
       case Attr::High: a.high = 65505; break;
+      case Attr::LiteralSizes: a.sizes = {2, 2}; break;
+      // Each kind, and the values only a kind-tagged scalar keeps apart: -0, NaN.
+      case Attr::Elements:
+        a.elements = {{Scalar::Kind::Int, 3}, {Scalar::Kind::Float, -0.0}, {Scalar::Kind::Bool, 1},
+                      {Scalar::Kind::Float, std::numeric_limits<double>::quiet_NaN()}};
+        break;
     }
   }
   return a;
@@ -170,6 +176,24 @@ TEST(JsonProgram, AnAbsentBooleanAttributeIsFalse) {
   EXPECT_EQ(program_from_json(j), p);
   j["steps"][1]["attrs"]["create_graph"] = "yes";
   expect_error(j, {"create_graph", "true or false"});
+}
+
+// A literal list holds one element per element of its sizes, and only sizes Python can nest.
+TEST(ProgramJson, LiteralListMatchesItsSizes) {
+  Program p;
+  Step t;
+  t.op = OpId::Tensor;
+  t.attrs.sizes = {2, 0};
+  p.steps.push_back(t);
+  json j = to_json(p);
+  EXPECT_EQ(program_from_json(j), p);
+  j["steps"][0]["attrs"]["elements"].push_back({{"kind", "int"}, {"value", 1}});
+  expect_error(j, {"step 0", "elements", "has 1 elements", "sizes [2, 0] has 0"});
+  j["steps"][0]["attrs"]["sizes"] = {0, 1};
+  expect_error(j, {"step 0", "sizes [0, 1]", "only the last can be 0"});
+  j["steps"][0]["attrs"]["sizes"] = {1};
+  j["steps"][0]["attrs"]["elements"][0]["kind"] = "complex";
+  expect_error(j, {"elements\"[0]", "complex"});
 }
 
 // Devices are named, not numbered: "cpu" or "cuda", and null for a _like factory's device=None. Programs written

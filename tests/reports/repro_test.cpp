@@ -2,6 +2,7 @@
 // no_grad and raised-step wrappers appear, literals are spelled the way each language needs.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <regex>
 
 #include "program/content.h"
@@ -63,6 +64,7 @@ TEST(Repro, EveryOpPrintsWithoutPlaceholders) {
     s.attrs.strides = {60, 20, 5, 1};
     s.attrs.dims = {0, 1};
     s.attrs.scalar = {Scalar::Kind::Float, 2.0};
+    s.attrs.elements.assign(120, Scalar{Scalar::Kind::Int, 1});  // a literal list of those sizes
     p.steps.push_back(s);
     // The steps only: the show() helpers' own braces (Python f-strings) are not placeholders.
     std::string cpp = cpp_repro(p), py = python_repro(p);
@@ -112,6 +114,27 @@ TEST(Repro, DeepcopyRecipeOnlyWhereUsed) {
   const std::string cpp = cpp_repro(p);
   EXPECT_TRUE(contains(cpp, "torch::Tensor parity_deepcopy(const torch::Tensor& x, DeepcopyMemo& memo) {"));
   EXPECT_TRUE(contains(cpp, "parity_deepcopy(v0, memo0)"));
+}
+
+// A literal list is nested as Python writes it, and passed flat to the C++ recipe, printed only where used.
+TEST(Repro, LiteralListIsNestedInPythonAndFlatInCpp) {
+  Program p;
+  p.steps.push_back(rand_step({2}, {1}));
+  EXPECT_FALSE(contains(cpp_repro(p), "parity_tensor"));
+  Step t = step(OpId::Tensor, {});
+  t.attrs.sizes = {2, 2};
+  t.attrs.elements = {{Scalar::Kind::Int, 1}, {Scalar::Kind::Float, -0.5}, {Scalar::Kind::Bool, 1},
+                      {Scalar::Kind::Float, std::numeric_limits<double>::infinity()}};
+  p.steps.push_back(t);
+  const std::string cpp = cpp_repro(p), py = python_repro(p);
+  EXPECT_TRUE(contains(cpp, "torch::Tensor parity_tensor(const std::vector<c10::Scalar>& elements")) << cpp;
+  EXPECT_TRUE(contains(cpp, "parity_tensor(std::vector<c10::Scalar>{1, -0.5, true, "
+                            "std::numeric_limits<double>::infinity()}, {2, 2}, torch::kFloat32, torch::kCPU, false)"))
+      << cpp;
+  EXPECT_TRUE(contains(py, "torch.tensor([[1, -0.5], [True, float('inf')]], dtype=torch.float32")) << py;
+  p.steps[1].attrs.sizes = {};
+  p.steps[1].attrs.elements.resize(1);
+  EXPECT_TRUE(contains(python_repro(p), "torch.tensor(1, dtype=")) << python_repro(p);
 }
 
 TEST(Repro, RandDataIsTheSeededContent) {
