@@ -84,8 +84,11 @@ class Taint {
     const OpSpec& op = spec(step.op);
     if (op.runs_backward) {
       backward(step, index, session);
-      // autograd.grad's result is the gradient that reached its operand 1.
-      if (op.has_value()) tainted_[index] = grad_tainted_[step.inputs.at(1)];
+      if (!op.has_value()) return;
+      // autograd.grad's result is the gradient that reached its operand 1; under create_graph its history is the
+      // graph it came through, whose saved values a backward from it reads (its operands over-approximate it).
+      tainted_[index] = grad_tainted_[step.inputs.at(1)];
+      record_history(step, index, session);
       return;
     }
     // .grad as a value: reading it gives what the gradient holds; assigning makes the gradient what was assigned.

@@ -200,5 +200,22 @@ TEST(Taint, AnInPlaceOpThatRaisesBeforeWritingTaintsNothing) {
   EXPECT_TRUE(obs(tr.steps.at(add), e).values_defined);
 }
 
+// autograd.grad under create_graph returns a gradient with history: a backward from it, seeded with samples,
+// reaches the leaves of the graph it came through, whose gradients are then undefined.
+TEST(Taint, AnUndefinedSeedReachesThroughACreateGraphGradient) {
+  Builder b;
+  int x = b.rand({2}, DType::Float32, true);
+  int y = b.scalar_op(OpId::MulScalar, x, Scalar{Scalar::Kind::Float, 2.0});
+  program::Attrs create;
+  create.create_graph = true;
+  int g = b.step(OpId::AutogradGradOutputs, {y, x, y}, create);
+  int seed = b.step(OpId::RandLike, {x});
+  int bw = b.step(OpId::BackwardGrad, {g, seed});
+  Trace tr = b.run();
+  ASSERT_EQ(tr.steps.at(bw).status, StepObs::Status::Ok) << tr.steps.at(bw).message;
+  ASSERT_TRUE(obs(tr.steps.at(bw), x).grad);
+  EXPECT_TRUE(obs(tr.steps.at(bw), x).grad->values.empty());
+}
+
 }  // namespace
 }  // namespace parity::judge
