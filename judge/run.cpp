@@ -1,6 +1,7 @@
 #include "judge/backend.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "judge/schema_check.h"
 #include "program/internal_assert.h"
@@ -69,6 +70,14 @@ class Taint {
       taint_aliases(step.inputs[0], index, session);
   }
 
+  // Called before a step runs: an out= form may resize its out, and a shrunk out keeps, past its new elements, the
+  // storage it had (as_strided reads it), so the write does not make it defined.
+  void before(const Step& step, Session& session) {
+    out_numel_before_.reset();
+    if (!spec(step.op).out_of || !session.has_value(step.inputs.at(0))) return;
+    out_numel_before_ = session.values(step.inputs[0]).size();  // not observe(): reading grad_fn may change it
+  }
+
   // Called after a step succeeded and before anything is observed.
   void update(const Step& step, int index, Session& session) {
     update_values(step, index, session);
@@ -134,6 +143,7 @@ class Taint {
                                          (op.writes == Writes::Result &&
                                           std::none_of(step.inputs.begin() + 1, step.inputs.end(),
                                                        [&](int in) { return tainted_[in]; })));
+    if (overwrite && out_numel_before_) overwrite = session.values(index).size() >= *out_numel_before_;
     if (overwrite) {
       tainted_[step.inputs[0]] = false;
       tainted_[index] = false;
@@ -294,6 +304,7 @@ class Taint {
   std::vector<std::vector<int>> reads_;    // node -> the values its derivative reads
   std::vector<bool> read_undefined_copy_;  // node -> it saved a copy of a value while that was undefined
   std::vector<bool> derivative_undefined_;  // node -> its derivative writes through overlapping memory
+  std::optional<std::size_t> out_numel_before_;  // before() of an out= step: its out's element count
 };
 
 // The smallest live value id (up to `upto`) whose `key_of` is `key`; -1 when none.
@@ -399,6 +410,7 @@ Trace run(Backend& backend, const Program& program, KeepValues keep) {
     try {
       session->will_run(step, i, reads_of(step, i, schema, *session));
       schema.before(step, *session, defined);
+      taint.before(step, *session);
       session->execute(step, i);
     } catch (const SessionLost&) {
       throw;

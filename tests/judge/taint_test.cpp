@@ -217,5 +217,28 @@ TEST(Taint, AnUndefinedSeedReachesThroughACreateGraphGradient) {
   EXPECT_TRUE(obs(tr.steps.at(bw), x).grad->values.empty());
 }
 
+// An out= form that shrinks its out writes every new element, but past them the storage keeps what it held:
+// undefined samples stay undefined for whatever reads that storage (as_strided); an out it does not resize is
+// wholly written, and compared again.
+TEST(Taint, AnOutShrunkByItsOpKeepsItsUndefinedStorage) {
+  Builder b;
+  int samples = b.step(OpId::RandnLike, {b.rand({2, 3}, DType::Float32, false)});
+  int same = b.step(OpId::RandnLike, {b.rand({2}, DType::Float32, false)});
+  program::Attrs two;
+  two.end = 2;
+  int ar = b.step(OpId::Arange, {}, two);
+  int shrink = b.step(OpId::ExpOut, {samples, ar});  // out first, as an in-place op's destination
+  int kept = b.step(OpId::ExpOut, {same, ar});
+  program::Attrs whole;
+  whole.sizes = {3, 2};
+  whole.strides = {2, 1};
+  int read = b.step(OpId::AsStrided, {samples}, whole);
+  Trace tr = b.run();
+  EXPECT_FALSE(result(tr, read).values_defined);
+  EXPECT_FALSE(obs(tr.steps.at(shrink), samples).values_defined);
+  EXPECT_TRUE(obs(tr.steps.at(kept), same).values_defined);
+  EXPECT_EQ(obs(tr.steps.at(kept), same).values.size(), 2u);
+}
+
 }  // namespace
 }  // namespace parity::judge
