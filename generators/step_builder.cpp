@@ -318,7 +318,10 @@ bool StepBuilder::loses_rounding(const Step& s) const {
   // An out= form computes its op on the operands after out.
   const std::size_t first = program::spec(s.op).out_of ? 1 : 0;
   const OpId computes = program::spec(s.op).out_of.value_or(s.op);
-  if ((computes == OpId::Div || computes == OpId::Div_) && rounded(first + 1)) return true;
+  // A quotient of rounded operands: a rounded denominator near zero, or a rounded numerator over a zero, where
+  // a last-bit difference is the one between 0/0 (NaN) and a tiny value over 0 (inf).
+  if ((computes == OpId::Div || computes == OpId::Div_) && (rounded(first) || rounded(first + 1))) return true;
+  if ((s.op == OpId::DivScalar || s.op == OpId::DivScalar_) && s.attrs.scalar.value == 0 && rounded(0)) return true;
   // ... and casts it into out's dtype: a rounded operand's error judged at another dtype's tolerance, or
   // truncated to an integer.
   if (first == 1 && state_.live(s.inputs[0])) {

@@ -10,6 +10,7 @@
 #include "generators/program_state.h"
 #include "generators/program_text.h"
 #include "generators/shrink.h"
+#include "generators/step_builder.h"
 #include "generators/strides.h"
 #include "program/program_builder.h"
 #include "program/splitmix.h"
@@ -463,6 +464,26 @@ TEST(LayoutTest, RandomLayoutForKeepsSizes) {
     ASSERT_EQ(l.sizes, sizes);
     ASSERT_EQ(l.strides.size(), sizes.size());
   }
+}
+
+// A quotient amplifies a rounded operand where a value is zero: a rounded numerator (a mean that cancels to 0
+// on one backend and 2e-9 on the other) over a zero is NaN against inf. The generator makes no division with a
+// rounded operand on either side, nor by a zero scalar; an exact one divides as any op.
+TEST(StepBuilderTest, NoQuotientOfARoundedOperand) {
+  Rng rng(3);
+  GenConfig cfg;
+  StepBuilder g(rng, cfg, 16);
+  program::Attrs sizes;
+  sizes.sizes = {3};
+  const int exact = g.append({OpId::Ones, {}, sizes, true});
+  const int rounded = g.append({OpId::Exp, {exact}, {}, true});
+  EXPECT_TRUE(g.admits({OpId::Div, {exact, exact}, {}, true}));
+  EXPECT_FALSE(g.admits({OpId::Div, {rounded, exact}, {}, true}));
+  EXPECT_FALSE(g.admits({OpId::Div, {exact, rounded}, {}, true}));
+  program::Attrs zero;
+  zero.scalar = {program::Scalar::Kind::Bool, 0};
+  EXPECT_FALSE(g.admits({OpId::DivScalar, {rounded}, zero, true}));
+  EXPECT_TRUE(g.admits({OpId::DivScalar, {exact}, zero, true}));
 }
 
 }  // namespace

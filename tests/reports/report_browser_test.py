@@ -25,7 +25,7 @@ import tempfile
 HOSTILE = ('</script><img src=x onerror="document.documentElement.setAttribute(\'data-pwned\',\'1\')">'
            '<script>document.documentElement.setAttribute(\'data-pwned\',\'2\')</script>\'"&amp;')
 PLANTED_ENTRY = {
-    "signature": "neg:status:*",
+    "signature": "neg:*",
     "reason": "Planted on purpose (PARITY_PLANT=neg=error): the expected group of this test. " + HOSTILE,
     "libtorch_min": "1.13.0", "libtorch_max": "99.0.0", "expires": "2099-01-01"}
 # The project's own ledger comes too, so that a real divergence of the oracle the campaign happens to meet (which
@@ -138,10 +138,14 @@ def write_ledger(tmp):
 
 
 def expected_groups(sections):
-    """The page's expected groups, checked: the planted neg group and its hostile copy, never mul or transpose."""
+    """The page's expected groups, checked: every neg group (the planted error's, as a status or as a category
+    where LibTorch raises too, and the hostile copy), never mul or transpose."""
     expected = [a for _, a, _ in sections if a.get("data-expected") == "1"]
     planted = [a for a in expected if a.get("data-op") == "neg"]
-    check(len(planted) == 2, "the ledger's neg:status group and its hostile copy are expected (%d)" % len(planted))
+    neg = [a for _, a, _ in sections if a.get("data-op") == "neg"]
+    check(len(planted) >= 2 and len(planted) == len(neg),
+          "every neg group, the planted one and its hostile copy among them, is expected (%d of %d)"
+          % (len(planted), len(neg)))
     check(not [a for a in expected if a.get("data-op") in ("mul", "transpose")],
           "the planted mul and transpose groups are not expected")
     return expected
@@ -164,7 +168,7 @@ def test(parity, browser, out_dir, tmp):
         return 1
 
     # The hostile finding: a copy of a neg:status one under another category, so it forms its own group (which
-    # the ledger's neg:status:* still matches). Signatures and kinds are typed (judge/signature.h), so markup
+    # the ledger's neg:* still matches). Signatures and kinds are typed (judge/signature.h), so markup
     # can only reach the free-text fields.
     hostile = json.loads(json.dumps(neg[0]))
     hostile["signature"] = "neg:status:shape"
