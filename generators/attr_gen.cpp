@@ -7,6 +7,7 @@
 #include "generators/boundary_values.h"
 #include "generators/layout_gen.h"
 #include "program/internal_assert.h"
+#include "program/json.h"
 
 namespace parity::generators {
 
@@ -197,7 +198,17 @@ bool splits_by_lengths(const Draw& d) { return d.spec.multi_output && d.spec.rea
 
 // ---- drawing a valid value, one rule per attribute (program/attrs.def names each)
 
-void draw_sizes(Draw& d, Attrs& a) { a.sizes = random_shape(d.rng); }
+// Now and then a factory's shape is at the element cap a program may hold (program::kMaxNumel) or just below it,
+// in one to five dims: where LibTorch splits its work among threads and vector lanes and reduces in chunks
+// (at::internal::GRAIN_SIZE, cascade sums), and where parity's own limits (summarised values, the JSON reader's
+// cap) hold. Rare: a case over a million elements costs hundreds of small ones.
+std::vector<std::int64_t> cap_shape(Rng& rng) {
+  constexpr std::int64_t cap = program::kMaxNumel;
+  return rng.pick(std::vector<std::vector<std::int64_t>>{
+      {cap}, {cap - 1}, {1024, cap / 1024}, {3, cap / 3}, {1, cap}, {16, 16, 64, cap / 16384}, {4, 16, 16, 32, cap / 32768}});
+}
+
+void draw_sizes(Draw& d, Attrs& a) { a.sizes = d.rng.chance(kCapShapeShare) ? cap_shape(d.rng) : random_shape(d.rng); }
 void draw_view_sizes(Draw& d, Attrs& a) { a.sizes = view_sizes(d.rng, d.in[0].sizes); }
 void draw_expand_sizes(Draw& d, Attrs& a) { a.sizes = expand_sizes(d.rng, d.in[0].sizes); }
 
@@ -253,7 +264,7 @@ void draw_start(Draw& d, Attrs& a) {
 
 void draw_end(Draw& d, Attrs& a) {
   if (d.op == OpId::Arange) {
-    a.end = d.rng.range(0, 12);
+    a.end = d.rng.chance(kCapShapeShare) ? program::kMaxNumel - d.rng.below(2) : d.rng.range(0, 12);
     return;
   }
   std::int64_t n = size_at(d.in, a.dim);

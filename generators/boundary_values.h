@@ -9,6 +9,9 @@ namespace parity::generators {
 
 // The share of drawn scalars that come from the edges below rather than the small range.
 inline constexpr double kBoundaryScalarShare = 0.08;
+// The share of factory shapes (and arange ends) drawn at the element cap a program may hold (attr_gen.cpp
+// cap_shape) rather than small.
+inline constexpr double kCapShapeShare = 0.0002;
 
 // What the scalar becomes. Stored: the value itself lands in elements (fill_, full, masked_fill_). Computed: it
 // meets the elements in arithmetic (add, mul, pow, clamp bounds). There a large finite scalar scales last-bit

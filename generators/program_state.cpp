@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "generators/strides.h"
+#include "program/json.h"
 #include "program/internal_assert.h"
 
 namespace parity::generators {
@@ -68,6 +69,9 @@ std::optional<Meta> ProgramState::infer(const Step& step, StepInfo& info) const 
   }
   auto out = op.infer(metas, step.attrs);
   info.table_ok = out.has_value();
+  // A result past the element cap makes a program the JSON reader refuses, and a case must replay (a worker
+  // reads it as JSON): near-cap factories (draw_sizes) must not grow past it.
+  if (out && !program::within_numel_limit(out->sizes)) info.undefined = true;
   return out;
 }
 

@@ -229,6 +229,8 @@ Device parse_device_field(const Obj& o, std::string_view key) {
 
 }  // namespace
 
+bool within_numel_limit(const std::vector<std::int64_t>& sizes) { return bounded_numel(sizes).has_value(); }
+
 bool within_dims_limit(const Step& step) {
   for (Attr a : spec(step.op).attrs) {
     const AttrSpec& as = attr_spec(a);

@@ -23,6 +23,9 @@ inline constexpr std::size_t kMaxSteps = 4096;
 // Whether `step`'s int-list attributes are within kMaxDims, so that program_from_json reads back what to_json
 // writes of it. The generator makes only such steps: a finding must replay, and a worker reads its cases as JSON.
 bool within_dims_limit(const Step& step);
+// Whether a tensor of `sizes` is within kMaxNumel elements (negative sizes count as none, down to -kMaxNumel), so
+// that a program making it reads back: the generator makes no step whose result is past it.
+bool within_numel_limit(const std::vector<std::int64_t>& sizes);
 
 nlohmann::json to_json(const Program&);
 Program program_from_json(const nlohmann::json&);  // throws JsonError

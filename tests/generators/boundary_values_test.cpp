@@ -6,9 +6,13 @@
 #include <cmath>
 #include <set>
 
+#include "generators/attr_gen.h"
 #include "generators/boundary_values.h"
+#include "generators/program_state.h"
 #include "generators/program_gen.h"
+#include "program/json.h"
 #include "program/op_table.h"
+#include "program/program_builder.h"
 
 namespace parity::generators {
 namespace {
@@ -53,6 +57,32 @@ TEST(BoundaryValues, ProgramsReachTheEdges) {
   EXPECT_TRUE(nan);
   EXPECT_TRUE(negative_zero);
   EXPECT_TRUE(int32_edge);
+}
+
+// A factory's shape is now and then at the element cap a program may hold, never past it, and a step whose result
+// would be past it (an expand of such a tensor) is never generated: every program reads back.
+TEST(BoundaryValues, FactoryShapesReachTheCapAndNoResultPassesIt) {
+  Rng rng(11);
+  int at_cap = 0;
+  for (int i = 0; i < 40000; ++i) {
+    const program::Attrs a = valid_attrs(rng, program::OpId::Zeros, {}, 0, false);
+    ASSERT_TRUE(program::within_numel_limit(a.sizes)) << program::render_ints(a.sizes);
+    std::int64_t n = 1;
+    for (auto s : a.sizes) n *= s;
+    at_cap += n >= program::kMaxNumel - 1;
+  }
+  EXPECT_GT(at_cap, 0);
+  program::ProgramBuilder b;
+  program::Attrs cap;
+  cap.sizes = {1, program::kMaxNumel};
+  const int big = b.step(program::OpId::Zeros, {}, cap);
+  ProgramState state;
+  for (const auto& s : b.program().steps) state.append(s);
+  program::Attrs twice;
+  twice.sizes = {2, program::kMaxNumel};
+  EXPECT_TRUE(state.check({program::OpId::Expand, {big}, twice, true}).undefined);
+  twice.sizes = {1, program::kMaxNumel};
+  EXPECT_FALSE(state.check({program::OpId::Expand, {big}, twice, true}).undefined);
 }
 
 }  // namespace
