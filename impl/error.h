@@ -20,7 +20,7 @@ enum class ErrorKind {
 // IndexError (an index tensor's) as well as with a plain Error.
 // RuntimeError: a plain std::runtime_error, which LibTorch throws outside c10's checks (a view's size inference,
 // a scalar's overflow check).
-enum class ErrorClass { Error, IndexError, ValueError, TypeError, NotImplementedError, RuntimeError };
+enum class ErrorClass { Error, IndexError, ValueError, TypeError, NotImplementedError, RuntimeError, LogicError };
 
 class Error : public std::runtime_error {
  public:

@@ -19,4 +19,10 @@ inline ErrorClass plain_runtime_error_class(TorchVersion release) {
 }
 inline ErrorClass plain_runtime_error_class() { return plain_runtime_error_class(followed_release()); }
 
+// AccumulateGrad's refusal of a leaf that has a grad_fn since its graph was made: a std::logic_error in 1.13
+// (VersionGate::PlainRuntimeErrorsAreChecks).
+inline ErrorClass moved_leaf_error_class() {
+  return follows(VersionGate::PlainRuntimeErrorsAreChecks) ? ErrorClass::Error : ErrorClass::LogicError;
+}
+
 }  // namespace parity::impl

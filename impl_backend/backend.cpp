@@ -130,6 +130,7 @@ jd::ExceptionType to_program(ErrorClass c) {
     case ErrorClass::TypeError: return jd::ExceptionType::TypeError;
     case ErrorClass::NotImplementedError: return jd::ExceptionType::NotImplementedError;
     case ErrorClass::RuntimeError: return jd::ExceptionType::RuntimeError;
+    case ErrorClass::LogicError: return jd::ExceptionType::LogicError;
   }
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }

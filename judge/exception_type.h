@@ -16,6 +16,7 @@ namespace parity::judge {
   X(LinAlgError, "c10::LinAlgError")                 /* TORCH_CHECK_LINALG */             \
   X(OutOfMemoryError, "c10::OutOfMemoryError")       /* a failed allocation */            \
   X(RuntimeError, "std::runtime_error") /* thrown outside c10's checks (InferSize, checked_convert) */ \
+  X(LogicError, "std::logic_error")     /* thrown outside c10's checks (1.13's AccumulateGrad) */     \
   X(Other, "other")              /* a class not named here: no c10::Error, or a subclass not listed */
 
 enum class ExceptionType {

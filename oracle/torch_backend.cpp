@@ -259,9 +259,10 @@ class TorchSession final : public judge::Session {
       throw;  // a bug in this adapter, not LibTorch's behaviour
     } catch (const std::exception& e) {
       std::string msg = e.what();
-      throw StepError(judge::classify_torch_message(msg), msg,
-                      typeid(e) == typeid(std::runtime_error) ? judge::ExceptionType::RuntimeError
-                                                              : judge::ExceptionType::Other);
+      const auto type = typeid(e) == typeid(std::runtime_error) ? judge::ExceptionType::RuntimeError
+                        : typeid(e) == typeid(std::logic_error)   ? judge::ExceptionType::LogicError
+                                                                  : judge::ExceptionType::Other;
+      throw StepError(judge::classify_torch_message(msg), msg, type);
     }
   }
 

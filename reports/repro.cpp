@@ -224,7 +224,8 @@ std::string_view python_exception(const std::optional<judge::ExceptionType>& typ
   if (!type) return "(RuntimeError, IndexError, ValueError, TypeError)";
   switch (*type) {
     case judge::ExceptionType::Error:
-    case judge::ExceptionType::RuntimeError: return "RuntimeError";
+    case judge::ExceptionType::RuntimeError:
+    case judge::ExceptionType::LogicError: return "RuntimeError";
     case judge::ExceptionType::IndexError: return "IndexError";
     case judge::ExceptionType::ValueError: return "ValueError";
     case judge::ExceptionType::TypeError: return "TypeError";

@@ -24,10 +24,11 @@
 //      (coverage guidance's share and counts); a version 8 finding reads as generated, a run.json as unguided.
 //  10: a raised step of a trace has `exception` (the C++ class thrown: judge/exception_type.h), and a divergence
 //      may be of kind `exception_type`; a version 9 trace reads as one whose backends named no class.
+//  11: an `exception` may be std::logic_error (1.13's AccumulateGrad), which version 10 called `other`.
 #pragma once
 
 namespace parity::reports {
 
-inline constexpr int kReportSchemaVersion = 10;
+inline constexpr int kReportSchemaVersion = 11;
 
 }  // namespace parity::reports

@@ -90,7 +90,8 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   auto impl = leaf_.lock();
   if (!impl) return {};
   Tensor var(impl);
-  PARITY_CHECK(!grad_fn(var), ErrorKind::Argument, "leaf variable has been moved into the graph interior");
+  if (grad_fn(var))
+    fail(ErrorKind::Argument, "leaf variable has been moved into the graph interior", moved_leaf_error_class());
   if (!requires_grad(var)) return {};
   Tensor new_grad = std::move(grads[0]);
   auto& m = materialize(var);

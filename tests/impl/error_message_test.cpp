@@ -150,8 +150,9 @@ TEST(ErrorMessage, BothSavedOperandsModifiedReportsSelf) {
 
 // The checks that throw another class than c10::Error, one of each: a dim out of range (TORCH_CHECK_INDEX), a
 // view's size inference (std::runtime_error in 1.13, a TORCH_CHECK since), neg of a bool tensor (a TORCH_CHECK
-// in 1.13, TORCH_CHECK_NOT_IMPLEMENTED since), a fill value past float16's range (c10's std::runtime_error) and a
-// second backward through CopySlices (std::runtime_error in 1.13).
+// in 1.13, TORCH_CHECK_NOT_IMPLEMENTED since), a fill value past float16's range (c10's std::runtime_error), a
+// second backward through CopySlices (std::runtime_error in 1.13) and a leaf that gained a grad_fn after its graph
+// was made (AccumulateGrad's std::logic_error in 1.13).
 TEST(ErrorMessage, EachClassOfException) {
   {
     program::ProgramBuilder b;
@@ -182,6 +183,18 @@ TEST(ErrorMessage, EachClassOfException) {
     const int s = b.unary(OpId::Sum, y);
     b.backward(s);
     b.backward(s);
+    expect_same_error(b);
+  }
+  {
+    program::ProgramBuilder b;
+    const int x = b.rand({2}, program::DType::Float32, /*requires_grad=*/true);
+    const int d = b.binary(OpId::Sub, x, x);
+    program::Attrs off;
+    b.step(OpId::RequiresGrad_, {x}, off);
+    // x, d's leaf, now has MulBackward0; w is outside d's graph, so no node keeps x alive through it (a cycle
+    // LibTorch itself would leak).
+    b.binary(OpId::Mul_, x, b.rand({2}, program::DType::Float32, /*requires_grad=*/true));
+    b.backward(b.unary(OpId::Sum, d));
     expect_same_error(b);
   }
 }
