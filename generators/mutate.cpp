@@ -108,15 +108,37 @@ bool edge_scalar_of(StepBuilder& gen, Step& next) {
   return true;
 }
 
+// A 0-dim tensor of another dtype than operand 0 in a later operand's place: type promotion ranks it as a
+// scalar's category (a float64 one keeps float32 arithmetic in float32), and an in-place op may refuse the result
+// type (an int tensor's add_ of a float one). A combination no recipe reaches often: about one case in 10^6.
+bool zero_dim_operand(StepBuilder& gen, Step& next) {
+  if (next.inputs.size() < 2 || !gen.state().live(next.inputs[0])) return false;
+  const program::DType own = gen.meta(next.inputs[0]).dtype;
+  std::vector<program::DType> others;
+  for (program::DType d : program::kAllDTypes)
+    if (d != own) others.push_back(d);
+  const program::DType dtype = gen.rng().pick(others);
+  const int zero_dim = gen.emit(OpId::Full, {}, [dtype](program::Attrs& a) {
+    a.sizes = {};
+    a.dtype = dtype;
+    a.requires_grad = a.requires_grad && program::is_floating(dtype);
+  });
+  if (zero_dim < 0) return false;
+  next.inputs[1 + static_cast<std::size_t>(gen.rng().below(static_cast<std::int64_t>(next.inputs.size()) - 1))] =
+      zero_dim;
+  return true;
+}
+
 // The steps a mutation may change or put steps before: any for most, those reading a scalar for EdgeScalar,
-// the backwards (else any) for WriteBefore.
+// those of two operands or more for ZeroDimOperand, the backwards (else any) for WriteBefore.
 std::vector<int> points(const Program& p, Mutation m) {
   std::vector<int> out;
   for (int i = 0; i < static_cast<int>(p.steps.size()); ++i) {
     const program::OpSpec& op = program::spec(p.steps[static_cast<std::size_t>(i)].op);
-    if (m == Mutation::EdgeScalar ? op.reads(program::Attr::Scalar)
-                                  : m != Mutation::WriteBefore || op.runs_backward)
-      out.push_back(i);
+    const bool fits = m == Mutation::EdgeScalar       ? op.reads(program::Attr::Scalar)
+                      : m == Mutation::ZeroDimOperand ? op.arity >= 2
+                                                      : m != Mutation::WriteBefore || op.runs_backward;
+    if (fits) out.push_back(i);
   }
   if (out.empty() && m == Mutation::WriteBefore)
     for (int i = 1; i <= static_cast<int>(p.steps.size()); ++i) out.push_back(i);
@@ -138,6 +160,7 @@ std::optional<Program> mutate_with(const Program& p, Mutation m, Rng& rng, const
       case Mutation::RetainView: return retain_view(g);
       case Mutation::WriteBefore: return write_before(g);
       case Mutation::EdgeScalar: return next && edge_scalar_of(g, *next);
+      case Mutation::ZeroDimOperand: return next && zero_dim_operand(g, *next);
       case Mutation::Extend: break;
     }
     PARITY_HARNESS_UNREACHABLE("extend is applied without a point of change");
@@ -146,8 +169,8 @@ std::optional<Program> mutate_with(const Program& p, Mutation m, Rng& rng, const
 
 std::optional<Program> mutate(const Program& p, Rng& rng, const GenConfig& cfg) {
   const bool grows = static_cast<int>(p.steps.size()) + kMostInserted <= cfg.max_steps + kGrowthSteps;
-  static const double weights[kMutationCount] = {3, 3, 2, 2, 2};
-  static const double no_growth[kMutationCount] = {0, 0, 0, 0, 1};
+  static const double weights[kMutationCount] = {3, 3, 2, 2, 2, 2};
+  static const double no_growth[kMutationCount] = {0, 0, 0, 0, 1, 0};
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     const auto m = static_cast<Mutation>(rng.weighted(grows ? weights : no_growth));
     // A mutation may give the program back (an edge the scalar already was): that is no mutant.

@@ -19,8 +19,9 @@ enum class Mutation {
   WriteBefore,  // an in-place write into an earlier step's operand, just before a later step (a backward, when the
                 // program has one): a second saved tensor modified, a base written under a retained view
   EdgeScalar,   // one step's scalar moved to an edge of its dtype (generators/boundary_values.h)
+  ZeroDimOperand,  // one step's operand after the first replaced by a fresh 0-dim tensor of another dtype
 };
-inline constexpr int kMutationCount = 5;
+inline constexpr int kMutationCount = 6;
 
 // A mutant has at most GenConfig::max_steps plus this many steps; a program with no room left for a mutation's
 // steps only has a scalar changed. A case's cost grows faster than its length (every step observes every live

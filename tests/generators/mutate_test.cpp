@@ -149,5 +149,27 @@ TEST(Mutate, EdgeScalarChangesOneScalarOnly) {
   EXPECT_GT(changed, 0);
 }
 
+// ZeroDimOperand puts one fresh 0-dim tensor in, of another dtype than the operand 0 of the step that now reads it
+// in a later operand's place.
+TEST(Mutate, ZeroDimOperandPutsAZeroDimTensorOfAnotherDtypeIn) {
+  const auto made = mutants(Mutation::ZeroDimOperand);
+  ASSERT_FALSE(made.empty());
+  for (const auto& [p, q] : made) {
+    ASSERT_EQ(q.steps.size(), p.steps.size() + 1);
+    const auto full = std::find_if(q.steps.begin(), q.steps.end(), [&](const program::Step& s) {
+      return s.op == OpId::Full && s.attrs.sizes.empty() &&
+             std::count(q.steps.begin(), q.steps.end(), s) > std::count(p.steps.begin(), p.steps.end(), s);
+    });
+    ASSERT_NE(full, q.steps.end()) << program::to_json(q).dump();
+    const int z = static_cast<int>(full - q.steps.begin());
+    const auto reader = std::find_if(full + 1, q.steps.end(), [&](const program::Step& s) {
+      return std::find(s.inputs.begin() + 1, s.inputs.end(), z) != s.inputs.end();
+    });
+    ASSERT_NE(reader, q.steps.end()) << program::to_json(q).dump();
+    const program::Step& operand0 = q.steps[static_cast<std::size_t>(reader->inputs[0])];
+    if (program::spec(operand0.op).reads(program::Attr::DType)) EXPECT_NE(operand0.attrs.dtype, full->attrs.dtype);
+  }
+}
+
 }  // namespace
 }  // namespace parity::generators
