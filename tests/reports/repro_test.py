@@ -140,7 +140,8 @@ def parse_output(text):
         if g and last and shows.get(last):
             shows[last]["grad"] = {"sizes": ints(g.group(1)), "strides": ints(g.group(2)), "values": numbers(g.group(3))}
             continue
-        r = re.match(r"^step (\d+) raised: (.*)$", line)
+        # C++: "step 3 raised: MESSAGE"; Python names the class it caught: "step 3 raised IndexError: MESSAGE".
+        r = re.match(r"^step (\d+) raised(?: [\w.]+)?: (.*)$", line)
         if r:
             raised[int(r.group(1))] = r.group(2)
     return shows, raised
