@@ -55,11 +55,23 @@ void sum(const kernels::SumCall& c) {
   for_each_run(c.outer, [&](const std::int64_t* off, std::int64_t n, const std::int64_t* s) {
     for (std::int64_t r = 0; r < n; ++r) {
       const T* first = in + off[1] + r * s[1];
+      Out& o = out[off[0] + r * s[0]];
+      if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+        if (c.round_each_run) {
+          Out total = Out(0.0f);
+          for_each_run(c.inner, [&](const std::int64_t* ioff, std::int64_t m, const std::int64_t* is) {
+            const float run = static_cast<float>(Op::project(sum_run(first + ioff[0], m, is[0])));
+            total = Out(static_cast<float>(total) + run);
+          });
+          o = total;
+          continue;
+        }
+      }
       typename Op::acc_t acc = 0;
       for_each_run(c.inner, [&](const std::int64_t* ioff, std::int64_t m, const std::int64_t* is) {
         acc = Op::combine(acc, sum_run(first + ioff[0], m, is[0]));
       });
-      out[off[0] + r * s[0]] = Op::project(acc);
+      o = Op::project(acc);
     }
   });
 }

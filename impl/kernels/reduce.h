@@ -38,6 +38,10 @@ struct SumCall {
   Geometry inner;  // over the summed elements of one output; operand: the input
   void* out = nullptr;
   const void* in = nullptr;
+  // CPU only, float16 and bfloat16 (VersionGate::ReducedFloatSumsAccumulateInFloat): each run of inner's
+  // innermost dim is summed in float, rounded, and added into the output's running total in the element type,
+  // rounded again, the runs in inner's order, as LibTorch's cascade_sum stores them before release 2.3.
+  bool round_each_run = false;
 };
 
 inline namespace PARITY_KERNEL_ISA {

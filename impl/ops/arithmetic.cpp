@@ -580,7 +580,7 @@ Tensor reduce_values(const Tensor& x, const std::vector<bool>& mask, bool keepdi
   for (std::size_t i = 0; i < mask.size(); ++i)
     if (mask[i]) keep[i] = 1;
   Tensor out = empty(keep, out_type, MemoryFormat::Contiguous, x.device());
-  ops::sum_kernel(out, x, mask);
+  ops::sum_kernel(out, x, mask, keepdim);
   if (keepdim) return out;
   Dims shape;
   for (std::size_t i = 0; i < mask.size(); ++i)

@@ -509,7 +509,51 @@ void addcmul_kernel(const Tensor& out, const Tensor& self, const Tensor& t1, con
   launch(c, out);
 }
 
-void sum_kernel(const Tensor& out, const Tensor& x, const std::vector<bool>& reduce) {
+namespace {
+// Before VersionGate::ReducedFloatSumsAccumulateInFloat: the groups LibTorch's CPU TensorIterator walks a
+// reduction's reduced dims in, fastest first, where it keeps two or more (none otherwise; then one store per
+// output rounds once, as a float sum does). reorder_dimensions puts the reduced dims (the output's stride 0)
+// before the kept ones, ordered by the input's strides; coalesce_dimensions merges neighbours that step as one
+// run. `out_strides`: the output as TensorIterator sees it, 0 on every reduced dim of size > 1 (broadcast) and,
+// without keepdim, on those of size 1 too (review_reduce_result).
+struct ReducedGroup {
+  std::int64_t size, stride;
+};
+std::vector<ReducedGroup> separately_stored_groups(const Tensor& x, const Dims& out_strides) {
+  const Dims& shape = x.sizes();
+  const Dims& in = x.strides();
+  const std::size_t n = shape.size();
+  std::vector<std::size_t> perm = sort_dims(n, [&](std::size_t d0, std::size_t d1) {
+    const std::int64_t o0 = out_strides[d0], o1 = out_strides[d1];
+    if ((o0 == 0) != (o1 == 0)) return o1 == 0 ? 1 : -1;  // reduced dims first
+    for (const Dims* st : {&out_strides, &in}) {
+      const std::int64_t s0 = (*st)[d0], s1 = (*st)[d1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (shape[d0] > shape[d1]) return 1;
+    }
+    return 0;
+  });
+  std::vector<std::int64_t> size(n), so(n), si(n);
+  for (std::size_t j = 0; j < n; ++j) size[j] = shape[perm[j]], so[j] = out_strides[perm[j]], si[j] = in[perm[j]];
+  std::size_t prev = 0;
+  for (std::size_t d = 1; d < n; ++d) {
+    if (size[prev] == 1 || size[d] == 1 || (size[prev] * so[prev] == so[d] && size[prev] * si[prev] == si[d])) {
+      if (size[prev] == 1) so[prev] = so[d], si[prev] = si[d];
+      size[prev] *= size[d];
+    } else if (++prev != d) {
+      size[prev] = size[d], so[prev] = so[d], si[prev] = si[d];
+    }
+  }
+  std::vector<ReducedGroup> groups;
+  for (std::size_t j = 0; n > 0 && j <= prev && so[j] == 0; ++j) groups.push_back({size[j], si[j]});
+  if (groups.size() < 2) groups.clear();
+  return groups;
+}
+}  // namespace
+
+void sum_kernel(const Tensor& out, const Tensor& x, const std::vector<bool>& reduce, bool keepdim) {
   PARITY_INTERNAL_ASSERT(
       out.device() == x.device() && out.storage().host_addressable() == x.storage().host_addressable(),
       "sum_kernel within one device and one kind of memory");
@@ -532,6 +576,23 @@ void sum_kernel(const Tensor& out, const Tensor& x, const std::vector<bool>& red
   const bool fits = kernels::make_geometry(static_cast<int>(rank), outer_sizes.data(), 2, outer_st, c.outer) &&
                     kernels::make_geometry(static_cast<int>(rank), inner_sizes.data(), 1, inner_st, c.inner);
   PARITY_INTERNAL_ASSERT(fits, "more than " + std::to_string(kernels::kMaxDims) + " dims remain after coalescing");
+  if (out.device().type == DeviceType::CPU && (x.dtype() == ScalarType::Float16 || x.dtype() == ScalarType::BFloat16) &&
+      x.numel() > 0 && !follows(VersionGate::ReducedFloatSumsAccumulateInFloat)) {
+    Dims seen(rank);
+    for (std::size_t d = 0; d < rank; ++d)
+      seen[d] = reduce[d] && (x.sizes()[d] != 1 || !keepdim) ? 0 : out.strides()[d];
+    const std::vector<ReducedGroup> groups = separately_stored_groups(x, seen);
+    if (!groups.empty()) {
+      // The slowest group outermost: the runs of groups[0] are stored with groups[1] fastest, then groups[2], ...
+      Dims sizes, strides;
+      for (auto g = groups.rbegin(); g != groups.rend(); ++g) sizes.push_back(g->size), strides.push_back(g->stride);
+      const std::int64_t* st[] = {strides.data()};
+      const bool walked = kernels::make_geometry(static_cast<int>(sizes.size()), sizes.data(), 1, st, c.inner);
+      PARITY_INTERNAL_ASSERT(walked && c.inner.ndim == static_cast<int>(groups.size()),
+                             "reduced groups TensorIterator keeps apart stay apart");
+      c.round_each_run = true;
+    }
+  }
   switch (out.device().type) {
     case DeviceType::CPU: return cpu::run_sum(c);
     case DeviceType::CUDA: return cuda::run_sum(c, out);

@@ -116,8 +116,9 @@ void threshold_backward_kernel(const Tensor& out, const Tensor& grad, const Tens
 // Matrix product out = a @ b of 2-d operands, or of 3-d ones batch by batch, all of out's dtype (no checks; an
 // empty inner dimension writes zeros).
 void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b);
-// Sum over `reduce` dims (mask), output laid out as `out` (keepdim shape).
-void sum_kernel(const Tensor& out_keepdim, const Tensor& x, const std::vector<bool>& reduce);
+// Sum over `reduce` dims (mask), output laid out as `out` (keepdim shape). `keepdim`: what the op was asked for,
+// which decides how LibTorch 1.13's iterator orders size-1 reduced dims (VersionGate::ReducedFloatSumsAccumulateInFloat).
+void sum_kernel(const Tensor& out_keepdim, const Tensor& x, const std::vector<bool>& reduce, bool keepdim);
 
 // The dtypes an ATen kernel's dispatch macro leaves out, on each device, and the name its error gives:
 // "\"kernel\" not implemented for 'Half'". The CPU kernels of LibTorch 1.13 leave out Half in the vml unary

@@ -240,5 +240,46 @@ TEST(ImplKernels, SumsAgreeAcrossExecutorsAndBuilds) {
   }
 }
 
+// A float16 or bfloat16 sum that LibTorch's iterator walks as two or more groups of reduced dims: before 2.3
+// (VersionGate::ReducedFloatSumsAccumulateInFloat) each run of the fastest group is rounded into a running total
+// of the element type, since then it is summed in float and rounded once. Values from pytorch#83149 and the
+// 1.13.1 and 2.3.0 wheels.
+TEST(ImplKernels, ReducedFloatSumsRoundEachRunBeforeRelease2_3) {
+  struct Case {
+    const char* what;
+    Tensor x;
+    Dims dims;
+    bool keepdim;
+    double before, since;
+  };
+  auto sliced = [] { return narrow(from_values({128, 128, 0, 9, 1, 1.0 / 256, 0, 9}, {2, 4}, ScalarType::BFloat16), 1, 0, 3); };
+  for (ScalarType t : {ScalarType::BFloat16, ScalarType::Float16}) {
+    TargetTorchVersionGuard made(TorchVersion{2, 15});
+    const std::vector<Case> cases = {
+        // ones(10,13,3,3).transpose(2,3): 130 runs of 3 each output; bfloat16 stalls at 432, float16 does not.
+        {"transposed", transpose(ones({10, 13, 3, 3}, t), 2, 3), {0, 1, 2}, false,
+         t == ScalarType::BFloat16 ? 432 : 390, 390},
+        // Contiguous, but dims 0 and 2 are apart: 300 runs of 2.0 each output.
+        {"apart", ones({300, 4, 2}, t), {0, 2}, true, t == ScalarType::BFloat16 ? 512 : 600, 600},
+        // One group: a single store, rounded once in every release.
+        {"one group", ones({2, 4, 300}, t), {0, 2}, false, 600, 600},
+    };
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(c.what) + (t == ScalarType::BFloat16 ? " bfloat16" : " float16"));
+      for (const auto& [release, want] : {std::pair{TorchVersion{1, 13}, c.before}, {TorchVersion{2, 3}, c.since}}) {
+        TargetTorchVersionGuard g(release);
+        for (double v : sum(c.x, c.dims, c.keepdim).to_vector()) EXPECT_EQ(v, want);
+      }
+    }
+  }
+  // Two rows of a sliced bfloat16 tensor: 256 + bf16(1 + 2^-8) rounds to 256 in two steps, 257.0039 to 258 in one.
+  {
+    TargetTorchVersionGuard g(TorchVersion{1, 13});
+    EXPECT_EQ(sum(sliced()).to_vector(), std::vector<double>{256});
+  }
+  TargetTorchVersionGuard g(TorchVersion{2, 15});
+  EXPECT_EQ(sum(sliced()).to_vector(), std::vector<double>{258});
+}
+
 }  // namespace
 }  // namespace parity::impl
