@@ -75,8 +75,10 @@ options:
   --guided-share F share of cases that run a mutant of a corpus program once the corpus has one (default
                    0.05; 0: the generator's programs alone). The corpus holds the programs that reached a
                    coverage key first; a mutation adds one situation on another tensor or role (a view, a
-                   sibling, a copy or .grad as an operand, retain_grad on a view, a write before a backward,
-                   a scalar at its dtype's edge, more steps). Findings say which cases were mutants (origin)
+                   sibling, a copy or .grad as an operand, an alias of the destination as a source, a 0-dim
+                   operand of another dtype, retain_grad on a view a step reads, a write into what a step or a
+                   backward reads, a scalar at its dtype's edge, more steps). Findings say which cases were
+                   mutants (origin)
   --corpus DIR     keep the corpus across campaigns: DIR's programs (*.json, as `parity run` reads) run first
                    as they are, then are mutated; a complete campaign adds its new corpus programs and its
                    unexpected findings' shrunk programs to DIR

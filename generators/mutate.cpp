@@ -17,7 +17,7 @@ using program::Step;
 
 namespace {
 
-constexpr int kMostInserted = 2;  // the most steps a mutation other than Extend puts in: a view and its retain_grad
+constexpr int kMostInserted = 3;  // the most steps a mutation other than Extend puts in: a view, its retain_grad, a write
 constexpr int kAttempts = 4;     // mutations drawn before mutate gives up
 
 // Steps a mutation may put in: before step `at` of the program (its size: after the last), given that step
@@ -71,26 +71,59 @@ int alias_of(StepBuilder& gen, int x) {
 
 bool swap_operand(StepBuilder& gen, Step& next) {
   if (next.inputs.empty()) return false;
-  int& slot = next.inputs[static_cast<std::size_t>(gen.rng().below(static_cast<std::int64_t>(next.inputs.size())))];
-  if (!gen.state().live(slot)) return false;
-  const int alias = alias_of(gen, slot);
-  if (alias < 0 || alias == slot) return false;
+  // Now and then a later operand becomes an alias of operand 0: an in-place op whose source shares the
+  // destination's storage (PyTorch's overlap checks, or a kernel that reads what it has already written).
+  const bool shared = next.inputs.size() >= 2 && gen.rng().chance(0.3);
+  const auto slot_at = shared ? 1 + gen.rng().below(static_cast<std::int64_t>(next.inputs.size()) - 1)
+                              : gen.rng().below(static_cast<std::int64_t>(next.inputs.size()));
+  int& slot = next.inputs[static_cast<std::size_t>(slot_at)];
+  const int of = shared ? next.inputs[0] : slot;
+  if (!gen.state().live(of)) return false;
+  const int alias = alias_of(gen, of);
+  if (alias < 0 || alias == of) return false;
   slot = alias;
   return true;
 }
 
-bool retain_view(StepBuilder& gen) {
-  std::vector<int> rg;
-  for (int id : gen.live())
-    if (gen.meta(id).requires_grad) rg.push_back(id);
-  if (rg.empty()) return false;
-  const int x = gen.rng().pick(rg);
-  const int v = gen.view_of(x);  // x itself when no view op fits it
-  return v >= 0 && v != x && gen.emit(OpId::RetainGrad, {v}) >= 0;
+// retain_grad on a view that the next step reads, so that a later backward through it fills its .grad: a view
+// the program made, or a new view of an operand requiring grad put in that operand's place. Half the time its
+// storage is then written through its base (the tensor retained stays the view): retain_grad on a view × a
+// write to its base × a backward. With no next step, or none reading a tensor requiring grad, a new view of any
+// such value is retained.
+bool retain_view(StepBuilder& gen, Step* next) {
+  std::vector<std::size_t> slots;
+  for (std::size_t k = 0; next && k < next->inputs.size(); ++k)
+    if (gen.state().live(next->inputs[k]) && gen.meta(next->inputs[k]).requires_grad) slots.push_back(k);
+  if (slots.empty()) {
+    std::vector<int> rg;
+    for (int id : gen.live())
+      if (gen.meta(id).requires_grad) rg.push_back(id);
+    if (rg.empty()) return false;
+    const int x = gen.rng().pick(rg);
+    const int v = gen.view_of(x);  // x itself when no view op fits it
+    return v >= 0 && v != x && gen.emit(OpId::RetainGrad, {v}) >= 0;
+  }
+  int& slot = next->inputs[gen.rng().pick(slots)];
+  int v = slot;
+  if (!gen.state().value(v).view || gen.state().value(v).leaf) {
+    v = gen.view_of(slot, true, true);
+    if (v < 0 || v == slot) return false;
+  }
+  if (gen.emit(OpId::RetainGrad, {v}) < 0) return false;
+  slot = v;
+  if (gen.rng().chance(0.5)) gen.write(gen.state().value(v).base, true);  // refused (a leaf's): no write, as is
+  return true;
 }
 
-// A write into a value an earlier step read (a tensor a node may have saved).
-bool write_before(StepBuilder& gen) {
+// A write before the next step: into what it reads (or the base of a view it reads), a view × an earlier write
+// to its storage; before a backward, into any value an earlier step read, a tensor a node may have saved.
+bool write_before(StepBuilder& gen, const Step* next) {
+  if (next && !program::spec(next->op).runs_backward && !next->inputs.empty()) {
+    const int x = gen.rng().pick(next->inputs);
+    if (!gen.state().live(x)) return false;
+    const ValueInfo& v = gen.state().value(x);
+    return gen.write(v.view && gen.rng().chance(0.5) ? v.base : x, true) >= 0;
+  }
   std::vector<int> read;
   for (const Step& s : gen.program().steps)
     for (int in : s.inputs)
@@ -129,19 +162,24 @@ bool zero_dim_operand(StepBuilder& gen, Step& next) {
   return true;
 }
 
-// The steps a mutation may change or put steps before: any for most, those reading a scalar for EdgeScalar,
-// those of two operands or more for ZeroDimOperand, the backwards (else any) for WriteBefore.
-std::vector<int> points(const Program& p, Mutation m) {
+// The steps a mutation may change or put steps before: those reading a scalar for EdgeScalar, those of two
+// operands or more for ZeroDimOperand, those reading a tensor for WriteBefore (half the time only the backwards,
+// where the program has some: a second saved tensor modified), any for the others (and the end, for RetainView).
+std::vector<int> points(const Program& p, Mutation m, Rng& rng) {
+  const bool backwards_only = m == Mutation::WriteBefore && rng.chance(0.5) &&
+                              std::any_of(p.steps.begin(), p.steps.end(), [](const Step& s) {
+                                return program::spec(s.op).runs_backward;
+                              });
   std::vector<int> out;
   for (int i = 0; i < static_cast<int>(p.steps.size()); ++i) {
-    const program::OpSpec& op = program::spec(p.steps[static_cast<std::size_t>(i)].op);
+    const Step& s = p.steps[static_cast<std::size_t>(i)];
+    const program::OpSpec& op = program::spec(s.op);
     const bool fits = m == Mutation::EdgeScalar       ? op.reads(program::Attr::Scalar)
                       : m == Mutation::ZeroDimOperand ? op.arity >= 2
-                                                      : m != Mutation::WriteBefore || op.runs_backward;
+                      : m == Mutation::WriteBefore    ? !s.inputs.empty() && (!backwards_only || op.runs_backward)
+                                                      : true;
     if (fits) out.push_back(i);
   }
-  if (out.empty() && m == Mutation::WriteBefore)
-    for (int i = 1; i <= static_cast<int>(p.steps.size()); ++i) out.push_back(i);
   if (m == Mutation::RetainView) out.push_back(static_cast<int>(p.steps.size()));
   return out;
 }
@@ -151,14 +189,14 @@ std::vector<int> points(const Program& p, Mutation m) {
 std::optional<Program> mutate_with(const Program& p, Mutation m, Rng& rng, const GenConfig& cfg) {
   if (m == Mutation::Extend)
     return rebuild(p, rng, cfg, static_cast<int>(p.steps.size()), [](StepBuilder& g, Step*) { return extend(g); });
-  const std::vector<int> at = points(p, m);
+  const std::vector<int> at = points(p, m, rng);
   if (at.empty()) return std::nullopt;
   const int where = rng.pick(at);
   return rebuild(p, rng, cfg, where, [m](StepBuilder& g, Step* next) {
     switch (m) {
       case Mutation::SwapOperand: return next && swap_operand(g, *next);
-      case Mutation::RetainView: return retain_view(g);
-      case Mutation::WriteBefore: return write_before(g);
+      case Mutation::RetainView: return retain_view(g, next);
+      case Mutation::WriteBefore: return write_before(g, next);
       case Mutation::EdgeScalar: return next && edge_scalar_of(g, *next);
       case Mutation::ZeroDimOperand: return next && zero_dim_operand(g, *next);
       case Mutation::Extend: break;

@@ -14,10 +14,12 @@ namespace parity::generators {
 
 enum class Mutation {
   Extend,       // more steps after the last: a recipe and random steps
-  SwapOperand,  // one step's operand replaced by a view of it, a sibling view, a copy (clone, detach) or its .grad
-  RetainView,   // retain_grad on a new view of a value requiring grad
-  WriteBefore,  // an in-place write into an earlier step's operand, just before a later step (a backward, when the
-                // program has one): a second saved tensor modified, a base written under a retained view
+  SwapOperand,  // one step's operand replaced by a view of it, a sibling view, a copy (clone, detach) or its .grad;
+                // or a later operand by such an alias of operand 0 (a source sharing the destination's storage)
+  RetainView,   // retain_grad on a view a step then reads (one it read, or a new view in an operand's place), and
+                // now and then a write to its base after it
+  WriteBefore,  // an in-place write just before a step: into what it reads or that view's base (a view × a write to
+                // its storage), or before a backward into an earlier step's operand (a second saved tensor modified)
   EdgeScalar,   // one step's scalar moved to an edge of its dtype (generators/boundary_values.h)
   ZeroDimOperand,  // one step's operand after the first replaced by a fresh 0-dim tensor of another dtype
 };

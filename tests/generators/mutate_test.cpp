@@ -104,6 +104,20 @@ TEST(Mutate, SwapOperandPutsOneAliasInAndUsesIt) {
   }
 }
 
+// Now and then the alias put in stands in a later operand for operand 0: an in-place source sharing the
+// destination's storage.
+TEST(Mutate, SwapOperandSometimesSharesOperandZerosStorage) {
+  std::size_t shared = 0;
+  for (const auto& [p, q] : mutants(Mutation::SwapOperand))
+    for (std::size_t a = 0; a < q.steps.size(); ++a) {
+      if (q.steps[a].inputs.empty() || !is_p_reading_alias(p, q, static_cast<int>(a))) continue;
+      for (const program::Step& s : q.steps)
+        for (std::size_t k = 1; k < s.inputs.size(); ++k)
+          shared += s.inputs[k] == static_cast<int>(a) && s.inputs[0] == q.steps[a].inputs[0];
+    }
+  EXPECT_GT(shared, 0u);
+}
+
 TEST(Mutate, RetainViewRetainsAViewsGrad) {
   const auto made = mutants(Mutation::RetainView);
   ASSERT_FALSE(made.empty());
@@ -120,6 +134,44 @@ TEST(Mutate, RetainViewRetainsAViewsGrad) {
       if (retains(s)) on_view = on_view || info.value(s.inputs[0]).view;
     EXPECT_TRUE(on_view);
   }
+}
+
+// The view retained is read by a step after it (so a later backward through that step fills its .grad), as a rule.
+TEST(Mutate, RetainViewRetainsAViewALaterStepReads) {
+  const auto made = mutants(Mutation::RetainView);
+  std::size_t read_later = 0;
+  for (const auto& [p, q] : made) {
+    for (std::size_t i = 0; i < q.steps.size(); ++i) {
+      if (q.steps[i].op != OpId::RetainGrad) continue;
+      const int v = q.steps[i].inputs[0];
+      const bool read = std::any_of(q.steps.begin() + static_cast<std::ptrdiff_t>(i) + 1, q.steps.end(),
+                                    [&](const program::Step& s) {
+                                      return std::find(s.inputs.begin(), s.inputs.end(), v) != s.inputs.end();
+                                    });
+      if (read && std::count(p.steps.begin(), p.steps.end(), q.steps[i]) == 0) ++read_later;
+    }
+  }
+  EXPECT_GT(read_later, made.size() / 2) << "of " << made.size() << " mutants";
+}
+
+// Some writes land on what the very next step reads, or on the base of a view it reads: a view × a write to its
+// storage.
+TEST(Mutate, WriteBeforeWritesWhatTheNextStepReads) {
+  const auto made = mutants(Mutation::WriteBefore);
+  std::size_t aimed = 0;
+  for (const auto& [p, q] : made) {
+    ProgramState state;
+    for (const auto& s : q.steps) state.append(s);
+    for (std::size_t i = 0; i + 1 < q.steps.size(); ++i) {
+      if (!program::spec(q.steps[i].op).is_inplace() || q.steps[i].inputs.empty()) continue;
+      const int w = q.steps[i].inputs[0];
+      const auto& next = q.steps[i + 1].inputs;
+      aimed += std::any_of(next.begin(), next.end(), [&](int in) {
+        return in == w || (state.value(in).view && state.value(in).base == w);
+      });
+    }
+  }
+  EXPECT_GT(aimed, made.size() / 4) << "of " << made.size() << " mutants";
 }
 
 TEST(Mutate, WriteBeforeAddsAnInPlaceWrite) {
