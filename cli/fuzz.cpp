@@ -73,7 +73,7 @@ options:
                    budget.max_findings says why it ended early)
   -x, --exitfirst  stop at the first unexpected finding (--max-findings 1)
   --guided-share F share of cases that run a mutant of a corpus program once the corpus has one (default
-                   0.05; 0: the generator's programs alone). The corpus holds the programs that reached a
+                   0.08; 0: the generator's programs alone). The corpus holds the programs that reached a
                    coverage key first; a mutation adds one situation on another tensor or role (a view, a
                    sibling, a copy or .grad as an operand, an alias of the destination as a source, a 0-dim
                    operand of another dtype, retain_grad on a view a step reads, a write into what a step or a
