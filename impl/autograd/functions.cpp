@@ -60,10 +60,12 @@ namespace {
 // variable's strides there) does not obey it.
 bool obeys_layout_contract(const Tensor& grad, const Tensor& var) {
   if (var.is_non_overlapping_and_dense()) {
-    if (grad.dim() > var.dim()) return false;
+    // LibTorch compares strides only on the gradient's dims of size > 1, by index: a gradient of more dims than
+    // the variable (its shape changed after the node was made: a resize through out=) obeys where those are all
+    // 1. One that is not would have LibTorch read past the variable's strides: refused here.
     for (std::size_t i = 0; i < grad.sizes().size(); ++i) {
       if (grad.sizes()[i] != 1) {
-        if (grad.strides()[i] != var.strides()[i]) return false;
+        if (i >= var.strides().size() || grad.strides()[i] != var.strides()[i]) return false;
       } else if (grad.strides()[i] == 0) {
         return false;
       }

@@ -666,6 +666,20 @@ TEST_F(CreateGraph, LeafGradIsCopiedThenSummedOutOfPlace) {
   EXPECT_EQ(second.to_vector(), (std::vector<double>{6, 12}));
 }
 
+// A leaf resized after its AccumulateGrad was made (an out= into it) still takes its gradient as the graph made
+// it: obeys_layout_contract looks only at the gradient's dims of size > 1, so a [1, 1, 1, 1] gradient is stolen
+// as it is, where a copy into the leaf's [3] would refuse the shapes.
+TEST_F(ImplAutograd, ALeafResizedSinceItsGraphTakesTheGradientAsItIs) {
+  Tensor x = full({1, 1, 1, 1}, Scalar::of(0.5), ScalarType::Float32, /*requires_grad=*/true);
+  Tensor y = mul(x, Scalar::of(3.0));
+  Tensor z = zeros({3}, ScalarType::Float32);
+  eq_out(x, z, z);
+  ASSERT_EQ(x.sizes(), (Dims{3}));
+  backward(y, false);
+  EXPECT_EQ(grad(x).sizes(), (Dims{1, 1, 1, 1}));
+  EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{3}));
+}
+
 // A saved output comes back with its node as grad_fn: exp's derivative grad * result, recorded, has an edge to
 // ExpBackward0 itself, so the second backward runs it again (d/dx e^x e^x... through the saved result), and
 // reaches a freed node when the first backward did not retain the graph.
