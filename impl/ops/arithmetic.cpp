@@ -48,12 +48,33 @@ ScalarType compute_type(BinaryOp op, ScalarType result) {
   return op == BinaryOp::Div && !is_floating(result) ? kDefaultFloat : result;
 }
 
+// Whether the kernel reads the second operand in float (VersionGate::ReducedFloatScalarOperandInOpmath):
+// LibTorch's CPU mul and div of a float16 or bfloat16 result take a one-element second operand's original value
+// (TensorIterator's original_scalar_value<opmath_t>) rather than its conversion to that dtype.
+bool reads_operand_in_opmath(BinaryOp op, ScalarType t, Device d, std::int64_t numel) {
+  return (op == BinaryOp::Mul || op == BinaryOp::Div) && (t == ScalarType::Float16 || t == ScalarType::BFloat16) &&
+         d.type == DeviceType::CPU && numel == 1 && follows(VersionGate::ReducedFloatScalarOperandInOpmath);
+}
+
+// out (of t) = a op b computed in float, a first rounded to t as TensorIterator's conversion does, b's original
+// value converted to float: only the result is rounded.
+void binary_in_opmath(BinaryOp op, const Tensor& out, const Tensor& a, ScalarType t, const Tensor& b) {
+  Tensor wide = Tensor::allocate_uninitialized(out.layout(), ScalarType::Float32, out.device());
+  ops::binary_kernel(op, wide, converted(converted(a, t), ScalarType::Float32),
+                     ops::kernel_operand(converted(b, ScalarType::Float32), out.device()));
+  ops::copy_kernel(out, wide);
+}
+
 // out = a op b of the broadcast shape, b given in the compute dtype t (cb), on device d.
 Tensor binary_values(BinaryOp op, const Dims& shape, const Tensor& a, const Tensor& b, const Tensor& cb, ScalarType t,
                      Device d) {
   Tensor ca = converted(a, t);
   Tensor out = Tensor::allocate_uninitialized(
       ops::elementwise_layout(shape, {&ops::iterator_input_layout(ca, a), &ops::iterator_input_layout(cb, b)}), t, d);
+  if (reads_operand_in_opmath(op, t, d, b.numel())) {
+    binary_in_opmath(op, out, ca, t, b);
+    return out;
+  }
   ops::binary_kernel(op, out, ops::kernel_operand(std::move(ca), d), ops::kernel_operand(cb, d));
   return out;
 }
@@ -74,16 +95,21 @@ Tensor binary_values(BinaryOp op, const Tensor& a, Scalar s) {
   const Operand oa{a, false};
   const ScalarType t = compute_type(op, ops::result_type({&oa}, s));
   const Tensor cs = ops::wrap_scalar(s, t);
-  return binary_values(op, a.sizes(), a, cs, cs, t, a.device());
+  // The wrapped number as the kernel reads it in float, where it does (reads_operand_in_opmath).
+  const bool wide = reads_operand_in_opmath(op, t, a.device(), 1);
+  return binary_values(op, a.sizes(), a, wide ? ops::wrap_scalar(s, ScalarType::Float32) : cs, cs, t, a.device());
 }
 
 // self op= other, other given in the compute dtype t (cother) after its own checks: the result type must cast to
-// self's dtype.
-void binary_inplace_values(BinaryOp op, const Tensor& self, ScalarType t, const Tensor& cother, Device d) {
+// self's dtype. `other`: as given (a wrapped number converted to float where reads_operand_in_opmath).
+void binary_inplace_values(BinaryOp op, const Tensor& self, ScalarType t, const Tensor& cother, Device d,
+                           const Tensor& other) {
   PARITY_CHECK(can_cast(t, self.dtype()), ErrorKind::DType,
         "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
             std::string(type_name(self.dtype())));
-  if (t == self.dtype()) {
+  if (reads_operand_in_opmath(op, t, d, other.numel())) {
+    binary_in_opmath(op, self, self, t, other);
+  } else if (t == self.dtype()) {
     ops::binary_kernel(op, self, self, ops::kernel_operand(cother, d));
   } else {
     Tensor tmp = Tensor::allocate_uninitialized(Layout::dense(self.sizes()), t, d);
@@ -101,7 +127,7 @@ void binary_inplace_values(BinaryOp op, const Tensor& self, const Tensor& other)
   const Device d = ops::common_device(&self, {&other}, /*allow_cpu_scalars=*/true);
   const Operand oself{self, false}, oother{other, false};
   const ScalarType t = compute_type(op, ops::result_type({&oself, &oother}));
-  binary_inplace_values(op, self, t, converted(other, t), d);
+  binary_inplace_values(op, self, t, converted(other, t), d, other);
 }
 
 // The wrapped number is a fresh CPU scalar: it overlaps nothing (self still must not overlap itself), broadcasts to
@@ -111,7 +137,9 @@ void binary_inplace_values(BinaryOp op, const Tensor& self, Scalar s) {
   ops::check_no_overlap(self, {});
   const Operand oself{self, false};
   const ScalarType t = compute_type(op, ops::result_type({&oself}, s));
-  binary_inplace_values(op, self, t, ops::wrap_scalar(s, t), self.device());
+  const Tensor cs = ops::wrap_scalar(s, t);
+  const bool wide = reads_operand_in_opmath(op, t, self.device(), 1);
+  binary_inplace_values(op, self, t, cs, self.device(), wide ? ops::wrap_scalar(s, ScalarType::Float32) : cs);
 }
 
 Derivative node_of(BinaryOp op, bool scalar) {

@@ -115,6 +115,33 @@ TEST_F(ImplScalarEdges, TheTopOfAnIntegralRangeIsPerRelease) {
   EXPECT_EQ(kind_of([&] { fill_(i32, Scalar::of(-2147483648.5)); }), ErrorKind::Argument);
 }
 
+// A float16 result's mul and div by a one-element second operand of another dtype: 1.13 converts the operand to
+// float16 first (2^31 becomes inf, 0.1 becomes 0.0999756), 2.1 on reads its original value in float
+// (ReducedFloatScalarOperandInOpmath) and rounds only the result. The probe values of the 1.13.1 and 2.1.0 wheels.
+TEST_F(ImplScalarEdges, AHalfProductReadsAOneElementSecondOperandInFloatSince2_1) {
+  auto run = [] {
+    const Tensor x = values({0, 1e-5, 2}, ScalarType::Float16), y = values({3, 7, 11}, ScalarType::Float16);
+    const Tensor big = full({}, Scalar::of(2147483648.0), ScalarType::Float32);
+    Tensor inplace = clone(x);
+    mul_(inplace, big);
+    return std::vector<std::vector<double>>{
+        mul(x, big).to_vector(),   div(x, full({}, Scalar::of(1 / 2147483648.0), ScalarType::Float32)).to_vector(),
+        inplace.to_vector(),       mul(x, Scalar::of(2147483648.0)).to_vector(),
+        mul(y, Scalar::of(0.1)).to_vector(), mul(big, x).to_vector()};
+  };
+  const auto old = run();
+  for (std::size_t i : {0, 1, 2, 3, 5}) {
+    EXPECT_TRUE(std::isnan(old[i][0])) << i;
+    EXPECT_EQ(old[i][1], INFINITY) << i;
+  }
+  EXPECT_EQ(old[4], (std::vector<double>{0.2998046875, 0.69970703125, 1.099609375}));
+  TargetTorchVersionGuard release(TorchVersion{2, 15});
+  const auto now = run();
+  for (std::size_t i : {0, 1, 2, 3}) EXPECT_EQ(now[i], (std::vector<double>{0, 21504, INFINITY})) << i;
+  EXPECT_EQ(now[4], (std::vector<double>{0.300048828125, 0.7001953125, 1.099609375}));
+  EXPECT_TRUE(std::isnan(now[5][0])) << "a one-element first operand is converted in every release";
+}
+
 // torch.tensor of a literal list stores each element as Python does: cast into a float dtype, checked into an
 // integral one (Python's names), nonzero into bool; nothing is a write, so the version is 0.
 TEST_F(ImplScalarEdges, LiteralListElementsAreStoredAsPythonStoresThem) {
