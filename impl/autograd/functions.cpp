@@ -56,13 +56,11 @@ AccumulateGrad::AccumulateGrad(const Tensor& leaf) : Node(UINT64_MAX), leaf_(lea
 
 namespace {
 // The gradient layout contract (torch/csrc/autograd/utils/grad_layout_contract.h). It compares the strides of
-// grad's dims; a leaf whose set_data gave it fewer dims than its old gradient has (LibTorch reads past the
-// variable's strides there) does not obey it.
+// grad's dims of size > 1, by index: a gradient of more dims than a leaf resized since its graph was made (set_data,
+// an out=) obeys where those extra dims are 1; one of size > 1 there would have LibTorch read past the variable's
+// strides, and does not obey it here.
 bool obeys_layout_contract(const Tensor& grad, const Tensor& var) {
   if (var.is_non_overlapping_and_dense()) {
-    // LibTorch compares strides only on the gradient's dims of size > 1, by index: a gradient of more dims than
-    // the variable (its shape changed after the node was made: a resize through out=) obeys where those are all
-    // 1. One that is not would have LibTorch read past the variable's strides: refused here.
     for (std::size_t i = 0; i < grad.sizes().size(); ++i) {
       if (grad.sizes()[i] != 1) {
         if (i >= var.strides().size() || grad.strides()[i] != var.strides()[i]) return false;
