@@ -11,7 +11,7 @@ bool use_avx2() {
     const char* asked = std::getenv("ATEN_CPU_CAPABILITY");
     if (asked && std::string_view(asked) == "default") return false;
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
+    return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0;
   }();
   return avx2;
 }

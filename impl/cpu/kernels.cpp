@@ -1,6 +1,6 @@
 // The CPU build of impl/kernels, compiled once per instruction set: CMake builds this file with
-// -DPARITY_CPU_CAPABILITY=baseline and again with =avx2 (and -mavx2), each with -O3 and -ffp-contract=off, so that
-// no build fuses a multiply and an add the others round twice.
+// -DPARITY_CPU_CAPABILITY=baseline and again with =avx2 (and -mavx2 -mfma), each with -O3 and -ffp-contract=off,
+// so that no build fuses a multiply and an add the others round twice.
 #include <cstdint>
 
 #include "impl/cpu/executor.h"

@@ -222,11 +222,18 @@ template <typename T, ResultBackward Op>
 struct ResultBackwardFn {
   // grad * (1 - y) * y and grad * (1 - y * y), rounded once; but sigmoid's float16 kernel computes in c10::Half,
   // rounding after each operation (as 2.15 does; 1.13 has no float16 sigmoid on the CPU to differentiate).
+  // tanh's 1 - y * y is one fused multiply-add in LibTorch: the compilers contract ATen's `1 - b * b` (GCC for
+  // its AVX2 kernels, nvcc by default), and near saturation, where 1 - y * y cancels, rounding y * y first
+  // moves the gradient by up to half an ulp of 1, many ulps of the result.
   PARITY_HOST_DEVICE T operator()(T g, T y) const {
     if constexpr (std::is_same_v<T, bool>) return g;  // sigmoid and tanh results are floating
     else if constexpr (std::is_same_v<T, Half> && Op == ResultBackward::Sigmoid) return T(T(g * T(T(1) - y)) * y);
     else if constexpr (Op == ResultBackward::Sigmoid) return static_cast<T>(g * (T(1) - y) * y);
-    else return static_cast<T>(g * (T(1) - y * y));
+    else {
+      using C = std::conditional_t<std::is_same_v<T, double>, double, float>;  // the 16-bit types compute in float
+      const C yc = static_cast<C>(y);
+      return static_cast<T>(static_cast<C>(g) * std::fma(-yc, yc, C(1)));
+    }
   }
 };
 

@@ -305,6 +305,21 @@ TEST_F(ImplPointwise, GradFnsAndGradients) {
                 std::vector<double>(7, 0));
 }
 
+// Near saturation 1 - y * y cancels, and LibTorch computes it as one fused multiply-add: the float gradient is
+// 1 - y^2 rounded once. Double computes that exactly (a float's square fits in one, and Sterbenz's lemma makes the
+// difference exact); rounding y * y to float first would miss it by hundreds of ulps (at tanh(4): 0.0013408661
+// against LibTorch's 0.0013408931).
+TEST_F(ImplPointwise, TanhsGradientRoundsOneMinusTheSquareOnce) {
+  for (const std::vector<double>& in : {std::vector<double>{4}, {2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6, 6.5, 7}}) {
+    Tensor x = leaf(in);
+    Tensor y = tanh(x);
+    backward(sum(y));
+    std::vector<double> want;
+    for (double v : y.to_vector()) want.push_back(static_cast<float>(1 - v * v));
+    EXPECT_EQ(grad(x).to_vector(), want);
+  }
+}
+
 // log is float32 std::log elementwise (integers computed as float32); its gradient grad / self reads the input.
 TEST_F(ImplPointwise, LogValuesDtypesAndGradient) {
   const std::vector<double> in = {0.25, 0.5, 1, 2, 3};
