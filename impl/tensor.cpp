@@ -1,5 +1,7 @@
 #include "impl/tensor.h"
 
+#include <algorithm>
+
 #include "impl/autograd/meta.h"
 #include "impl/cpu/loops.h"
 #include "impl/cuda/cuda_runtime.h"
@@ -58,7 +60,19 @@ Tensor Tensor::over(const Storage& storage, const Layout& layout, ScalarType dty
 }
 
 Tensor Tensor::alias() const {
-  return Tensor(make_rc<TensorImpl>(impl_->storage, impl_->layout, impl_->dtype, impl_->version));
+  Tensor t(make_rc<TensorImpl>(impl_->storage, impl_->layout, impl_->dtype, impl_->version));
+  t.copy_stride_slots(*this);  // shallow_copy_and_detach copies SizesAndStrides whole
+  return t;
+}
+
+std::optional<std::int64_t> Tensor::stride_slot(std::size_t i) const {
+  if (i < strides().size()) return strides()[i];
+  if (i >= kStrideSlots) return std::nullopt;
+  return (impl_->past_strides ? *impl_->past_strides : kFreshStrideSlots)[i];
+}
+
+void Tensor::copy_stride_slots(const Tensor& from) const {
+  impl_->past_strides = from.impl_->past_strides ? std::make_unique<StrideSlots>(*from.impl_->past_strides) : nullptr;
 }
 
 void Tensor::restride(const Layout& layout) const {
@@ -66,6 +80,11 @@ void Tensor::restride(const Layout& layout) const {
   PARITY_INTERNAL_ASSERT(static_cast<std::size_t>(std::max<std::int64_t>(layout.storage_extent(), 0)) * element_size(dtype()) <=
                              storage().nbytes(),
                          "restride past the storage's end");
+  const Dims& old = strides();
+  if (layout.strides.size() < old.size() || impl_->past_strides) {
+    if (!impl_->past_strides) impl_->past_strides = std::make_unique<StrideSlots>(kFreshStrideSlots);
+    for (std::size_t i = 0; i < std::min(old.size(), kStrideSlots); ++i) (*impl_->past_strides)[i] = old[i];
+  }
   impl_->layout = layout;
 }
 

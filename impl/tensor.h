@@ -1,8 +1,10 @@
 // Tensor: a handle to a TensorImpl (storage + layout + dtype + version counter + optional autograd state).
 // Copying a Tensor copies the handle, as with at::Tensor.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,12 +20,24 @@ namespace autograd {
 struct AutogradMeta;
 }
 
+// c10's SizesAndStrides keeps a tensor's first kStrideSlots sizes and strides in place. A rank that shrinks in place
+// (resize_ through an out=, squeeze_, set_data) leaves the strides past it in their slots, and LibTorch's
+// gradient layout contract reads them (impl/autograd/functions.cpp): they decide whether a leaf takes its gradient
+// as it is.
+inline constexpr std::size_t kStrideSlots = 5;
+using StrideSlots = std::array<std::int64_t, kStrideSlots>;
+// A fresh tensor's slots past its rank: 0, but for slot 0 of a 0-dim one, the stride 1 SizesAndStrides starts with.
+inline constexpr StrideSlots kFreshStrideSlots = {1, 0, 0, 0, 0};
+
 struct TensorImpl {
   Storage storage;
   Layout layout;
   ScalarType dtype = ScalarType::Float32;
   VersionCounter version;
   std::unique_ptr<autograd::AutogradMeta> autograd;  // null until autograd state is needed
+  // The stride slots past the rank; null: kFreshStrideSlots. Set once a rank shrinks in place, so most tensors
+  // carry none.
+  std::unique_ptr<StrideSlots> past_strides;
   // From its parts: no default to overwrite, as a default VersionCounter is a heap counter of its own (a detach
   // that made and dropped one spent a fifth of its time on it).
   TensorImpl(Storage storage, Layout layout, ScalarType dtype, VersionCounter version);
@@ -66,9 +80,14 @@ class Tensor {
   const VersionCounter& version_counter() const { return impl_->version; }
   std::uint32_t version() const { return impl_->version.current(); }
   void bump_version() const { impl_->version.bump(); }
-  // resize_ / as_strided_: this very tensor takes another geometry over its storage, which must hold it (the
-  // caller grows the storage first).
+  // resize_ / as_strided_ / squeeze_: this very tensor takes another geometry over its storage, which must hold
+  // it (the caller grows the storage first). Its old strides stay in their slots (stride_slot).
   void restride(const Layout& layout) const;
+  // What c10 reads at stride index i: the stride for i below the rank, else the slot's stale value (kStrideSlots);
+  // nullopt past the slots, where c10 reads outside its array.
+  std::optional<std::int64_t> stride_slot(std::size_t i) const;
+  // set_data's shallow copy: the slots past the rank come from `from` as well.
+  void copy_stride_slots(const Tensor& from) const;
   bool is_contiguous(MemoryFormat f = MemoryFormat::Contiguous) const { return layout().is_contiguous(f); }
   bool is_non_overlapping_and_dense() const { return layout().is_non_overlapping_and_dense(); }
   // Pointer to element 0 (offset applied).

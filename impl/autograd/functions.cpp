@@ -56,14 +56,16 @@ AccumulateGrad::AccumulateGrad(const Tensor& leaf) : Node(UINT64_MAX), leaf_(lea
 
 namespace {
 // The gradient layout contract (torch/csrc/autograd/utils/grad_layout_contract.h). It compares the strides of
-// grad's dims of size > 1, by index: a gradient of more dims than a leaf resized since its graph was made (set_data,
-// an out=) obeys where those extra dims are 1; one of size > 1 there would have LibTorch read past the variable's
-// strides, and does not obey it here.
+// grad's dims of size > 1, by index, and a gradient has more dims than a leaf whose rank shrank since its graph
+// was made (set_data, an out=): there LibTorch reads the leaf's stale stride slots (Tensor::stride_slot), which
+// still hold its strides from before, so a gradient laid out as the leaf was is taken as it is. Past the slots it
+// reads outside c10's array, which no model predicts: the gradient is copied.
 bool obeys_layout_contract(const Tensor& grad, const Tensor& var) {
   if (var.is_non_overlapping_and_dense()) {
     for (std::size_t i = 0; i < grad.sizes().size(); ++i) {
       if (grad.sizes()[i] != 1) {
-        if (i >= var.strides().size() || grad.strides()[i] != var.strides()[i]) return false;
+        const std::optional<std::int64_t> slot = var.stride_slot(i);
+        if (!slot || grad.strides()[i] != *slot) return false;
       } else if (grad.strides()[i] == 0) {
         return false;
       }

@@ -137,6 +137,7 @@ void set_data(const Tensor& t, const Tensor& new_data) {
   TensorImpl& impl = *t.impl();
   impl.storage = new_data.storage();
   impl.layout = new_data.layout();
+  t.copy_stride_slots(new_data);
   impl.dtype = new_data.dtype();
 }
 

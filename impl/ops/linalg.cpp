@@ -212,7 +212,7 @@ Tensor squeeze_in_place(const Tensor& x, std::int64_t dim) {
                      return TensorList{(!in.empty() && in[d] == 1) ? unsqueeze(g, d) : g};
                    })
                  : nullptr;
-  x.impl()->layout = geometry::squeeze(x.layout(), dim);
+  x.restride(geometry::squeeze(x.layout(), dim));
   x.bump_version();
   if (node) autograd::rebase_history(x, node);
   return x;

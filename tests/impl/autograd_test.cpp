@@ -680,6 +680,26 @@ TEST_F(ImplAutograd, ALeafResizedSinceItsGraphTakesTheGradientAsItIs) {
   EXPECT_EQ(grad(x).to_vector(), (std::vector<double>{3}));
 }
 
+// A gradient of more dims than its leaf, whose rank shrank since the graph was made: LibTorch's contract reads the
+// leaf's stale stride slots. An out= resized the leaf itself, so they hold its old strides, the gradient's, and
+// the gradient is taken as it is; set_data brought a fresh tensor's slots (0), so it is copied into the leaf's
+// shape, which refuses it. The 1.13.1 and 2.3.0 wheels do both.
+TEST_F(ImplAutograd, AGradientOfMoreDimsThanItsLeafMeetsTheLeafsOldStrides) {
+  Tensor x = full({1, 1, 1, 2}, Scalar::of(0.5), ScalarType::Float32, /*requires_grad=*/true);
+  Tensor m = mean(x);
+  Tensor z = zeros({1, 5}, ScalarType::Float32);
+  eq_out(x, z, z);
+  backward(m, false);
+  EXPECT_EQ(grad(x).sizes(), (Dims{1, 1, 1, 2}));
+  EXPECT_EQ(grad(x).strides(), (Dims{2, 2, 2, 1}));
+
+  Tensor w = full({1, 1, 1, 2}, Scalar::of(0.5), ScalarType::Float32, /*requires_grad=*/true);
+  Tensor n = mean(w);
+  set_data(w, zeros({1, 5}, ScalarType::Float32));
+  EXPECT_EQ(kind_of([&] { backward(n, false); }), ErrorKind::Shape);
+  EXPECT_FALSE(grad(w).defined());
+}
+
 // A saved output comes back with its node as grad_fn: exp's derivative grad * result, recorded, has an edge to
 // ExpBackward0 itself, so the second backward runs it again (d/dx e^x e^x... through the saved result), and
 // reaches a freed node when the first backward did not retain the graph.
