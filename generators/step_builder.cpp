@@ -347,6 +347,12 @@ bool StepBuilder::loses_rounding(const Step& s) const {
   if (s.op == OpId::Pow && rounded(0) && s.attrs.scalar.value < 1 && s.attrs.scalar.value != 0) return true;
   // A rounded user gradient reaches leaves of any dtype.
   if (program::spec(s.op).gradient >= 0 && rounded(static_cast<std::size_t>(program::spec(s.op).gradient))) return true;
+  // A rounded root whose gradient is computed in a less precise dtype than a value it reaches: a float32 sum's
+  // order (a broadcast operand's sum_to) or a float32 derivative of a rounded result, judged at float64's
+  // tolerance in that value's .grad.
+  if (program::spec(s.op).runs_backward)
+    for (std::size_t k = 0; k < static_cast<std::size_t>(program::spec(s.op).roots) && k < s.inputs.size(); ++k)
+      if (rounded(k) && narrows_gradient(s.inputs[k])) return true;
   if (converts_dtype(s.op)) return rounded(0) && (!program::is_floating(s.attrs.dtype) || s.attrs.dtype != dtype_of(0));
   if (s.op == OpId::Copy_)
     return rounded(1) && state_.live(s.inputs[0]) && dtype_of(0) != dtype_of(1);
@@ -367,11 +373,32 @@ bool StepBuilder::loses_rounding(const Step& s) const {
 // value written too.
 bool StepBuilder::carries_rounding(int id) const { return rounding_[static_cast<std::size_t>(id)]; }
 
+bool StepBuilder::narrows_gradient(int id) const { return narrowing_[static_cast<std::size_t>(id)]; }
+
+namespace {
+// How precisely a floating dtype holds a value (its significand's bits); 0 for the others.
+int precision(program::DType d) {
+  switch (d) {
+    case program::DType::Float64: return 53;
+    case program::DType::Float32: return 24;
+    case program::DType::Float16: return 11;
+    case program::DType::BFloat16: return 8;
+    default: return 0;
+  }
+}
+}  // namespace
+
 void StepBuilder::track_rounding(const Step& s, bool expected_ok) {
   const program::OpSpec& op = program::spec(s.op);
   bool r = rounds(s.op);
   for (int in : s.inputs) r = r || carries_rounding(in);
   rounding_.push_back(r);
+  bool n = false;
+  if (state_.live(state_.size() - 1) && meta(state_.size() - 1).requires_grad)
+    for (int in : s.inputs)
+      if (state_.live(in) && meta(in).requires_grad)
+        n = n || narrows_gradient(in) || precision(meta(in).dtype) > precision(meta(state_.size() - 1).dtype);
+  narrowing_.push_back(n);
   // The memory a value lives in: its own, or its operand's for any result that may share it (the operand
   // itself, views, detach/.data and unsafe aliases, a reshape or to() that may return a view or the operand).
   using program::ResultIs;
@@ -380,13 +407,14 @@ void StepBuilder::track_rounding(const Step& s, bool expected_ok) {
   memory_.push_back(shares ? memory_[static_cast<std::size_t>(s.inputs.front())] : state_.size() - 1);
   // A write marks every value over the written memory: the tensor under its other ids, its views, its base.
   // An assigned .grad is written by every later backward, through derivative formulas.
-  auto mark = [&](int id) {
+  auto mark = [&](int id, std::vector<bool>& flags) {
     const int written = memory_[static_cast<std::size_t>(id)];
     for (std::size_t v = 0; v < memory_.size(); ++v)
-      if (memory_[v] == written) rounding_[v] = true;
+      if (memory_[v] == written) flags[v] = true;
   };
-  if (r && op.kind == OpKind::InPlace) mark(s.inputs.front());
-  if (op.writes_grad && s.inputs.size() > 1) mark(s.inputs[1]);
+  if (r && op.kind == OpKind::InPlace) mark(s.inputs.front(), rounding_);
+  if (n && op.kind == OpKind::InPlace) mark(s.inputs.front(), narrowing_);
+  if (op.writes_grad && s.inputs.size() > 1) mark(s.inputs[1], rounding_);
   // set_data: operand 0, under every id of the tensor, now lives in operand 1's memory, with its values.
   if (s.op == OpId::SetData && expected_ok) {
     const int tensor = state_.value(s.inputs[0]).tensor;
@@ -395,6 +423,7 @@ void StepBuilder::track_rounding(const Step& s, bool expected_ok) {
       if (state_.value(v).tensor == tensor) {
         memory_[static_cast<std::size_t>(v)] = memory_[data];
         rounding_[static_cast<std::size_t>(v)] = rounding_[data];
+        narrowing_[static_cast<std::size_t>(v)] = narrowing_[data];
       }
   }
 }

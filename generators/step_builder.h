@@ -99,6 +99,10 @@ class StepBuilder {
   // Kept per value as steps are appended; a write into a value (exp_(v), v.add_(w) with a rounded w) marks the
   // value written too.
   bool carries_rounding(int id) const;
+  // Whether a gradient through value `id` reaches a value requiring grad of a more precise floating dtype than one
+  // it is computed in on the way (a float64 leaf's gradient through to(float32), or through a float32 in-place op
+  // of a float64 operand). Kept as carries_rounding is.
+  bool narrows_gradient(int id) const;
 
   void track_rounding(const program::Step& s, bool expected_ok);
 
@@ -131,6 +135,7 @@ class StepBuilder {
   ProgramState state_;
   program::Program prog_;
   std::vector<bool> rounding_;  // per value: carries_rounding
+  std::vector<bool> narrowing_;  // per value: narrows_gradient
   std::vector<int> memory_;     // per value: the value whose memory it lives in (rounding marks)
   std::vector<bool> twice_;     // per value: twice()
   std::set<int> untwice_grads_;  // tensors (ValueInfo::tensor) whose .grad was assigned a value that is not twice()

@@ -486,5 +486,38 @@ TEST(StepBuilderTest, NoQuotientOfARoundedOperand) {
   EXPECT_TRUE(g.admits({OpId::DivScalar, {exact}, zero, true}));
 }
 
+// A float64 leaf's gradient computed in float32 (through to(float32), or a float32 in-place op of a float64
+// operand) is judged at float64's tolerance in its .grad: a rounded root (tanh's libm against SLEEF, a sum's
+// order) makes a false alarm there, so the generator runs no backward from one. In one dtype, it does.
+TEST(StepBuilderTest, NoRoundedGradientIntoAMorePreciseLeaf) {
+  Rng rng(3);
+  GenConfig cfg;
+  StepBuilder g(rng, cfg, 32);
+  auto factory = [&](OpId op, program::DType dtype, bool requires_grad, std::vector<std::int64_t> sizes) {
+    program::Attrs a;
+    a.sizes = std::move(sizes);
+    a.dtype = dtype;
+    a.requires_grad = requires_grad;
+    return g.append({op, {}, a, true});
+  };
+  auto append = [&](OpId op, std::vector<int> inputs, program::Attrs a = {}) { return g.append({op, std::move(inputs), a, true}); };
+  program::Attrs to32;
+  to32.dtype = program::DType::Float32;
+
+  const int x64 = factory(OpId::Ones, program::DType::Float64, true, {3});
+  const int narrowed = append(OpId::Tanh, {append(OpId::To, {x64}, to32)});
+  EXPECT_FALSE(g.admits({OpId::Backward, {append(OpId::Sum, {narrowed})}, {}, true}));
+  const int x32 = factory(OpId::Ones, program::DType::Float32, true, {3});
+  EXPECT_TRUE(g.admits({OpId::Backward, {append(OpId::Sum, {append(OpId::Tanh, {x32})})}, {}, true}));
+
+  // a.mul_(z): z's gradient is a float32 sum of a's products, for a float64 z.
+  const int a = factory(OpId::Ones, program::DType::Float32, false, {3, 3});
+  const int z64 = factory(OpId::Ones, program::DType::Float64, true, {});
+  EXPECT_FALSE(g.admits({OpId::Backward, {append(OpId::Mean, {append(OpId::Mul_, {a, z64})})}, {}, true}));
+  const int b = factory(OpId::Ones, program::DType::Float32, false, {3, 3});
+  const int z32 = factory(OpId::Ones, program::DType::Float32, true, {});
+  EXPECT_TRUE(g.admits({OpId::Backward, {append(OpId::Mean, {append(OpId::Mul_, {b, z32})})}, {}, true}));
+}
+
 }  // namespace
 }  // namespace parity::generators
