@@ -258,9 +258,9 @@ TEST(ImplKernels, ReducedFloatSumsRoundEachRunBeforeRelease2_3) {
     const std::vector<Case> cases = {
         // ones(10,13,3,3).transpose(2,3): 130 runs of 3 each output; bfloat16 stalls at 432, float16 does not.
         {"transposed", transpose(ones({10, 13, 3, 3}, t), 2, 3), {0, 1, 2}, false,
-         t == ScalarType::BFloat16 ? 432 : 390, 390},
+         t == ScalarType::BFloat16 ? 432.0 : 390.0, 390},
         // Contiguous, but dims 0 and 2 are apart: 300 runs of 2.0 each output.
-        {"apart", ones({300, 4, 2}, t), {0, 2}, true, t == ScalarType::BFloat16 ? 512 : 600, 600},
+        {"apart", ones({300, 4, 2}, t), {0, 2}, true, t == ScalarType::BFloat16 ? 512.0 : 600.0, 600},
         // One group: a single store, rounded once in every release.
         {"one group", ones({2, 4, 300}, t), {0, 2}, false, 600, 600},
     };
