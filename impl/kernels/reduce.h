@@ -1,8 +1,9 @@
 // impl's sum reduction, written once for both devices: the accumulation (SumOp: PyTorch's accumulation types,
 // reduce one element, combine two partial sums, project to the output) and the index spaces (an output's
 // elements, and the input elements each one sums). The executors choose the order in which partial sums
-// combine, as ATen's CPU and CUDA reductions do: impl/cpu sums a run in blocks of interleaved lanes combined
-// pairwise (impl/cpu/reduce.h), a CUDA thread sums its output's elements in order.
+// combine, as ATen's CPU and CUDA reductions do: impl/cpu sums a contiguous float or double run in ATen's cascade
+// order and other runs in blocks of interleaved lanes combined pairwise (impl/cpu/kernels.cpp), a CUDA thread sums
+// its output's elements in order.
 #pragma once
 #include <cstdint>
 #include <type_traits>

@@ -281,5 +281,25 @@ TEST(ImplKernels, ReducedFloatSumsRoundEachRunBeforeRelease2_3) {
   EXPECT_EQ(sum(sliced()).to_vector(), std::vector<double>{258});
 }
 
+// A contiguous float or double sum takes ATen's cascade order (SumKernel.cpp), so that its bits are LibTorch's.
+// Values from the 1.13.1 and 2.3.0 wheels, which agree; a sum in order gives others (173793889901473.75 for the
+// first), and impl's former blocks drifted to 998847.5 over 2^20 equal floats.
+TEST(ImplKernels, FloatSumsTakeATensOrder) {
+  auto mixed = [](int n, ScalarType t) {
+    std::vector<double> v;
+    for (int i = 0; i < n; ++i) v.push_back(((i * 7919) % 1000 - 500) / 64.0 * std::ldexp(1.0, (i % 9) * 6));
+    return from_values(v, t);
+  };
+  for (TorchVersion release : {TorchVersion{1, 13}, TorchVersion{2, 15}}) {
+    TargetTorchVersionGuard g(release);
+    EXPECT_EQ(sum(mixed(37, ScalarType::Float64)).to_vector(), std::vector<double>{173793889901474.0});
+    EXPECT_EQ(sum(mixed(301, ScalarType::Float64)).to_vector(), std::vector<double>{888269521949654.0});
+    EXPECT_EQ(sum(mixed(37, ScalarType::Float32)).to_vector(), std::vector<double>{173793838366720.0});
+    EXPECT_EQ(sum(mixed(301, ScalarType::Float32)).to_vector(), std::vector<double>{888269231357952.0});
+    EXPECT_EQ(sum(full({1024, 1024}, Scalar::of(0.9525741338729858), ScalarType::Float32)).to_vector(),
+              std::vector<double>{998846.0625});
+  }
+}
+
 }  // namespace
 }  // namespace parity::impl
