@@ -338,10 +338,14 @@ bool StepBuilder::loses_rounding(const Step& s) const {
     }
   }
   // A scalar past the small range (an edge value: 2^31, 65504) scales a rounded operand's last-bit error, which the
-  // tolerance's absolute part absorbed, into one it does not (addcmul(z, 1 - tanh^2, value=2^31)).
+  // tolerance's absolute part absorbed, into one it does not (addcmul(z, 1 - tanh^2, value=2^31)); so does an
+  // operand holding such a value (mul(1 - tanh^2, full([], 2^31))).
   if (program::spec(s.op).reads(program::Attr::Scalar) && !(std::abs(s.attrs.scalar.value) <= kLargestSmallScalar))
     for (std::size_t k = 0; k < s.inputs.size(); ++k)
       if (rounded(k)) return true;
+  for (std::size_t k = 0; k < s.inputs.size(); ++k)
+    for (std::size_t j = 0; j < s.inputs.size(); ++j)
+      if (j != k && rounded(k) && state_.live(s.inputs[j]) && holds_large(s.inputs[j])) return true;
   // A reciprocal, or a root: like sqrt, x^0.5 turns a last-bit error of a value near zero (1 - tanh^2 at
   // saturation) into an error no tolerance absorbs.
   if (s.op == OpId::Pow && rounded(0) && s.attrs.scalar.value < 1 && s.attrs.scalar.value != 0) return true;
@@ -375,6 +379,8 @@ bool StepBuilder::carries_rounding(int id) const { return rounding_[static_cast<
 
 bool StepBuilder::narrows_gradient(int id) const { return narrowing_[static_cast<std::size_t>(id)]; }
 
+bool StepBuilder::holds_large(int id) const { return large_[static_cast<std::size_t>(id)]; }
+
 namespace {
 // How precisely a floating dtype holds a value (its significand's bits); 0 for the others.
 int precision(program::DType d) {
@@ -399,6 +405,11 @@ void StepBuilder::track_rounding(const Step& s, bool expected_ok) {
       if (state_.live(in) && meta(in).requires_grad)
         n = n || narrows_gradient(in) || precision(meta(in).dtype) > precision(meta(state_.size() - 1).dtype);
   narrowing_.push_back(n);
+  auto past_small = [](const program::Scalar& v) { return !(std::abs(v.value) <= kLargestSmallScalar); };
+  bool big = (op.reads(program::Attr::Scalar) && past_small(s.attrs.scalar)) ||
+             std::any_of(s.attrs.elements.begin(), s.attrs.elements.end(), past_small);
+  for (int in : s.inputs) big = big || (state_.live(in) && holds_large(in));
+  large_.push_back(big);
   // The memory a value lives in: its own, or its operand's for any result that may share it (the operand
   // itself, views, detach/.data and unsafe aliases, a reshape or to() that may return a view or the operand).
   using program::ResultIs;
@@ -414,6 +425,7 @@ void StepBuilder::track_rounding(const Step& s, bool expected_ok) {
   };
   if (r && op.kind == OpKind::InPlace) mark(s.inputs.front(), rounding_);
   if (n && op.kind == OpKind::InPlace) mark(s.inputs.front(), narrowing_);
+  if (big && op.kind == OpKind::InPlace) mark(s.inputs.front(), large_);
   if (op.writes_grad && s.inputs.size() > 1) mark(s.inputs[1], rounding_);
   // set_data: operand 0, under every id of the tensor, now lives in operand 1's memory, with its values.
   if (s.op == OpId::SetData && expected_ok) {
@@ -424,6 +436,7 @@ void StepBuilder::track_rounding(const Step& s, bool expected_ok) {
         memory_[static_cast<std::size_t>(v)] = memory_[data];
         rounding_[static_cast<std::size_t>(v)] = rounding_[data];
         narrowing_[static_cast<std::size_t>(v)] = narrowing_[data];
+        large_[static_cast<std::size_t>(v)] = large_[data];
       }
   }
 }

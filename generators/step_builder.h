@@ -103,6 +103,9 @@ class StepBuilder {
   // it is computed in on the way (a float64 leaf's gradient through to(float32), or through a float32 in-place op
   // of a float64 operand). Kept as carries_rounding is.
   bool narrows_gradient(int id) const;
+  // Whether value `id` may hold a value past the small range scalars are drawn from (an edge value: 2^31, 65504),
+  // through a scalar or a literal of its history. Kept as carries_rounding is.
+  bool holds_large(int id) const;
 
   void track_rounding(const program::Step& s, bool expected_ok);
 
@@ -136,6 +139,7 @@ class StepBuilder {
   program::Program prog_;
   std::vector<bool> rounding_;  // per value: carries_rounding
   std::vector<bool> narrowing_;  // per value: narrows_gradient
+  std::vector<bool> large_;      // per value: holds_large
   std::vector<int> memory_;     // per value: the value whose memory it lives in (rounding marks)
   std::vector<bool> twice_;     // per value: twice()
   std::set<int> untwice_grads_;  // tensors (ValueInfo::tensor) whose .grad was assigned a value that is not twice()

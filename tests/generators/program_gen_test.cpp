@@ -519,5 +519,27 @@ TEST(StepBuilderTest, NoRoundedGradientIntoAMorePreciseLeaf) {
   EXPECT_TRUE(g.admits({OpId::Backward, {append(OpId::Mean, {append(OpId::Mul_, {b, z32})})}, {}, true}));
 }
 
+// A value past the small range, held by an operand rather than read as a scalar, scales a rounded operand's
+// last-bit error as much: mul(cos-rounded, full([], -2^31)) is a false alarm once a mean cancels it.
+TEST(StepBuilderTest, NoRoundedOperandScaledByALargeOne) {
+  Rng rng(3);
+  GenConfig cfg;
+  StepBuilder g(rng, cfg, 16);
+  program::Attrs sizes;
+  sizes.sizes = {3};
+  const int rounded = g.append({OpId::Exp, {g.append({OpId::Ones, {}, sizes, true})}, {}, true});
+  program::Attrs small, large;
+  small.scalar = {program::Scalar::Kind::Int, 2};
+  large.scalar = {program::Scalar::Kind::Int, -2147483648.0};
+  const int two = g.append({OpId::Full, {}, small, true});
+  const int big = g.append({OpId::Full, {}, large, true});
+  EXPECT_TRUE(g.admits({OpId::Mul, {rounded, two}, {}, true}));
+  EXPECT_FALSE(g.admits({OpId::Mul, {rounded, big}, {}, true}));
+  EXPECT_FALSE(g.admits({OpId::Mul, {big, rounded}, {}, true}));
+  // What a large value makes is large too.
+  const int bigger = g.append({OpId::Mul, {big, two}, {}, true});
+  EXPECT_FALSE(g.admits({OpId::Mul, {rounded, bigger}, {}, true}));
+}
+
 }  // namespace
 }  // namespace parity::generators
