@@ -589,16 +589,18 @@ Tensor pow(const Tensor& x, Scalar e) {
 }
 
 namespace {
-// resize_reduction wraps every dim (a range error first) before make_dim_mask looks for repeated ones.
+// resize_reduction wraps every dim (a range error first) before make_dim_mask looks for repeated ones: a 0-dim
+// tensor's dims wrap to 0 (dim_list_to_bitset's maybe_wrap_dim), so [0, -1] repeats one there too.
 std::vector<bool> reduce_mask(const Tensor& x, const Dims& dims) {
   std::vector<bool> mask(static_cast<std::size_t>(x.dim()), dims.empty());
   Dims wrapped;
   for (auto d : dims) wrapped.push_back(wrap_dim(d, x.dim()));
+  std::vector<bool> seen(static_cast<std::size_t>(std::max<std::int64_t>(x.dim(), 1)), false);
   for (auto w : wrapped) {
-    if (x.dim() == 0) continue;
-    PARITY_CHECK(!mask[w], ErrorKind::IndexRange,
+    PARITY_CHECK(!seen[w], ErrorKind::IndexRange,
           "dim " + std::to_string(w) + " appears multiple times in the list of dims");
-    mask[w] = true;
+    seen[w] = true;
+    if (x.dim() > 0) mask[w] = true;
   }
   return mask;
 }

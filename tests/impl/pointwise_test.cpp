@@ -220,6 +220,15 @@ TEST_F(ImplPointwise, IntegralSumsWrapAndStayExact) {
   EXPECT_EQ(sum(ones({3}, ScalarType::Bool)).to_vector(), (std::vector<double>{3}));
 }
 
+// make_dim_mask wraps a 0-dim tensor's dims to 0, so [0, -1] names it twice there as on a 1-d tensor (the 1.13.1 and
+// 2.3.0 wheels raise for both), while [0] alone sums it.
+TEST_F(ImplPointwise, AReductionRefusesADimNamedTwiceEvenOfA0DimTensor) {
+  for (const Tensor& x : {full({}, Scalar::of(2), ScalarType::Float32), ones({3}, ScalarType::Float32)})
+    for (const Dims& dims : {Dims{0, 0}, Dims{0, -1}, Dims{-1, -1}})
+      expect_error([&] { sum(x, dims, false); }, ErrorKind::IndexRange, "dim 0 appears multiple times in the list of dims");
+  EXPECT_EQ(sum(full({}, Scalar::of(2), ScalarType::Float32), Dims{0}, false).to_vector(), (std::vector<double>{2}));
+}
+
 TEST_F(ImplPointwise, OutputKeepsTheInputsStrideOrder) {
   Tensor xt = transpose(seq({3, 4}), 0, 1);
   EXPECT_EQ(sigmoid(xt).strides(), (Dims{1, 4}));
