@@ -138,6 +138,7 @@ constexpr std::pair<std::string_view, ErrorCategory> kRules[] = {
     {"isn't allowed in a leading, non-existing dimension", ErrorCategory::Shape},
     {"Storage size calculation overflowed", ErrorCategory::Argument},
     {"leaf variable has been moved into the graph interior", ErrorCategory::Argument},
+    {"dependency not found for", ErrorCategory::Argument},  // the engine reaching a node its walk did not count
     {"maximum recursion depth exceeded", ErrorCategory::Argument},
     {"Trying to use a saved tensor that has been detached in-place", ErrorCategory::Argument},  // LibTorch 2.x  // deepcopy of a gradient cycle (RecursionError)
     {"cannot be converted to type", ErrorCategory::Argument},
