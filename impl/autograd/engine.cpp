@@ -10,6 +10,7 @@
 #include "impl/autograd/grad_mode.h"
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
+#include "impl/error_class.h"
 #include "impl/ops.h"
 #include "impl/version_gate.h"
 
@@ -101,6 +102,47 @@ std::vector<Edge> root_edges(const std::vector<Tensor>& roots, TensorList& grads
   return edges;
 }
 
+// Per node reachable from the root, in one map (one allocation per node, not one per field): how many edges
+// point at it (GraphTask's dependencies), whether the walk saw it, and the gradients gathered for its inputs.
+// `counted`: the walk counted edges into the node and they have not all delivered (GraphTask's dependencies holds
+// an entry).
+struct NodeTask {
+  int deps = 0;
+  bool counted = false;
+  bool seen = false;
+  TensorList buffer;
+};
+
+// compute_dependencies: autograd.grad's walk does not go past a node whose topological number is below every
+// captured input's (min_topo_nr): nothing there leads to one.
+std::unordered_map<Node*, NodeTask> count_dependencies(Node* root, const std::vector<Capture>& captures) {
+  std::uint64_t min_topo_nr = 0;
+  if (!captures.empty()) {
+    min_topo_nr = UINT64_MAX;
+    for (const auto& c : captures) min_topo_nr = std::min(min_topo_nr, c.edge.fn->topological_nr());
+  }
+  std::unordered_map<Node*, NodeTask> tasks;
+  tasks.reserve(32);
+  std::vector<Node*> stack{root};
+  tasks[root].seen = true;
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    if (n->topological_nr() < min_topo_nr) continue;
+    for (const auto& e : n->next_edges()) {
+      if (!e.valid()) continue;
+      NodeTask& t = tasks[e.fn.get()];
+      ++t.deps;
+      t.counted = true;
+      if (!t.seen) {
+        t.seen = true;
+        stack.push_back(e.fn.get());
+      }
+    }
+  }
+  return tasks;
+}
+
 // The engine behind backward and grad. With no captures every node reachable from the roots runs and leaves
 // accumulate; with captures, a node runs only when a path leads from it to a captured edge (exec_info's
 // `needed`), and a captured edge's node only hands over what reaches it. `root_grads` are the roots' gradients,
@@ -121,30 +163,7 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
   // One root is the graph's root itself; several hang from a GraphRoot that hands out their gradients.
   const Edge root_edge = roots.size() == 1 ? roots.front() : Edge{make_rc<GraphRoot>(roots, grads), 0};
 
-  // Per node reachable from the root, in one map (one allocation per node, not one per field): how many edges
-  // point at it (GraphTask's dependencies), whether the walk saw it, and the gradients gathered for its inputs.
-  struct NodeTask {
-    int deps = 0;
-    bool seen = false;
-    TensorList buffer;
-  };
-  std::unordered_map<Node*, NodeTask> tasks;
-  tasks.reserve(32);
-  std::vector<Node*> stack{root_edge.fn.get()};
-  tasks[root_edge.fn.get()].seen = true;
-  while (!stack.empty()) {
-    Node* n = stack.back();
-    stack.pop_back();
-    for (const auto& e : n->next_edges()) {
-      if (!e.valid()) continue;
-      NodeTask& t = tasks[e.fn.get()];
-      ++t.deps;
-      if (!t.seen) {
-        t.seen = true;
-        stack.push_back(e.fn.get());
-      }
-    }
-  }
+  std::unordered_map<Node*, NodeTask> tasks = count_dependencies(root_edge.fn.get(), captures);
 
   // needed(n): a path leads from n to a captured node. Every node is needed when nothing is captured.
   std::unordered_map<Node*, bool> needed;
@@ -231,7 +250,11 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
       if (!e.valid()) continue;
       Tensor out = std::move(outputs[i]);
       NodeTask& t = tasks[e.fn.get()];
+      // An edge the walk did not count: one from a node past min_topo_nr that CopySlices marked needed (1.13
+      // marks them all), into a node whose counted edges have all delivered, or that was never counted.
+      if (!t.counted) fail(ErrorKind::Argument, "dependency not found for " + e.fn->name(), plain_runtime_error_class());
       const bool ready_now = --t.deps == 0;
+      if (ready_now) t.counted = false;
       if (!should_visit(e.fn.get())) continue;
       auto& buf = t.buffer;
       if (buf.size() < e.fn->num_inputs()) buf.resize(e.fn->num_inputs());

@@ -1,6 +1,7 @@
 // Graph nodes: a Node turns the gradients of its outputs into gradients of its inputs, which flow along its
 // next edges. Sequence numbers order execution as PyTorch's engine does (later nodes first).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -46,9 +47,18 @@ class Node : public EnableRcFromThis<Node> {
   virtual void release_variables() {}
 
   std::uint64_t sequence_nr() const { return sequence_nr_; }
+  // The longest path from this node to a node with no next edges (PyTorch's topological_nr): a node whose number
+  // is below every captured input's cannot lead to one, and autograd.grad's engine does not walk past it.
+  std::uint64_t topological_nr() const { return topological_nr_; }
   const std::vector<Edge>& next_edges() const { return next_edges_; }
-  void set_next_edges(std::vector<Edge> e) { next_edges_ = std::move(e); }
-  void add_next_edge(Edge e) { next_edges_.push_back(std::move(e)); }
+  void set_next_edges(std::vector<Edge> e) {
+    next_edges_ = std::move(e);
+    for (const Edge& edge : next_edges_) update_topological_nr(edge);
+  }
+  void add_next_edge(Edge e) {
+    update_topological_nr(e);
+    next_edges_.push_back(std::move(e));
+  }
   bool should_compute_output(std::size_t i) const { return i < next_edges_.size() && next_edges_[i].valid(); }
   // What PyTorch's generated nodes ask while a backward runs: also false when the running graph task does not
   // need the node at that edge (autograd.grad runs only the nodes on a path to its inputs), so an output nobody
@@ -62,7 +72,11 @@ class Node : public EnableRcFromThis<Node> {
   std::map<std::uint32_t, WeakRc<TensorImpl>>& retains_grad_hooks() { return retains_grad_; }
 
  private:
+  void update_topological_nr(const Edge& e) {
+    if (e.valid()) topological_nr_ = std::max(topological_nr_, e.fn->topological_nr() + 1);
+  }
   std::uint64_t sequence_nr_;
+  std::uint64_t topological_nr_ = 0;
   std::vector<Edge> next_edges_;
   std::vector<InputMetadata> input_metadata_;
   std::map<std::uint32_t, WeakRc<TensorImpl>> retains_grad_;

@@ -317,6 +317,27 @@ TEST_F(AutogradGrad, TakesTheOutputsGradientFromGradOutputs) {
   EXPECT_FALSE(grad(a).defined());
 }
 
+// autograd.grad's walk stops below the input's topological number (min_topo_nr), so the edge from transpose to
+// unsafe_split is never counted. 1.13's CopySlices marks every node its copy_ reads needed: sum runs, then
+// transpose, whose gradient reaches unsafe_split after CopySlices' own one used up its count, and the engine
+// raises. 2.x marks only the copy_'s first edge, and nothing past the captured sum runs. The wheels do both.
+TEST_F(AutogradGrad, AnEdgeTheWalkDidNotCountIsADependencyNotFound) {
+  auto run = [] {
+    Tensor x = requires_grad_(view(from_values({1.5, 3, 0, -1, -1, -2, -0.5, 1.5, 3, -0.25}, ScalarType::Float32),
+                                   {2, 1, 5}), true);
+    Tensor u = unsafe_split(x, 1, 1).front();
+    Tensor t = transpose(u, 0, 1);
+    Tensor s = sum(t);
+    copy_(t, s);
+    return autograd_grad(u, s, u, false, false, false);
+  };
+  const auto [kind, message] = testing::error_of([&] { run(); });
+  EXPECT_EQ(kind, ErrorKind::Argument);
+  EXPECT_EQ(message, "dependency not found for UnsafeSplitBackward0");
+  TargetTorchVersionGuard release(TorchVersion{2, 15});
+  EXPECT_EQ(run().to_vector(), (std::vector<double>{42.5}));
+}
+
 // Several roots run as one graph task: a node both reach runs once, after both delivered, with their sum.
 TEST_F(BackwardRoots, ANodeBothRootsReachRunsOnceWithTheSum) {
   Tensor a = leaf({1, 2});
