@@ -466,79 +466,77 @@ TEST(LayoutTest, RandomLayoutForKeepsSizes) {
   }
 }
 
-// A quotient amplifies a rounded operand where a value is zero: a rounded numerator (a mean that cancels to 0
-// on one backend and 2e-9 on the other) over a zero is NaN against inf. The generator makes no division with a
-// rounded operand on either side, nor by a zero scalar; an exact one divides as any op.
-TEST(StepBuilderTest, NoQuotientOfARoundedOperand) {
-  Rng rng(3);
-  GenConfig cfg;
-  StepBuilder g(rng, cfg, 16);
-  program::Attrs sizes;
-  sizes.sizes = {3};
-  const int exact = g.append({OpId::Ones, {}, sizes, true});
-  const int rounded = g.append({OpId::Exp, {exact}, {}, true});
-  EXPECT_TRUE(g.admits({OpId::Div, {exact, exact}, {}, true}));
-  EXPECT_FALSE(g.admits({OpId::Div, {rounded, exact}, {}, true}));
-  EXPECT_FALSE(g.admits({OpId::Div, {exact, rounded}, {}, true}));
-  program::Attrs zero;
-  zero.scalar = {program::Scalar::Kind::Bool, 0};
-  EXPECT_FALSE(g.admits({OpId::DivScalar, {rounded}, zero, true}));
-  EXPECT_TRUE(g.admits({OpId::DivScalar, {exact}, zero, true}));
-}
-
-// A float64 leaf's gradient computed in float32 (through to(float32), or a float32 in-place op of a float64
-// operand) is judged at float64's tolerance in its .grad: a rounded root (tanh's libm against SLEEF, a sum's
-// order) makes a false alarm there, so the generator runs no backward from one. In one dtype, it does.
-TEST(StepBuilderTest, NoRoundedGradientIntoAMorePreciseLeaf) {
-  Rng rng(3);
-  GenConfig cfg;
-  StepBuilder g(rng, cfg, 32);
-  auto factory = [&](OpId op, program::DType dtype, bool requires_grad, std::vector<std::int64_t> sizes) {
+// A builder to append steps to and ask what it admits next.
+class StepBuilderTest : public ::testing::Test {
+ protected:
+  int factory(OpId op, program::DType dtype, bool requires_grad, std::vector<std::int64_t> sizes) {
     program::Attrs a;
     a.sizes = std::move(sizes);
     a.dtype = dtype;
     a.requires_grad = requires_grad;
     return g.append({op, {}, a, true});
-  };
-  auto append = [&](OpId op, std::vector<int> inputs, program::Attrs a = {}) { return g.append({op, std::move(inputs), a, true}); };
+  }
+  int append(OpId op, std::vector<int> inputs, const program::Attrs& a = {}) {
+    return g.append({op, std::move(inputs), a, true});
+  }
+  bool admits(OpId op, std::vector<int> inputs, const program::Attrs& a = {}) {
+    return g.admits({op, std::move(inputs), a, true});
+  }
+  int ones(std::vector<std::int64_t> sizes) { return factory(OpId::Ones, program::DType::Float32, false, std::move(sizes)); }
+
+  Rng rng{3};
+  GenConfig cfg;
+  StepBuilder g{rng, cfg, 32};
+};
+
+// A quotient amplifies a rounded operand where a value is zero: a rounded numerator (a mean that cancels to 0
+// on one backend and 2e-9 on the other) over a zero is NaN against inf. The generator makes no division with a
+// rounded operand on either side, nor by a zero scalar; an exact one divides as any op.
+TEST_F(StepBuilderTest, NoQuotientOfARoundedOperand) {
+  const int exact = ones({3});
+  const int rounded = append(OpId::Exp, {exact});
+  EXPECT_TRUE(admits(OpId::Div, {exact, exact}));
+  EXPECT_FALSE(admits(OpId::Div, {rounded, exact}));
+  EXPECT_FALSE(admits(OpId::Div, {exact, rounded}));
+  program::Attrs zero;
+  zero.scalar = {program::Scalar::Kind::Bool, 0};
+  EXPECT_FALSE(admits(OpId::DivScalar, {rounded}, zero));
+  EXPECT_TRUE(admits(OpId::DivScalar, {exact}, zero));
+}
+
+// A float64 leaf's gradient computed in float32 (through to(float32), or a float32 in-place op of a float64
+// operand) is judged at float64's tolerance in its .grad: a rounded root (tanh's libm against SLEEF, a sum's
+// order) makes a false alarm there, so the generator runs no backward from one. In one dtype, it does.
+TEST_F(StepBuilderTest, NoRoundedGradientIntoAMorePreciseLeaf) {
   program::Attrs to32;
   to32.dtype = program::DType::Float32;
-
   const int x64 = factory(OpId::Ones, program::DType::Float64, true, {3});
   const int narrowed = append(OpId::Tanh, {append(OpId::To, {x64}, to32)});
-  EXPECT_FALSE(g.admits({OpId::Backward, {append(OpId::Sum, {narrowed})}, {}, true}));
+  EXPECT_FALSE(admits(OpId::Backward, {append(OpId::Sum, {narrowed})}));
   const int x32 = factory(OpId::Ones, program::DType::Float32, true, {3});
-  EXPECT_TRUE(g.admits({OpId::Backward, {append(OpId::Sum, {append(OpId::Tanh, {x32})})}, {}, true}));
+  EXPECT_TRUE(admits(OpId::Backward, {append(OpId::Sum, {append(OpId::Tanh, {x32})})}));
 
   // a.mul_(z): z's gradient is a float32 sum of a's products, for a float64 z.
-  const int a = factory(OpId::Ones, program::DType::Float32, false, {3, 3});
   const int z64 = factory(OpId::Ones, program::DType::Float64, true, {});
-  EXPECT_FALSE(g.admits({OpId::Backward, {append(OpId::Mean, {append(OpId::Mul_, {a, z64})})}, {}, true}));
-  const int b = factory(OpId::Ones, program::DType::Float32, false, {3, 3});
+  EXPECT_FALSE(admits(OpId::Backward, {append(OpId::Mean, {append(OpId::Mul_, {ones({3, 3}), z64})})}));
   const int z32 = factory(OpId::Ones, program::DType::Float32, true, {});
-  EXPECT_TRUE(g.admits({OpId::Backward, {append(OpId::Mean, {append(OpId::Mul_, {b, z32})})}, {}, true}));
+  EXPECT_TRUE(admits(OpId::Backward, {append(OpId::Mean, {append(OpId::Mul_, {ones({3, 3}), z32})})}));
 }
 
 // A value past the small range, held by an operand rather than read as a scalar, scales a rounded operand's
 // last-bit error as much: mul(cos-rounded, full([], -2^31)) is a false alarm once a mean cancels it.
-TEST(StepBuilderTest, NoRoundedOperandScaledByALargeOne) {
-  Rng rng(3);
-  GenConfig cfg;
-  StepBuilder g(rng, cfg, 16);
-  program::Attrs sizes;
-  sizes.sizes = {3};
-  const int rounded = g.append({OpId::Exp, {g.append({OpId::Ones, {}, sizes, true})}, {}, true});
+TEST_F(StepBuilderTest, NoRoundedOperandScaledByALargeOne) {
+  const int rounded = append(OpId::Exp, {ones({3})});
   program::Attrs small, large;
   small.scalar = {program::Scalar::Kind::Int, 2};
   large.scalar = {program::Scalar::Kind::Int, -2147483648.0};
-  const int two = g.append({OpId::Full, {}, small, true});
-  const int big = g.append({OpId::Full, {}, large, true});
-  EXPECT_TRUE(g.admits({OpId::Mul, {rounded, two}, {}, true}));
-  EXPECT_FALSE(g.admits({OpId::Mul, {rounded, big}, {}, true}));
-  EXPECT_FALSE(g.admits({OpId::Mul, {big, rounded}, {}, true}));
+  const int two = append(OpId::Full, {}, small);
+  const int big = append(OpId::Full, {}, large);
+  EXPECT_TRUE(admits(OpId::Mul, {rounded, two}));
+  EXPECT_FALSE(admits(OpId::Mul, {rounded, big}));
+  EXPECT_FALSE(admits(OpId::Mul, {big, rounded}));
   // What a large value makes is large too.
-  const int bigger = g.append({OpId::Mul, {big, two}, {}, true});
-  EXPECT_FALSE(g.admits({OpId::Mul, {rounded, bigger}, {}, true}));
+  EXPECT_FALSE(admits(OpId::Mul, {rounded, append(OpId::Mul, {big, two})}));
 }
 
 }  // namespace
