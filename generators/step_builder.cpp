@@ -322,6 +322,13 @@ bool StepBuilder::loses_rounding(const Step& s) const {
   // a last-bit difference is the one between 0/0 (NaN) and a tiny value over 0 (inf).
   if ((computes == OpId::Div || computes == OpId::Div_) && (rounded(first) || rounded(first + 1))) return true;
   if ((s.op == OpId::DivScalar || s.op == OpId::DivScalar_) && s.attrs.scalar.value == 0 && rounded(0)) return true;
+  // A sum or difference of two rounded operands of one history (exp'd values less their sum, which one of them
+  // dominates): their leading digits cancel, and a last-bit difference of either becomes one the result's
+  // tolerance does not absorb.
+  const OpId adds = program::spec(computes).inplace_of.value_or(computes);
+  if ((adds == OpId::Add || adds == OpId::Sub) && rounded(first) && rounded(first + 1) &&
+      share_history(s.inputs[first], s.inputs[first + 1]))
+    return true;
   // ... and casts it into out's dtype: a rounded operand's error judged at another dtype's tolerance, or
   // truncated to an integer.
   if (first == 1 && state_.live(s.inputs[0])) {
@@ -380,6 +387,26 @@ bool StepBuilder::carries_rounding(int id) const { return rounding_[static_cast<
 bool StepBuilder::narrows_gradient(int id) const { return narrowing_[static_cast<std::size_t>(id)]; }
 
 bool StepBuilder::holds_large(int id) const { return large_[static_cast<std::size_t>(id)]; }
+
+// Whether some value is an input, at any depth, of both (each counting as its own): value k is step k's result.
+bool StepBuilder::share_history(int a, int b) const {
+  auto history = [&](int id) {
+    std::vector<bool> in(prog_.steps.size(), false);
+    std::vector<int> stack{id};
+    while (!stack.empty()) {
+      const int v = stack.back();
+      stack.pop_back();
+      if (v < 0 || in[static_cast<std::size_t>(v)]) continue;
+      in[static_cast<std::size_t>(v)] = true;
+      for (int input : prog_.steps[static_cast<std::size_t>(v)].inputs) stack.push_back(input);
+    }
+    return in;
+  };
+  const std::vector<bool> of_a = history(a), of_b = history(b);
+  for (std::size_t v = 0; v < of_a.size(); ++v)
+    if (of_a[v] && of_b[v]) return true;
+  return false;
+}
 
 namespace {
 // How precisely a floating dtype holds a value (its significand's bits); 0 for the others.

@@ -106,6 +106,8 @@ class StepBuilder {
   // Whether value `id` may hold a value past the small range scalars are drawn from (an edge value: 2^31, 65504),
   // through a scalar or a literal of its history. Kept as carries_rounding is.
   bool holds_large(int id) const;
+  // Whether values a and b share a value of their history (either counts as its own).
+  bool share_history(int a, int b) const;
 
   void track_rounding(const program::Step& s, bool expected_ok);
 

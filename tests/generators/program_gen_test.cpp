@@ -539,5 +539,18 @@ TEST_F(StepBuilderTest, NoRoundedOperandScaledByALargeOne) {
   EXPECT_FALSE(admits(OpId::Mul, {rounded, append(OpId::Mul, {big, two})}));
 }
 
+// exp'd values less their sum cancel where one value dominates the sum: a difference of rounded operands of one
+// history is a false alarm there. Of independent ones, or of an exact one, it is judged.
+TEST_F(StepBuilderTest, NoSumOrDifferenceOfRoundedValuesOfOneHistory) {
+  const int x = append(OpId::Exp, {ones({3})});
+  const int total = append(OpId::Sum, {x});
+  EXPECT_FALSE(admits(OpId::Sub, {x, total}));
+  EXPECT_FALSE(admits(OpId::Sub_, {x, total}));
+  EXPECT_FALSE(admits(OpId::Add, {total, x}));
+  const int other = append(OpId::Exp, {ones({3})});
+  EXPECT_TRUE(admits(OpId::Sub, {other, total}));
+  EXPECT_TRUE(admits(OpId::Sub, {ones({3}), total}));
+}
+
 }  // namespace
 }  // namespace parity::generators
