@@ -201,7 +201,7 @@ Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& 
     if (input.sizes[i] != 1) in_sizes.push_back(input.sizes[i]), in_strides.push_back(input.strides[i]);
   const bool input_may_overlap = maybe_overlapping(in_sizes, in_strides);
   // Scatter-add the output gradient into a zeroed copy of the storage both geometries reach, average where the
-  // input geometry uses an element several times, and view the result with the input's geometry.
+  // input geometry may use an element several times, and view the result with the input's geometry.
   const Layout out_geo{sizes, strides, offset};
   const std::int64_t origin = std::min(input.offset, offset);
   const std::int64_t extent = std::max<std::int64_t>(
@@ -211,10 +211,11 @@ Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& 
   std::vector<double> g = grad.to_vector();
   std::size_t k = 0;
   for_each_storage_offset(out_geo, origin, [&](std::int64_t off) { acc[off] += g[k++]; });
-  if (!input.is_non_overlapping_and_dense()) {
+  // Where the input geometry may overlap (the cheap test), storage.div_(count) divides every element by the times
+  // the input uses it: outside the input's reach that is x / 0, a NaN or an infinity the storage keeps.
+  if (input_may_overlap) {
     for_each_storage_offset(input, origin, [&](std::int64_t off) { uses[off] += 1; });
-    for (std::size_t i = 0; i < acc.size(); ++i)
-      if (uses[i] > 1) acc[i] /= uses[i];
+    for (std::size_t i = 0; i < acc.size(); ++i) acc[i] /= uses[i];
   }
   if (zeros_count) storage.bump_version();  // new_zeros
   copy_(storage, from_values(acc, grad.dtype()));

@@ -647,6 +647,25 @@ TEST_F(CreateGraph, IndexsGradientIsAnIndexPutDifferentiableInTurn) {
   EXPECT_NEAR(grad(x).to_vector()[2], 2 * std::exp(2.0), 1e-4);
 }
 
+// as_strided's gradient is a view of a buffer over the storage both geometries reach. Where the input geometry
+// may overlap itself, every buffer element is divided by the times the input uses it, so the elements it does
+// not reach read 0 / 0 or x / 0 (an as_strided of the gradient shows them); where it cannot, they stay 0. The
+// 1.13.1 and 2.3.0 wheels agree.
+TEST_F(AutogradGrad, AsStridedsGradientBufferIsDividedByTheInputsUses) {
+  auto leaf_over = [](std::vector<double> storage, const Dims& sizes, const Dims& strides, std::int64_t offset) {
+    return requires_grad_(detach(as_strided(from_values(storage, ScalarType::Float32), sizes, strides, offset)), true);
+  };
+  Tensor x = leaf_over({1, 2, 3}, {2}, {0}, 2);  // one element, used twice
+  Tensor g = autograd_grad(as_strided(x, {}, {}, 0), x, false);
+  const std::vector<double> buffer = as_strided(g, {3}, {1}, 0).to_vector();
+  EXPECT_TRUE(std::isinf(buffer[0]) && buffer[0] > 0);  // the output's 1, used by no input element
+  EXPECT_TRUE(std::isnan(buffer[1]));
+  EXPECT_EQ(buffer[2], 0);
+  Tensor y = leaf_over({1, 2, 3, 4, 5}, {2}, {2}, 0);  // no overlap: the gap stays 0
+  Tensor h = autograd_grad(sum(as_strided(y, {2}, {2}, 0)), y, false);
+  EXPECT_EQ(as_strided(h, {3}, {1}, 0).to_vector(), (std::vector<double>{1, 0, 1}));
+}
+
 // IndexPutBackward0 gives self grad.index_put(indices, zeros_like(values)): aten::index_put, whose clone is
 // written below the ADInplaceOrView key, so that gradient is at version 0 (LibTorch 1.13 shows it).
 TEST_F(AutogradGrad, IndexPutsGradientForSelfIsAtVersionZero) {
