@@ -65,8 +65,15 @@ Corpus::Corpus(std::vector<Program> loaded, reports::ShardInfo shard, double gui
       regressions_.push_back(loaded_[j]);
 }
 
+std::uint64_t corpus_lag(std::uint64_t ordinal) { return std::clamp<std::uint64_t>(ordinal / 2, 1, kCorpusLag); }
+
+std::uint64_t Corpus::lag_before(std::uint64_t k) const {
+  const auto total = static_cast<std::uint64_t>(shard_.total);
+  return corpus_lag(k / total) * total;
+}
+
 std::size_t Corpus::visible_to(std::uint64_t k) const {
-  const std::uint64_t lag = kCorpusLag * static_cast<std::uint64_t>(shard_.total);
+  const std::uint64_t lag = lag_before(k);
   const auto old_enough = std::partition_point(entries_.begin(), entries_.end(),
                                                [&](const Entry& e) { return e.added_by + lag <= k; });
   return loaded_.size() + static_cast<std::size_t>(old_enough - entries_.begin());
@@ -100,7 +107,7 @@ std::optional<PlannedCase> Corpus::plan(std::uint64_t seed, std::uint64_t k) con
 }
 
 bool Corpus::may_start(std::uint64_t k, std::uint64_t next_to_judge) const {
-  return share_ <= 0 || next_to_judge + kCorpusLag * static_cast<std::uint64_t>(shard_.total) > k;
+  return share_ <= 0 || next_to_judge + lag_before(k) > k;
 }
 
 void Corpus::add(std::uint64_t k, Program p) { entries_.push_back({k, std::move(p)}); }

@@ -4,7 +4,7 @@
 // instead of the generator's program; a shard's first cases run the folder's programs as they are (regression
 // cases).
 //
-// Deterministic per seed: case k draws only from entries added by cases at least kCorpusLag of the shard's
+// Deterministic per seed: case k draws only from entries added by cases at least corpus_lag of the shard's
 // cases before it, and the campaign starts case k only once every such case is judged (may_start). So the
 // program a case runs does not depend on --jobs, the isolation or how far judging had got.
 #pragma once
@@ -28,10 +28,14 @@ namespace parity::engine {
 // times as often as a generated program does (planted faults, campaigns of --guided-share 1): guidance gets the
 // most of the cases that budget allows.
 inline constexpr double kDefaultGuidedShare = 0.08;
-// Cases of a shard between an entry's case and the first case that may mutate it: more than a campaign has in
-// flight up to 28 jobs (9 per job), so that starting a case rarely waits for judging; few enough that guidance
-// starts within the first second.
+// Cases of a shard between an entry's case and the first case that may mutate it, once a campaign is under way:
+// more than a campaign has in flight up to 28 jobs (9 per job), so that starting a case rarely waits for judging.
 inline constexpr std::uint64_t kCorpusLag = 256;
+// The lag of the shard's case of this ordinal (its index among the shard's cases): half the cases before it, at
+// least 1, at most kCorpusLag. A fixed lag kept guidance out of the first kCorpusLag cases, where the faults
+// the recipes reach soonest are found (parity_detection_bench); growing with the campaign, it costs only the
+// first 2 × kCorpusLag cases some of their parallelism, a few milliseconds.
+std::uint64_t corpus_lag(std::uint64_t ordinal);
 // Half of the mutants come from the newest entries (what just reached something new is explored first), half
 // from all.
 inline constexpr std::size_t kRecentEntries = 32;
@@ -75,7 +79,8 @@ class Corpus {
     std::uint64_t added_by;
     program::Program program;
   };
-  std::size_t visible_to(std::uint64_t k) const;  // loaded ones first, then those old enough
+  std::uint64_t lag_before(std::uint64_t k) const;  // corpus_lag of case k, in the campaign's case indices
+  std::size_t visible_to(std::uint64_t k) const;     // loaded ones first, then those old enough
   std::vector<program::Program> loaded_;
   std::vector<program::Program> regressions_;  // the loaded programs this shard runs, in order
   std::vector<Entry> entries_;

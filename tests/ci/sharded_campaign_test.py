@@ -69,11 +69,11 @@ def main(argv):
     else:
         check_merged(work / "clean", 120, expect_findings=False)
 
-    rc, out = run(script, parity, work / "planted", 60, plant="mul=values")
+    rc, out = run(script, parity, work / "planted", 400, plant="mul=values")
     if rc != 1:
         fail(f"a planted sharded campaign should exit 1 (unexpected findings), it exited {rc}:\n{out[-2000:]}")
     else:
-        summary = check_merged(work / "planted", 60, expect_findings=True)
+        summary = check_merged(work / "planted", 400, expect_findings=True)
         if summary and not any(g["signature"] == "mul:values" for g in summary["groups"]):
             fail("the merged planted run has no mul:values group")
 

@@ -50,22 +50,59 @@ reports::RunSummary comparable(reports::RunSummary s) {
   return s;
 }
 
-TEST(Corpus, AnEntryIsDrawnOnlyByCasesALagAfterIt) {
-  Corpus corpus({}, {}, 1.0, {});
-  corpus.add(5, some_program(1));
-  for (std::uint64_t k = 6; k < 5 + kCorpusLag; k += 97) EXPECT_FALSE(corpus.plan(3, k)) << "case " << k;
+// The cases from `from` on that ran a mutant, out of the next n; each plan is checked to depend on the seed and k
+// alone.
+int mutants_among(const Corpus& corpus, std::uint64_t from, std::uint64_t n) {
   int mutated = 0;
-  for (std::uint64_t k = 5 + kCorpusLag; k < 5 + kCorpusLag + 50; ++k)
+  for (std::uint64_t k = from; k < from + n; ++k)
     if (auto p = corpus.plan(3, k)) {
       EXPECT_EQ(p->origin, reports::CaseOrigin::Mutated);
       EXPECT_EQ(corpus.plan(3, k)->program, p->program) << "a case's plan depends on the seed and k alone";
       ++mutated;
     }
+  return mutated;
+}
+
+TEST(Corpus, TheLagIsHalfTheCasesBeforeUpToItsCap) {
+  EXPECT_EQ(corpus_lag(0), 1u);
+  EXPECT_EQ(corpus_lag(3), 1u);
+  EXPECT_EQ(corpus_lag(9), 4u);
+  EXPECT_EQ(corpus_lag(2 * kCorpusLag - 2), kCorpusLag - 1);
+  EXPECT_EQ(corpus_lag(std::uint64_t{1} << 40), kCorpusLag);
+}
+
+TEST(Corpus, AnEntryOfTheFirstCasesIsDrawnOnceTheCampaignHasRunTwiceAsMany) {
+  Corpus corpus({}, {}, 1.0, {});
+  corpus.add(5, some_program(1));
+  // Case 9 waits 4 cases: the first that may draw case 5's entry.
+  for (std::uint64_t k = 6; k < 9; ++k) EXPECT_FALSE(corpus.plan(3, k)) << "case " << k;
+  EXPECT_GT(mutants_among(corpus, 9, 50), 25);
+  EXPECT_FALSE(corpus.may_start(9, 5));
+  EXPECT_TRUE(corpus.may_start(9, 6));
+  EXPECT_TRUE(Corpus({}, {}, 0.0, {}).may_start(9, 0)) << "unguided, nothing waits";
+}
+
+TEST(Corpus, AnEntryOfALaterCaseIsDrawnOnlyByCasesTheFullLagAfterIt) {
+  constexpr std::uint64_t kAdded = 4 * kCorpusLag;
+  Corpus corpus({}, {}, 1.0, {});
+  corpus.add(kAdded, some_program(1));
+  for (std::uint64_t k = kAdded + 1; k < kAdded + kCorpusLag; k += 97) EXPECT_FALSE(corpus.plan(3, k)) << "case " << k;
+  EXPECT_GT(mutants_among(corpus, kAdded + kCorpusLag, 50), 25);
+  // Case kAdded + lag may start only once case kAdded is judged.
+  EXPECT_FALSE(corpus.may_start(kAdded + kCorpusLag, kAdded));
+  EXPECT_TRUE(corpus.may_start(kAdded + kCorpusLag, kAdded + 1));
+}
+
+TEST(Corpus, AShardsLagCountsItsOwnCases) {
+  // Shard 1 of 2 runs the odd cases: case 19 is its ninth, which waits 4 of its cases, 8 of the campaign's.
+  Corpus corpus({}, {1, 2}, 1.0, {});
+  corpus.add(11, some_program(1));
+  EXPECT_FALSE(corpus.plan(3, 17));
+  EXPECT_FALSE(corpus.may_start(19, 11));
+  EXPECT_TRUE(corpus.may_start(19, 12));
+  int mutated = 0;
+  for (std::uint64_t k = 19; k < 119; k += 2) mutated += corpus.plan(3, k).has_value();
   EXPECT_GT(mutated, 25);
-  // Case 5 + lag may start only once case 5 is judged.
-  EXPECT_FALSE(corpus.may_start(5 + kCorpusLag, 5));
-  EXPECT_TRUE(corpus.may_start(5 + kCorpusLag, 6));
-  EXPECT_TRUE(Corpus({}, {}, 0.0, {}).may_start(5 + kCorpusLag, 0)) << "unguided, nothing waits";
 }
 
 TEST(Corpus, AShardRunsItsShareOfTheFolderFirst) {
