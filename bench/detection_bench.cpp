@@ -9,6 +9,11 @@
 //   parity_detection_bench [--seconds S | --cases C] [--seeds N] [--jobs J] [--json FILE] [--parity BIN]
 //                          [--plant SPEC] [--mode recipes|guided] [--require-found]
 //
+// Both modes run the generator's program for every case guidance leaves alone, so a seed's two campaigns often find
+// a fault at the same case. With both modes, a last column pairs them by seed: the seeds where guidance found the
+// fault earlier, at the same case, later (a miss is latest). Medians of a few seeds move with every change to the
+// generator; the pairs say what guidance itself changed.
+//
 // --seconds (or --cases) is each campaign's budget: a fault not found in it counts as missed. --plant runs that
 // one fault, --mode that one mode. --require-found exits 1 when a fault is missed: with --cases, whose campaigns
 // are the same programs every run, that is the ctest `detection`, a check of what is found and never of how
@@ -124,6 +129,21 @@ Run detect(const fs::path& parity, const std::string& plant, const Mode& mode, s
   return r;
 }
 
+// The seeds where the second mode found the fault before the first, at the same case, after it.
+struct Paired {
+  int earlier = 0, same = 0, later = 0;
+};
+
+Paired pair_by_seed(const std::vector<Run>& first, const std::vector<Run>& second) {
+  auto at = [](const Run& r) { return r.found ? r.cases : UINT64_MAX; };
+  Paired p;
+  for (std::size_t i = 0; i < first.size() && i < second.size(); ++i) {
+    const std::uint64_t a = at(first[i]), b = at(second[i]);
+    (b < a ? p.earlier : b == a ? p.same : p.later) += 1;
+  }
+  return p;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -131,6 +151,7 @@ double median(std::vector<double> v) {
 }
 
 struct Column {
+  std::vector<Run> by_seed;
   std::vector<double> cases, seconds;
   nlohmann::json runs = nlohmann::json::array();
 };
@@ -177,6 +198,8 @@ int run(int argc, char** argv) {
               jobs);
   std::printf("%-34s", "planted fault");
   for (const Mode& m : modes) std::printf(" | %-30s", m.name.c_str());
+  const bool paired = modes.size() == 2;
+  if (paired) std::printf(" | %s vs %s: earlier/same/later", modes[1].name.c_str(), modes[0].name.c_str());
   std::printf("\n");
   nlohmann::json out = {{"budget", {{budget.flag.substr(2), std::stod(budget.value)}}}, {"seeds", seeds},
                         {"jobs", jobs}, {"modes", nlohmann::json::array()}, {"faults", nlohmann::json::object()}};
@@ -184,10 +207,11 @@ int run(int argc, char** argv) {
   std::vector<std::string> missed;
   for (const std::string& plant : faults) {
     std::printf("%-34s", plant.c_str());
+    std::vector<Column> columns;
     for (const Mode& mode : modes) {
-      Column c;
+      Column& c = columns.emplace_back();
       for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
-        const Run r = detect(parity, plant, mode, seed, budget, jobs, work);
+        const Run r = c.by_seed.emplace_back(detect(parity, plant, mode, seed, budget, jobs, work));
         c.runs.push_back({{"seed", seed}, {"found", r.found}, {"cases", r.cases}, {"seconds", r.seconds}});
         if (!r.found) {
           missed.push_back(plant + " (" + mode.name + ", seed " + std::to_string(seed) + ")");
@@ -201,6 +225,11 @@ int run(int argc, char** argv) {
       std::fflush(stdout);
       out["faults"][plant][mode.name] = {{"found", c.cases.size()}, {"median_cases", median(c.cases)},
                                          {"median_seconds", median(c.seconds)}, {"runs", c.runs}};
+    }
+    if (paired) {
+      const Paired p = pair_by_seed(columns[0].by_seed, columns[1].by_seed);
+      std::printf(" | %d/%d/%d", p.earlier, p.same, p.later);
+      out["faults"][plant]["paired"] = {{"earlier", p.earlier}, {"same", p.same}, {"later", p.later}};
     }
     std::printf("\n");
   }
