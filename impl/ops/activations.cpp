@@ -275,8 +275,9 @@ Activation clamp_op(std::optional<Scalar> min, std::optional<Scalar> max) {
     }
     const char* min_name = follows(VersionGate::ClampMinScalarKernelName) ? "clamp_min_scalar_cpu" : "clamp_min_cpu";
     const char* name = lo && hi ? "clamp_scalar_cpu" : lo ? min_name : "clamp_max_scalar_cpu";
-    const char* cuda_name = lo && hi ? "clamp_scalar_cuda" : lo ? "clamp_min_scalar_cuda" : "clamp_max_scalar_cuda";
-    ops::check_dispatch(out.device(), {name, {ScalarType::Bool, ScalarType::Float16}, cuda_name, {ScalarType::Bool}},
+    // ATen's cuda kernels of the three forms share one dispatch (launch_clamp_scalar), in 1.13 as in 2.x.
+    ops::check_dispatch(out.device(),
+                        {name, {ScalarType::Bool, ScalarType::Float16}, "clamp_scalar_cuda", {ScalarType::Bool}},
                         out.dtype());
     if (is_integral(out.dtype(), false) && follows(VersionGate::ClampIntegralBoundRange)) {
       std::optional<double> in_range_lo = lo, in_range_hi = hi;

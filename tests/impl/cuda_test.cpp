@@ -126,6 +126,15 @@ TEST_P(ImplCuda, AdvancedIndexingWritesBack) {
   EXPECT_EQ(a.device(), kCuda);
 }
 
+// Each of these is what LibTorch-CUDA 2.11 answered on an H200 where impl's cuda did not (issue 30's device run).
+TEST_P(ImplCuda, ClampOfABoolNamesTheOneScalarKernelWhicheverBounds) {
+  Tensor b = to(from_values({1, 0}, ScalarType::Bool), kCuda);
+  const std::string refused = "\"clamp_scalar_cuda\" not implemented for 'Bool'";
+  EXPECT_EQ(raised([&] { clamp_(b, std::nullopt, Scalar{Scalar::Kind::Bool, 1}); }), refused);
+  EXPECT_EQ(raised([&] { clamp_(b, Scalar{Scalar::Kind::Bool, 0}, std::nullopt); }), refused);
+  EXPECT_EQ(raised([&] { clamp_(b, Scalar{Scalar::Kind::Bool, 0}, Scalar{Scalar::Kind::Bool, 1}); }), refused);
+}
+
 INSTANTIATE_TEST_SUITE_P(Memory, ImplCuda, ::testing::Values(Memory::Device, Memory::HostBacked),
                          [](const auto& info) { return info.param == Memory::Device ? "Device" : "HostBacked"; });
 
