@@ -48,6 +48,9 @@ struct PointwiseCall {
   ScalarType src_dtype = ScalarType::Float32;  // Copy's input
   double a = 0, b = 0;
   bool has_a = false, has_b = false, flag = false;
+  // The output is on cuda: Pow and ResultBackward then compute as ATen's cuda kernels do, where those are not its
+  // CPU kernels' arithmetic.
+  bool cuda = false;
   Geometry geometry;
   void* data[kMaxOperands] = {};  // element 0 of each operand (offsets applied)
 };
@@ -171,14 +174,15 @@ PARITY_HOST_DEVICE T int_pow(T base, std::int64_t e) {
 template <typename T>
 struct PowFn {
   double e;
+  bool cuda;
   PARITY_HOST_DEVICE T operator()(T v) const {
     if constexpr (std::is_same_v<T, bool>) {
       return v;
     } else if constexpr (std::is_integral_v<T>) {
       return int_pow<T>(v, static_cast<std::int64_t>(e));
-    } else if constexpr (std::is_same_v<T, Half>) {
-      // LibTorch's Half pow is std::pow with the exponent as a Half, no special exponents: pow(-0, -0.5) is
-      // +inf there, where the others' 1 / sqrt(-0) is -inf.
+    } else if (std::is_same_v<T, Half> && !cuda) {
+      // The CPU's Half pow is std::pow with the exponent as a Half, no special exponents: pow(-0, -0.5) is +inf
+      // there, where the others' 1 / sqrt(-0) is -inf. ATen's cuda kernel takes the special exponents for Half too.
       return static_cast<T>(std::pow(static_cast<float>(v), static_cast<float>(T(e))));
     } else {
       // The special exponents PyTorch's pow kernel computes without std::pow (pow_tensor_scalar_optimized_kernel:
@@ -224,11 +228,14 @@ struct ResultBackwardFn {
   // rounding after each operation (as 2.15 does; 1.13 has no float16 sigmoid on the CPU to differentiate).
   // tanh's 1 - y * y is one fused multiply-add in LibTorch: the compilers contract ATen's `1 - b * b` (GCC for
   // its AVX2 kernels, nvcc by default), and near saturation, where 1 - y * y cancels, rounding y * y first
-  // moves the gradient by up to half an ulp of 1, many ulps of the result.
+  // moves the gradient by up to half an ulp of 1, many ulps of the result. ATen's cuda tanh_backward computes
+  // the 16-bit types in their own type, each operation rounded, so there is nothing to contract.
+  bool cuda;
   PARITY_HOST_DEVICE T operator()(T g, T y) const {
     if constexpr (std::is_same_v<T, bool>) return g;  // sigmoid and tanh results are floating
     else if constexpr (std::is_same_v<T, Half> && Op == ResultBackward::Sigmoid) return T(T(g * T(T(1) - y)) * y);
     else if constexpr (Op == ResultBackward::Sigmoid) return static_cast<T>(g * (T(1) - y) * y);
+    else if ((std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) && cuda) return T(g * T(T(1) - T(y * y)));
     else {
       using C = std::conditional_t<std::is_same_v<T, double>, double, float>;  // the 16-bit types compute in float
       const C yc = static_cast<C>(y);
@@ -315,7 +322,7 @@ void run_pointwise(Exec& exec, const PointwiseCall& c) {
         }
       });
     case Pointwise::Pow:
-      return dispatch(c.dtype, [&](auto t) { exec(c, PowFn<decltype(t)>{c.a}); });
+      return dispatch(c.dtype, [&](auto t) { exec(c, PowFn<decltype(t)>{c.a, c.cuda}); });
     case Pointwise::Clamp:
       return dispatch(c.dtype, [&](auto t) {
         using T = decltype(t);
@@ -330,8 +337,8 @@ void run_pointwise(Exec& exec, const PointwiseCall& c) {
       return dispatch(c.dtype, [&](auto t) {
         using T = decltype(t);
         switch (c.result_backward) {
-          case ResultBackward::Sigmoid: return exec(c, ResultBackwardFn<T, ResultBackward::Sigmoid>{});
-          case ResultBackward::Tanh: return exec(c, ResultBackwardFn<T, ResultBackward::Tanh>{});
+          case ResultBackward::Sigmoid: return exec(c, ResultBackwardFn<T, ResultBackward::Sigmoid>{c.cuda});
+          case ResultBackward::Tanh: return exec(c, ResultBackwardFn<T, ResultBackward::Tanh>{c.cuda});
         }
       });
     case Pointwise::ThresholdBackward:

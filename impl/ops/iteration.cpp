@@ -278,6 +278,7 @@ kernels::PointwiseCall pointwise_call(kernels::Pointwise kind, ScalarType dtype,
   kernels::PointwiseCall c;
   c.kind = kind;
   c.dtype = dtype;
+  c.cuda = out.device().type == DeviceType::CUDA;
   const Dims& shape = out.sizes();
   // Broadcast strides on the stack: a small op's time goes mostly to allocations.
   constexpr std::size_t kMaxRank = 64;

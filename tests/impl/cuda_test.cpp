@@ -3,10 +3,12 @@
 // (impl/cuda/cuda_runtime.h), which runs everywhere, so that impl's CUDA logic runs in CI without a GPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <string>
 
+#include "impl/autograd/meta.h"
 #include "impl/cuda/cuda_runtime.h"
 #include "impl/error.h"
 #include "impl/kernels/reduce.h"
@@ -133,6 +135,22 @@ TEST_P(ImplCuda, ClampOfABoolNamesTheOneScalarKernelWhicheverBounds) {
   EXPECT_EQ(raised([&] { clamp_(b, std::nullopt, Scalar{Scalar::Kind::Bool, 1}); }), refused);
   EXPECT_EQ(raised([&] { clamp_(b, Scalar{Scalar::Kind::Bool, 0}, std::nullopt); }), refused);
   EXPECT_EQ(raised([&] { clamp_(b, Scalar{Scalar::Kind::Bool, 0}, Scalar{Scalar::Kind::Bool, 1}); }), refused);
+}
+
+TEST_P(ImplCuda, PowOfAHalfTakesTheSpecialExponentsAsFloatsDo) {
+  // -0.5 is rsqrt on cuda, whose root of -0 is -0: LibTorch-CUDA gives -inf where the CPU's std::pow gives +inf.
+  Tensor z = from_values({-0.0, 4}, ScalarType::Float16);
+  EXPECT_EQ(pow(to(z, kCuda), Scalar::of(-0.5)).to_vector(), (std::vector<double>{-INFINITY, 0.5}));
+  EXPECT_EQ(pow(z, Scalar::of(-0.5)).to_vector(), (std::vector<double>{INFINITY, 0.5}));
+}
+
+TEST_P(ImplCuda, TanhsHalfGradientRoundsEachOperationInHalf) {
+  // y = tanh(-2.5) = -0.98681640625 in half; 1 - y * y cancels, so rounding y * y to half (0.973633 for
+  // 0.973805) moves the gradient by 8 ulps: LibTorch-CUDA 2.11 gave 0.072509765625 where computing in float
+  // (the CPU's kernel) gives 0.072021484375.
+  Tensor x = requires_grad_(to(from_values({-2.5}, ScalarType::Float16), kCuda), true);
+  backward(tanh(x), false, to(from_values({2.75}, ScalarType::Float32), kCuda));
+  EXPECT_EQ(autograd::grad(x).to_vector(), (std::vector<double>{0.072509765625}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Memory, ImplCuda, ::testing::Values(Memory::Device, Memory::HostBacked),
