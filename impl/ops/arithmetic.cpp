@@ -124,9 +124,9 @@ void binary_inplace_values(BinaryOp op, const Tensor& self, const Tensor& other)
   Dims shape = broadcast_shapes(self.sizes(), other.sizes());
   PARITY_CHECK(shape == self.sizes(), ErrorKind::Shape,
         "output with shape " + format_dims(self.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
-  const Device d = ops::common_device(&self, {&other}, /*allow_cpu_scalars=*/true);
   const Operand oself{self, false}, oother{other, false};
   const ScalarType t = compute_type(op, ops::result_type({&oself, &oother}));
+  const Device d = ops::common_device(&self, {&other}, /*allow_cpu_scalars=*/true, t);
   binary_inplace_values(op, self, t, converted(other, t), d, other);
 }
 
@@ -273,10 +273,9 @@ Tensor binary_out(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
   ops::check_no_overlap(out, {&a, &b});
   const Dims shape = broadcast_shapes(a.sizes(), b.sizes());
   ops::check_out_shape(out, shape, {&a, &b});
-  const Device d = ops::common_device(&out, {&a, &b}, /*allow_cpu_scalars=*/true);
   const Operand oa{a, false}, ob{b, false};
   const ScalarType t = compute_type(op, ops::result_type({&oa, &ob}));
-  ops::check_out_dtype(out, t, ops::OutDtype::CastSafely);
+  const Device d = ops::common_device(&out, {&a, &b}, /*allow_cpu_scalars=*/true, t);
   Tensor ca = converted(a, t), cb = converted(b, t);
   ops::resize_output(out, shape,
                      ops::elementwise_layout(shape, {&ops::iterator_input_layout(ca, a), &ops::iterator_input_layout(cb, b)}));
@@ -407,10 +406,11 @@ ScalarType addcmul_type(const Tensor& self, const Tensor& t1, const Tensor& t2) 
   Operand a{self, false}, b{t1, false}, c{t2, false};
   return ops::result_type({&a, &b, &c});
 }
-// TensorIterator's device rule, which lets one CPU scalar join a device's operands; the CUDA kernel then takes it
-// as tensor2 only.
-Device addcmul_device(const Tensor* out, const Tensor& self, const Tensor& t1, const Tensor& t2) {
-  const Device d = ops::common_device(out, {&self, &t1, &t2}, /*allow_cpu_scalars=*/true);
+// TensorIterator's device rule, which lets one CPU scalar join a device's operands (and checks, with out's
+// device, that the common dtype t casts to it); the CUDA kernel then takes a CPU scalar as tensor2 only.
+Device addcmul_device(const Tensor* out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+                      std::optional<ScalarType> t = std::nullopt) {
+  const Device d = ops::common_device(out, {&self, &t1, &t2}, /*allow_cpu_scalars=*/true, t);
   if (d.type == DeviceType::CPU) return d;
   auto cpu_scalar = [](const Tensor& x) { return x.device().type == DeviceType::CPU && x.dim() == 0; };
   PARITY_CHECK(!cpu_scalar(self), ErrorKind::Device,
@@ -423,7 +423,7 @@ Device addcmul_device(const Tensor* out, const Tensor& self, const Tensor& t1, c
 
 void addcmul_values(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, ScalarType t,
                     double value) {
-  const Device d = addcmul_device(&out, self, t1, t2);
+  const Device d = addcmul_device(&out, self, t1, t2, t);
   ops::check_dispatch(d, {"addcmul_cpu_out", {ScalarType::Bool, ScalarType::Float16}, "addcmul_cuda", {ScalarType::Bool}},
                       t);
   // addcmul_cpu_kernel converts the value to the type it computes in: float for the 16-bit floats.
@@ -484,11 +484,7 @@ Tensor addcmul_(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar v
   const Dims shape = broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes()), t2.sizes());
   PARITY_CHECK(shape == self.sizes(), ErrorKind::Shape,
                "output with shape " + format_dims(self.sizes()) + " doesn't match the broadcast shape " + format_dims(shape));
-  const ScalarType t = addcmul_type(self, t1, t2);
-  PARITY_CHECK(can_cast(t, self.dtype()), ErrorKind::DType,
-               "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
-                   std::string(type_name(self.dtype())));
-  addcmul_values(self, self, t1, t2, t, value.value);
+  addcmul_values(self, self, t1, t2, addcmul_type(self, t1, t2), value.value);
   self.bump_version();
   if (node) autograd::rebase_history(self, node);
   return self;

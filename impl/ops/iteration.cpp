@@ -15,6 +15,7 @@
 #include "impl/cuda/cuda_runtime.h"
 #include "impl/error.h"
 #include "impl/error_class.h"
+#include "impl/ops/out_argument.h"
 #include "impl/version_gate.h"
 
 namespace parity::impl::ops {
@@ -151,7 +152,8 @@ Layout elementwise_layout(const Dims& shape, std::span<const Layout* const> inpu
   return Layout{shape, strides, 0};
 }
 
-Device common_device(const Tensor* output, std::initializer_list<const Tensor*> inputs, bool allow_cpu_scalars) {
+Device common_device(const Tensor* output, std::initializer_list<const Tensor*> inputs, bool allow_cpu_scalars,
+                     std::optional<ScalarType> cast_to_output) {
   Device common;
   auto take = [&](const Tensor* t) {
     if (common.type == DeviceType::CPU && t->device().type != DeviceType::CPU) common = t->device();
@@ -164,6 +166,7 @@ Device common_device(const Tensor* output, std::initializer_list<const Tensor*> 
                      " and " + t->device().str() + "!");
   };
   if (output) check(output);
+  if (output && cast_to_output) check_out_dtype(*output, *cast_to_output, OutDtype::CastSafely);
   int cpu_scalars = 0;
   for (const Tensor* t : inputs) {
     if (common.type != DeviceType::CPU && allow_cpu_scalars && t->dim() == 0 && t->device().type == DeviceType::CPU) {

@@ -73,8 +73,12 @@ void unary_kernel(UnaryOp op, const Tensor& out, const Tensor& x);
 // not on the CPU, else the CPU; an operand on another device raises "Expected all tensors to be on the same
 // device, but found at least two devices, cuda:0 and cpu!", except, where the op allows CPU scalars (binary and
 // comparison ops), one 0-dim CPU input, which the kernel reads as a scalar argument (kernel_operand).
-// `output`: the tensor an in-place op writes, or null.
-Device common_device(const Tensor* output, std::initializer_list<const Tensor*> inputs, bool allow_cpu_scalars);
+// `output`: the tensor an in-place op writes, or null. `cast_to_output`: the common dtype, where the op requires it
+// to cast safely to the output (enforce_safe_casting_to_output). compute_types reviews the operands in one loop,
+// outputs first, each one's device and then that cast, so an output that cannot hold the result raises before an
+// input on another device does, and an output on another device before its cast.
+Device common_device(const Tensor* output, std::initializer_list<const Tensor*> inputs, bool allow_cpu_scalars,
+                     std::optional<ScalarType> cast_to_output = std::nullopt);
 // The device check that LibTorch's generated wrappers run before an op's own checks (check_and_update_common_device):
 // the common device is the first argument's, and the first argument on another device raises, naming itself and
 // the wrapper (`wrapper`: "mm", "addmv_", "_dot" as codegen names it after "wrapper_CUDA_"). The wording is

@@ -153,6 +153,24 @@ TEST_P(ImplCuda, TanhsHalfGradientRoundsEachOperationInHalf) {
   EXPECT_EQ(autograd::grad(x).to_vector(), (std::vector<double>{0.072509765625}));
 }
 
+TEST_P(ImplCuda, TheOutputsDeviceThenItsCastAreCheckedBeforeTheInputsDevices) {
+  const std::string two_devices =
+      "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!";
+  // The output is on the common device, but cannot hold a float result: that comes before the CPU input.
+  Tensor ints = to(from_values({3, 3}, ScalarType::Int64), kCuda);
+  Tensor floats = from_values({0.5, 2}, ScalarType::Float32);
+  EXPECT_EQ(raised([&] { div_(ints, floats); }), "result type Float can't be cast to the desired output type Long");
+  Tensor out = to(from_values({0}, ScalarType::Int32), kCuda);
+  EXPECT_EQ(raised([&] { div_out(out, floats, floats); }),
+            "result type Float can't be cast to the desired output type Int");
+  // The output is on the CPU, the common device cuda: its device comes before its cast.
+  Tensor bools = from_values({1, 0}, ScalarType::Bool);
+  Tensor dev = to(floats, kCuda);
+  EXPECT_EQ(raised([&] { addcmul_(bools, dev, dev, Scalar{Scalar::Kind::Bool, 1}); }), two_devices);
+  // Both fine: the inputs' devices still count.
+  EXPECT_EQ(raised([&] { div_(to(floats, kCuda), from_values({1, 2}, ScalarType::Float32)); }), two_devices);
+}
+
 INSTANTIATE_TEST_SUITE_P(Memory, ImplCuda, ::testing::Values(Memory::Device, Memory::HostBacked),
                          [](const auto& info) { return info.param == Memory::Device ? "Device" : "HostBacked"; });
 
