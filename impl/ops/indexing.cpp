@@ -233,14 +233,21 @@ bool is_expandable_to(const Dims& from, const Dims& to) {
 // to the host. `devices`: self and the values as they are, whose devices TensorIterator checks (after the shape
 // and dtype, before the write); an index is moved to self's device first, so it never fails there. An index out
 // of range raises from inside the loop, after the elements before it were written, as ATen's serial kernel does.
+// `sorted`: accumulating on cuda, through index_put_with_sort_kernel. It expands the values to the indexing
+// result's shape (2.x: with expand's own errors), and writes into a contiguous copy of a self that is not
+// contiguous, which it then copy_s back: a self whose elements overlap is refused there, unchanged, once the
+// copy has anything to write.
 struct OnDevices {
   const Tensor& self;
   const Tensor& values;
+  bool sorted = false;
 };
 void index_put_on_host(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate,
                        const OnDevices& devices) {
   ops::require_cpu({&self, &index, &values});
   const AdvancedIndex info = make_info(self, index);
+  if (devices.sorted && follows(VersionGate::IndexPutSortExpandsValues))
+    (void)geometry::expand(values.layout(), info.src.sizes(), devices.values.type_name());
   PARITY_CHECK(is_expandable_to(values.sizes(), info.src.sizes()), ErrorKind::Shape,
                "shape mismatch: value tensor of shape " + format_dims(values.sizes()) +
                    " cannot be broadcast to indexing result of shape " + format_dims(info.src.sizes()));
@@ -248,6 +255,7 @@ void index_put_on_host(const Tensor& self, const Tensor& index, const Tensor& va
                "Index put requires the source and destination dtypes match, got " + std::string(type_name(self.dtype())) +
                    " for the destination and " + std::string(type_name(values.dtype())) + " for the source.");
   ops::common_device(&devices.self, {&devices.values}, /*allow_cpu_scalars=*/false);
+  if (devices.sorted && info.src.numel() > 0) ops::check_no_overlap(devices.self, {});
   std::vector<const Layout*> operands = {&info.src.layout(), &values.layout()};
   for (const Tensor& i : info.indices) operands.push_back(&i.layout());
   const auto order = iteration_order(ops::elementwise_layout(info.src.sizes(), operands));
@@ -289,7 +297,7 @@ void index_put_values(const Tensor& self, const Tensor& index, const Tensor& val
     PARITY_CHECK(value.device() == self.device(), ErrorKind::Device,
                  "expected device " + self.device().str() + " but got device " + value.device().str() +
                      " for value tensor");
-  const OnDevices devices{self, value};
+  const OnDevices devices{self, value, !on_cpu(self) && accumulate};
   if (on_cpu(self) && on_cpu(index) && on_cpu(value)) return index_put_on_host(self, index, value, accumulate, devices);
   // The host loops on mirrors: what they wrote goes back even when they raise part way, as the serial kernel's
   // writes before an error stay.

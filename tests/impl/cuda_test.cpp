@@ -171,6 +171,41 @@ TEST_P(ImplCuda, TheOutputsDeviceThenItsCastAreCheckedBeforeTheInputsDevices) {
   EXPECT_EQ(raised([&] { div_(to(floats, kCuda), from_values({1, 2}, ScalarType::Float32)); }), two_devices);
 }
 
+TEST_P(ImplCuda, AccumulatingIndexPutExpandsTheValuesToTheResultsShape) {
+  Tensor self = to(from_values({5}, ScalarType::Float32), kCuda);
+  self = view(self, {1, 1, 1});
+  Tensor none = to(view(from_values({0}, ScalarType::Bool), {1, 1, 1}), kCuda);
+  Tensor values = to(view(from_values({2}, ScalarType::Float32), {1, 1, 1}), kCuda);
+  EXPECT_EQ(raised([&] { index_put_(self, none, values, /*accumulate=*/true); }),
+            "shape mismatch: value tensor of shape [1, 1, 1] cannot be broadcast to indexing result of shape [0]");
+  TargetTorchVersionGuard since{TorchVersion{2, 11}};
+  EXPECT_EQ(raised([&] { index_put_(self, none, values, /*accumulate=*/true); }),
+            "expand(CUDAFloatType{[1, 1, 1]}, size=[0]): the number of sizes provided (1) must be greater or equal "
+            "to the number of dimensions in the tensor (3)");
+  EXPECT_EQ(raised([&] { index_put_(self, none, values, /*accumulate=*/false); }),
+            "shape mismatch: value tensor of shape [1, 1, 1] cannot be broadcast to indexing result of shape [0]")
+      << "without accumulate, TensorIterator's check";
+}
+
+TEST_P(ImplCuda, AccumulatingIndexPutRefusesASelfWhoseElementsOverlap) {
+  // The sort kernel writes a contiguous copy of a self that is not contiguous, then copy_s it back: copy_ refuses
+  // an expanded self, which stays as it was. With nothing indexed there is nothing to copy back.
+  Tensor base = to(view(from_values({1, 2, 3, 4}, ScalarType::Int64), {1, 4}), kCuda);
+  Tensor self = expand(base, {2, 4});
+  Tensor rows = arange(2, ScalarType::Int64, kCuda);
+  Tensor values = to(view(from_values({1, 1, 1, 1, 1, 1, 1, 1}, ScalarType::Int64), {2, 4}), kCuda);
+  EXPECT_EQ(raised([&] { index_put_(self, rows, values, /*accumulate=*/true); }),
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation.");
+  EXPECT_EQ(base.to_vector(), (std::vector<double>{1, 2, 3, 4}));
+  Tensor no_rows = to(from_values({}, ScalarType::Int64), kCuda);
+  EXPECT_EQ(raised([&] { index_put_(self, no_rows, select(view(values, {8}), 0, 0), true); }), "(nothing raised)");
+  // The CPU's TensorIterator does not check the overlap: it accumulates into the shared elements.
+  Tensor cpu_base = view(from_values({1, 2, 3, 4}, ScalarType::Int64), {1, 4});
+  index_put_(expand(cpu_base, {2, 4}), arange(2, ScalarType::Int64), to(values, Device{}), true);
+  EXPECT_EQ(cpu_base.to_vector(), (std::vector<double>{3, 4, 5, 6}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Memory, ImplCuda, ::testing::Values(Memory::Device, Memory::HostBacked),
                          [](const auto& info) { return info.param == Memory::Device ? "Device" : "HostBacked"; });
 
