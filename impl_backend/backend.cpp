@@ -507,8 +507,8 @@ std::unique_ptr<judge::Backend> make_impl_backend(std::optional<TorchVersion> fo
   return std::make_unique<ImplBackend>(follows.value_or(oracle_torch_version()), Role::Impl);
 }
 
-std::unique_ptr<judge::Backend> make_impl_cpu_oracle() {
-  return std::make_unique<ImplBackend>(oracle_torch_version(), Role::CpuOracle);
+std::unique_ptr<judge::Backend> make_impl_cpu_oracle(std::optional<TorchVersion> follows) {
+  return std::make_unique<ImplBackend>(follows.value_or(oracle_torch_version()), Role::CpuOracle);
 }
 
 int cuda_device_count() { return impl::cuda::device_count(); }

@@ -20,8 +20,8 @@ std::unique_ptr<judge::Backend> make_impl_backend(std::optional<TorchVersion> fo
 
 // impl judging impl (reports/oracle.h, `--oracle impl-cpu`): the same library, following the same release, with
 // every cuda tensor in host memory (impl::cuda::HostBackedScope, for each session's life) and its kernels run by
-// the CPU, and no planted fault (those break the impl side only).
-std::unique_ptr<judge::Backend> make_impl_cpu_oracle();
+// the CPU, and no planted fault (those break the impl side only). `follows` as make_impl_backend's.
+std::unique_ptr<judge::Backend> make_impl_cpu_oracle(std::optional<TorchVersion> follows = std::nullopt);
 
 // impl's CUDA devices (0 in a build without nvcc, or on a machine without a device). Initialises CUDA.
 int cuda_device_count();
