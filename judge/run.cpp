@@ -20,7 +20,7 @@ using program::Saves;
 using program::spec;
 using program::Step;
 using program::Writes;
-using program::writes_one_value;
+using program::overlap_is_order_dependent;
 
 std::string_view to_string(StepObs::Status s) {
   switch (s) {
@@ -279,9 +279,11 @@ class Taint {
     if (spec(step.op).kind != OpKind::InPlace) return false;
     const int out = step.inputs[0];
     const TensorObs dst = session.observe(out, false, false);
-    // fill_, zero_ and masked_fill_ write one value everywhere they write, so overlap cannot change what they
-    // leave; a dense destination has no overlap, and only the others need the exact (enumerating) check.
-    if (!writes_one_value(spec(step.op).writes) && !dst.non_overlapping_dense && has_internal_overlap(dst.sizes, dst.strides)) return true;
+    // fill_, zero_ and (on the CPU) masked_fill_ write one value everywhere they write, so overlap cannot change
+    // what they leave; a dense destination has no overlap, and only the others need the exact (enumerating) check.
+    if (overlap_is_order_dependent(spec(step.op).writes, dst.device != "cpu") && !dst.non_overlapping_dense &&
+        has_internal_overlap(dst.sizes, dst.strides))
+      return true;
     // Pointwise ops read each operand at the element they write, so an operand laid out as the destination is
     // safe; one that gathers (OpSpec::gathers) makes any shared memory order-dependent.
     for (std::size_t k = 1; k < step.inputs.size(); ++k) {

@@ -70,6 +70,13 @@ enum class Writes : std::uint8_t {
 };
 // Whether every written element receives one value, so that elements sharing memory cannot disagree.
 constexpr bool writes_one_value(Writes w) { return w == Writes::Constant || w == Writes::ConstantWhere; }
+// Whether a write into elements that share memory leaves values that depend on the order of the writes. On cuda
+// masked_fill_'s kernel writes every element (mask ? value : self, ATen's gpu_kernel), an unselected one with
+// what it read, which a selected one sharing its memory may have overwritten since; the CPU's writes only the
+// selected elements.
+constexpr bool overlap_is_order_dependent(Writes w, bool on_cuda) {
+  return !writes_one_value(w) || (on_cuda && w == Writes::ConstantWhere);
+}
 
 // A set of dtypes, for what operand 0 may be.
 constexpr unsigned dtype_bit(DType d) { return 1u << static_cast<unsigned>(d); }
