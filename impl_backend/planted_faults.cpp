@@ -89,6 +89,12 @@ std::string PlantedFault::text() const {
   return std::string(program::spec(op).name) + "=?";
 }
 
+std::vector<std::string_view> planted_fault_kind_names() {
+  std::vector<std::string_view> out;
+  for (const auto& [name, k] : kKinds) out.push_back(name);
+  return out;
+}
+
 bool is_process_fault(PlantedFault::Kind kind) {
   switch (kind) {
     case PlantedFault::Kind::Crash:

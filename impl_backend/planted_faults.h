@@ -58,6 +58,8 @@ struct PlantedFault {
 };
 
 // Whether the fault ends or stalls the process running the op (Crash, Abort, Hang, OutOfMemory).
+// Every kind's name, as PARITY_PLANT spells it after "OP=".
+std::vector<std::string_view> planted_fault_kind_names();
 bool is_process_fault(PlantedFault::Kind);
 // Whether it is a combination fault (ViewWritten through GradMemo).
 bool is_combination_fault(PlantedFault::Kind);

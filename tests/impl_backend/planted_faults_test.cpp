@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
 #include <stdexcept>
+#include <string>
 
 namespace parity::impl_backend {
 namespace {
@@ -21,6 +25,21 @@ TEST(PlantedFaults, ParsesAListOfOpAndKind) {
   EXPECT_TRUE(parse_planted_faults("").empty());
   EXPECT_EQ(parse_planted_faults("mul_=fresh").at(0), (PlantedFault{OpId::Mul_, PlantedFault::Kind::Fresh}));
   EXPECT_EQ(parse_planted_faults("exp=writes_input").at(0), (PlantedFault{OpId::Exp, PlantedFault::Kind::WritesInput}));
+}
+
+// Reports record the faults in force (planted_faults); the schema's pattern must accept every kind there is, and
+// only those.
+TEST(PlantedFaults, TheReportSchemaAcceptsEveryKind) {
+  const std::string path = std::string(PARITY_SOURCE_DIR) + "/reports/schema/common.schema.json";
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "cannot read " << path;
+  const std::regex pattern(
+      nlohmann::json::parse(in).at("$defs").at("planted_faults").at("items").at("pattern").get<std::string>());
+  for (std::string_view kind : planted_fault_kind_names()) {
+    const std::string text = "mul_=" + std::string(kind);
+    EXPECT_TRUE(std::regex_search(text, pattern)) << text << " is refused by " << path;
+  }
+  EXPECT_FALSE(std::regex_search(std::string("mul=oops"), pattern));
 }
 
 TEST(PlantedFaults, RefusesWhatItCannotRead) {
