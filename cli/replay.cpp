@@ -9,6 +9,7 @@
 #include "cli/oracle_flag.h"
 #include "cli/render.h"
 #include "engine/evaluate.h"
+#include "files/output_file.h"
 #include "generators/program_gen.h"
 #include "impl_backend/planted_faults.h"
 #include "oracle/torch_backend.h"
@@ -19,7 +20,7 @@ namespace parity::cli {
 
 namespace {
 
-const std::string kHelp = std::string(R"(usage: parity replay FILE [--index N] [--oracle O] [--impl-cmd CMD] [--oracle-cmd CMD] [--timeout-ms T] [--memory-mb M] [--full-values] [--cpp] [--python]
+const std::string kHelp = std::string(R"(usage: parity replay FILE [--index N] [--oracle O] [--impl-cmd CMD] [--oracle-cmd CMD] [--timeout-ms T] [--memory-mb M] [--full-values] [--cpp | --python] [-o FILE]
 
 Runs the program of a finding again on impl and on its oracle (in a child process, as `parity fuzz` does):
 LibTorch, or impl on the CPU for a finding of `parity fuzz --oracle impl-cpu` (the finding says which). It
@@ -40,8 +41,10 @@ options:
                    takes terabytes of address space); either says so on stderr when the flag is given
   --full-values    compare every value of a tensor of more than 4096 elements one by one, as a summary
                    cannot say which element differs (memory grows with the program's elements)
-  --cpp            then print a C++ (LibTorch) repro of the program
-  --python         then print a Python (PyTorch) repro of the program
+  --cpp            print a C++ (LibTorch) repro of the program: stdout then holds the code alone (the
+                   verdict goes to stderr), so that `parity replay F --cpp > repro.cpp` compiles
+  --python         print a Python (PyTorch) repro of the program, as --cpp does
+  -o, --output F   write the repro to F instead of stdout (one of --cpp and --python)
 )") + backend_flags_help(false) + R"(
 exit status: 0 agrees now, 1 still diverges, 2 bad usage or input.
 )";
@@ -73,11 +76,18 @@ void warn_if_made_elsewhere(const reports::Finding& f) {
 
 int replay_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
-  std::vector<FlagSpec> flags = {{"--index"}, {"--oracle"}, {"--timeout-ms"}, {"--memory-mb"}, {"--full-values", false}, {"--cpp", false}, {"--python", false}};
+  std::vector<FlagSpec> flags = {{"--index"}, {"--oracle"}, {"--timeout-ms"}, {"--memory-mb"}, {"--full-values", false},
+                                 {"--cpp", false}, {"--python", false}, {"--output", true, "-o"}};
   for (FlagSpec& f : backend_flag_specs(false)) flags.push_back(std::move(f));
   Args args("parity replay", argv, flags);
   if (args.positional().size() != 1)
     throw UsageError("`parity replay` takes one FILE (see `parity replay --help`)");
+  const bool cpp = args.has("--cpp"), python = args.has("--python");
+  const std::optional<std::string> output = args.value("--output");
+  if (output && output->empty()) throw UsageError("--output needs a file to write the repro to");
+  if (output && cpp == python)
+    throw UsageError("--output writes one repro: give --cpp or --python with it, not " +
+                     std::string(cpp ? "both" : "neither"));
   std::optional<std::size_t> index;
   if (auto n = args.uint64("--index", 0, std::uint64_t{1} << 40)) index = static_cast<std::size_t>(*n);
   engine::EvalOptions options;
@@ -110,23 +120,32 @@ int replay_command(const std::vector<std::string>& argv) {
   if (backends.record) print_sides(*backends.record);
   engine::Evaluation ev = engine::evaluate_isolated(in.program, options);
   const std::string recorded = in.finding ? in.finding->signature.to_string() : "";
+  // With a repro asked for, stdout is the repro's alone.
+  std::ostream& verdict = cpp || python ? std::cerr : std::cout;
   int rc = 0;
   if (ev.divergence) {
     const std::string sig = judge::signature(in.program, *ev.divergence).to_string();
-    std::cout << "still diverges: " << describe_divergence(in.program, *ev.divergence, options.oracle);
-    if (!recorded.empty() && recorded != sig) std::cout << " (recorded as " << recorded << ")";
-    std::cout << "\n";
+    verdict << "still diverges: " << describe_divergence(in.program, *ev.divergence, options.oracle);
+    if (!recorded.empty() && recorded != sig) verdict << " (recorded as " << recorded << ")";
+    verdict << "\n";
     rc = 1;
   } else {
-    std::cout << "agrees now" << (recorded.empty() ? "" : " (recorded as " + recorded + ")") << "\n";
+    verdict << "agrees now" << (recorded.empty() ? "" : " (recorded as " + recorded + ")") << "\n";
   }
   if (in.finding && in.finding->reproducible && in.finding->reproducible->flaky())
     std::cerr << "parity replay: note: this finding is flaky: it diverged on " << in.finding->reproducible->diverged
               << " of " << in.finding->reproducible->runs << " confirming runs, so one replay "
               << (rc ? "that diverges" : "that agrees") << " says little; replay it several times\n";
   const judge::Trace* oracle = reports::repro_expectations(options.oracle, ev.oracle);
-  if (args.has("--cpp")) std::cout << "\n" << reports::cpp_repro(in.program, oracle);
-  if (args.has("--python")) std::cout << "\n" << reports::python_repro(in.program, oracle);
+  if (output) {
+    files::write_text_file_atomically(*output, cpp ? reports::cpp_repro(in.program, oracle)
+                                                   : reports::python_repro(in.program, oracle), "the repro");
+    std::cerr << "parity replay: repro written: " << *output << "\n";
+    return rc;
+  }
+  if (cpp) std::cout << reports::cpp_repro(in.program, oracle);
+  if (cpp && python) std::cout << "\n";
+  if (python) std::cout << reports::python_repro(in.program, oracle);
   return rc;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "engine/device_probe.h"
@@ -358,6 +359,32 @@ TEST_F(Cli, RunAndReplayAProgram) {
   EXPECT_TRUE(replay.output.rfind("agrees now", 0) == 0 || replay.output.rfind("still diverges: ", 0) == 0)
       << replay.output;
   EXPECT_EQ(replay.exit_code == 1, replay.output.rfind("still diverges: ", 0) == 0);
+}
+
+// A repro asked of replay is all of stdout, so that `parity replay F --cpp > repro.cpp` is a program; the verdict
+// goes to stderr. -o writes it to a file instead, one language at a time.
+TEST_F(Cli, ReplaysReproIsAllOfStdoutOrItsOwnFile) {
+  const std::string program = write("p.json", valid_program());
+  const fs::path out = dir_ / "repro.cpp", err = dir_ / "stderr.txt";
+  const int status = std::system((shell_quote(PARITY_CLI_PATH) + " replay " + program + " --cpp > " +
+                                  shell_quote(out.string()) + " 2> " + shell_quote(err.string()))
+                                     .c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) <= 1) << status;
+  std::stringstream code, verdict;
+  code << std::ifstream(out).rdbuf();
+  verdict << std::ifstream(err).rdbuf();
+  EXPECT_EQ(code.str().rfind("// parity repro", 0), 0u) << code.str().substr(0, 200);
+  EXPECT_EQ(code.str().find("agrees now"), std::string::npos);
+  EXPECT_TRUE(verdict.str().rfind("agrees now", 0) == 0 || verdict.str().rfind("still diverges: ", 0) == 0)
+      << verdict.str();
+  const fs::path py = dir_ / "repro.py";
+  Result r = parity("replay " + program + " --python -o " + shell_quote(py.string()));
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
+  std::stringstream written;
+  written << std::ifstream(py).rdbuf();
+  EXPECT_EQ(written.str().rfind("# parity repro", 0), 0u) << written.str().substr(0, 200);
+  EXPECT_EQ(r.output.find("# parity repro"), std::string::npos) << "the repro went to the file alone";
+  expect_bad_input(parity("replay " + program + " --cpp --python -o x"), "give --cpp or --python");
 }
 
 // `parity claims`: every seed claim gets a LibTorch verdict from a program that ran as intended; the exit code
