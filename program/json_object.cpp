@@ -21,7 +21,13 @@ std::string describe(const json& j) {
 DType parse_dtype_field(const Obj& o, std::string_view key) {
   std::string name = o.string(key);
   auto d = parse_dtype(name);
-  if (!d) o.fail_field(key, "is " + quote(name) + "; expected float32, float64, int64 or bool");
+  if (!d) {
+    // Every dtype a program may name, from the one list of them.
+    std::string expected;
+    for (std::size_t k = 0; k < std::size(kAllDTypes); ++k)
+      expected += (k == 0 ? "" : k + 1 == std::size(kAllDTypes) ? " or " : ", ") + std::string(to_string(kAllDTypes[k]));
+    o.fail_field(key, "is " + quote(name) + "; expected " + expected);
+  }
   return *d;
 }
 

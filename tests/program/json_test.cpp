@@ -315,6 +315,7 @@ TEST(JsonProgram, RefusesBadDocuments) {
   j = good;
   j["steps"][0]["attrs"]["dtype"] = "complex64";
   expect_error(j, {"step 0 (rand)", "dtype", "complex64"});
+  for (DType d : kAllDTypes) expect_error(j, {std::string(to_string(d))});  // the refusal names every accepted dtype
   j = good;
   j["steps"][0]["attrs"]["sizes"] = {2, "3"};
   expect_error(j, {"step 0 (rand)", "sizes", "integer"});
