@@ -4,6 +4,8 @@
 #include <cmath>
 #include <iostream>
 
+#include "program/spelling.h"
+
 namespace parity::cli {
 
 namespace {
@@ -35,7 +37,12 @@ Args::Args(const std::string& command, const std::vector<std::string>& argv, con
     const FlagSpec* spec = nullptr;
     for (const auto& f : flags)
       if (f.name == name || (!f.short_name.empty() && f.short_name == name)) spec = &f;
-    if (!spec) throw UsageError("unknown flag " + shown(name) + " for `" + command_ + "` (see `" + command_ + " --help`)");
+    if (!spec) {
+      std::vector<std::string> names;
+      for (const auto& f : flags) names.push_back(f.name);
+      throw UsageError("unknown flag " + shown(name) + " for `" + command_ + "`" + program::did_you_mean(name, names) +
+                       " (see `" + command_ + " --help`)");
+    }
     name = spec->name;
     if (values_.contains(name)) throw UsageError(name + " is given twice");
     if (spec->takes_value) {

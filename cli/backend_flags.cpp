@@ -27,7 +27,9 @@ std::vector<program::OpId> op_names(const Args& args, const std::string& flag) {
   if (auto v = args.value(flag))
     for (const std::string& name : split_commas(*v)) {
       const auto op = program::find_op(name);
-      if (!op) throw UsageError(flag + " names \"" + name.substr(0, 40) + "\", which is no op (`parity list` lists them)");
+      if (!op)
+        throw UsageError(flag + " names \"" + name.substr(0, 40) + "\", which is no op" + program::op_name_hint(name) +
+                         " (`parity list` lists them)");
       out.push_back(*op);
     }
   return out;

@@ -14,6 +14,7 @@
 #include "impl_backend/planted_faults.h"
 #include "program/internal_assert.h"
 #include "program/json.h"
+#include "program/spelling.h"
 #include "reports/error.h"
 
 namespace {
@@ -79,7 +80,10 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "drift") return drift_command(rest);
   if (command == "worker") return worker_command(rest);
   if (command == "serve") return serve_command(rest);
-  throw UsageError("unknown command \"" + command + "\" (commands: fuzz, replay, run, list, claims, merge, report, drift, serve; see `parity --help`)");
+  throw UsageError("unknown command \"" + command + "\"" +
+                   parity::program::did_you_mean(command, {"fuzz", "replay", "run", "list", "claims", "merge", "report",
+                                                           "drift", "serve", "--help"}) +
+                   " (commands: fuzz, replay, run, list, claims, merge, report, drift, serve; see `parity --help`)");
 }
 
 }  // namespace

@@ -319,7 +319,7 @@ Step read_step(const json& j, int index) {
   Obj s(j, "step " + std::to_string(index));
   std::string name = s.string("op");
   auto op = find_op(name);
-  if (!op) s.fail("unknown op " + quote(name) + " (run `parity list` for the known ops)");
+  if (!op) s.fail("unknown op " + quote(name) + op_name_hint(name) + " (run `parity list` for the known ops)");
   const OpSpec& spec_ = spec(*op);
   s.rename("step " + std::to_string(index) + " (" + std::string(spec_.name) + ")");
 

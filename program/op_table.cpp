@@ -9,6 +9,7 @@
 #include "program/attr_spec.h"
 #include "program/internal_assert.h"
 #include "program/program.h"
+#include "program/spelling.h"
 
 namespace parity::program {
 namespace {
@@ -725,6 +726,12 @@ std::optional<OpId> find_op(std::string_view name) {
   for (const auto& s : op_table())
     if (s.name == name) return s.id;
   return std::nullopt;
+}
+
+std::string op_name_hint(std::string_view name) {
+  std::vector<std::string> names;
+  for (const auto& s : op_table()) names.emplace_back(s.name);
+  return did_you_mean(name, names);
 }
 
 std::string_view to_string(OpKind k) {

@@ -223,6 +223,8 @@ bool records_history(const OpSpec&);
 // derivative (eq's out, of an op whose result never joins the graph, writes even a leaf that requires grad).
 bool out_refuses_grad(const OpSpec& op);
 std::optional<OpId> find_op(std::string_view name);
+// find_op's refusal: " (did you mean \"mul\"?)" for the op name closest to `name`, or "".
+std::string op_name_hint(std::string_view name);
 std::string_view attr_name(Attr);
 // The keys an attribute has in a step's JSON `attrs` (Strided is three: sizes, strides, offset).
 std::vector<std::string_view> attr_json_keys(Attr);

@@ -361,6 +361,16 @@ TEST_F(Cli, RunAndReplayAProgram) {
   EXPECT_EQ(replay.exit_code == 1, replay.output.rfind("still diverges: ", 0) == 0);
 }
 
+// A mistyped command, flag or op is refused with the closest known name.
+TEST_F(Cli, SuggestsTheNameMeant) {
+  expect_bad_input(parity("fuzzz"), "(did you mean \"fuzz\"?)");
+  expect_bad_input(parity("fuzz --seconde 3"), "(did you mean \"--seconds\"?)");
+  expect_bad_input(parity("fuzz --ops mull --cases 1"), "(did you mean \"mul\"?)");
+  std::string program = valid_program();
+  program.replace(program.find("\"transpose\""), 11, "\"transpos\"");
+  expect_bad_input(parity("run " + write("typo.json", program)), "(did you mean \"transpose\"?)");
+}
+
 // A repro asked of replay is all of stdout, so that `parity replay F --cpp > repro.cpp` is a program; the verdict
 // goes to stderr. -o writes it to a file instead, one language at a time.
 TEST_F(Cli, ReplaysReproIsAllOfStdoutOrItsOwnFile) {
