@@ -11,11 +11,15 @@
 #include "cli/render.h"
 #include "engine/isolation.h"
 #include "files/error.h"
+#include "generators/program_gen.h"
 #include "impl_backend/planted_faults.h"
+#include "oracle/torch_backend.h"
 #include "program/internal_assert.h"
 #include "program/json.h"
 #include "program/spelling.h"
+#include "reports/build_info.h"
 #include "reports/error.h"
+#include "reports/schema_version.h"
 
 namespace {
 
@@ -36,7 +40,8 @@ commands:
   serve    a backend of parity's over the backend protocol parity serve --backend impl
   worker   (internal) LibTorch traces for another drift  parity worker
 
-`parity <command> --help` describes each command.
+`parity <command> --help` describes each command; `parity --version` says which parity, LibTorch, generator
+and schemas this is.
 )";
 
 int fail(const std::string& message) {
@@ -66,6 +71,15 @@ int dispatch(const std::vector<std::string>& args) {
     std::cout << kHelp;
     return 0;
   }
+  // What a bug report or a CI log needs to say which parity judged what.
+  if (command == "--version") {
+    std::cout << "parity " << parity::reports::parity_commit() << "\n"
+              << "LibTorch " << parity::oracle::torch_version() << " (the oracle this build links)\n"
+              << "generator version " << parity::generators::generator_version() << ", report schema "
+              << parity::reports::kReportSchemaVersion << ", program schema " << parity::program::kSchemaVersion
+              << "\n";
+    return 0;
+  }
   // Only the commands that run impl care; report, merge and list read files or tables.
   if (command == "fuzz" || command == "replay" || command == "run" || command == "claims" || command == "drift" ||
       command == "serve")
@@ -82,7 +96,7 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "serve") return serve_command(rest);
   throw UsageError("unknown command \"" + command + "\"" +
                    parity::program::did_you_mean(command, {"fuzz", "replay", "run", "list", "claims", "merge", "report",
-                                                           "drift", "serve", "--help"}) +
+                                                           "drift", "serve", "--help", "--version"}) +
                    " (commands: fuzz, replay, run, list, claims, merge, report, drift, serve; see `parity --help`)");
 }
 

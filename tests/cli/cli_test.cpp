@@ -361,14 +361,19 @@ TEST_F(Cli, RunAndReplayAProgram) {
   EXPECT_EQ(replay.exit_code == 1, replay.output.rfind("still diverges: ", 0) == 0);
 }
 
-// A mistyped command, flag or op is refused with the closest known name.
-TEST_F(Cli, SuggestsTheNameMeant) {
+// A mistyped command, flag or op is refused with the closest known name; --version says which build this is.
+TEST_F(Cli, SuggestsTheNameMeantAndSaysItsVersion) {
   expect_bad_input(parity("fuzzz"), "(did you mean \"fuzz\"?)");
   expect_bad_input(parity("fuzz --seconde 3"), "(did you mean \"--seconds\"?)");
   expect_bad_input(parity("fuzz --ops mull --cases 1"), "(did you mean \"mul\"?)");
   std::string program = valid_program();
   program.replace(program.find("\"transpose\""), 11, "\"transpos\"");
   expect_bad_input(parity("run " + write("typo.json", program)), "(did you mean \"transpose\"?)");
+  Result v = parity("--version");
+  EXPECT_EQ(v.exit_code, 0) << v.output;
+  EXPECT_EQ(v.output.rfind("parity ", 0), 0u) << v.output;
+  EXPECT_NE(v.output.find("\nLibTorch "), std::string::npos) << v.output;
+  EXPECT_NE(v.output.find("report schema "), std::string::npos) << v.output;
 }
 
 // A repro asked of replay is all of stdout, so that `parity replay F --cpp > repro.cpp` is a program; the verdict
