@@ -287,22 +287,31 @@ std::string coverage_line(const reports::Coverage& c) {
 
 void print_final(const engine::CampaignConfig& c, const reports::RunSummary& s) {
   std::printf("parity fuzz: %llu cases in %.1f s (%.1f/s), %llu findings in %zu groups (%llu unexpected, %llu "
-              "expected), %llu crashes, %llu timeouts, %llu out of memory; seed %llu%s\n",
+              "expected; %llu recorded in findings.jsonl, at most %d per group), %llu crashes, %llu timeouts, %llu "
+              "out of memory; seed %llu%s\n",
               static_cast<unsigned long long>(s.cases), s.seconds, s.cases_per_second,
               static_cast<unsigned long long>(s.findings), s.groups.size(),
               static_cast<unsigned long long>(s.unexpected_findings),
-              static_cast<unsigned long long>(s.expected_findings), static_cast<unsigned long long>(s.crashes),
-              static_cast<unsigned long long>(s.timeouts), static_cast<unsigned long long>(s.out_of_memory),
-              static_cast<unsigned long long>(c.seed),
+              static_cast<unsigned long long>(s.expected_findings),
+              static_cast<unsigned long long>(s.recorded_findings), engine::kMaxRecordedPerSignature,
+              static_cast<unsigned long long>(s.crashes), static_cast<unsigned long long>(s.timeouts),
+              static_cast<unsigned long long>(s.out_of_memory), static_cast<unsigned long long>(c.seed),
               s.interrupted ? " (interrupted)" : "");
-  for (const auto& [sig, g] : s.groups) {
+  // The groups to triage first: the unexpected ones, then the ledger's, each by count.
+  std::vector<const std::pair<const judge::Signature, reports::FindingGroup>*> order;
+  for (const auto& entry : s.groups) order.push_back(&entry);
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+    return a->second.expected != b->second.expected ? !a->second.expected : a->second.count > b->second.count;
+  });
+  for (const auto* entry : order) {
+    const auto& [sig, g] = *entry;
     std::string where = "first case " + std::to_string(g.first_case);
     if (g.smallest)
       where += ", smallest " + std::to_string(g.smallest->program.steps.size()) + " steps (case " +
                std::to_string(g.smallest->case_index) + ")";
     std::string note = g.expected ? " (expected: " + one_line(g.known_reason, 120) + ")" : "";
-    std::printf("  %6llu  %s  [%s]%s\n", static_cast<unsigned long long>(g.count), sig.to_string().c_str(),
-                where.c_str(), note.c_str());
+    std::printf("  %s %6llu  %s  [%s]%s\n", g.expected ? "expected  " : "UNEXPECTED",
+                static_cast<unsigned long long>(g.count), sig.to_string().c_str(), where.c_str(), note.c_str());
   }
   std::printf("%s\n", coverage_line(s.coverage).c_str());
   if (s.backends && !s.backends->not_compared.empty()) {

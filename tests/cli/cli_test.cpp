@@ -361,6 +361,25 @@ TEST_F(Cli, RunAndReplayAProgram) {
   EXPECT_EQ(replay.exit_code == 1, replay.output.rfind("still diverges: ", 0) == 0);
 }
 
+// The final summary lists the groups to triage first (the unexpected ones) before the ledger's, and says how many
+// findings findings.jsonl holds, as it keeps only a few per group.
+TEST_F(Cli, TheSummaryListsTheUnexpectedGroupsFirst) {
+  Result r = parity("fuzz --cases 3000 --seed 1 --jobs 1 --out " + (dir_ / "planted").string(), 300,
+                    "PARITY_PLANT=mul_=shared_storage");
+  ASSERT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(" recorded in findings.jsonl, at most 3 per group)"), std::string::npos) << r.output;
+  std::istringstream lines(r.output);
+  int unexpected = 0, expected = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  UNEXPECTED ", 0) == 0) {
+      EXPECT_EQ(expected, 0) << "an unexpected group after an expected one:\n" << r.output;
+      ++unexpected;
+    }
+    if (line.rfind("  expected ", 0) == 0) ++expected;
+  }
+  EXPECT_GT(unexpected, 0) << r.output;
+}
+
 // A mistyped command, flag or op is refused with the closest known name; --version says which build this is.
 TEST_F(Cli, SuggestsTheNameMeantAndSaysItsVersion) {
   expect_bad_input(parity("fuzzz"), "(did you mean \"fuzz\"?)");

@@ -47,7 +47,7 @@ BUDGET_S = 110  # the whole test, on 2 cores (--budget-s)
 
 FENCE = re.compile(r"^```(\S*)(.*)$")
 EXITS = re.compile(r"\s+#\s*exits\s+(\d+)\s*$")
-GROUP_LINE = re.compile(r"^\s+\d+\s+[a-z0-9_]+:[a-z0-9_]+\S*\s+\[")
+GROUP_LINE = re.compile(r"^\s+(?:UNEXPECTED|expected)\s+\d+\s+[a-z0-9_]+:[a-z0-9_]+\S*\s+\[")
 PARITY = re.compile(r"(?<![\w./-])build/parity(?![\w./-])")
 
 
@@ -195,6 +195,8 @@ def run_blocks(parity, args, repo, logs, started):
                 raise Failure(f"{TUTORIAL} shows another {target} than the file")
         elif language == "text" and last_log:
             shown = [line for line in text.splitlines() if GROUP_LINE.match(line)]
+            if "parity fuzz:" in text and not shown:
+                raise Failure(f"{TUTORIAL} quotes a campaign summary whose group lines this test cannot read")
             missing = [line for line in shown if line not in last_log.read_text().splitlines()]
             if missing:
                 raise Failure(f"{TUTORIAL} shows group lines that `{ran[-1][0]}` did not print: {missing}")
