@@ -17,6 +17,7 @@
 #include "cli/campaign_printer.h"
 #include "cli/commands.h"
 #include "cli/exit_status.h"
+#include "cli/input.h"
 #include "cli/memory_limit.h"
 #include "cli/oracle_flag.h"
 #include "cli/render.h"
@@ -248,15 +249,6 @@ Options parse_options(const std::vector<std::string>& argv) {
   return o;
 }
 
-// An explicit --known file must exist; the source tree's file is optional (a binary copied elsewhere).
-reports::KnownDivergences load_known(const engine::CampaignConfig& c) {
-  if (c.known_file) return reports::KnownDivergences::load(*c.known_file);
-  auto path = reports::default_known_divergences_path();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return {};
-  return reports::KnownDivergences::load(path);
-}
-
 
 // "coverage: 20/36 situations, 57/57 ops, ...; starved: a, b, ... (+N more in run.json)", one line.
 std::string coverage_line(const reports::Coverage& c) {
@@ -392,7 +384,7 @@ int fuzz_command(const std::vector<std::string>& argv) {
                    o.campaign.oracle == reports::Oracle::LibTorch ? "both backends" : "impl", why->c_str());
       return kExitNoDevice;
     }
-  const reports::KnownDivergences known = load_known(o.campaign);
+  const reports::KnownDivergences known = load_known_divergences(o.campaign.known_file);
   if (!journal) engine::prepare_output(o.campaign.out, o.overwrite);
   CampaignPrinter printer;
   for (const auto* k : known.expired(reports::today_utc()))

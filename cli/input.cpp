@@ -2,6 +2,7 @@
 
 #include "cli/args.h"
 #include "files/input_file.h"
+#include "reports/build_info.h"
 #include "program/json.h"
 #include "program/json_text.h"
 #include "reports/error.h"
@@ -75,6 +76,14 @@ ReplayInput load_replay_input(const std::filesystem::path& path, std::optional<s
     throw UsageError(path.string() + " holds " + std::to_string(lines.records.size()) + " complete findings; --index " +
                      std::to_string(n) + " is out of range");
   return from_document(lines.records[n], path.string() + ":" + std::to_string(n + 1));
+}
+
+reports::KnownDivergences load_known_divergences(const std::optional<std::filesystem::path>& file) {
+  if (file) return reports::KnownDivergences::load(*file);
+  const auto path = reports::default_known_divergences_path();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  return reports::KnownDivergences::load(path);
 }
 
 }  // namespace parity::cli

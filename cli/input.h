@@ -8,6 +8,7 @@
 
 #include "program/program.h"
 #include "reports/finding.h"
+#include "reports/known_divergences.h"
 
 namespace parity::cli {
 
@@ -21,5 +22,9 @@ struct ReplayInput {
   std::optional<reports::Finding> finding;
 };
 ReplayInput load_replay_input(const std::filesystem::path& path, std::optional<std::size_t> index);
+
+// The known divergences: `file` (--known), which must exist, or else the source tree's ledger, which may be absent
+// (a binary copied elsewhere).
+reports::KnownDivergences load_known_divergences(const std::optional<std::filesystem::path>& file);
 
 }  // namespace parity::cli

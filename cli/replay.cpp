@@ -20,7 +20,7 @@ namespace parity::cli {
 
 namespace {
 
-const std::string kHelp = std::string(R"(usage: parity replay FILE [--index N] [--oracle O] [--impl-cmd CMD] [--oracle-cmd CMD] [--timeout-ms T] [--memory-mb M] [--full-values] [--cpp | --python] [-o FILE]
+const std::string kHelp = std::string(R"(usage: parity replay FILE [--index N] [--oracle O] [--impl-cmd CMD] [--oracle-cmd CMD] [--timeout-ms T] [--memory-mb M] [--full-values] [--cpp | --python] [-o FILE] [--known FILE]
 
 Runs the program of a finding again on impl and on its oracle (in a child process, as `parity fuzz` does):
 LibTorch, or impl on the CPU for a finding of `parity fuzz --oracle impl-cpu` (the finding says which). It
@@ -45,8 +45,11 @@ options:
                    verdict goes to stderr), so that `parity replay F --cpp > repro.cpp` compiles
   --python         print a Python (PyTorch) repro of the program, as --cpp does
   -o, --output F   write the repro to F instead of stdout (one of --cpp and --python)
+  --known FILE     known divergences (default: reports/known_divergences.json of the source tree, if present):
+                   a divergence that an entry in force covers (judged by LibTorch) is named with the entry
 )") + backend_flags_help(false) + R"(
-exit status: 0 agrees now, 1 still diverges, 2 bad usage or input.
+exit status: 0 agrees now, 1 still diverges (a known divergence too: the verdict names its entry), 2 bad
+usage or input.
 )";
 
 // What the finding records of the build that found it, against this binary: a difference is one line each.
@@ -77,7 +80,7 @@ void warn_if_made_elsewhere(const reports::Finding& f) {
 int replay_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
   std::vector<FlagSpec> flags = {{"--index"}, {"--oracle"}, {"--timeout-ms"}, {"--memory-mb"}, {"--full-values", false},
-                                 {"--cpp", false}, {"--python", false}, {"--output", true, "-o"}};
+                                 {"--cpp", false}, {"--python", false}, {"--output", true, "-o"}, {"--known"}};
   for (FlagSpec& f : backend_flag_specs(false)) flags.push_back(std::move(f));
   Args args("parity replay", argv, flags);
   if (args.positional().size() != 1)
@@ -95,6 +98,12 @@ int replay_command(const std::vector<std::string>& argv) {
   if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) options.timeout = std::chrono::milliseconds(*t);
   if (args.has("--full-values")) options.keep_values = judge::KeepValues::All;
 
+  std::optional<std::filesystem::path> known_file;
+  if (auto k = args.value("--known")) {
+    if (k->empty()) throw UsageError("--known needs a file");
+    known_file = *k;
+  }
+  const reports::KnownDivergences known = load_known_divergences(known_file);
   ReplayInput in = load_replay_input(args.positional()[0], index);
   options.memory_limit_bytes = memory_limit_bytes(args, "parity replay", program::uses_cuda(in.program));
   if (in.finding) warn_if_made_elsewhere(*in.finding);
@@ -127,6 +136,12 @@ int replay_command(const std::vector<std::string>& argv) {
     const std::string sig = judge::signature(in.program, *ev.divergence).to_string();
     verdict << "still diverges: " << describe_divergence(in.program, *ev.divergence, options.oracle);
     if (!recorded.empty() && recorded != sig) verdict << " (recorded as " << recorded << ")";
+    // As a campaign would have labelled it: the ledger records where impl differs from LibTorch only.
+    if (const reports::KnownDivergence* k =
+            options.oracle == reports::Oracle::LibTorch
+                ? known.match(judge::signature(in.program, *ev.divergence), oracle::torch_version(), reports::today_utc())
+                : nullptr)
+      verdict << "\nexpected: known divergence \"" << k->signature << "\": " << one_line(k->reason, 300);
     verdict << "\n";
     rc = 1;
   } else {

@@ -380,6 +380,22 @@ TEST_F(Cli, TheSummaryListsTheUnexpectedGroupsFirst) {
   EXPECT_GT(unexpected, 0) << r.output;
 }
 
+// A replayed divergence that the ledger expects still diverges (exit 1), and the verdict names the entry.
+TEST_F(Cli, ReplayNamesTheLedgerEntryThatExpectsTheDivergence) {
+  const std::string program = write("p.json", valid_program());
+  const std::string ledger = write("known.json", R"({"schema_version": 1, "entries": [
+    {"signature": "transpose:values", "reason": "a test's entry", "expires": "2999-12-31"}]})");
+  Result r = parity("replay " + program + " --known " + ledger, 120, "PARITY_PLANT=transpose=values");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("still diverges: transpose:values"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("expected: known divergence \"transpose:values\": a test's entry"), std::string::npos)
+      << r.output;
+  const std::string other = write("other.json", R"({"schema_version": 1, "entries": []})");
+  r = parity("replay " + program + " --known " + other, 120, "PARITY_PLANT=transpose=values");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.output.find("expected: known divergence"), std::string::npos) << r.output;
+}
+
 // A mistyped command, flag or op is refused with the closest known name; --version says which build this is.
 TEST_F(Cli, SuggestsTheNameMeantAndSaysItsVersion) {
   expect_bad_input(parity("fuzzz"), "(did you mean \"fuzz\"?)");
