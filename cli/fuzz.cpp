@@ -29,6 +29,7 @@
 #include "judge/coverage.h"
 #include "program/json.h"
 #include "reports/build_info.h"
+#include "reports/junit.h"
 #include "reports/known_divergences.h"
 #include "reports/run_summary.h"
 
@@ -95,8 +96,10 @@ options:
                    folder is refused, so that two campaigns' findings never mix
   --resume DIR     go on with the campaign in DIR, stopped or killed, from its journal (DIR/journal.json): with
                    its settings, from the first case it had not judged, recording the finding it was shrinking
-                   unless findings.jsonl has it. Only --jobs, --require-coverage and --strict-known may be given
-                   with it. The journal is removed when the campaign completes
+                   unless findings.jsonl has it. Only --jobs, --require-coverage, --strict-known and --junit may
+                   be given with it. The journal is removed when the campaign completes
+  --junit FILE     also write the result as JUnit XML for CI: a test case for the campaign and one per group
+                   of findings (failed when unexpected, skipped when the ledger expects it)
   --strict-known   fail (exit 4) when a known-divergence entry has expired, or is in force for this LibTorch
                    but matched no finding of the run (run.json known_divergence_hits): the ledger must only
                    hold what still happens. Meant for long campaigns; a short one may miss a rare entry
@@ -163,10 +166,11 @@ struct Options {
   bool strict_known = false;
   bool overwrite = false;
   std::optional<std::filesystem::path> resume;  // the folder of the campaign to go on with
+  std::optional<std::filesystem::path> junit;   // --junit: the groups as JUnit XML
 };
 
 // The flags --resume may come with: the others would change the campaign, whose settings its journal holds.
-constexpr std::string_view kResumeAllows[] = {"--resume", "--jobs", "--require-coverage", "--strict-known"};
+constexpr std::string_view kResumeAllows[] = {"--resume", "--jobs", "--require-coverage", "--strict-known", "--junit"};
 
 Options parse_options(const std::vector<std::string>& argv) {
   const std::vector<FlagSpec> kFlags = {
@@ -174,7 +178,7 @@ Options parse_options(const std::vector<std::string>& argv) {
       {"--jobs"}, {"--isolation"}, {"--memory-mb"}, {"--shrink-share"}, {"--require-coverage", false},
       {"--strict-known", false}, {"--overwrite", false}, {"--confirm"}, {"--resume"}, {"--device"}, {"--oracle"},
       {"--impl-cmd"}, {"--oracle-cmd"}, {"--backend-start-ms"}, {"--ops"}, {"--skip-ops"}, {"--dtypes"},
-      {"--max-findings"}, {"--exitfirst", false, "-x"}, {"--guided-share"}, {"--corpus"}};
+      {"--max-findings"}, {"--exitfirst", false, "-x"}, {"--guided-share"}, {"--corpus"}, {"--junit"}};
   Args args("parity fuzz", argv, kFlags);
   if (!args.positional().empty())
     throw UsageError("unexpected argument \"" + args.positional()[0] + "\" (see `parity fuzz --help`)");
@@ -186,7 +190,7 @@ Options parse_options(const std::vector<std::string>& argv) {
       if (args.has(f.name) &&
           std::find(std::begin(kResumeAllows), std::end(kResumeAllows), f.name) == std::end(kResumeAllows))
         throw UsageError(f.name + " cannot be given with --resume: the campaign goes on with the settings its "
-                         "journal holds (only --jobs, --require-coverage and --strict-known may change)");
+                         "journal holds (only --jobs, --require-coverage, --strict-known and --junit may change)");
   }
   o.campaign.seconds = args.number("--seconds", 0.0, 1e9);
   o.campaign.cases = args.uint64("--cases", 0, std::uint64_t{1} << 62);
@@ -239,6 +243,10 @@ Options parse_options(const std::vector<std::string>& argv) {
   o.require_coverage = args.has("--require-coverage");
   o.strict_known = args.has("--strict-known");
   o.overwrite = args.has("--overwrite");
+  if (auto j = args.value("--junit")) {
+    if (j->empty()) throw UsageError("--junit needs a file to write the report to");
+    o.junit = *j;
+  }
   if (!o.resume) {
     BackendChoice b = choose_backends(args, "parity fuzz", true, in_process_oracle(o.campaign.oracle));
     b.require_cuda(o.campaign.generator.cuda, "parity fuzz --device cuda");
@@ -315,6 +323,30 @@ void print_final(const engine::CampaignConfig& c, const reports::RunSummary& s) 
   std::printf("summary: %s, findings: %s\n", (c.out / "run.json").string().c_str(),
               (c.out / "findings.jsonl").string().c_str());
   std::fflush(stdout);
+}
+
+// --junit: one test case per group, failed when unexpected (with its first case and how to replay the smallest
+// recorded program), skipped when the ledger expects it; and one for the campaign itself, so that a clean run
+// is a passing suite rather than an empty one.
+void write_junit(const std::filesystem::path& file, const engine::CampaignConfig& c, const reports::RunSummary& s) {
+  reports::JUnitSuite suite{"parity fuzz", s.seconds, {}};
+  suite.cases.push_back({"parity.fuzz", "campaign (seed " + std::to_string(c.seed) + ")",
+                         s.unexpected_findings ? reports::JUnitCase::Outcome::Failed : reports::JUnitCase::Outcome::Passed,
+                         std::to_string(s.unexpected_findings) + " unexpected findings in " + std::to_string(s.cases) +
+                             " cases", "", s.seconds});
+  for (const auto& [sig, g] : s.groups) {
+    reports::JUnitCase t{"parity.fuzz.groups", sig.to_string(), reports::JUnitCase::Outcome::Skipped, "", "", 0};
+    if (g.expected) {
+      t.message = "expected: " + one_line(g.known_reason, 300);
+    } else {
+      t.outcome = reports::JUnitCase::Outcome::Failed;
+      t.message = std::to_string(g.count) + " cases diverge, the first case " + std::to_string(g.first_case);
+      t.details = t.message + "\nfindings: " + (c.out / "findings.jsonl").string() +
+                  " (replay them: parity replay --all " + (c.out / "findings.jsonl").string() + ")";
+    }
+    suite.cases.push_back(std::move(t));
+  }
+  files::write_text_file_atomically(file, reports::junit_xml(suite), "the JUnit report");
 }
 
 // --strict-known: false, with every stale or expired entry on stderr.
@@ -408,6 +440,7 @@ int fuzz_command(const std::vector<std::string>& argv) {
 
   const reports::RunSummary& s = result.summary;
   print_final(o.campaign, s);
+  if (o.junit) write_junit(*o.junit, o.campaign, s);
   // Starved items and stale ledger entries are listed even when findings decide the exit status: all need fixing.
   // A run cut short or given no case has neither judged: it says why it is no verdict instead.
   const std::optional<int> unfinished = unfinished_run_status("parity fuzz", s);

@@ -1,10 +1,13 @@
 #include "cli/input.h"
 
+#include <algorithm>
+#include <iostream>
+
 #include "cli/args.h"
 #include "files/input_file.h"
-#include "reports/build_info.h"
 #include "program/json.h"
 #include "program/json_text.h"
+#include "reports/build_info.h"
 #include "reports/error.h"
 #include "reports/jsonl.h"
 
@@ -76,6 +79,49 @@ ReplayInput load_replay_input(const std::filesystem::path& path, std::optional<s
     throw UsageError(path.string() + " holds " + std::to_string(lines.records.size()) + " complete findings; --index " +
                      std::to_string(n) + " is out of range");
   return from_document(lines.records[n], path.string() + ":" + std::to_string(n + 1));
+}
+
+std::vector<LabelledInput> load_replay_inputs(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool folder = fs::is_directory(path, ec);
+  std::vector<fs::path> files;
+  if (folder) {
+    for (const auto& entry : fs::directory_iterator(path, ec)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext == ".json" || ext == ".jsonl") files.push_back(entry.path());
+    }
+    if (ec) throw reports::ReportError(path.string() + ": cannot list the folder: " + ec.message());
+    std::sort(files.begin(), files.end());
+  } else {
+    files.push_back(path);
+  }
+  std::vector<LabelledInput> out;
+  for (const fs::path& file : files) {
+    std::vector<LabelledInput> of_file;
+    try {
+      const std::string text = files::read_text_file(file);
+      if (file.extension() == ".jsonl") {
+        // A findings.jsonl, one finding per line; a torn last line (a campaign killed while writing) is left out.
+        const reports::JsonlContents lines = reports::parse_jsonl(text, file.string());
+        for (std::size_t n = 0; n < lines.records.size(); ++n) {
+          const std::string label = file.string() + ":" + std::to_string(lines.lines[n]);
+          of_file.push_back(
+              {label, file.string() + " --index " + std::to_string(n), from_document(lines.records[n], label)});
+        }
+      } else {
+        of_file.push_back({file.string(), file.string(), from_document(program::parse_json_text(text, file.string()), file)});
+      }
+    } catch (const std::exception& e) {
+      // A campaign's folder also holds its run.json and corpus log: in a folder, what is no finding is passed by.
+      if (!folder) throw;
+      std::cerr << "parity replay: " << file.string() << " left out: " << e.what() << "\n";
+      continue;
+    }
+    for (LabelledInput& i : of_file) out.push_back(std::move(i));
+  }
+  if (out.empty()) throw reports::ReportError(path.string() + ": no finding or program to replay");
+  return out;
 }
 
 reports::KnownDivergences load_known_divergences(const std::optional<std::filesystem::path>& file) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "program/program.h"
 #include "reports/finding.h"
@@ -22,6 +23,16 @@ struct ReplayInput {
   std::optional<reports::Finding> finding;
 };
 ReplayInput load_replay_input(const std::filesystem::path& path, std::optional<std::size_t> index);
+
+// What `parity replay --all` was given: every finding of a findings.jsonl, or one finding or program file, or each
+// *.json and *.jsonl file of a folder (in name order) taken so, those that hold none (a campaign's run.json) left
+// out with a note on stderr; each labelled FILE or FILE:LINE.
+struct LabelledInput {
+  std::string label;
+  std::string replay_args;  // what replays it alone: "FILE" or "FILE --index N"
+  ReplayInput input;
+};
+std::vector<LabelledInput> load_replay_inputs(const std::filesystem::path& path);
 
 // The known divergences: `file` (--known), which must exist, or else the source tree's ledger, which may be absent
 // (a binary copied elsewhere).

@@ -396,6 +396,37 @@ TEST_F(Cli, ReplayNamesTheLedgerEntryThatExpectsTheDivergence) {
   EXPECT_EQ(r.output.find("expected: known divergence"), std::string::npos) << r.output;
 }
 
+// For CI: fuzz --junit writes a case for the campaign and one per group; replay --all replays a folder's findings
+// as a regression suite, one verdict each, failing only on a divergence the ledger does not expect.
+TEST_F(Cli, JUnitReportsAndReplayAllMakeARegressionSuite) {
+  const fs::path out = dir_ / "planted", junit = dir_ / "fuzz.xml";
+  Result r = parity("fuzz --cases 2000 --seed 1 --jobs 2 --out " + out.string() + " --junit " + junit.string(), 300,
+                    "PARITY_PLANT=mul_=shared_storage");
+  ASSERT_EQ(r.exit_code, 1) << r.output;
+  std::stringstream xml;
+  xml << std::ifstream(junit).rdbuf();
+  const nlohmann::json run = nlohmann::json::parse(std::ifstream(out / "run.json"));
+  EXPECT_NE(xml.str().find("tests=\"" + std::to_string(run["groups"].size() + 1) + "\""), std::string::npos)
+      << "a case per group and one for the campaign:\n" << xml.str();
+  EXPECT_NE(xml.str().find("name=\"mul_:values\""), std::string::npos) << xml.str();
+  EXPECT_NE(xml.str().find("<failure message="), std::string::npos) << xml.str();
+
+  // Without the planted fault, its findings agree now; the ledger's still diverge, as expected: the suite passes.
+  const fs::path replayed = dir_ / "replay.xml";
+  r = parity("replay --all " + (out / "findings.jsonl").string() + " --junit " + replayed.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("still diverge as the ledger expects"), std::string::npos) << r.output;
+  std::stringstream suite;
+  suite << std::ifstream(replayed).rdbuf();
+  EXPECT_NE(suite.str().find("failures=\"0\""), std::string::npos) << suite.str();
+  // With it, they diverge again: the suite fails.
+  r = parity("replay --all " + out.string(), 300, "PARITY_PLANT=mul_=shared_storage");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("[1/"), std::string::npos) << r.output;
+  expect_bad_input(parity("replay --all " + out.string() + " --cpp"), "--all replays every finding");
+  expect_bad_input(parity("replay " + (out / "findings.jsonl").string() + " --junit x.xml"), "give it with --all");
+}
+
 // A mistyped command, flag or op is refused with the closest known name; --version says which build this is.
 TEST_F(Cli, SuggestsTheNameMeantAndSaysItsVersion) {
   expect_bad_input(parity("fuzzz"), "(did you mean \"fuzz\"?)");
