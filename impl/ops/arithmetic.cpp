@@ -100,13 +100,11 @@ Tensor binary_values(BinaryOp op, const Tensor& a, Scalar s) {
   return binary_values(op, a.sizes(), a, wide ? ops::wrap_scalar(s, ScalarType::Float32) : cs, cs, t, a.device());
 }
 
-// self op= other, other given in the compute dtype t (cother) after its own checks: the result type must cast to
-// self's dtype. `other`: as given (a wrapped number converted to float where reads_operand_in_opmath).
+// self op= other, other given in the compute dtype t (cother) after its own checks, the result type's cast to
+// self's dtype among them (common_device's). `other`: as given (a wrapped number converted to float where
+// reads_operand_in_opmath).
 void binary_inplace_values(BinaryOp op, const Tensor& self, ScalarType t, const Tensor& cother, Device d,
                            const Tensor& other) {
-  PARITY_CHECK(can_cast(t, self.dtype()), ErrorKind::DType,
-        "result type " + std::string(type_name(t)) + " can't be cast to the desired output type " +
-            std::string(type_name(self.dtype())));
   if (reads_operand_in_opmath(op, t, d, other.numel())) {
     binary_in_opmath(op, self, self, t, other);
   } else if (t == self.dtype()) {
@@ -137,9 +135,10 @@ void binary_inplace_values(BinaryOp op, const Tensor& self, Scalar s) {
   ops::check_no_overlap(self, {});
   const Operand oself{self, false};
   const ScalarType t = compute_type(op, ops::result_type({&oself}, s));
+  const Device d = ops::common_device(&self, {}, /*allow_cpu_scalars=*/true, t);
   const Tensor cs = ops::wrap_scalar(s, t);
-  const bool wide = reads_operand_in_opmath(op, t, self.device(), 1);
-  binary_inplace_values(op, self, t, cs, self.device(), wide ? ops::wrap_scalar(s, ScalarType::Float32) : cs);
+  const bool wide = reads_operand_in_opmath(op, t, d, 1);
+  binary_inplace_values(op, self, t, cs, d, wide ? ops::wrap_scalar(s, ScalarType::Float32) : cs);
 }
 
 Derivative node_of(BinaryOp op, bool scalar) {
