@@ -3,9 +3,10 @@
 # configures and builds.
 # Usage: [PARITY_TORCH=1.13|2.15] [PARITY_PRESET=NAME] ci/setup.sh [BUILD_DIR]
 #   PARITY_TORCH picks the oracle: 1.13 (the default) is Debian's libtorch-dev; 2.15 is PyPI's torch wheel as
-#   pinned in ci/torch-2.15.txt, installed into .venv-torch-2.15. BUILD_DIR defaults to build (1.13) or
-#   build-torch-2.15. PARITY_PRESET names the configure preset of CMakePresets.json (default: default; asan-ubsan
-#   is the sanitizer build, ci/sanitize.sh). Extra CMake flags: PARITY_CMAKE_FLAGS="...".
+#   pinned in ci/torch-2.15.txt and resolved in ci/torch-2.15.lock (ci/lock_torch.py), installed into
+#   .venv-torch-2.15. BUILD_DIR defaults to build (1.13) or build-torch-2.15. PARITY_PRESET names the configure
+#   preset of CMakePresets.json (default: default; asan-ubsan is the sanitizer build, ci/sanitize.sh). Extra
+#   CMake flags: PARITY_CMAKE_FLAGS="...".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 torch=${PARITY_TORCH:-1.13}
@@ -43,24 +44,48 @@ if [ "$torch" != 1.13 ]; then
   # The wheel is LibTorch for C++ and PyTorch for the Python repros: one venv serves both.
   venv=.venv-torch-$torch
   requirements=ci/torch-$torch.txt
+  lock=ci/torch-$torch.lock
   wanted=$(sed -n 's/^torch==//p' "$requirements")
   if ! "$venv/bin/python" -c "import sys, torch; sys.exit(torch.__version__.split('+')[0] != '$wanted')" 2>/dev/null; then
-    # The wheel and its CUDA libraries unpack to about 5.5 GB, and pip holds the 3.5 GB of downloads until the
-    # install ends: on a fuller disk pip stops half way with a bare "No space left on device".
-    need_kb=$((10 * 1024 * 1024))
+    # The lock is the pins' resolution, with hashes: refuse one made from other pins or for another Python,
+    # whose wheels pip would reject half way through.
+    while read -r pin; do
+      grep -qix "${pin%%[[:space:]]*} .*" "$lock" 2>/dev/null || {
+        echo "parity setup: $lock does not pin $pin as $requirements does; run: python3 ci/lock_torch.py $torch" >&2
+        exit 1
+      }
+    done < <(grep -v '^[[:space:]]*\(#\|$\)' "$requirements")
+    lock_python=$(sed -n '1s/.* with Python \([0-9.]*\);.*/\1/p' "$lock")
+    python=$(python3 -c 'import sys; print(f"{sys.version_info.major}.{sys.version_info.minor}")')
+    if [ "$lock_python" != "$python" ]; then
+      echo "parity setup: $lock was made for Python $lock_python, and python3 here is $python: its wheels would" \
+           "not install. Run: python3 ci/lock_torch.py $torch" >&2
+      exit 1
+    fi
+    # The locked packages unpack to about 4.5 GB. Installed one at a time, pip holds one download (at most about
+    # 1 GB) while it unpacks it, rather than all of them (3.5 GB) until the end: a fuller CI disk still fits.
+    need_gb=6
     free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
     tmp_free_kb=$(df -Pk "${TMPDIR:-/tmp}" | awk 'NR == 2 { print $4 }')
     ((tmp_free_kb < free_kb)) && free_kb=$tmp_free_kb
-    if ((free_kb < need_kb)); then
-      echo "parity setup: installing torch $wanted needs about 10 GB free here and in ${TMPDIR:-/tmp};" \
+    if ((free_kb < need_gb * 1024 * 1024)); then
+      echo "parity setup: installing torch $wanted needs about $need_gb GB free here and in ${TMPDIR:-/tmp};" \
            "$((free_kb / 1024 / 1024)) GB is free. Free some space (old build folders, fresh clones) or" \
            "run only the 1.13 oracle: PARITY_ORACLES=1.13 ci/test.sh" >&2
       exit 1
     fi
-    echo "parity setup: installing torch $wanted into $venv (PyPI, about 5.5 GB, once)"
+    echo "parity setup: installing torch $wanted into $venv ($lock: PyPI, about 4.5 GB, once)"
     python3 -m venv "$venv"
-    # No copy of the downloads in pip's cache: 3.5 GB kept for a venv that is made once per checkout.
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir -r "$requirements"
+    # No pip cache (a second copy, for a venv made once per checkout), no dependency resolution (the lock is one).
+    # A package already there is skipped, so a run stopped half way goes on where it stopped.
+    n=0
+    total=$(grep -c '^[^#]' "$lock")
+    while read -r locked; do
+      n=$((n + 1))
+      echo "parity setup:   [$n/$total] ${locked%% *}"
+      "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir --no-deps \
+        --require-hashes -r /dev/stdin <<< "$locked"
+    done < <(grep '^[^#]' "$lock")
   fi
   torch_dir=$("$venv/bin/python" -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null)
   # CMAKE_PREFIX_PATH names the torch/ folder itself: its share/cmake would pair 2.x's headers with the first
