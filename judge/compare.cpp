@@ -7,6 +7,8 @@
 #include <functional>
 #include <limits>
 
+#include "program/internal_assert.h"
+
 namespace parity::judge {
 
 using program::DType;
@@ -39,23 +41,6 @@ std::string render_step(const StepObs& s) {
 // A raised step as its exception's class and message: "c10::IndexError: Dimension out of range ...".
 std::string render_exception(const StepObs& s) {
   return (s.exception ? std::string(to_string(*s.exception)) : std::string("?")) + ": " + s.message;
-}
-
-// A message with what PyTorch itself varies from run to run taken out: addresses (0x followed by hex digits).
-// LibTorch's backtraces are already gone (the oracle reads what_without_backtrace()).
-std::string normalised_message(std::string_view m) {
-  std::string out;
-  out.reserve(m.size());
-  for (std::size_t i = 0; i < m.size(); ++i) {
-    if (m[i] == '0' && i + 2 < m.size() && m[i + 1] == 'x' && std::isxdigit(static_cast<unsigned char>(m[i + 2]))) {
-      out += "0x<address>";
-      i += 2;
-      while (i + 1 < m.size() && std::isxdigit(static_cast<unsigned char>(m[i + 1]))) ++i;
-      continue;
-    }
-    out += m[i];
-  }
-  return out;
 }
 
 std::string render_violations(const StepObs& s) {
@@ -253,62 +238,55 @@ class Comparer {
  private:
   void tensor(int step, const TensorObs& a, const TensorObs& b) {
     const int v = b.value;
-    auto major = [&](Kind kind, std::string x, std::string y) { emit(step, v, kind, std::move(x), std::move(y)); };
-    if (a.sizes != b.sizes) return major(Kind::Sizes, render(a.sizes), render(b.sizes));
-    if (a.dtype != b.dtype) return major(Kind::DType, std::string(to_string(a.dtype)), std::string(to_string(b.dtype)));
-    if (a.device != b.device) return major(Kind::Device, a.device, b.device);
+    auto major = [&](Kind kind) { emit(step, v, kind, *observation_text(kind, a), *observation_text(kind, b)); };
+    if (a.sizes != b.sizes) return major(Kind::Sizes);
+    if (a.dtype != b.dtype) return major(Kind::DType);
+    if (a.device != b.device) return major(Kind::Device);
     const bool empty = numel(b.sizes) == 0;
     if (a.strides != b.strides) {
-      if (!strides_differ_insignificantly(b.sizes, a.strides, b.strides))
-        return major(Kind::Strides, render(a.strides), render(b.strides));
+      if (!strides_differ_insignificantly(b.sizes, a.strides, b.strides)) return major(Kind::Strides);
       emit(step, v, Kind::StridesSize1, render(a.strides), render(b.strides), Severity::Minor);
     }
     if (a.offset != b.offset) {
-      if (!empty) return major(Kind::Offset, std::to_string(a.offset), std::to_string(b.offset));
+      if (!empty) return major(Kind::Offset);
       emit(step, v, Kind::Offset, std::to_string(a.offset), std::to_string(b.offset), Severity::Minor);
     }
-    if (a.alias_of != b.alias_of) return major(Kind::Alias, render_alias(a), render_alias(b));
-    if (a.same_as != b.same_as) return major(Kind::Identity, render_identity(a), render_identity(b));
-    if (a.is_view != b.is_view || a.base != b.base) return major(Kind::View, render_view(a), render_view(b));
-    if (a.version != b.version) return major(Kind::Version, std::to_string(a.version), std::to_string(b.version));
-    if (a.requires_grad != b.requires_grad)
-      return major(Kind::RequiresGrad, render(a.requires_grad), render(b.requires_grad));
-    if (a.is_leaf != b.is_leaf) return major(Kind::IsLeaf, render(a.is_leaf), render(b.is_leaf));
-    if (a.retains_grad != b.retains_grad)
-      return major(Kind::RetainsGrad, render(a.retains_grad), render(b.retains_grad));
-    if (a.grad_fn != b.grad_fn)
-      return major(Kind::GradFn, a.grad_fn.empty() ? "none" : a.grad_fn, b.grad_fn.empty() ? "none" : b.grad_fn);
+    if (a.alias_of != b.alias_of) return major(Kind::Alias);
+    if (a.same_as != b.same_as) return major(Kind::Identity);
+    if (a.is_view != b.is_view || a.base != b.base) return major(Kind::View);
+    if (a.version != b.version) return major(Kind::Version);
+    if (a.requires_grad != b.requires_grad) return major(Kind::RequiresGrad);
+    if (a.is_leaf != b.is_leaf) return major(Kind::IsLeaf);
+    if (a.retains_grad != b.retains_grad) return major(Kind::RetainsGrad);
+    if (a.grad_fn != b.grad_fn) return major(Kind::GradFn);
     if (a.contiguous != b.contiguous || a.channels_last != b.channels_last ||
         a.channels_last_3d != b.channels_last_3d || a.non_overlapping_dense != b.non_overlapping_dense)
-      return major(Kind::Contiguity, render_contiguity(a), render_contiguity(b));
+      return major(Kind::Contiguity);
     if (a.values_defined && b.values_defined) {
       if (a.summary || b.summary) {
         const ValueSummary sa = summary_of(a.summary, a.values), sb = summary_of(b.summary, b.values);
         if (auto differs = summary_difference(sa, sb, tolerance(b.dtype)))
-          return major(Kind::Values, render_summary(sa, *differs), render_summary(sb, *differs));
+          return emit(step, v, Kind::Values, render_summary(sa, *differs), render_summary(sb, *differs));
       } else if (auto i = first_value_difference(a.values, b.values, b.dtype)) {
-        return major(Kind::Values, render_element(a.values, *i), render_element(b.values, *i));
+        return emit(step, v, Kind::Values, render_element(a.values, *i), render_element(b.values, *i));
       }
     }
-    grad(step, v, a.grad, b.grad);
+    grad(step, v, a, b);
   }
 
-  void grad(int step, int v, const std::optional<GradObs>& a, const std::optional<GradObs>& b) {
-    auto major = [&](Kind kind, std::string x, std::string y) { emit(step, v, kind, std::move(x), std::move(y)); };
-    if (a.has_value() != b.has_value())
-      return major(Kind::GradDefined, a ? "defined" : "undefined", b ? "defined" : "undefined");
+  void grad(int step, int v, const TensorObs& ta, const TensorObs& tb) {
+    auto major = [&](Kind kind) { emit(step, v, kind, *observation_text(kind, ta), *observation_text(kind, tb)); };
+    const std::optional<GradObs>& a = ta.grad;
+    const std::optional<GradObs>& b = tb.grad;
+    if (a.has_value() != b.has_value()) return major(Kind::GradDefined);
     if (!a) return;
-    if (a->sizes != b->sizes) return major(Kind::GradSizes, render(a->sizes), render(b->sizes));
-    if (a->dtype != b->dtype)
-      return major(Kind::GradDType, std::string(to_string(a->dtype)), std::string(to_string(b->dtype)));
-    if (a->alias_of != b->alias_of || a->grad_alias_of != b->grad_alias_of)
-      return major(Kind::GradAlias, render_grad_alias(*a), render_grad_alias(*b));
-    if (a->same_as != b->same_as || a->replaced != b->replaced)
-      return major(Kind::GradIdentity, render_grad_identity(*a), render_grad_identity(*b));
-    if (a->version != b->version) return major(Kind::GradVersion, std::to_string(a->version), std::to_string(b->version));
+    if (a->sizes != b->sizes) return major(Kind::GradSizes);
+    if (a->dtype != b->dtype) return major(Kind::GradDType);
+    if (a->alias_of != b->alias_of || a->grad_alias_of != b->grad_alias_of) return major(Kind::GradAlias);
+    if (a->same_as != b->same_as || a->replaced != b->replaced) return major(Kind::GradIdentity);
+    if (a->version != b->version) return major(Kind::GradVersion);
     if (a->strides != b->strides) {
-      if (!strides_differ_insignificantly(b->sizes, a->strides, b->strides))
-        return major(Kind::GradStrides, render(a->strides), render(b->strides));
+      if (!strides_differ_insignificantly(b->sizes, a->strides, b->strides)) return major(Kind::GradStrides);
       emit(step, v, Kind::GradStridesSize1, render(a->strides), render(b->strides), Severity::Minor);
     }
     // No values and no summary mean "not comparable" (gradients that flowed through uninitialised memory).
@@ -317,9 +295,9 @@ class Comparer {
     if (a->summary || b->summary) {
       const ValueSummary sa = summary_of(a->summary, a->values), sb = summary_of(b->summary, b->values);
       if (auto differs = summary_difference(sa, sb, tolerance(b->dtype)))
-        return major(Kind::GradValues, render_summary(sa, *differs), render_summary(sb, *differs));
+        return emit(step, v, Kind::GradValues, render_summary(sa, *differs), render_summary(sb, *differs));
     } else if (auto i = first_value_difference(a->values, b->values, b->dtype)) {
-      return major(Kind::GradValues, render_element(a->values, *i), render_element(b->values, *i));
+      return emit(step, v, Kind::GradValues, render_element(a->values, *i), render_element(b->values, *i));
     }
   }
 
@@ -328,6 +306,67 @@ class Comparer {
 };
 
 }  // namespace
+
+// A message with what PyTorch itself varies from run to run taken out: addresses (0x followed by hex digits).
+// LibTorch's backtraces are already gone (the oracle reads what_without_backtrace()).
+std::string normalised_message(std::string_view m) {
+  std::string out;
+  out.reserve(m.size());
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m[i] == '0' && i + 2 < m.size() && m[i + 1] == 'x' && std::isxdigit(static_cast<unsigned char>(m[i + 2]))) {
+      out += "0x<address>";
+      i += 2;
+      while (i + 1 < m.size() && std::isxdigit(static_cast<unsigned char>(m[i + 1]))) ++i;
+      continue;
+    }
+    out += m[i];
+  }
+  return out;
+}
+
+std::optional<std::string> observation_text(DivergenceKind kind, const TensorObs& o) {
+  const std::optional<GradObs>& g = o.grad;
+  const std::string no_grad = "undefined";
+  switch (kind) {
+    case Kind::Sizes: return render(o.sizes);
+    case Kind::DType: return std::string(to_string(o.dtype));
+    case Kind::Device: return o.device;
+    case Kind::Strides:
+    case Kind::StridesSize1: return render(o.strides);
+    case Kind::Offset: return std::to_string(o.offset);
+    case Kind::Alias: return render_alias(o);
+    case Kind::Identity: return render_identity(o);
+    case Kind::View: return render_view(o);
+    case Kind::Version: return std::to_string(o.version);
+    case Kind::RequiresGrad: return render(o.requires_grad);
+    case Kind::IsLeaf: return render(o.is_leaf);
+    case Kind::RetainsGrad: return render(o.retains_grad);
+    case Kind::GradFn: return o.grad_fn.empty() ? "none" : o.grad_fn;
+    case Kind::Contiguity: return render_contiguity(o);
+    case Kind::GradDefined: return g ? "defined" : no_grad;
+    case Kind::GradSizes: return g ? render(g->sizes) : no_grad;
+    case Kind::GradDType: return g ? std::string(to_string(g->dtype)) : no_grad;
+    case Kind::GradAlias: return g ? render_grad_alias(*g) : no_grad;
+    case Kind::GradIdentity: return g ? render_grad_identity(*g) : no_grad;
+    case Kind::GradVersion: return g ? std::to_string(g->version) : no_grad;
+    case Kind::GradStrides:
+    case Kind::GradStridesSize1: return g ? render(g->strides) : no_grad;
+    case Kind::StepCount:
+    case Kind::Status:
+    case Kind::ErrorCategory:
+    case Kind::ExceptionType:
+    case Kind::Message:
+    case Kind::ObservedSet:
+    case Kind::Values:
+    case Kind::GradValues:
+    case Kind::Schema:
+    case Kind::Crash:
+    case Kind::Protocol:
+    case Kind::Timeout:
+    case Kind::OutOfMemory: return std::nullopt;
+  }
+  PARITY_HARNESS_UNREACHABLE("no case for this divergence kind");
+}
 
 Tolerance tolerance(DType d) {
   switch (d) {

@@ -36,6 +36,13 @@ Tolerance tolerance(program::DType);
 
 std::optional<Divergence> compare(const Trace& impl, const Trace& oracle);
 
+// One side of a divergence of `kind` about a tensor's metadata, as compare() renders it (its Divergence::impl or
+// ::oracle): sizes to grad_strides_size1, values and grad_values aside. A repro renders its live observation the
+// same way and holds it against both sides (reports/repro_check.h). nullopt for the other kinds.
+std::optional<std::string> observation_text(DivergenceKind, const TensorObs&);
+// An error message with what varies from run to run taken out (addresses), as compare() holds messages.
+std::string normalised_message(std::string_view);
+
 std::string_view to_string(Divergence::Severity);
 
 // What groups findings: the op of the first differing step (Signature::kProgramOp when the divergence is not
