@@ -143,6 +143,22 @@ Verdict replay_one(const ReplayInput& in, const Args& args, engine::EvalOptions 
   return v;
 }
 
+// A repro of the replay: it checks the finding's first difference (this replay's, for a program), with the
+// library's side as it is now, so that a repro of a fixed finding passes. Judged by impl on the CPU, the repro's
+// PyTorch judged neither side: it only shows values.
+reports::ReproSides repro_sides(const ReplayInput& in, const Verdict& v) {
+  reports::ReproSides sides;
+  sides.judge = reports::repro_expectations(v.oracle, v.evaluation.oracle);
+  if (v.oracle != reports::Oracle::LibTorch) return sides;
+  sides.library = v.evaluation.impl ? &*v.evaluation.impl : nullptr;
+  sides.point = in.finding ? std::optional(in.finding->divergence) : v.evaluation.divergence;
+  sides.now = v.evaluation.divergence;
+  sides.judge_name = reports::judge_title(v.oracle, v.evaluation.oracle_version.empty() ? oracle::torch_version()
+                                                                                        : v.evaluation.oracle_version);
+  if (in.finding) sides.found_by = in.finding->parity_commit;
+  return sides;
+}
+
 std::string expectation(const reports::KnownDivergence& k) {
   return "expected: known divergence \"" + k.signature + "\": " + one_line(k.reason, 300);
 }
@@ -226,16 +242,16 @@ int replay_command(const std::vector<std::string>& argv) {
   // With a repro asked for, stdout is the repro's alone.
   std::ostream& verdict = cpp || python ? std::cerr : std::cout;
   verdict << v.line << (v.known ? "\n" + expectation(*v.known) : "") << "\n";
-  const judge::Trace* oracle = reports::repro_expectations(v.oracle, v.evaluation.oracle);
+  const reports::ReproSides sides = repro_sides(in, v);
   if (output) {
-    files::write_text_file_atomically(*output, cpp ? reports::cpp_repro(in.program, oracle)
-                                                   : reports::python_repro(in.program, oracle), "the repro");
+    files::write_text_file_atomically(*output, cpp ? reports::cpp_repro(in.program, sides)
+                                                   : reports::python_repro(in.program, sides), "the repro");
     std::cerr << "parity replay: repro written: " << *output << "\n";
     return v.diverges ? 1 : 0;
   }
-  if (cpp) std::cout << reports::cpp_repro(in.program, oracle);
+  if (cpp) std::cout << reports::cpp_repro(in.program, sides);
   if (cpp && python) std::cout << "\n";
-  if (python) std::cout << reports::python_repro(in.program, oracle);
+  if (python) std::cout << reports::python_repro(in.program, sides);
   return v.diverges ? 1 : 0;
 }
 

@@ -85,9 +85,15 @@ int run_command(const std::vector<std::string>& argv) {
     if (ev.impl) std::cout << judge::to_json(*ev.impl).dump(2) << "\n";
     if (ev.oracle) std::cout << judge::to_json(*ev.oracle).dump(2) << "\n";
   }
-  const judge::Trace* oracle = reports::repro_expectations(options.oracle, ev.oracle);
-  if (args.has("--cpp")) std::cout << "\n" << reports::cpp_repro(p, oracle);
-  if (args.has("--python")) std::cout << "\n" << reports::python_repro(p, oracle);
+  reports::ReproSides sides;
+  sides.judge = reports::repro_expectations(options.oracle, ev.oracle);
+  if (options.oracle == reports::Oracle::LibTorch) {
+    sides.library = ev.impl ? &*ev.impl : nullptr;
+    sides.point = sides.now = ev.divergence;
+    sides.judge_name = reports::judge_title(options.oracle, ev.oracle_version);
+  }
+  if (args.has("--cpp")) std::cout << "\n" << reports::cpp_repro(p, sides);
+  if (args.has("--python")) std::cout << "\n" << reports::python_repro(p, sides);
   return ev.divergence ? 1 : 0;
 }
 

@@ -732,9 +732,13 @@ std::string render_group(const ReportInput& in, const Group& g, std::size_t inde
   else if (f)
     html += "<p class=\"meta\">Replay it on both: <code>" + esc(replay_command(in, g)) +
             "</code>. The repros run the program on LibTorch alone and print the oracle's side of every value.</p>";
-  const judge::Trace* oracle = f ? repro_expectations(f->oracle, f->oracle_trace) : nullptr;
-  html += render_repro(id + "-cpp", "C++ (LibTorch)", reports::cpp_repro(*g.program, oracle), true);
-  html += render_repro(id + "-py", "Python (PyTorch)", reports::python_repro(*g.program, oracle), false);
+  // A drift finding's sides are two releases of LibTorch: its repros only show values.
+  const ReproSides repro = !f ? ReproSides{}
+                           : in.summary && in.summary->drift
+                               ? ReproSides{.judge = repro_expectations(f->oracle, f->oracle_trace)}
+                               : finding_repro_sides(*f);
+  html += render_repro(id + "-cpp", "C++ (LibTorch)", reports::cpp_repro(*g.program, repro), true);
+  html += render_repro(id + "-py", "Python (PyTorch)", reports::python_repro(*g.program, repro), false);
   return html + "</section>";
 }
 

@@ -31,6 +31,11 @@ const judge::Trace* repro_expectations(Oracle o, const std::optional<judge::Trac
   return o == Oracle::LibTorch && judge_trace ? &*judge_trace : nullptr;
 }
 
+std::string judge_title(Oracle o, std::string_view libtorch_version) {
+  if (o == Oracle::ImplCpu) return std::string(oracle_name(o));
+  return "LibTorch" + (libtorch_version.empty() ? std::string() : " " + std::string(libtorch_version));
+}
+
 Oracle oracle_field(const nlohmann::json& record, std::string_view what) {
   if (!record.contains("oracle")) return Oracle::LibTorch;
   const auto o = parse_oracle(json_typed<std::string>(record, "oracle", what));

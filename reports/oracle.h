@@ -22,6 +22,8 @@ std::string_view oracle_name(Oracle o);
 // What a repro may print as the expected values: the judge's trace when LibTorch judged (the repros run on it),
 // nothing when impl did, whose values are no expectation of LibTorch's.
 const judge::Trace* repro_expectations(Oracle o, const std::optional<judge::Trace>& judge_trace);
+// Who judged, as a repro's title names it: "LibTorch 2.15.0", "impl on the CPU".
+std::string judge_title(Oracle o, std::string_view libtorch_version);
 
 // A record's "oracle" field (run.json, a finding, the journal's campaign); absent (written before version 6 of
 // the reports, reports/schema_version.h): LibTorch, the only oracle then. Throws program::JsonError naming `what`.

@@ -13,7 +13,10 @@
 #include "program/content.h"
 #include "program/internal_assert.h"
 #include "program/op_template.h"
+#include "reports/build_info.h"
 #include "reports/recipe_text.h"
+#include "reports/repro_check.h"
+#include "reports/repro_literal.h"
 
 namespace parity::reports {
 
@@ -39,37 +42,7 @@ using program::storage_extent;
 
 namespace {
 
-enum class Lang { Cpp, Python };
-
-// A float literal that stays a float in both languages: always a decimal point or an exponent.
-std::string float_literal(double v, Lang lang) {
-  if (std::isnan(v)) return lang == Lang::Cpp ? "std::numeric_limits<double>::quiet_NaN()" : "float('nan')";
-  if (std::isinf(v)) {
-    if (lang == Lang::Cpp) return v > 0 ? "std::numeric_limits<double>::infinity()" : "-std::numeric_limits<double>::infinity()";
-    return v > 0 ? "float('inf')" : "-float('inf')";
-  }
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  std::string s(buf, end);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
-}
-
-std::string bool_literal(bool b, Lang lang) {
-  if (lang == Lang::Cpp) return b ? "true" : "false";
-  return b ? "True" : "False";
-}
-
-template <typename T, typename F>
-std::string list(const std::vector<T>& v, Lang lang, F item) {
-  std::string s = lang == Lang::Cpp ? "{" : "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + item(v[i]);
-  return s + (lang == Lang::Cpp ? "}" : "]");
-}
-
-std::string int_list(const std::vector<std::int64_t>& v, Lang lang) {
-  return list(v, lang, [](std::int64_t x) { return std::to_string(x); });
-}
+using Lang = ReproLang;
 
 std::string scalar_literal(const Scalar& s, Lang lang) {
   switch (s.kind) {
@@ -84,7 +57,7 @@ std::string scalar_literal(const Scalar& s, Lang lang) {
 // takes them in C++: flat, typed, each a c10::Scalar of its own kind.
 std::string elements_literal(const std::vector<Scalar>& elements, const std::vector<std::int64_t>& sizes, Lang lang) {
   if (lang == Lang::Cpp)
-    return "std::vector<c10::Scalar>" + list(elements, lang, [lang](const Scalar& e) { return scalar_literal(e, lang); });
+    return "std::vector<c10::Scalar>" + list_literal(elements, lang, [lang](const Scalar& e) { return scalar_literal(e, lang); });
   std::size_t next = 0;
   // The JSON reader holds a literal list to its sizes (program/json.cpp); one built otherwise must be as well.
   PARITY_HARNESS_ASSERT(static_cast<std::int64_t>(elements.size()) ==
@@ -181,8 +154,7 @@ std::string placeholder(std::string_view name, const Step& step, Lang lang) {
       // The whole storage as a typed list: `std::vector<double>{}` is empty, where a bare `{}` inside one would be
       // a storage of one zero.
       auto values = seeded_content(a.seed, storage_extent(a.sizes, a.strides, a.offset), a.dtype);
-      return (lang == Lang::Cpp ? "std::vector<double>" : "") +
-             list(values, lang, [lang](double v) { return float_literal(v, lang); });
+      return (lang == Lang::Cpp ? "std::vector<double>" : "") + float_list(values, lang);
     }
     case program::Placeholder::Kind::StridedPart:
       if (p.part == "sizes") return int_list(a.sizes, lang);
@@ -246,7 +218,7 @@ std::string one_line(std::string s) {
 
 // The build lines are those tests/reports/repro_test.py checks (the CMake one) or that work with Debian's libtorch-dev,
 // whose headers and libraries lie on the compiler's default paths, and with a LibTorch zip.
-constexpr std::string_view kCppPrelude = R"(// parity repro (LibTorch C++). Build it with CMake (add -DCMAKE_PREFIX_PATH=<LibTorch folder> for a
+constexpr std::string_view kCppPrelude = R"(// Build it with CMake (add -DCMAKE_PREFIX_PATH=<LibTorch folder> for a
 // LibTorch zip, or for PyPI's torch wheel its torch/ folder: python -c 'import os, torch; print(os.path.dirname(
 // torch.__file__))'), from a CMakeLists.txt beside repro.cpp:
 //   cmake_minimum_required(VERSION 3.18)
@@ -314,7 +286,8 @@ static void print_values(const torch::Tensor& flat) {
             << number(sum) << ", " << nan << " nan, " << pos_inf << " +inf, " << neg_inf << " -inf>";
 }
 
-static void show(const char* name, const torch::Tensor& t) {
+// values_known false: the elements were never written (empty()), and printing them would print garbage.
+static void show(const char* name, const torch::Tensor& t, bool values_known = true) {
   if (!t.defined()) {
     std::cout << name << ": undefined\n";
     return;
@@ -335,7 +308,8 @@ static void show(const char* name, const torch::Tensor& t) {
             << " offset=" << t.storage_offset() << " dtype=" << t.dtype() << " requires_grad=" << requires_grad
             << " is_leaf=" << is_leaf << " retains_grad=" << retains_grad << " grad_fn=" << grad_fn
             << " version=" << t._version() << " values=";
-  print_values(flat);
+  if (values_known) print_values(flat);
+  else std::cout << "<uninitialised, not printed>";
   std::cout << "\n";
   if (!grad_fn_error.empty()) std::cout << "  grad_fn raised: " << grad_fn_error << "\n";
   if (is_leaf || retains_grad) {
@@ -348,11 +322,9 @@ static void show(const char* name, const torch::Tensor& t) {
     }
   }
 }
-
-int main() {
 )";
 
-constexpr std::string_view kPythonPrelude = R"(# parity repro (PyTorch). Run: python3 repro.py
+constexpr std::string_view kPythonPrelude = R"(# Run: python3 repro.py
 import copy
 import functools
 import operator
@@ -376,7 +348,8 @@ def values(t):
     return (f"<{flat.numel()} elements (summarised): min {lo!r}, max {hi!r}, sum {total!r}, {nan} nan, "
             f"{pos_inf} +inf, {neg_inf} -inf>")
 
-def show(name, t):
+def show(name, t, values_known=True):
+    """values_known False: the elements were never written (empty()), and printing them would print garbage."""
     if t is None:
         print(f"{name}: undefined")
         return
@@ -391,7 +364,8 @@ def show(name, t):
         grad_fn, grad_fn_error = "<raised>", e
     print(f"{name}: sizes={list(t.shape)} strides={list(t.stride())} offset={t.storage_offset()} "
           f"dtype={t.dtype} requires_grad={requires_grad} is_leaf={is_leaf} retains_grad={retains_grad} "
-          f"grad_fn={grad_fn} version={t._version} values={values(t)}")
+          f"grad_fn={grad_fn} version={t._version} "
+          f"values={values(t) if values_known else '<uninitialised, not printed>'}")
     if grad_fn_error is not None:
         print(f"  grad_fn raised: {grad_fn_error}")
     if (is_leaf or retains_grad) and t.grad is not None:
@@ -411,14 +385,67 @@ std::vector<std::int64_t> deepcopy_memos(const Program& p) {
 
 }  // namespace
 
-std::string cpp_repro(const Program& p, const Trace* oracle) {
+namespace {
+
+// Whether a value's elements were ever written, as the judge's last observation of it says (a value of empty() is
+// not until an op writes it): a repro prints no uninitialised memory.
+bool values_known(const Trace* judge, int id) {
+  std::optional<bool> known;
+  if (judge)
+    for (const StepObs& s : judge->steps)
+      for (const judge::TensorObs& o : s.observed)
+        if (o.value == id) known = o.values_defined;
+  return known.value_or(true);
+}
+
+// The check, where there is one, with a step the judge skipped held as recorded: its inputs do not exist here.
+std::optional<ReproCheck> check_of(const ReproSides& sides) {
+  std::optional<ReproCheck> c = repro_check(sides);
+  if (c && c->step >= 0 && outcome(sides.judge, static_cast<std::size_t>(c->step)) == Outcome::Skipped &&
+      c->live != ReproCheck::Live::Recorded) {
+    c->live = ReproCheck::Live::Recorded;
+    c->why_recorded = "the judge skipped this step, as an input was not produced";
+  }
+  return c;
+}
+
+// The title line: which judge the finding's sides come from and which parity made it, so that a repro read later
+// (another release, another commit) says what it was made against.
+std::string title(const ReproSides& sides, std::string_view language, std::string_view comment) {
+  std::string t = std::string(comment) + " parity repro (" + std::string(language) + ")";
+  if (!sides.judge_name.empty()) t += ", judged by " + sides.judge_name;
+  if (!sides.found_by.empty() && sides.found_by != parity_commit()) t += ", found by parity " + sides.found_by;
+  t += ", printed by parity " + std::string(parity_commit()) + ".\n";
+  // The torch that runs the repro: LibTorch for the C++ one, PyTorch for the Python one.
+  const std::string_view torch = language.starts_with("LibTorch") ? "LibTorch" : "PyTorch";
+  if (sides.point)
+    t += std::string(comment) + " It checks where parity found the library under test to differ: PASS when the " +
+         "library does there what this " + std::string(torch) + " does, else FAIL (exit status 1).\n";
+  return t;
+}
+
+// The ids of the program values a repro has defined by step `upto` (a skipped step defines none).
+std::vector<int> defined_values(const Program& p, const Trace* judge, int upto) {
+  std::vector<int> ids;
+  for (int i = 0; i <= upto && static_cast<std::size_t>(i) < p.steps.size(); ++i)
+    if (!spec(p.steps[static_cast<std::size_t>(i)].op).no_value &&
+        outcome(judge, static_cast<std::size_t>(i)) != Outcome::Skipped)
+      ids.push_back(i);
+  return ids;
+}
+
+}  // namespace
+
+std::string cpp_repro(const Program& p, const ReproSides& sides) {
+  const Trace* oracle = sides.judge;
+  const std::optional<ReproCheck> check = check_of(sides);
   std::ostringstream out;
   // The recipes are long and only their ops' steps call them: a repro is as short as its program allows.
   const std::vector<std::int64_t> memos = deepcopy_memos(p);
   const bool literal = std::ranges::any_of(p.steps, [](const Step& s) { return s.op == OpId::Tensor; });
-  out << kCppPrelude << (memos.empty() ? "" : kDeepcopyRecipe) << (literal ? kLiteralTensorRecipe : "")
-      << "\nstatic constexpr int64_t kFullValuesUpTo = "
-      << kFullValuesUpTo << ";\n" << kCppShow;
+  out << title(sides, "LibTorch C++", "//") << kCppPrelude << (memos.empty() ? "" : kDeepcopyRecipe)
+      << (literal ? kLiteralTensorRecipe : "") << "\nstatic constexpr int64_t kFullValuesUpTo = " << kFullValuesUpTo
+      << ";\n" << kCppShow << (check ? check_prelude(Lang::Cpp) : "") << "\nint main() {\n";
   for (auto memo : memos) out << "  DeepcopyMemo " << memo_name(memo) << ";\n";
   std::vector<int> shown;
   for (std::size_t idx = 0; idx < p.steps.size(); ++idx) {
@@ -429,21 +456,27 @@ std::string cpp_repro(const Program& p, const Trace* oracle) {
     const std::string expr = expression(step, Lang::Cpp);
     const std::string stmt = has_value ? v + " = " + expr + ";" : expr + ";";
     const std::string guard = step.grad_enabled ? "" : "torch::NoGradGuard no_grad; ";
-    out << "  // " << step_comment(step, i) << "\n";
+    const bool checked = check && check->step == i && check->live != ReproCheck::Live::Recorded;
+    out << "  // " << step_comment(step, i) << (checked ? " (the step the check below observes)" : "") << "\n";
     switch (outcome(oracle, idx)) {
       case Outcome::Skipped:
         out << "  // skipped on LibTorch: an input value was not produced\n";
+        if (check && check->step == i) out << check_statements(*check, Lang::Cpp, {}, "");
         continue;
       case Outcome::Raised:
         out << "  // raised on LibTorch: " << one_line(oracle->steps[idx].message.substr(0, 200)) << "\n";
-        if (has_value) out << "  torch::Tensor " << v << ";\n";
-        out << "  try {\n    " << guard << stmt << "\n  } catch (const c10::Error& e) {\n"
-            << "    std::cout << \"step " << i << " raised: \" << e.what_without_backtrace() << std::endl;\n"
-            << "  } catch (const std::exception& e) {\n"
-            << "    std::cout << \"step " << i << " raised: \" << e.what() << std::endl;\n  }\n";
-        break;
+        [[fallthrough]];
       case Outcome::Plain:
-        if (!step.grad_enabled) {
+        if (checked || outcome(oracle, idx) == Outcome::Raised) {
+          if (has_value) out << "  torch::Tensor " << v << ";\n";
+          if (checked) out << "  std::exception_ptr raised;\n";
+          out << "  try {\n    " << guard << stmt << "\n  } catch (const c10::Error& e) {\n"
+              << (checked ? "    raised = std::current_exception();\n" : "")
+              << "    std::cout << \"step " << i << " raised: \" << e.what_without_backtrace() << std::endl;\n"
+              << "  } catch (const std::exception& e) {\n"
+              << (checked ? "    raised = std::current_exception();\n" : "")
+              << "    std::cout << \"step " << i << " raised: \" << e.what() << std::endl;\n  }\n";
+        } else if (!step.grad_enabled) {
           if (has_value) out << "  torch::Tensor " << v << ";\n";
           out << "  { " << guard << stmt << " }\n";
         } else {
@@ -452,10 +485,14 @@ std::string cpp_repro(const Program& p, const Trace* oracle) {
         break;
     }
     if (has_value) shown.push_back(i);
+    if (check && check->step == i) out << check_statements(*check, Lang::Cpp, defined_values(p, oracle, i), "raised");
   }
-  out << "  // The oracle's side of every value.\n";
-  for (int id : shown) out << "  show(\"" << value_name(id) << "\", " << value_name(id) << ");\n";
-  out << "  return 0;\n}\n";
+  if (check && check->step < 0) out << check_statements(*check, Lang::Cpp, {}, "");
+  out << "  // LibTorch's side of every value.\n";
+  for (int id : shown)
+    out << "  show(\"" << value_name(id) << "\", " << value_name(id) << (values_known(oracle, id) ? "" : ", false")
+        << ");\n";
+  out << (check ? check_finish(Lang::Cpp) : "  return 0;\n") << "}\n";
   return out.str();
 }
 
@@ -464,9 +501,12 @@ std::string python_statement(const Step& step, int index) {
   return spec(step.op).no_value ? expr : value_name(index) + " = " + expr;
 }
 
-std::string python_repro(const Program& p, const Trace* oracle) {
+std::string python_repro(const Program& p, const ReproSides& sides) {
+  const Trace* oracle = sides.judge;
+  const std::optional<ReproCheck> check = check_of(sides);
   std::ostringstream out;
-  out << kPythonPrelude << "FULL_VALUES_UP_TO = " << kFullValuesUpTo << "\n" << kPythonShow;
+  out << title(sides, "PyTorch", "#") << kPythonPrelude << "FULL_VALUES_UP_TO = " << kFullValuesUpTo << "\n"
+      << kPythonShow << (check ? check_prelude(Lang::Python) : "") << "\n";
   for (auto memo : deepcopy_memos(p)) out << memo_name(memo) << " = {}\n";
   std::vector<int> shown;
   for (std::size_t idx = 0; idx < p.steps.size(); ++idx) {
@@ -475,29 +515,45 @@ std::string python_repro(const Program& p, const Trace* oracle) {
     const bool has_value = !spec(step.op).no_value;
     const std::string v = value_name(i);
     const std::string stmt = python_statement(step, i);
-    out << "# " << step_comment(step, i) << "\n";
+    const bool checked = check && check->step == i && check->live != ReproCheck::Live::Recorded;
+    out << "# " << step_comment(step, i) << (checked ? " (the step the check below observes)" : "") << "\n";
     switch (outcome(oracle, idx)) {
       case Outcome::Skipped:
         out << "# skipped on LibTorch: an input value was not produced\n";
+        if (check && check->step == i) out << check_statements(*check, Lang::Python, {}, "");
         continue;
       case Outcome::Raised:
         out << "# raised on LibTorch: " << one_line(oracle->steps[idx].message.substr(0, 200)) << "\n";
-        if (has_value) out << v << " = None\n";
-        out << "try:\n";
-        if (!step.grad_enabled) out << "    with torch.no_grad():\n        " << stmt << "\n";
-        else out << "    " << stmt << "\n";
-        out << "except " << python_exception(oracle->steps[idx].exception) << " as e:\n"
-            << "    print(f\"step " << i << " raised {type(e).__name__}: {e}\")\n";
-        break;
+        [[fallthrough]];
       case Outcome::Plain:
-        if (!step.grad_enabled) out << "with torch.no_grad():\n    " << stmt << "\n";
-        else out << stmt << "\n";
+        if (checked || outcome(oracle, idx) == Outcome::Raised) {
+          if (has_value) out << v << " = None\n";
+          if (checked) out << "raised = None\n";
+          out << "try:\n";
+          if (!step.grad_enabled) out << "    with torch.no_grad():\n        " << stmt << "\n";
+          else out << "    " << stmt << "\n";
+          // The checked step catches whatever is raised, to observe it; another step what LibTorch raised.
+          const std::string_view caught =
+              checked ? "Exception" : python_exception(oracle->steps[idx].exception);
+          out << "except " << caught << " as e:\n" << (checked ? "    raised = e\n" : "")
+              << "    print(f\"step " << i << " raised {type(e).__name__}: {e}\")\n";
+        } else if (!step.grad_enabled) {
+          out << "with torch.no_grad():\n    " << stmt << "\n";
+        } else {
+          out << stmt << "\n";
+        }
         break;
     }
     if (has_value) shown.push_back(i);
+    if (check && check->step == i)
+      out << check_statements(*check, Lang::Python, defined_values(p, oracle, i), "raised");
   }
-  out << "\n# The oracle's side of every value.\n";
-  for (int id : shown) out << "show(\"" << value_name(id) << "\", " << value_name(id) << ")\n";
+  if (check && check->step < 0) out << check_statements(*check, Lang::Python, {}, "");
+  out << "\n# LibTorch's side of every value.\n";
+  for (int id : shown)
+    out << "show(\"" << value_name(id) << "\", " << value_name(id) << (values_known(oracle, id) ? "" : ", False")
+        << ")\n";
+  if (check) out << check_finish(Lang::Python);
   return out.str();
 }
 

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "program/content.h"
+#include "judge/compare.h"
 #include "reports/repro.h"
 
 namespace parity::reports {
@@ -188,7 +189,7 @@ TEST(Repro, RaisedAndSkippedStepsFollowTheOracle) {
   oracle.steps[1].message = "Dimension out of range (expected to be in range of [-2, 1], but got 5)\\\nmore";
   oracle.steps[2].status = StepObs::Status::Skipped;
 
-  std::string cpp = cpp_repro(p, &oracle), py = python_repro(p, &oracle);
+  std::string cpp = cpp_repro(p, {.judge = &oracle}), py = python_repro(p, {.judge = &oracle});
   EXPECT_TRUE(contains(cpp, "torch::Tensor v1;\n  try {\n    torch::NoGradGuard no_grad; v1 = v0.transpose(5, 0);"))
       << cpp;
   EXPECT_TRUE(contains(cpp, "\"step 1 raised: \" << e.what_without_backtrace()"));
@@ -197,9 +198,9 @@ TEST(Repro, RaisedAndSkippedStepsFollowTheOracle) {
   EXPECT_TRUE(contains(py, "print(f\"step 1 raised {type(e).__name__}: {e}\")"));
   // Named, the class is what the repro catches, as Python sees it: another one stops it.
   oracle.steps[1].exception = judge::ExceptionType::IndexError;
-  EXPECT_TRUE(contains(python_repro(p, &oracle), "except IndexError as e:\n"));
+  EXPECT_TRUE(contains(python_repro(p, {.judge = &oracle}), "except IndexError as e:\n"));
   oracle.steps[1].exception = judge::ExceptionType::RuntimeError;
-  EXPECT_TRUE(contains(python_repro(p, &oracle), "except RuntimeError as e:\n"));
+  EXPECT_TRUE(contains(python_repro(p, {.judge = &oracle}), "except RuntimeError as e:\n"));
   // The message is quoted in a one-line comment that no backslash can continue.
   EXPECT_TRUE(contains(cpp, "// raised on LibTorch: Dimension out of range"));
   EXPECT_FALSE(std::regex_search(cpp, std::regex(R"(//[^\n]*\\\n)")));
@@ -301,6 +302,127 @@ TEST(Repro, Literals) {
   EXPECT_TRUE(contains(py, "torch.zeros([], dtype=torch.bool, device='cpu', requires_grad=False)"));
   EXPECT_TRUE(contains(cpp, "v2.view(std::vector<int64_t>{})"));
   EXPECT_TRUE(contains(py, "v2.view([])"));
+}
+
+// A finding's sides: impl made a tensor of its own where LibTorch returned its input (an identity divergence).
+struct IdentityFinding {
+  Program program;
+  Trace library, judge;
+  judge::Divergence point;
+};
+
+IdentityFinding identity_finding() {
+  IdentityFinding f;
+  f.program.steps.push_back(rand_step({2}, {1}));
+  f.program.steps.push_back(step(OpId::Mul_, {0, 0}));
+  for (Trace* t : {&f.library, &f.judge}) {
+    t->steps.resize(2);
+    judge::TensorObs o;
+    o.value = 1;
+    o.sizes = {2};
+    o.strides = {1};
+    o.alias_of = 0;
+    o.same_as = t == &f.judge ? 0 : 1;
+    t->steps[1].observed.push_back(o);
+  }
+  f.point = *judge::compare(f.library, f.judge);
+  return f;
+}
+
+TEST(ReproCheck, HoldsTheLiveObservationAgainstTheLibrarysSide) {
+  const IdentityFinding f = identity_finding();
+  ASSERT_EQ(f.point.kind, judge::DivergenceKind::Identity);
+  const ReproSides sides{.judge = &f.judge, .library = &f.library, .point = f.point, .now = f.point,
+                         .judge_name = "LibTorch 9.9.9", .found_by = "abc1234"};
+  const auto c = repro_check(sides);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->live, ReproCheck::Live::Tensor);
+  // The texts compare() rendered: what the repro's observe() renders too.
+  EXPECT_EQ(c->library, f.point.impl);
+  EXPECT_EQ(c->judge, f.point.oracle);
+  const std::string py = python_repro(f.program, sides), cpp = cpp_repro(f.program, sides);
+  EXPECT_TRUE(contains(py, "check(\"step 1, v1: identity\", observe(\"identity\", 1, {0: v0, 1: v1}), "
+                           "\"its own tensor\", \"the same tensor as v0\")")) << py;
+  EXPECT_TRUE(contains(cpp, "check(\"step 1, v1: identity\", observe(\"identity\", 1, Values{{0, v0}, {1, v1}}), "
+                            "\"its own tensor\", \"the same tensor as v0\");")) << cpp;
+  EXPECT_TRUE(contains(py, "\nfinish()\n"));
+  EXPECT_TRUE(contains(cpp, "  return finish();\n}"));
+  // The title names the judge, the parity that found it and the one that printed it.
+  EXPECT_TRUE(py.starts_with("# parity repro (PyTorch), judged by LibTorch 9.9.9, found by parity abc1234, printed "
+                             "by parity ")) << py.substr(0, 200);
+  // The checked step catches whatever it raises, to observe it.
+  EXPECT_TRUE(contains(py, "raised = None\ntry:\n    v1 = v0.mul_(v0)\nexcept Exception as e:\n    raised = e\n"));
+}
+
+TEST(ReproCheck, TheLibrarysSideIsItsTraceNowSoAFixedFindingPasses) {
+  IdentityFinding f = identity_finding();
+  f.library = f.judge;  // replayed on a library that does what LibTorch does
+  const auto c = repro_check({.judge = &f.judge, .library = &f.library, .point = f.point});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->library, c->judge);
+  EXPECT_EQ(c->library, "the same tensor as v0");
+}
+
+TEST(ReproCheck, AKindNoReproObservesHoldsTheRecordedSides) {
+  IdentityFinding f = identity_finding();
+  f.point.kind = judge::DivergenceKind::Schema;
+  f.point.value = -1;
+  f.point.impl = "wrote v0";
+  f.point.oracle = "conforms to its schema";
+  const ReproSides sides{.judge = &f.judge, .library = &f.library, .point = f.point, .now = f.point};
+  const auto c = repro_check(sides);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->live, ReproCheck::Live::Recorded);
+  EXPECT_EQ(c->library, "wrote v0");
+  EXPECT_FALSE(c->why_recorded.empty());
+  EXPECT_TRUE(contains(python_repro(f.program, sides), "check_recorded(\"step 1: schema\", \"wrote v0\", "
+                                                       "\"conforms to its schema\", "));
+  // Replayed without the divergence, the library's side is the judge's.
+  EXPECT_EQ(repro_check({.judge = &f.judge, .library = &f.library, .point = f.point})->library,
+            "conforms to its schema");
+}
+
+TEST(ReproCheck, ALibraryThatDiedIsNamedByHowItDied) {
+  IdentityFinding f = identity_finding();
+  judge::Divergence crash{1, -1, judge::DivergenceKind::Crash, "crashed", "ok"};
+  crash.signal = "SIGSEGV";
+  const auto c = repro_check({.judge = &f.judge, .library = nullptr, .point = crash, .now = crash});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->live, ReproCheck::Live::Status);
+  EXPECT_EQ(c->library, "crashed (SIGSEGV)");
+  EXPECT_EQ(c->judge, "ok");
+}
+
+TEST(ReproCheck, ValuesAreHeldElementByElementWithTheDtypesTolerance) {
+  IdentityFinding f = identity_finding();
+  f.library.steps[1].observed[0].same_as = 0;
+  f.library.steps[1].observed[0].values = {1.0, 5.0};
+  f.judge.steps[1].observed[0].values = {1.0, 4.0};
+  const judge::Divergence d = *judge::compare(f.library, f.judge);
+  ASSERT_EQ(d.kind, judge::DivergenceKind::Values);
+  const ReproSides sides{.judge = &f.judge, .library = &f.library, .point = d, .now = d};
+  const auto c = repro_check(sides);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->live, ReproCheck::Live::Element);
+  EXPECT_EQ(c->library_values, (std::vector<double>{1.0, 5.0}));
+  EXPECT_EQ(c->tolerance.rtol, judge::tolerance(DType::Float32).rtol);
+  EXPECT_TRUE(contains(python_repro(f.program, sides), "check_elements(\"step 1, v1: values\", v1, [1.0, 5.0], "));
+}
+
+TEST(ReproCheck, AnUninitialisedValueIsShownWithoutItsElements) {
+  Program p;
+  Step e = step(OpId::Empty, {});
+  e.attrs.sizes = {3};
+  p.steps.push_back(e);
+  Trace judge;
+  judge.steps.resize(1);
+  judge::TensorObs o;
+  o.value = 0;
+  o.values_defined = false;
+  judge.steps[0].observed.push_back(o);
+  EXPECT_TRUE(contains(cpp_repro(p, {.judge = &judge}), "show(\"v0\", v0, false);"));
+  EXPECT_TRUE(contains(python_repro(p, {.judge = &judge}), "show(\"v0\", v0, False)"));
+  EXPECT_TRUE(contains(python_repro(p), "show(\"v0\", v0)"));  // no trace: nothing says it is unread
 }
 
 }  // namespace

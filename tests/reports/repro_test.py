@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""Checks that the repros printed by `parity replay --cpp/--python` show LibTorch's side of a finding.
+"""Checks that the repros printed by `parity replay --cpp/--python` stand alone: they show LibTorch's side of a
+finding, and check the first difference themselves, ending with PASS or FAIL.
 
-A planted campaign (PARITY_PLANT) gives findings of known groups; for one finding of each group the repro is
-printed, built (C++: one CMake project, every repro an executable, one parallel build; Python: a syntax check,
-which needs no torch) and run, and its output is held against the finding's oracle trace: the diverging value
-as LibTorch made it, LibTorch's error where it raised, never impl's side where that differs.
+A planted campaign (PARITY_PLANT) gives findings of known groups, one divergence kind or more each; for one
+finding of each group two repros are printed, built (C++: one CMake project, every repro an executable, one
+parallel build; Python: a syntax check, which needs no torch) and run:
+- replayed without the planted faults, the library under test is impl as it is, which does what LibTorch does:
+  the repro must end with PASS (exit 0), and its output must show the finding's oracle trace: the diverging value
+  as LibTorch made it, LibTorch's error where it raised, never impl's side where that differs;
+- replayed with them, the library is the planted impl: the repro must end with FAIL (exit 1).
 
 usage: repro_test.py --parity BIN --lang cpp --work DIR --cmake CMAKE --torch-dir DIR [--generator G ...]
        repro_test.py --parity BIN --lang python --work DIR [--python PY]
 exit status: 0 passed, 1 failed, 77 skipped (Python repros that cannot run: no PyTorch).
 """
 import argparse
+import concurrent.futures
 import json
 import math
 import os
@@ -24,9 +29,16 @@ SKIP = 77
 # mul=values: impl's mul result is off by one in element 0; neg=error: impl refuses neg (LibTorch runs it).
 # sigmoid=values too: its values are not short decimals (mul's of the seeded quarters are), so a repro that
 # rounds what it prints is caught. deepcopy=values: only such repros carry the deepcopy recipe, which must build.
-PLANT = "mul=values,neg=error,sigmoid=values,deepcopy=values"
-# Each kind of check (values, status) must be exercised, or the test proves nothing.
-REQUIRED_GROUPS = ("mul:values", "neg:status:argument", "sigmoid:values", "deepcopy:values")
+# The others give one divergence kind each, so that each kind's check is built and run: mul_=fresh (identity),
+# div=message (message), add=writes_input (schema, which no repro observes: the recorded sides stand), and the
+# ones that kill the case's process: abs=crash, exp=hang (timeout), tanh=oom (out_of_memory).
+PLANT = ("mul=values,neg=error,sigmoid=values,deepcopy=values,mul_=fresh,div=message,add=writes_input,abs=crash,"
+         "exp=hang,tanh=oom")
+# Each kind of check must be exercised, or the test proves nothing.
+REQUIRED_GROUPS = ("mul:values", "neg:status:argument", "sigmoid:values", "deepcopy:values", "mul_:identity",
+                   "div:message:shape", "add:schema", "abs:crash:SIGSEGV", "exp:timeout", "tanh:out_of_memory")
+# A hang is cut short: the campaign and every replay of exp=hang wait this long for it.
+TIMEOUT_MS = "1000"
 
 started = time.monotonic()
 
@@ -50,7 +62,7 @@ def run(cmd, timeout, env=None):
 def planted_campaign(parity, work, cases, seed):
     out = os.path.join(work, "campaign")
     env = dict(os.environ, PARITY_PLANT=PLANT)
-    cmd = [parity, "fuzz", "--cases", str(cases), "--seed", str(seed), "--out", out]
+    cmd = [parity, "fuzz", "--cases", str(cases), "--seed", str(seed), "--out", out, "--timeout-ms", TIMEOUT_MS]
     res = run(cmd, timeout=120, env=env)
     # 1: findings were made, which a planted campaign must do.
     if res.returncode != 1:
@@ -63,10 +75,13 @@ def planted_campaign(parity, work, cases, seed):
 
 
 def one_per_group(findings):
-    """The smallest program of each signature (the quickest repro to build), first one on ties."""
+    """The smallest program of each planted signature (the quickest repro to build), first one on ties. Other
+    groups are impl's own divergences from this LibTorch (ledgered ones), against which no repro passes."""
     picked = {}
     for index, f in enumerate(findings):
         sig = f["signature"]
+        if sig not in REQUIRED_GROUPS:
+            continue
         if sig not in picked or len(f["program"]["steps"]) < len(findings[picked[sig]]["program"]["steps"]):
             picked[sig] = index
     missing = [g for g in REQUIRED_GROUPS if g not in picked]
@@ -75,16 +90,25 @@ def one_per_group(findings):
     return sorted(picked.items())
 
 
-def print_repro(parity, findings_path, index, lang):
-    """The repro text of finding `index`. Run without PARITY_PLANT: printing a repro must not depend on it."""
+def print_repro(parity, findings_path, index, lang, planted):
+    """The repro text of finding `index`, replayed on impl as it is, or (`planted`) on the planted impl."""
     env = {k: v for k, v in os.environ.items() if k != "PARITY_PLANT"}
+    if planted:
+        env["PARITY_PLANT"] = PLANT
     flag = "--cpp" if lang == "cpp" else "--python"
-    res = run([parity, "replay", findings_path, "--index", str(index), flag], timeout=120, env=env)
+    res = run([parity, "replay", findings_path, "--index", str(index), flag, "--timeout-ms", TIMEOUT_MS],
+              timeout=120, env=env)
     start = res.stdout.find("// parity repro" if lang == "cpp" else "# parity repro")
     if res.returncode not in (0, 1) or start < 0:
         raise Failure(f"`parity replay --index {index} {flag}` exited {res.returncode} without a repro:\n"
                       f"{res.stdout[-4000:]}")
     return res.stdout[start:]
+
+
+def verdict(output):
+    """The repro's last PASS or FAIL line, or None."""
+    lines = [line for line in output.splitlines() if line.startswith(("PASS:", "FAIL:"))]
+    return lines[-1] if lines else None
 
 
 class Failure(Exception):
@@ -194,7 +218,8 @@ def check(finding, source, output, lang):
     step, kind = d["step"], d["kind"]
     oracle, impl = finding.get("oracle_trace"), finding.get("impl_trace")
     if not oracle:
-        return ["the finding has no oracle_trace to check against"]
+        # A case that crashed, hung or ran out of memory keeps no trace: only the repro's verdict is checked.
+        return [] if kind in ("crash", "timeout", "out_of_memory") else ["the finding has no oracle_trace"]
     ostep = oracle["steps"][step]
     istep = impl["steps"][step] if impl and step < len(impl["steps"]) else None
     vid = d["value"] if d["value"] >= 0 else step
@@ -204,7 +229,7 @@ def check(finding, source, output, lang):
     shows, raised = parse_output(output)
     problems = []
 
-    if kind in ("status", "error_category") and ostep["status"] == "error":
+    if kind in ("status", "error_category", "message", "exception_type") and ostep["status"] == "error":
         if step not in raised:
             problems.append(f"LibTorch raised at step {step} ({ostep['message'][:200]!r}) but the repro printed "
                             f"no 'step {step} raised: ...' line")
@@ -281,15 +306,23 @@ def check(finding, source, output, lang):
 # ---- C++ ----
 
 CMAKE_PROJECT = """\
-# The way the repro's header comment tells users to build it, with the LibTorch parity was built against.
+# The way the repro's header comment tells users to build it, with the LibTorch parity was built against; one
+# precompiled <torch/torch.h> for all of them (the test's own addition), which parses for most of each build.
 cmake_minimum_required(VERSION 3.18)
 project(parity_repros LANGUAGES CXX)
 find_package(Torch REQUIRED)
+set(first "")
 foreach(repro IN ITEMS {names})
   add_executable(${{repro}} ${{repro}}.cpp)
   target_include_directories(${{repro}} PRIVATE ${{TORCH_INCLUDE_DIRS}})
   target_link_libraries(${{repro}} torch_cpu c10)
   set_property(TARGET ${{repro}} PROPERTY CXX_STANDARD 20)  # the standard the header comment names
+  if(first)
+    target_precompile_headers(${{repro}} REUSE_FROM ${{first}})
+  else()
+    target_precompile_headers(${{repro}} PRIVATE <torch/torch.h>)
+    set(first ${{repro}})
+  endif()
 endforeach()
 """
 
@@ -340,18 +373,47 @@ def build_cpp(args, work, repros):
     return built, res.stdout
 
 
+def run_all(commands, jobs):
+    """Each command's result, by name, `jobs` at a time: most of a repro's run is loading LibTorch."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {name: pool.submit(run, cmd, 120) for name, cmd in commands.items()}
+        return {name: f.result() for name, f in futures.items()}
+
+
 def numbered(text):
     return "\n".join(f"{i + 1:4}  {line}" for i, line in enumerate(text.splitlines()))
 
 
 # ---- main ----
 
+def print_repros(args, findings_path, findings, groups, failures):
+    """Two repros of each group's finding, replayed on impl as it is and on the planted impl: their texts, labels,
+    findings and which is planted, by repro name."""
+    repros, label, finding_of, planted_of = {}, {}, {}, {}
+    index_of = {}
+    for sig, index in groups:
+        base = "repro_" + re.sub(r"[^A-Za-z0-9]+", "_", sig).strip("_")
+        for planted in (False, True):
+            name = base + ("_planted" if planted else "")
+            label[name] = f"finding {index} ({sig}){', replayed with the planted faults' if planted else ''}"
+            finding_of[name], planted_of[name], index_of[name] = findings[index], planted, index
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        printing = {name: pool.submit(print_repro, args.parity, findings_path, index_of[name], args.lang,
+                                      planted_of[name]) for name in label}
+        for name, future in printing.items():
+            try:
+                repros[name] = future.result()
+            except Failure as e:
+                failures.append((label[name], str(e)))
+    return repros, label, finding_of, planted_of
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--parity", required=True, help="the parity binary")
     ap.add_argument("--lang", choices=("cpp", "python"), required=True)
     ap.add_argument("--work", required=True, help="scratch folder, emptied first and left for inspection")
-    ap.add_argument("--cases", type=int, default=300)
+    ap.add_argument("--cases", type=int, default=400)
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--cmake", help="cmake, for the C++ repro project")
     ap.add_argument("--torch-dir", help="Torch_DIR parity's build found LibTorch by")
@@ -359,7 +421,7 @@ def main():
     ap.add_argument("--make-program", help="CMAKE_MAKE_PROGRAM (parity's)")
     ap.add_argument("--cxx", help="C++ compiler (parity's)")
     ap.add_argument("--launcher", help="compiler launcher (ccache), optional")
-    ap.add_argument("--jobs", type=int, default=2, help="parallel compile jobs for the C++ repros")
+    ap.add_argument("--jobs", type=int, default=2, help="parallel compile jobs for the C++ repros, and repros run at once")
     ap.add_argument("--python", default=sys.executable, help="the python that runs the Python repros")
     args = ap.parse_args()
     if args.lang == "cpp" and not (args.cmake and args.torch_dir):
@@ -373,15 +435,7 @@ def main():
         + ", ".join(f"{sig} (finding {i})" for sig, i in groups))
 
     failures = []  # (what, why)
-    repros, label, finding_of = {}, {}, {}
-    for sig, index in groups:
-        name = "repro_" + re.sub(r"[^A-Za-z0-9]+", "_", sig).strip("_")
-        label[name] = f"finding {index} ({sig})"
-        finding_of[name] = findings[index]
-        try:
-            repros[name] = print_repro(args.parity, findings_path, index, args.lang)
-        except Failure as e:
-            failures.append((label[name], str(e)))
+    repros, label, finding_of, planted_of = print_repros(args, findings_path, findings, groups, failures)
     ext = ".cpp" if args.lang == "cpp" else ".py"
     for name, text in repros.items():
         with open(os.path.join(args.work, name + ext), "w") as f:
@@ -397,8 +451,7 @@ def main():
                                  f"{numbered(repros[name])}"))
         if len(built) < len(repros):
             print("---- repro build log (compiler errors) ----\n" + build_log[-20000:])
-        for name, exe in built.items():
-            outputs[name] = run([exe], timeout=120)
+        outputs = run_all({name: [exe] for name, exe in built.items()}, args.jobs)
     else:
         # Needs no torch, so it runs (and can fail) everywhere.
         for name, text in repros.items():
@@ -415,12 +468,18 @@ def main():
             return SKIP
         torch_version = probe.stdout.strip().splitlines()[-1]
         log(f"running the Python repros with PyTorch {torch_version}")
-        for name in repros:
-            outputs[name] = run([args.python, os.path.join(args.work, name + ext)], timeout=120)
+        outputs = run_all({name: [args.python, os.path.join(args.work, name + ext)] for name in repros}, args.jobs)
 
     for name, res in outputs.items():
-        if res.returncode != 0:
-            failures.append((label[name], f"the repro exited {res.returncode}:\n{res.stdout[-4000:]}"))
+        # Against the planted impl the repro must fail, against impl as it is pass: each is the library under test.
+        want, want_exit = ("FAIL", 1) if planted_of[name] else ("PASS", 0)
+        said = verdict(res.stdout)
+        if res.returncode != want_exit or not said or not said.startswith(want):
+            failures.append((label[name], f"the repro should end with {want} (exit {want_exit}); it exited "
+                             f"{res.returncode} after {said or 'no PASS or FAIL line'}:\n{res.stdout[-4000:]}"))
+            continue
+        if planted_of[name]:
+            log(f"ok: {label[name]}: {said[:100]}")
             continue
         problems = check(finding_of[name], repros[name], res.stdout, args.lang)
         if problems:
@@ -428,7 +487,7 @@ def main():
                              + "\n  - ".join(problems) + f"\noutput:\n{res.stdout[-4000:]}"))
         else:
             d = finding_of[name]["divergence"]
-            log(f"ok: {label[name]}: shows LibTorch's side of step {d['step']} ({d['kind']})")
+            log(f"ok: {label[name]}: shows LibTorch's side of step {d['step']} ({d['kind']}), {said[:5]}")
     if failures and args.lang == "python":
         recorded = {f["libtorch_version"] for f in findings}
         # The findings' oracle is the LibTorch parity was built with; another PyTorch may differ on its own.
