@@ -33,9 +33,15 @@ MAX_EXACT = 2**53
 MAX_U64 = 2**64 - 1
 # Planted faults give every campaign findings. div=values is there because 0/0 in real traces makes "nan" strings;
 # rand=message (invalid rand steps are common) for message divergences.
-PLANT = "mul=values,neg=error,div=values,rand=message"
-# Process-level faults: their crash and out_of_memory findings must validate too.
-PROCESS_PLANT = "abs=crash,exp=oom"
+# mul_=fresh and add=writes_input for identity and schema divergences.
+PLANT = "mul=values,neg=error,div=values,rand=message,mul_=fresh,add=writes_input"
+# Process-level faults: their crash, out_of_memory and timeout findings must validate too.
+PROCESS_PLANT = "abs=crash,exp=oom,tanh=hang"
+# The divergence kinds the planted campaigns must record, each validated with the README's one-liner.
+PLANTED_KINDS = {"values", "status", "message", "identity", "schema", "crash", "out_of_memory", "timeout"}
+# The campaign that plants a values fault on every op but rand (which would make every case diverge at step 0):
+# its findings carry the ops' steps, with their attributes, through the schemas.
+EVERY_OP_CASES = 2000
 CAMPAIGN_LIMIT_S = 180
 
 failures = []
@@ -137,8 +143,50 @@ def start_campaign(parity, out, seed, cases, log, shard=None, plant=PLANT):
     env["PARITY_PLANT"] = plant
     if shard is not None:
         env["GTEST_TOTAL_SHARDS"], env["GTEST_SHARD_INDEX"] = "2", str(shard)
-    cmd = [parity, "fuzz", "--cases", str(cases), "--seed", str(seed), "--out", str(out)]
+    # A planted hang is cut short.
+    cmd = [parity, "fuzz", "--cases", str(cases), "--seed", str(seed), "--out", str(out), "--timeout-ms", "500"]
     return cmd, subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def op_names(parity):
+    listing = subprocess.run([parity, "list"], capture_output=True, text=True, timeout=60)
+    return [line.split()[0] for line in listing.stdout.splitlines()]
+
+
+def every_op_plant(parity):
+    return ",".join(f"{op}=values" for op in op_names(parity) if op != "rand")
+
+
+def check_readme_one_liner(schema_dir, dirs, finding_v):
+    """Runs the validation one-liner of reports/schema/README.md, as a user would, on every findings.jsonl: it must
+    print nothing. Then on a finding it must refuse, so that a one-liner that checks nothing fails here."""
+    readme = (schema_dir / "README.md").read_text()
+    found = re.search(r"^(python3 -c '.*') OUT/findings\.jsonl$", readme, re.M)
+    if not found:
+        fail(f"{schema_dir / 'README.md'}: no line `python3 -c '...' OUT/findings.jsonl` to run")
+        return 0
+    root = schema_dir.parent.parent  # the one-liner reads reports/schema/ from the source root
+    def run(path):
+        return subprocess.run(["bash", "-c", found.group(1) + ' "$0"', str(path)], cwd=root, capture_output=True,
+                              text=True, timeout=300)
+    checked = 0
+    for name, d in dirs.items():
+        path = d / "findings.jsonl"
+        if not path.exists():
+            continue
+        res = run(path)
+        if res.returncode != 0 or res.stdout.strip():
+            fail(f"the README's one-liner on {path} (campaign {name}) exited {res.returncode}:\n"
+                 f"{(res.stdout + res.stderr)[-3000:]}")
+        checked += len(path.read_text().splitlines())
+    bad = dirs["planted"] / "refused.jsonl"
+    record = json.loads((dirs["planted"] / "findings.jsonl").read_text().splitlines()[0])
+    record["no_such_field"] = 1
+    bad.write_text(json.dumps(record) + "\n")
+    res = run(bad)
+    if "no_such_field" not in res.stdout:
+        fail(f"the README's one-liner did not refuse a finding with an unknown field: {res.stdout + res.stderr}")
+    return checked
 
 
 def run_campaigns(parity, tmp):
@@ -150,6 +198,7 @@ def run_campaigns(parity, tmp):
         # The largest seed: run.json and findings must carry it as a decimal string (above 2^53).
         "max_seed": dict(seed=MAX_U64, cases=60),
         "process_faults": dict(seed=5, cases=200, plant=PROCESS_PLANT),
+        "every_op": dict(seed=5, cases=EVERY_OP_CASES, plant=every_op_plant(parity)),
     }
     running = {}
     for name, plan in plans.items():
@@ -459,7 +508,7 @@ def main(argv):
 
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="parity-schema-"))
     dirs = run_campaigns(parity, tmp)
-    mutations = real_nonfinite = lines = 0
+    mutations = real_nonfinite = lines = one_liner_lines = 0
     runs = {}
     if dirs is not None:
         findings, runs = validate_outputs(dirs, finding_v, run_v)
@@ -467,10 +516,16 @@ def main(argv):
         planted_kinds = {f["divergence"]["kind"] for f in findings["planted"]}
         if "message" not in planted_kinds:
             fail(f"the planted campaign should record a message finding (PARITY_PLANT={PLANT}); it recorded {sorted(planted_kinds)}")
-        kinds = {f["divergence"]["kind"] for f in findings["process_faults"]}
-        if not {"crash", "out_of_memory"} <= kinds:
-            fail(f"the campaign with PARITY_PLANT={PROCESS_PLANT} should record crash and out_of_memory findings; "
-                 f"it recorded {sorted(kinds)}")
+        kinds = {f["divergence"]["kind"] for f in findings["planted"] + findings["process_faults"]}
+        if not PLANTED_KINDS <= kinds:
+            fail(f"the planted campaigns should record findings of every kind in {sorted(PLANTED_KINDS)}; they "
+                 f"recorded {sorted(kinds)}")
+        every_op = {s["op"] for f in findings["every_op"] for s in f["program"]["steps"]}
+        # Ops whose planted values cannot show (random values, no value, a cuda step) find nothing: most do.
+        if len(every_op) < 0.8 * len(op_names(parity)):
+            fail(f"the every-op campaign's findings hold {len(every_op)} ops of {len(op_names(parity))}: "
+                 f"missing {sorted(set(op_names(parity)) - every_op)}")
+        one_liner_lines = check_readme_one_liner(schema_dir, dirs, finding_v)
         if not findings["planted"] or len(runs["planted"].get("groups", [])) < 2:
             fail(f"the planted campaign should find at least 2 groups (PARITY_PLANT={PLANT}); "
                  f"it recorded {len(findings['planted'])} findings")
@@ -495,7 +550,8 @@ def main(argv):
               file=sys.stderr)
         return 1
     shutil.rmtree(tmp, ignore_errors=True)
-    print(f"report_schema: ok: {lines} findings lines and {len(runs)} run.json validated "
+    print(f"report_schema: ok: {lines} findings lines ({one_liner_lines} also by the README's one-liner) and "
+          f"{len(runs)} run.json validated "
           f"({real_nonfinite} nan/inf strings in real traces), {mutations} mutations refused, {elapsed:.1f} s")
     return 0
 
