@@ -22,7 +22,10 @@ void CampaignPrinter::on_progress(const engine::CampaignProgress& p, bool final)
 }
 
 void CampaignPrinter::on_finding(const reports::Finding& f) {
-  progress_.message("finding: " + describe_divergence(f.program, f.divergence, f.oracle) + " [case " +
+  const std::string described = impl_side_.empty()
+                                    ? describe_divergence(f.program, f.divergence, f.oracle)
+                                    : describe_divergence(f.program, f.divergence, impl_side_, oracle_side_);
+  progress_.message("finding: " + described + " [case " +
                     std::to_string(f.case_index) + ", " + std::to_string(f.original_program_size) + " -> " +
                     std::to_string(f.program.steps.size()) + " steps" + (f.expected ? ", expected" : "") +
                     (f.reproducible && f.reproducible->flaky()

@@ -15,12 +15,18 @@ namespace parity::cli {
 
 class CampaignPrinter : public engine::CampaignObserver {
  public:
+  CampaignPrinter() = default;
+  // Sides named in each finding's line in place of "impl" and the oracle's name: a drift's two releases, two
+  // protocol backends' libraries.
+  CampaignPrinter(std::string impl_side, std::string oracle_side)
+      : impl_side_(std::move(impl_side)), oracle_side_(std::move(oracle_side)) {}
   void on_progress(const engine::CampaignProgress& p, bool final) override;
   void on_finding(const reports::Finding& f) override;
   void message(const std::string& text) { progress_.message(text); }
 
  private:
   ProgressLine progress_;
+  std::string impl_side_, oracle_side_;  // empty: "impl" and the finding's oracle
 };
 
 // While it lives, the stop signals (engine::kStopSignals: SIGINT, SIGTERM, SIGHUP, SIGUSR1) set stop_flag() instead

@@ -116,7 +116,8 @@ int protocol_drift(const engine::DriftConfig& d, const Args& args) {
   engine::prepare_output(c.out, args.has("--overwrite"));
   print_sides(*c.backends);
   std::optional<StopOnSignals> signals(std::in_place);
-  CampaignPrinter printer;
+  CampaignPrinter printer(c.backends->impl.library + " " + c.backends->impl.version,
+                          c.backends->oracle.library + " " + c.backends->oracle.version);
   const engine::CampaignResult r = engine::run_campaign(c, reports::KnownDivergences{}, StopOnSignals::stop_flag(), &printer);
   signals.reset();
   const reports::RunSummary& s = r.summary;
@@ -168,7 +169,8 @@ int drift_command(const std::vector<std::string>& argv) {
   std::fprintf(stderr, "parity drift: LibTorch %s (this build) against %s, seed %llu, output %s\n",
                oracle::torch_version().c_str(), c.other_parity.c_str(), static_cast<unsigned long long>(c.seed),
                c.out.string().c_str());
-  CampaignPrinter printer;
+  // Both sides are LibTorch: each is named by its release (the other's as its build, known once it answers).
+  CampaignPrinter printer("LibTorch " + oracle::torch_version(), "the other build's LibTorch");
   const reports::RunSummary s = engine::run_drift(c, StopOnSignals::stop_flag(), &printer);
   signals.reset();
 

@@ -418,7 +418,10 @@ int fuzz_command(const std::vector<std::string>& argv) {
     }
   const reports::KnownDivergences known = load_known_divergences(o.campaign.known_file);
   if (!journal) engine::prepare_output(o.campaign.out, o.overwrite);
-  CampaignPrinter printer;
+  // Through protocol backends, each side is named by its library.
+  const auto& b = o.campaign.backends;
+  CampaignPrinter printer(b ? b->impl.library + " " + b->impl.version : "",
+                          b ? b->oracle.library + " " + b->oracle.version : "");
   for (const auto* k : known.expired(reports::today_utc()))
     printer.message("parity: warning: known divergence \"" + terminal_safe(k->signature) + "\" expired on " +
                     terminal_safe(k->expires) + "; it no longer matches: review it");

@@ -34,6 +34,11 @@ std::string one_line(std::string text, std::size_t max) {
 }
 
 std::string describe_divergence(const program::Program& p, const judge::Divergence& d, reports::Oracle oracle) {
+  return describe_divergence(p, d, "impl", reports::to_string(oracle));
+}
+
+std::string describe_divergence(const program::Program& p, const judge::Divergence& d, std::string_view impl_side,
+                                std::string_view oracle_side) {
   std::string s = judge::signature(p, d).to_string();
   if (d.step >= 0) {
     s += " at step " + std::to_string(d.step);
@@ -42,7 +47,7 @@ std::string describe_divergence(const program::Program& p, const judge::Divergen
   }
   if (d.value >= 0) s += ", value v" + std::to_string(d.value);
   if (d.severity == judge::Divergence::Severity::Minor) s += " [minor]";
-  s += ": impl " + one_line(d.impl, 300) + " | " + std::string(reports::to_string(oracle)) + " " +
+  s += ": " + std::string(impl_side) + " " + one_line(d.impl, 300) + " | " + std::string(oracle_side) + " " +
        one_line(d.oracle, 300);
   return s;
 }

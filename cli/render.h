@@ -10,8 +10,11 @@
 
 namespace parity::cli {
 
-// "add:values at step 3 (add), value v3: impl element 0 of 4 = 1 | libtorch element 0 of 4 = 2", the judging
-// side named by its oracle ("impl-cpu").
+// "add:values at step 3 (add), value v3: impl element 0 of 4 = 1 | libtorch element 0 of 4 = 2", each side named
+// as given (a drift's two LibTorch releases, two protocol backends' libraries).
+std::string describe_divergence(const program::Program&, const judge::Divergence&, std::string_view impl_side,
+                                std::string_view oracle_side);
+// The same with impl's side "impl" and the judging side named by its oracle ("libtorch", "impl-cpu").
 std::string describe_divergence(const program::Program&, const judge::Divergence&,
                                 reports::Oracle oracle = reports::Oracle::LibTorch);
 // One step's outcome in a column: "ok v3 [2, 3] float32 strides [3, 1]", "error(shape)", "skipped".
