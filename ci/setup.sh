@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what parity needs (Debian packages; for a PyPI oracle, a project-local venv), only when missing, then
 # configures and builds.
-# Usage: [PARITY_TORCH=1.13|2.15] [PARITY_PRESET=NAME] ci/setup.sh [BUILD_DIR]
+# Usage: [PARITY_TORCH=1.13|2.15] [PARITY_PRESET=NAME] [PARITY_TARGETS="T ..."] ci/setup.sh [BUILD_DIR]
 #   PARITY_TORCH picks the oracle: 1.13 (the default) is Debian's libtorch-dev; 2.15 is PyPI's torch wheel as
 #   pinned in ci/torch-2.15.txt and resolved in ci/torch-2.15.lock (ci/lock_torch.py), installed into
 #   .venv-torch-2.15. BUILD_DIR defaults to build (1.13) or build-torch-2.15. PARITY_PRESET names the configure
@@ -101,4 +101,6 @@ if [ ! -f "$build_dir/build.ninja" ]; then
   # shellcheck disable=SC2086
   cmake --preset "${PARITY_PRESET:-default}" -B "$build_dir" "${oracle_flags[@]}" ${PARITY_CMAKE_FLAGS:-}
 fi
-cmake --build "$build_dir" --parallel "$(nproc)"
+# PARITY_TARGETS: only these targets (the sanitizer job needs no benchmarks).
+# shellcheck disable=SC2086
+cmake --build "$build_dir" --parallel "$(nproc)" ${PARITY_TARGETS:+--target $PARITY_TARGETS}
