@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# On the GPU machine (../shared/device/README.md; `.devdeps` carried): builds parity against the machine's CUDA
-# LibTorch with the CUDA oracle (PARITY_ORACLE_CUDA), runs the device tests, the whole test suite, two campaigns on
+# On a machine with an NVIDIA GPU: builds parity against the machine's CUDA LibTorch with the CUDA oracle
+# (PARITY_ORACLE_CUDA), runs the device tests, the whole test suite, two campaigns on
 # cuda (impl-CUDA judged by LibTorch-CUDA, and by impl on the CPU: --oracle impl-cpu) and the CPU campaign as a
 # baseline. What it leaves under $OUT (default
 # ./device-check-out) is at most a few files, as the device tool brings back: summary.txt (each step, its exit
 # status and seconds), the logs, and campaigns.tar.gz (the campaigns' folders). Exits non-zero when a step fails.
+# It needs there: CMake, ninja, nvcc, a python3 whose torch is a CUDA build (its LibTorch is the oracle), and
+# RapidCheck, GoogleTest, Google Benchmark and nlohmann/json under .devdeps/root/usr (a machine that reaches no
+# package registry gets them carried there, as Debian's packages unpacked).
 set -uo pipefail
 OUT=${OUT:-$PWD/device-check-out}
 CASES=${PARITY_DEVICE_CASES:-3000}
