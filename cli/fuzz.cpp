@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <random>
 
@@ -29,6 +30,8 @@
 #include "judge/coverage.h"
 #include "program/json.h"
 #include "reports/build_info.h"
+#include "reports/finding.h"
+#include "reports/jsonl.h"
 #include "reports/junit.h"
 #include "reports/known_divergences.h"
 #include "reports/run_summary.h"
@@ -99,7 +102,8 @@ options:
                    unless findings.jsonl has it. Only --jobs, --require-coverage, --strict-known and --junit may
                    be given with it. The journal is removed when the campaign completes
   --junit FILE     also write the result as JUnit XML for CI: a test case for the campaign and one per group
-                   of findings (failed when unexpected, skipped when the ledger expects it)
+                   of findings (failed when unexpected, with its smallest finding's first difference and
+                   program; skipped when the ledger expects it)
   --strict-known   fail (exit 4) when a known-divergence entry has expired, or is in force for this LibTorch
                    but matched no finding of the run (run.json known_divergence_hits): the ledger must only
                    hold what still happens. Meant for long campaigns; a short one may miss a rare entry
@@ -328,12 +332,32 @@ void print_final(const engine::CampaignConfig& c, const reports::RunSummary& s) 
 // --junit: one test case per group, failed when unexpected (with its first case and how to replay the smallest
 // recorded program), skipped when the ledger expects it; and one for the campaign itself, so that a clean run
 // is a passing suite rather than an empty one.
+// Each group's smallest recorded finding, by signature, read back from findings.jsonl: its first difference and
+// program go in the group's failure text. A file that cannot be read leaves the groups without them.
+std::map<std::string, reports::Finding> smallest_findings(const std::filesystem::path& file,
+                                                          const reports::RunSummary& s) {
+  std::map<std::string, reports::Finding> out;
+  try {
+    for (const nlohmann::json& record : reports::read_jsonl(file, reports::Malformed::Skip).records) {
+      reports::Finding f = reports::finding_from_json(record);
+      auto g = s.groups.find(f.signature);
+      if (g != s.groups.end() && g->second.smallest && g->second.smallest->case_index == f.case_index)
+        out.emplace(f.signature.to_string(), std::move(f));
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "parity fuzz: --junit: the groups' failures name no first difference: %s\n", e.what());
+  }
+  return out;
+}
+
 void write_junit(const std::filesystem::path& file, const engine::CampaignConfig& c, const reports::RunSummary& s) {
   reports::JUnitSuite suite{"parity fuzz", s.seconds, {}};
   suite.cases.push_back({"parity.fuzz", "campaign (seed " + std::to_string(c.seed) + ")",
                          s.unexpected_findings ? reports::JUnitCase::Outcome::Failed : reports::JUnitCase::Outcome::Passed,
                          std::to_string(s.unexpected_findings) + " unexpected findings in " + std::to_string(s.cases) +
                              " cases", "", s.seconds});
+  const std::filesystem::path findings = c.out / "findings.jsonl";
+  const std::map<std::string, reports::Finding> smallest = smallest_findings(findings, s);
   for (const auto& [sig, g] : s.groups) {
     reports::JUnitCase t{"parity.fuzz.groups", sig.to_string(), reports::JUnitCase::Outcome::Skipped, "", "", 0};
     if (g.expected) {
@@ -341,8 +365,12 @@ void write_junit(const std::filesystem::path& file, const engine::CampaignConfig
     } else {
       t.outcome = reports::JUnitCase::Outcome::Failed;
       t.message = std::to_string(g.count) + " cases diverge, the first case " + std::to_string(g.first_case);
-      t.details = t.message + "\nfindings: " + (c.out / "findings.jsonl").string() +
-                  " (replay them: parity replay --all " + (c.out / "findings.jsonl").string() + ")";
+      t.details = t.message;
+      if (auto f = smallest.find(sig.to_string()); f != smallest.end())
+        t.details += "\nfirst difference (case " + std::to_string(f->second.case_index) + "): " +
+                     describe_divergence(f->second.program, f->second.divergence, f->second.oracle) +
+                     "\nprogram: " + program::to_json(f->second.program).dump();
+      t.details += "\nfindings: " + findings.string() + " (replay them: parity replay --all " + findings.string() + ")";
     }
     suite.cases.push_back(std::move(t));
   }
