@@ -31,12 +31,13 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# tests/reports/schema_test.py validates reports with jsonschema (>= 4.18 for its referencing registry).
-if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
-  echo "parity setup: installing jsonschema for $(command -v python3)"
-  # A Debian-managed python3 refuses plain pip installs (PEP 668); the package is for tests only.
-  python3 -m pip install --quiet 'jsonschema>=4.18' 2>/dev/null ||
-    python3 -m pip install --quiet --break-system-packages 'jsonschema>=4.18'
+# The tests' Python packages: tests/reports/schema_test.py validates reports with jsonschema (>= 4.18 for its
+# referencing registry); tests/cli/junit_consumer_test.py reads parity's JUnit XML with junitparser, as CI tools do.
+if ! python3 -c 'import jsonschema, referencing, junitparser' 2>/dev/null; then
+  echo "parity setup: installing jsonschema and junitparser for $(command -v python3)"
+  # A Debian-managed python3 refuses plain pip installs (PEP 668); the packages are for tests only.
+  python3 -m pip install --quiet 'jsonschema>=4.18' 'junitparser>=3.1' 2>/dev/null ||
+    python3 -m pip install --quiet --break-system-packages 'jsonschema>=4.18' 'junitparser>=3.1'
 fi
 
 oracle_flags=()
