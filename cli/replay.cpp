@@ -2,6 +2,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "cli/args.h"
 #include "cli/backend_flags.h"
@@ -61,19 +62,23 @@ one that no entry expects), 2 bad usage or input.
 )";
 
 // What the finding records of the build that found it, against this binary: a difference is one line each.
-void warn_if_made_elsewhere(const reports::Finding& f) {
+// `said` holds the lines already printed: `replay --all` says each once, not once per finding.
+void warn_if_made_elsewhere(const reports::Finding& f, std::set<std::string>& said) {
+  auto warn = [&](const std::string& line) {
+    if (said.insert(line).second) std::cerr << "parity replay: warning: " << line << "\n";
+  };
   // A planted finding diverges again only with the same faults: a verdict without them would mislead.
   if (f.planted_faults != impl_backend::planted_fault_texts()) {
     const std::string faults = program::join(f.planted_faults, ",");
-    std::cerr << "parity replay: warning: this finding was made with " << impl_backend::kPlantVariable << "="
-              << (faults.empty() ? std::string("(unset)") : one_line(faults, 200))
-              << ", which differs from now: set it the same way to replay it as it was found\n";
+    warn("this finding was made with " + std::string(impl_backend::kPlantVariable) + "=" +
+         (faults.empty() ? std::string("(unset)") : one_line(faults, 200)) +
+         ", which differs from now: set it the same way to replay it as it was found");
   }
-  auto differs = [](const std::string& what, const std::string& then, const std::string& now,
-                    const std::string& consequence) {
+  auto differs = [&](const std::string& what, const std::string& then, const std::string& now,
+                     const std::string& consequence) {
     if (then == now) return;
-    std::cerr << "parity replay: warning: this finding was made with " << what << " " << one_line(then, 100)
-              << ", this binary has " << now << ": " << consequence << "\n";
+    warn("this finding was made with " + what + " " + one_line(then, 100) + ", this binary has " + now + ": " +
+         consequence);
   };
   differs("LibTorch", f.libtorch_version, oracle::torch_version(),
           "the judge itself changed, so the verdict may differ for that reason alone");
@@ -98,9 +103,9 @@ struct Verdict {
 
 // Replays one input with the command's flags: its own oracle and backends unless the flags name others.
 Verdict replay_one(const ReplayInput& in, const Args& args, engine::EvalOptions options,
-                   const reports::KnownDivergences& known) {
+                   const reports::KnownDivergences& known, std::set<std::string>& warned) {
   options.memory_limit_bytes = memory_limit_bytes(args, "parity replay", program::uses_cuda(in.program));
-  if (in.finding) warn_if_made_elsewhere(*in.finding);
+  if (in.finding) warn_if_made_elsewhere(*in.finding, warned);
   if (in.finding) options.oracle = in.finding->oracle;
   if (auto oracle = oracle_flag(args)) {
     if (in.finding && *oracle != in.finding->oracle)
@@ -169,11 +174,12 @@ int replay_all(const std::filesystem::path& path, const Args& args, const engine
   const std::vector<LabelledInput> inputs = load_replay_inputs(path);
   reports::JUnitSuite suite{"parity replay", 0, {}};
   std::size_t agree = 0, expected = 0, diverge = 0;
+  std::set<std::string> warned;  // findings of one campaign share what they were made with: each warning once
   const auto started = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const LabelledInput& item = inputs[i];
     const auto t0 = std::chrono::steady_clock::now();
-    const Verdict v = replay_one(item.input, args, options, known);
+    const Verdict v = replay_one(item.input, args, options, known, warned);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::cout << "[" << (i + 1) << "/" << inputs.size() << "] " << terminal_safe(item.label) << ": " << v.line
               << (v.known ? " (" + expectation(*v.known) + ")" : "") << "\n"
@@ -238,7 +244,8 @@ int replay_command(const std::vector<std::string>& argv) {
   if (all) return replay_all(args.positional()[0], args, options, known, junit);
 
   const ReplayInput in = load_replay_input(args.positional()[0], index);
-  const Verdict v = replay_one(in, args, options, known);
+  std::set<std::string> warned;
+  const Verdict v = replay_one(in, args, options, known, warned);
   // With a repro asked for, stdout is the repro's alone.
   std::ostream& verdict = cpp || python ? std::cerr : std::cout;
   verdict << v.line << (v.known ? "\n" + expectation(*v.known) : "") << "\n";
