@@ -4,7 +4,8 @@
 // here before any test runs, with statuses a script can tell from a failed test (1):
 //   2  RC_PARAMS cannot be parsed or names a key RapidCheck does not know (the message lists the keys it knows)
 //   6  RC_PARAMS asks for no case (max_success=0), as `parity fuzz` exits 6 for a campaign given no case
-// Listing the tests (--gtest_list_tests, which ctest's discovery runs) checks nothing: it runs no property.
+// Listing the tests (--gtest_list_tests, which ctest's discovery runs) checks nothing: it runs no property. A run
+// that selects no test fails (properties/run_selected_tests.h).
 #include <gtest/gtest.h>
 #include <rapidcheck/detail/Configuration.h>
 
@@ -12,6 +13,8 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+
+#include "properties/run_selected_tests.h"
 
 namespace rc::detail {
 // RapidCheck's own parser of configuration strings (its src/detail/MapParser.h, which is not installed; the function
@@ -74,5 +77,5 @@ int main(int argc, char** argv) {
   if (!GTEST_FLAG_GET(list_tests)) {
     if (const int status = check_rc_params(std::getenv("RC_PARAMS")); status != 0) return status;
   }
-  return RUN_ALL_TESTS();
+  return parity::properties::run_selected_tests("parity_property_tests");
 }

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""parity_property_tests refuses an RC_PARAMS that would make a green run test other than what was asked.
+"""parity_property_tests refuses an RC_PARAMS that would make a green run test other than what was asked, and
+both test binaries fail a run that selects no test.
 
-usage: property_main_test.py PROPERTY_TESTS_BINARY
+usage: property_main_test.py PROPERTY_TESTS_BINARY UNIT_TESTS_BINARY
 
 RapidCheck ignores keys it does not know (a typo such as max_sucess=5) and passes every property with max_success=0,
 which runs no case. The binary's own main (properties/property_tests_main.cpp) must fail on both before any test
 runs: exit 2 naming the unknown key and listing the known ones, exit 6 for no case, exit 2 for a malformed value. A
-valid RC_PARAMS must still run the properties, and listing the tests (ctest's discovery) must not be refused.
+valid RC_PARAMS must still run the properties, and listing the tests (ctest's discovery) must not be refused. A
+--gtest_filter that matches nothing (a typo) must exit 1 in both binaries, as a failed test does.
 """
 import os
 import subprocess
@@ -39,7 +41,7 @@ def expect(binary, params, code, fragments, *args):
 
 
 def main(argv):
-    if len(argv) != 2:
+    if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
     binary = os.path.abspath(argv[1])
@@ -50,10 +52,17 @@ def main(argv):
     expect(binary, "max_success=x", 2, ["is not a RapidCheck configuration", "max_success"])
     expect(binary, "max_success=3 seed=7", 0, ["[  PASSED  ] 1 test"])
     expect(binary, "max_success=0", 0, ["CloneDoesNotAlias"], "--gtest_list_tests")
+    nothing = "--gtest_filter=NoSuch.Test"
+    expect(binary, "max_success=3", 1, ["no test matches --gtest_filter=NoSuch.Test"], nothing)
+    p = subprocess.run([os.path.abspath(argv[2]), nothing], capture_output=True, text=True, timeout=120)
+    if p.returncode != 1 or "no test matches" not in p.stdout + p.stderr:
+        fail(f"{argv[2]} {nothing}: exit {p.returncode}, expected 1 saying no test matches:\n"
+             f"{(p.stdout + p.stderr)[-1500:]}")
     if failures:
         print(f"property_main: {len(failures)} failure(s)", file=sys.stderr)
         return 1
-    print("property_main: ok: unknown keys and max_success=0 refused (2, 6), valid RC_PARAMS runs")
+    print("property_main: ok: unknown keys and max_success=0 refused (2, 6), valid RC_PARAMS runs, an empty "
+          "selection fails (1)")
     return 0
 
 
