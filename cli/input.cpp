@@ -27,13 +27,20 @@ auto decode(const std::filesystem::path& path, F&& f) {
   }
 }
 
+// A program with no step runs nothing, and its traces agree: refused, so that no command says "agree" about it.
+program::Program with_steps(program::Program p, const std::filesystem::path& path) {
+  if (p.steps.empty())
+    throw program::JsonError(path.string() + ": the program has no step (\"steps\": []): there is nothing to run");
+  return p;
+}
+
 ReplayInput from_document(const json& j, const std::filesystem::path& path) {
   ReplayInput in;
   if (j.is_object() && j.contains("kind") && j["kind"] == "finding") {
     in.finding = decode(path, [&] { return reports::finding_from_json(j); });
-    in.program = in.finding->program;
+    in.program = with_steps(in.finding->program, path);
   } else if (j.is_object() && j.contains("steps")) {
-    in.program = decode(path, [&] { return program::program_from_json(j); });
+    in.program = with_steps(decode(path, [&] { return program::program_from_json(j); }), path);
   } else {
     throw reports::ReportError(path.string() +
                                ": neither a finding (\"kind\": \"finding\") nor a program (\"steps\": [...])");
@@ -49,7 +56,7 @@ json load_json_file(const std::filesystem::path& path) {
 
 program::Program load_program_file(const std::filesystem::path& path) {
   json j = load_json_file(path);
-  return decode(path, [&] { return program::program_from_json(j); });
+  return with_steps(decode(path, [&] { return program::program_from_json(j); }), path);
 }
 
 ReplayInput load_replay_input(const std::filesystem::path& path, std::optional<std::size_t> index) {

@@ -84,6 +84,14 @@ TEST_F(Cli, MalformedJson) {
   expect_bad_input(parity("replay " + write("bad2.json", "[1, 2,, 3]")), "malformed JSON");
 }
 
+// A program with no step runs nothing and would agree: run, replay and replay --all refuse it.
+TEST_F(Cli, AProgramWithNoStepIsRefused) {
+  const std::string empty = write("nothing.json", R"({"schema_version": 1, "steps": []})");
+  expect_bad_input(parity("run " + empty), "the program has no step");
+  expect_bad_input(parity("replay " + empty), "the program has no step");
+  expect_bad_input(parity("replay --all " + empty), "the program has no step");
+}
+
 TEST_F(Cli, TruncatedJson) {
   std::string text = valid_program();
   expect_bad_input(parity("run " + write("cut.json", text.substr(0, text.size() / 2))), "malformed JSON");
