@@ -31,8 +31,13 @@ std::string why_no_case(const reports::RunSummary& s) {
 
 }  // namespace
 
-std::optional<int> unfinished_run_status(std::string_view command, const reports::RunSummary& s) {
+std::optional<int> unfinished_run_status(std::string_view command, const reports::RunSummary& s, bool found) {
   const std::string name(command);
+  // The status the command exits with, as the message says it: its findings, when it has some, decide it.
+  auto exit_text = [&](int status) {
+    return found ? "exit " + std::to_string(kExitUnexpectedFindings) + ", for its findings"
+                 : "exit " + std::to_string(status);
+  };
   if (s.interrupted) {
     const std::string signal = StopOnSignals::received();
     std::string done = std::to_string(s.cases);
@@ -45,14 +50,15 @@ std::optional<int> unfinished_run_status(std::string_view command, const reports
     }
     std::fprintf(stderr,
                  "%s: stopped by %s after %s: the run is partial (run.json \"interrupted\"), so coverage and the "
-                 "ledger are not judged (exit %d)\n",
-                 name.c_str(), signal.empty() ? "a signal" : signal.c_str(), done.c_str(), kExitInterrupted);
+                 "ledger are not judged (%s)\n",
+                 name.c_str(), signal.empty() ? "a signal" : signal.c_str(), done.c_str(),
+                 exit_text(kExitInterrupted).c_str());
     std::fflush(stderr);
     return kExitInterrupted;
   }
   if (s.cases == 0) {
-    std::fprintf(stderr, "%s: no case ran: %s; a run that tests nothing fails (exit %d)\n", name.c_str(),
-                 why_no_case(s).c_str(), kExitNoCases);
+    std::fprintf(stderr, "%s: no case ran: %s; a run that tests nothing fails (%s)\n", name.c_str(),
+                 why_no_case(s).c_str(), exit_text(kExitNoCases).c_str());
     std::fflush(stderr);
     return kExitNoCases;
   }

@@ -20,7 +20,8 @@ inline constexpr int kExitNoDevice = 7;            // --device cuda where impl o
 // A run that is no verdict on its budget: stopped by a stop signal (kExitInterrupted), or one that ran no case
 // (kExitNoCases). Says why on stderr, as `command` ("parity fuzz"), and returns that status; nullopt for a run
 // that spent its budget. Unexpected findings outrank both (a finding stands however the run ended), and both
-// outrank coverage and the ledger, which only a whole run can judge.
-std::optional<int> unfinished_run_status(std::string_view command, const reports::RunSummary& summary);
+// outrank coverage and the ledger, which only a whole run can judge: `found` says the command exits
+// kExitUnexpectedFindings all the same, and the message names that status.
+std::optional<int> unfinished_run_status(std::string_view command, const reports::RunSummary& summary, bool found);
 
 }  // namespace parity::cli

@@ -474,7 +474,7 @@ int fuzz_command(const std::vector<std::string>& argv) {
   if (o.junit) write_junit(*o.junit, o.campaign, s);
   // Starved items and stale ledger entries are listed even when findings decide the exit status: all need fixing.
   // A run cut short or given no case has neither judged: it says why it is no verdict instead.
-  const std::optional<int> unfinished = unfinished_run_status("parity fuzz", s);
+  const std::optional<int> unfinished = unfinished_run_status("parity fuzz", s, s.unexpected_findings > 0);
   const bool starved = !unfinished && o.require_coverage && !check_coverage(s);
   const bool stale = !unfinished && o.strict_known && !check_known(known, result);
   if (s.unexpected_findings > 0) return kExitUnexpectedFindings;

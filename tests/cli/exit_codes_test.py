@@ -22,6 +22,7 @@ failures = []
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1)
 # Far more cases than run before the signal: the campaign is always stopped midway.
 MANY_CASES = 1_000_000
+EXIT_FINDINGS = 1
 EXIT_INTERRUPTED = 5
 EXIT_NO_CASES = 6
 
@@ -39,11 +40,11 @@ def clean_env(**extra):
     return env
 
 
-def run_until_signal(cmd, started, sig, settle_s=2.0, timeout_s=120):
+def run_until_signal(cmd, started, sig, settle_s=2.0, timeout_s=120, env=None):
     """Starts `cmd`, waits for the stderr line starting with `started` (printed once its signal handlers are in
     place), lets it run `settle_s`, sends `sig` and returns (exit status, output). A status below 0 is the
     signal that killed it."""
-    proc = subprocess.Popen(cmd, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, env=env or clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines = []
     ready = threading.Event()
 
@@ -120,6 +121,17 @@ def check_drift_signals(parity, work):
         check_stopped_run(f"parity drift stopped by {sig.name}", out, code, text, MANY_CASES)
 
 
+def check_stopped_with_findings(parity, work):
+    """Findings outrank a stop signal: exit 1, and the message names that status, not 5."""
+    out = work / "fuzz-stopped-with-findings"
+    cmd = [parity, "fuzz", "--cases", str(MANY_CASES), "--seed", "5", "--jobs", "1", "--out", str(out)]
+    code, text = run_until_signal(cmd, "parity fuzz: seed", signal.SIGTERM, env=clean_env(PARITY_PLANT="mul=values"))
+    if code != EXIT_FINDINGS:
+        fail(f"a planted campaign stopped by SIGTERM exited {code}, expected {EXIT_FINDINGS}:\n{text[-1500:]}")
+    elif f"(exit {EXIT_FINDINGS}, for its findings)" not in text or f"(exit {EXIT_INTERRUPTED})" in text:
+        fail(f"a planted campaign stopped by SIGTERM: the message should name exit {EXIT_FINDINGS}:\n{text[-1500:]}")
+
+
 def check_no_case(parity, work):
     plans = {
         "--cases 0": ([ "--cases", "0"], {}, "--cases 0 asks for none"),
@@ -157,6 +169,7 @@ def main(argv):
 
     check_fuzz_signals(parity, work)
     check_drift_signals(parity, work)
+    check_stopped_with_findings(parity, work)
     check_no_case(parity, work)
 
     if failures:
