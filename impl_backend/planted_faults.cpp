@@ -58,10 +58,10 @@ std::string_view trim(std::string_view s) {
 
 PlantedFault parse_one(std::string_view item) {
   auto bad = [&](const std::string& why) {
+    std::string kinds;
+    for (const auto& [name, k] : kKinds) kinds += (kinds.empty() ? "" : ", ") + std::string(name);
     return std::invalid_argument(std::string(kPlantVariable) + ": \"" + std::string(item).substr(0, 60) + "\" " + why +
-                                 " (expected OP=KIND, comma-separated, KIND one of values, error, message, fresh, writes_input, "
-                                 "flaky, crash, abort, hang, oom, breaks_device, view_written, stale_retained_view, "
-                                 "edge_scalar, shared_storage, zero_dim_other, grad_memo; OP from `parity list`)");
+                                 " (expected OP=KIND, comma-separated, KIND one of " + kinds + "; OP from `parity list`)");
   };
   const auto eq = item.find('=');
   if (eq == std::string_view::npos) throw bad("has no '='");
@@ -158,17 +158,25 @@ void misbehave(const PlantedFault& fault) {
 
 std::vector<PlantedFault> parse_planted_faults(std::string_view spec) {
   std::vector<PlantedFault> out;
-  while (!trim(spec).empty()) {
+  // Unset and set to "" both plant nothing; anything else must name faults, every item one (a stray comma or a
+  // blank value is a mistake, as a typo in a fault is).
+  if (spec.empty()) return out;
+  const std::string given = "\"" + std::string(spec).substr(0, 60) + "\"";
+  if (trim(spec).empty())
+    throw std::invalid_argument(std::string(kPlantVariable) + "=" + given +
+                                " names no fault: give OP=KIND items, or leave it empty to plant none");
+  for (;;) {
     const auto comma = spec.find(',');
     const std::string_view item = trim(spec.substr(0, comma));
-    if (!item.empty()) {
-      PlantedFault f = parse_one(item);
-      for (const auto& earlier : out)
-        if (earlier.op == f.op)
-          throw std::invalid_argument(std::string(kPlantVariable) + ": " + std::string(program::spec(f.op).name) +
-                                      " is given twice; an op takes one fault");
-      out.push_back(f);
-    }
+    if (item.empty())
+      throw std::invalid_argument(std::string(kPlantVariable) + "=" + given +
+                                  " has an empty item: a comma at its start or end, or two in a row");
+    PlantedFault f = parse_one(item);
+    for (const auto& earlier : out)
+      if (earlier.op == f.op)
+        throw std::invalid_argument(std::string(kPlantVariable) + ": " + std::string(program::spec(f.op).name) +
+                                    " is given twice; an op takes one fault");
+    out.push_back(f);
     if (comma == std::string_view::npos) break;
     spec.remove_prefix(comma + 1);
   }

@@ -16,7 +16,7 @@ namespace {
 using program::OpId;
 
 TEST(PlantedFaults, ParsesAListOfOpAndKind) {
-  auto faults = parse_planted_faults(" mul=values, neg = error ,");
+  auto faults = parse_planted_faults(" mul=values, neg = error ");
   ASSERT_EQ(faults.size(), 2u);
   EXPECT_EQ(faults[0], (PlantedFault{OpId::Mul, PlantedFault::Kind::Values}));
   EXPECT_EQ(faults[1], (PlantedFault{OpId::Neg, PlantedFault::Kind::Error}));
@@ -56,6 +56,11 @@ TEST(PlantedFaults, RefusesWhatItCannotRead) {
   EXPECT_NE(message("mul=wrong").find("names no fault kind"), std::string::npos);
   EXPECT_NE(message("mul=wrong").find("PARITY_PLANT"), std::string::npos);
   EXPECT_NE(message("mul=values,mul=error").find("given twice"), std::string::npos);
+  // Set, it must name faults: a blank value or a stray comma is a mistake (unset or "" plants nothing).
+  EXPECT_NE(message(" ").find("names no fault"), std::string::npos);
+  EXPECT_NE(message("mul=values,").find("has an empty item"), std::string::npos);
+  EXPECT_NE(message(",mul=values").find("has an empty item"), std::string::npos);
+  EXPECT_NE(message("mul=values,,neg=error").find("has an empty item"), std::string::npos);
   // mul makes a new tensor: there is no `self` it could fail to return.
   EXPECT_NE(message("mul=fresh").find("does not return its operand itself"), std::string::npos);
   EXPECT_NE(message("exp_=writes_input").find("may write one anyway"), std::string::npos);
