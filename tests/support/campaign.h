@@ -18,12 +18,14 @@ namespace parity::testing {
 
 // PARITY_PLANT is read once per process (impl_backend/planted_faults.h), so a test that needs faults planted
 // runs again in a fresh process of this binary with the variable set. Returns true in that process; in the
-// first one it checks the rerun passed and returns false.
+// first one it checks the rerun passed and returns false. The rerun is not sharded: a shard of the first
+// process (ci/sanitize.sh runs one per core) would leave it no test to run.
 inline bool in_process_planted_with(const std::string& faults) {
   if (const char* now = std::getenv(impl_backend::kPlantVariable); now && faults == now) return true;
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  const std::string command = std::string(impl_backend::kPlantVariable) + "=" + faults + " '" + self +
+  const std::string command = "env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX " +
+                              std::string(impl_backend::kPlantVariable) + "=" + faults + " '" + self +
                               "' --gtest_filter=" + test->test_suite_name() + "." + test->name();
   const int status = std::system(command.c_str());
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << " failed (status " << status << ")";
