@@ -494,6 +494,9 @@ def main():
         if not any(torch_version.split("+")[0] == v.split("+")[0] for v in recorded):
             print(f"NOTE: PyTorch {torch_version} ran the repros; the findings' oracle was LibTorch "
                   f"{', '.join(sorted(recorded))}: a difference below may be one between the versions\n")
+    if not failures:
+        # The C++ build folder holds the precompiled <torch/torch.h>, about 600 MB: kept only to inspect a failure.
+        shutil.rmtree(os.path.join(args.work, "cpp-build"), ignore_errors=True)
     return report(failures)
 
 
