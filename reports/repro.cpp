@@ -190,23 +190,12 @@ std::string step_comment(const Step& step, int i) {
 }
 
 // What a Python repro catches for a step LibTorch raised: the Python class the oracle's exception becomes
-// (torch/csrc/Exceptions.h), so that PyTorch raising another class stops the repro; every class PyTorch raises
-// when the oracle named none.
+// (python_exception_class), so that PyTorch raising another class stops the repro; every class PyTorch raises
+// when the oracle named none; any exception for a class Python has no name for.
 std::string_view python_exception(const std::optional<judge::ExceptionType>& type) {
   if (!type) return "(RuntimeError, IndexError, ValueError, TypeError)";
-  switch (*type) {
-    case judge::ExceptionType::Error:
-    case judge::ExceptionType::RuntimeError:
-    case judge::ExceptionType::LogicError: return "RuntimeError";
-    case judge::ExceptionType::IndexError: return "IndexError";
-    case judge::ExceptionType::ValueError: return "ValueError";
-    case judge::ExceptionType::TypeError: return "TypeError";
-    case judge::ExceptionType::NotImplementedError: return "NotImplementedError";
-    case judge::ExceptionType::LinAlgError: return "torch.linalg.LinAlgError";
-    case judge::ExceptionType::OutOfMemoryError: return "torch.cuda.OutOfMemoryError";
-    case judge::ExceptionType::Other: return "Exception";
-  }
-  PARITY_HARNESS_UNREACHABLE("no case for this enum value");
+  const std::string_view named = python_exception_class(*type);
+  return named.empty() ? "Exception" : named;
 }
 
 std::string one_line(std::string s) {

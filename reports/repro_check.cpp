@@ -522,9 +522,14 @@ def message_of(raised):
 
 
 def exception_name(raised):
+    """The class raised, as the repro names LibTorch's exceptions (torch's own by their qualified names)."""
     if raised is None:
         return "ok (nothing raised)"
-    return "LinAlgError" if isinstance(raised, torch.linalg.LinAlgError) else type(raised).__name__
+    for name, cls in (("torch.linalg.LinAlgError", torch.linalg.LinAlgError),
+                      ("torch.cuda.OutOfMemoryError", torch.cuda.OutOfMemoryError)):
+        if isinstance(raised, cls):
+            return name
+    return type(raised).__name__
 
 
 def report(what, live, library, judge, same):
@@ -589,31 +594,13 @@ def finish():
     sys.exit(1)
 )repro";
 
-std::string python_exception_name(const std::optional<judge::ExceptionType>& type) {
-  using T = judge::ExceptionType;
-  if (!type) return "";
-  switch (*type) {
-    case T::Error:
-    case T::RuntimeError:
-    case T::LogicError: return "RuntimeError";
-    case T::IndexError: return "IndexError";
-    case T::ValueError: return "ValueError";
-    case T::TypeError: return "TypeError";
-    case T::NotImplementedError: return "NotImplementedError";
-    case T::LinAlgError: return "LinAlgError";
-    case T::OutOfMemoryError: return "OutOfMemoryError";
-    case T::Other: return "";
-  }
-  PARITY_HARNESS_UNREACHABLE("no case for this exception type");
-}
-
 // A side of an exception_type check: the class it raised, in the repro's language, or what it did instead.
 std::string exception_side(const std::optional<judge::ExceptionType>& type, const std::string& otherwise,
                            ReproLang lang) {
   if (!type) return otherwise;
   if (lang == ReproLang::Cpp) return std::string(judge::to_string(*type));
-  const std::string name = python_exception_name(type);
-  return name.empty() ? otherwise : name;
+  const std::string_view name = python_exception_class(*type);
+  return name.empty() ? otherwise : std::string(name);
 }
 
 std::string what_text(const ReproCheck& c) {
@@ -623,6 +610,23 @@ std::string what_text(const ReproCheck& c) {
 }
 
 }  // namespace
+
+std::string_view python_exception_class(judge::ExceptionType type) {
+  using T = judge::ExceptionType;
+  switch (type) {
+    case T::Error:
+    case T::RuntimeError:
+    case T::LogicError: return "RuntimeError";
+    case T::IndexError: return "IndexError";
+    case T::ValueError: return "ValueError";
+    case T::TypeError: return "TypeError";
+    case T::NotImplementedError: return "NotImplementedError";
+    case T::LinAlgError: return "torch.linalg.LinAlgError";
+    case T::OutOfMemoryError: return "torch.cuda.OutOfMemoryError";
+    case T::Other: return "";
+  }
+  PARITY_HARNESS_UNREACHABLE("no case for this exception type");
+}
 
 std::string_view check_prelude(ReproLang lang) {
   return lang == ReproLang::Cpp ? kCppCheckPrelude : kPythonCheckPrelude;

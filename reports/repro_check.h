@@ -58,6 +58,10 @@ ReproSides finding_repro_sides(const Finding&);
 // The check of `sides.point`, or nullopt when there is no point to check.
 std::optional<ReproCheck> repro_check(const ReproSides& sides);
 
+// The Python class a LibTorch exception becomes (torch/csrc/Exceptions.h), as a Python repro names it in an
+// `except` clause and in an exception_type check; empty for Other, which no Python class names.
+std::string_view python_exception_class(judge::ExceptionType);
+
 // Printing it (reports/repro.cpp puts the pieces in place). The helpers (observe, check, finish), once, before
 // main() or at module level:
 std::string_view check_prelude(ReproLang);
