@@ -32,8 +32,40 @@ std::string_view why_recorded(Kind k) {
     case Kind::ObservedSet: return "which values a step observed is parity's own bookkeeping";
     case Kind::Schema: return "a schema check snapshots every operand around the step";
     case Kind::Protocol: return "the protocol is between parity and a backend";
-    default: return "this value was summarised, not kept element by element";
+    case Kind::Values:
+    case Kind::GradValues: return "this value was summarised, not kept element by element";
+    // A kind a repro observes, held as recorded only where the difference is tied to no step or value.
+    case Kind::Status:
+    case Kind::ErrorCategory:
+    case Kind::ExceptionType:
+    case Kind::Message:
+    case Kind::Crash:
+    case Kind::Timeout:
+    case Kind::OutOfMemory:
+    case Kind::Sizes:
+    case Kind::DType:
+    case Kind::Device:
+    case Kind::Strides:
+    case Kind::StridesSize1:
+    case Kind::Offset:
+    case Kind::Alias:
+    case Kind::Identity:
+    case Kind::View:
+    case Kind::Version:
+    case Kind::RequiresGrad:
+    case Kind::IsLeaf:
+    case Kind::RetainsGrad:
+    case Kind::GradFn:
+    case Kind::Contiguity:
+    case Kind::GradDefined:
+    case Kind::GradSizes:
+    case Kind::GradDType:
+    case Kind::GradAlias:
+    case Kind::GradVersion:
+    case Kind::GradStrides:
+    case Kind::GradStridesSize1: return "the difference is tied to no one step and value of the program";
   }
+  PARITY_HARNESS_UNREACHABLE("no case for this divergence kind");
 }
 
 const StepObs* step_of(const Trace* t, int step) {
