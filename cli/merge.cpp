@@ -60,6 +60,11 @@ reports::ShardOutput read_shard(const fs::path& dir) {
   } catch (const std::exception& e) {
     throw reports::ReportError(run.string() + ": " + e.what());
   }
+  if (const auto problems = reports::count_problems(s.summary); !problems.empty())
+    throw reports::ReportError(run.string() + ": its counts are no campaign's (edited, or damaged): " +
+                               problems.front() + (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) +
+                                                                             " more)"
+                                                                       : std::string()));
   // parity fuzz always writes findings.jsonl (empty without findings); a shard's folder copied without it is
   // still a shard, whose run.json says how many findings went missing.
   if (fs::exists(dir / "findings.jsonl", ec))

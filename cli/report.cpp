@@ -58,7 +58,12 @@ std::optional<reports::RunSummary> read_summary(const fs::path& path, std::vecto
     return std::nullopt;
   }
   try {
-    return reports::run_summary_from_json(j);
+    reports::RunSummary s = reports::run_summary_from_json(j);
+    if (const auto problems = reports::count_problems(s); !problems.empty()) {
+      warnings.push_back(path.string() + ": its counts are no campaign's (" + problems.front() + "); it is left out");
+      return std::nullopt;
+    }
+    return s;
   } catch (const std::exception& e) {
     warnings.push_back(path.string() + " is unreadable (" + e.what() + "); it is left out");
   }

@@ -322,6 +322,34 @@ RunSummary run_summary_from_json(const json& j) {
   return r;
 }
 
+std::vector<std::string> count_problems(const RunSummary& s) {
+  std::vector<std::string> out;
+  auto at_most = [&](std::string_view what, std::uint64_t n, std::string_view limit_what, std::uint64_t limit) {
+    if (n > limit)
+      out.push_back(std::string(what) + " is " + std::to_string(n) + ", more than " + std::string(limit_what) + " (" +
+                    std::to_string(limit) + ")");
+  };
+  auto equal = [&](std::string_view what, std::uint64_t n, std::string_view sum_what, std::uint64_t sum) {
+    if (n != sum)
+      out.push_back(std::string(what) + " is " + std::to_string(n) + ", but " + std::string(sum_what) + " is " +
+                    std::to_string(sum));
+  };
+  std::uint64_t in_groups = 0, by_kind = 0;
+  for (const auto& [sig, g] : s.groups) in_groups += g.count;
+  for (const auto& [kind, n] : s.findings_by_kind) by_kind += n;
+  equal("findings", s.findings, "unexpected_findings + expected_findings", s.unexpected_findings + s.expected_findings);
+  equal("findings", s.findings, "the sum of groups' counts", in_groups);
+  equal("findings", s.findings, "the sum of findings_by_kind", by_kind);
+  at_most("findings", s.findings, "cases", s.cases);
+  at_most("recorded_findings", s.recorded_findings, "findings", s.findings);
+  at_most("crashes + timeouts + out_of_memory", s.crashes + s.timeouts + s.out_of_memory, "cases", s.cases);
+  if (s.budget.cases)
+    at_most("cases", s.cases, "the cases budget.cases gives shard " + std::to_string(s.shard.index) + "/" +
+                                  std::to_string(s.shard.total),
+            cases_in_shard(*s.budget.cases, s.shard));
+  return out;
+}
+
 void write_run_summary(const std::filesystem::path& path, const RunSummary& s) {
   files::write_text_file_atomically(path, to_json(s).dump(2) + "\n", "the run summary");
 }

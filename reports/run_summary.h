@@ -163,4 +163,10 @@ nlohmann::json to_json(const RunSummary&);
 void write_run_summary(const std::filesystem::path& path, const RunSummary&);
 RunSummary run_summary_from_json(const nlohmann::json&);  // throws program::JsonError
 
+// Why `s`'s counts cannot be one campaign's: findings that are not its groups' or kinds' sum or not unexpected plus
+// expected, more findings or dead cases than cases, more recorded findings than findings, more cases than its budget
+// gives its shard. One line per count, naming its field; empty when they can be. What parity reads back (a
+// journal, a shard's run.json, a report's) is held to it: a hand-edited count would otherwise be reported as found.
+std::vector<std::string> count_problems(const RunSummary& s);
+
 }  // namespace parity::reports

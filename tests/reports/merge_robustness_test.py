@@ -190,6 +190,13 @@ def main(argv):
     expect_refused(parity, work, "998 shards missing", many, [what])
     expect_partial_merge(parity, work, "998 shards missing", many, [what])
 
+    # Counts no campaign writes: more findings than its groups hold, more cases than its budget gives the shard.
+    for label, edit, fragment in (
+            ("findings past its groups", lambda r: r.update(findings=r["findings"] + 5), "findings is"),
+            ("cases past its budget", lambda r: r.update(cases=10 ** 12), "cases is 1000000000000, more than")):
+        bad = spoiled_copy(work, label.replace(" ", "-"), s1, edit_run=edit)
+        expect_refused(parity, work, label, [s0, bad], [str(bad / "run.json"), "counts are no campaign's", fragment])
+
     # A shard folder whose run.json was never written (the shard was killed).
     killed = spoiled_copy(work, "killed", s1)
     (killed / "run.json").unlink()
