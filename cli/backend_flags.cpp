@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "cli/setting_flag.h"
 #include "impl_backend/backend.h"
 #include "oracle/torch_backend.h"
 #include "program/op_table.h"
@@ -155,7 +156,7 @@ BackendChoice choose_backends(const Args& args, const std::string& command, bool
     if (c->empty()) throw UsageError("--oracle-cmd needs a command (see `" + command + " --help`)");
     sides.oracle_cmd = *c;
   }
-  if (auto t = args.uint64("--backend-start-ms", 1, 3600 * 1000)) sides.start_timeout = std::chrono::milliseconds(*t);
+  if (auto t = uint64_in(args, engine::kBackendStartMsRange)) sides.start_timeout = std::chrono::milliseconds(*t);
   generators::Selection selection;
   bool narrowed = false;
   if (generating) {

@@ -22,6 +22,7 @@
 #include "cli/memory_limit.h"
 #include "cli/oracle_flag.h"
 #include "cli/render.h"
+#include "cli/setting_flag.h"
 #include "engine/campaign.h"
 #include "engine/device_probe.h"
 #include "engine/journal.h"
@@ -196,10 +197,10 @@ Options parse_options(const std::vector<std::string>& argv) {
         throw UsageError(f.name + " cannot be given with --resume: the campaign goes on with the settings its "
                          "journal holds (only --jobs, --require-coverage, --strict-known and --junit may change)");
   }
-  o.campaign.seconds = args.number("--seconds", 0.0, 1e9);
-  o.campaign.cases = args.uint64("--cases", 0, std::uint64_t{1} << 62);
+  o.campaign.seconds = number_in(args, engine::kSecondsRange);
+  o.campaign.cases = uint64_in(args, engine::kCasesRange);
   if (!o.campaign.seconds && !o.campaign.cases) o.campaign.seconds = 60.0;
-  o.campaign.max_findings = args.uint64("--max-findings", 1, UINT64_MAX);
+  o.campaign.max_findings = uint64_in(args, engine::kMaxFindingsRange);
   if (args.has("--exitfirst")) {
     if (o.campaign.max_findings && *o.campaign.max_findings != 1)
       throw UsageError("-x stops at the first unexpected finding: it cannot be given with --max-findings " +
@@ -218,15 +219,15 @@ Options parse_options(const std::vector<std::string>& argv) {
   }
   if (auto oracle = oracle_flag(args)) o.campaign.oracle = *oracle;
   require_cuda_for(o.campaign.oracle, o.campaign.generator.cuda, "parity fuzz", "it needs --device cuda");
-  if (auto k = args.uint64("--max-steps", 1, program::kMaxSteps)) o.campaign.generator.max_steps = static_cast<int>(*k);
-  if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) o.campaign.timeout = std::chrono::milliseconds(*t);
+  if (auto k = uint64_in(args, engine::kMaxStepsRange)) o.campaign.generator.max_steps = static_cast<int>(*k);
+  if (auto t = uint64_in(args, engine::kTimeoutMsRange)) o.campaign.timeout = std::chrono::milliseconds(*t);
   if (auto k = args.value("--known")) o.campaign.known_file = *k;
   if (auto m = args.value("--isolation")) {
     auto isolation = reports::parse_isolation(*m);
     if (!isolation) throw UsageError("--isolation must be workers or fork, not \"" + m->substr(0, 40) + "\"");
     o.campaign.isolation = *isolation;
   }
-  const auto jobs = args.uint64("--jobs", 1, 1024);
+  const auto jobs = uint64_in(args, engine::kJobsRange);
   if (o.campaign.isolation == engine::Isolation::Fork) {
     if (jobs && *jobs != 1) throw UsageError("--isolation fork runs one case at a time: --jobs must be 1");
     o.campaign.jobs = 1;
@@ -234,9 +235,9 @@ Options parse_options(const std::vector<std::string>& argv) {
     o.campaign.jobs = jobs ? static_cast<int>(*jobs) : engine::usable_cores();
   }
   o.campaign.memory_limit_bytes = memory_limit_bytes(args, "parity fuzz", o.campaign.generator.cuda);
-  if (auto f = args.number("--shrink-share", 0.0, 1.0)) o.campaign.shrink_share = *f;
-  if (auto n = args.uint64("--confirm", 0, 100)) o.campaign.confirm_runs = static_cast<int>(*n);
-  if (auto f = args.number("--guided-share", 0.0, 1.0)) o.campaign.guided_share = *f;
+  if (auto f = number_in(args, engine::kShrinkShareRange)) o.campaign.shrink_share = *f;
+  if (auto n = uint64_in(args, engine::kConfirmRunsRange)) o.campaign.confirm_runs = static_cast<int>(*n);
+  if (auto f = number_in(args, engine::kGuidedShareRange)) o.campaign.guided_share = *f;
   if (auto d = args.value("--corpus")) {
     if (d->empty()) throw UsageError("--corpus needs a folder");
     std::error_code ec;

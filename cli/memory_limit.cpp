@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <iostream>
 
+#include "cli/setting_flag.h"
 #include "engine/evaluate.h"
 #include "engine/evaluation_process.h"
 
@@ -10,7 +11,7 @@ namespace parity::cli {
 
 std::size_t memory_limit_bytes(const Args& args, std::string_view command, bool on_cuda) {
   std::size_t limit = engine::kDefaultMemoryLimitBytes;
-  const auto asked = args.uint64("--memory-mb", 0, std::uint64_t{1} << 30);
+  const auto asked = uint64_in(args, engine::kMemoryMbRange);
   if (asked) limit = static_cast<std::size_t>(*asked) << 20;
   if (limit == 0 || (engine::kAddressSpaceLimitSupported && !on_cuda)) return limit;
   // The default cap is dropped quietly (--help says so): a note on every command would change the output of every

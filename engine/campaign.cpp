@@ -147,20 +147,10 @@ class Campaign {
     summary_.parity_commit = std::string(reports::parity_commit());
     summary_.generator_version = generators::generator_version();
     summary_.planted_faults = impl_backend::planted_fault_texts();
-    summary_.seed = c_.seed;
-    summary_.shard = c_.shard;
-    summary_.budget = {c_.cases, c_.seconds, c_.max_findings};
-    summary_.max_steps = c_.generator.max_steps;
-    summary_.device = c_.generator.cuda ? "cuda" : "cpu";
-    summary_.oracle = c_.oracle;
+    record_settings(c_, summary_);
     summary_.backends = c_.backends;
-    summary_.timeout_ms = static_cast<int>(c_.timeout.count());
-    summary_.isolation = c_.isolation;
-    summary_.jobs = c_.isolation == Isolation::Workers ? c_.jobs : 1;
-    summary_.memory_limit_mb = c_.memory_limit_bytes >> 20;
     summary_.coverage = reports::Coverage::zeroed();
     summary_.coverage.not_goals = unreachable_keys(c_.generator.selection);
-    summary_.guidance.share = c_.guided_share;
     today_ = reports::today_utc();
     // Every entry in force starts at 0, so an entry nothing matched is visible in run.json.
     for (const auto& k : known_.entries())
@@ -271,6 +261,7 @@ class Campaign {
     next_case_ = j.next_case;
     elapsed_before_ = j.elapsed;
     pending_ = j.pending;
+    if (pending_) check_pending_is_its_case(*pending_);
     // What findings.jsonl holds is recorded, whatever the journal last said: a finding written just before a
     // kill is not written again.
     for (const auto& record : reports::read_jsonl(c_.out / "findings.jsonl").records) {
@@ -280,6 +271,18 @@ class Campaign {
       if (pending_ && pending_->case_index == f.case_index && pending_->signature == f.signature)
         pending_program_on_file_ = f.program;
     }
+  }
+
+  // The journal's pending finding holds the program its case runs (read_journal checked that it names the case
+  // judged last): a program put there by hand would be recorded as this campaign's finding.
+  void check_pending_is_its_case(const reports::Finding& f) const {
+    const auto planned = corpus_.plan(c_.seed, f.case_index);
+    const Program runs =
+        planned ? planned->program : value_of(generate_case(c_.seed, f.case_index, c_.generator), f.case_index);
+    if (f.program != runs || f.origin != (planned ? planned->origin : reports::CaseOrigin::Generated))
+      throw reports::ReportError((c_.out / kJournalFile).string() + ": pending.program is not what case " +
+                                 std::to_string(f.case_index) + " of seed " + std::to_string(c_.seed) +
+                                 " runs: the journal was edited or damaged, so it cannot be resumed");
   }
 
   // The journal as of now: every case below `next_case` judged, `pending_` perhaps not yet in findings.jsonl.
@@ -534,6 +537,20 @@ class Campaign {
 };
 
 }  // namespace
+
+void record_settings(const CampaignConfig& c, reports::RunSummary& s) {
+  s.seed = c.seed;
+  s.shard = c.shard;
+  s.budget = {c.cases, c.seconds, c.max_findings};
+  s.max_steps = c.generator.max_steps;
+  s.device = c.generator.cuda ? "cuda" : "cpu";
+  s.oracle = c.oracle;
+  s.timeout_ms = static_cast<int>(c.timeout.count());
+  s.isolation = c.isolation;
+  s.jobs = c.isolation == Isolation::Workers ? c.jobs : 1;
+  s.memory_limit_mb = c.memory_limit_bytes >> 20;
+  s.guidance.share = c.guided_share;
+}
 
 void prepare_output(const std::filesystem::path& out, bool overwrite) {
   std::error_code ec;

@@ -92,6 +92,10 @@ struct CampaignResult {
   std::string today;            // the date (UTC) the known divergences were judged on
 };
 
+// The campaign's settings as its run.json records them (seed, shard, budget, limits, device, oracle, isolation,
+// jobs, guided share): what a journal's summary must agree with its settings on.
+void record_settings(const CampaignConfig& c, reports::RunSummary& s);
+
 // Makes `out` ready for a campaign: the output of an earlier one (run.json, findings.jsonl, report.html,
 // journal.json) is refused, or removed with `overwrite`, so that two campaigns' findings never mix. Throws
 // reports::ReportError.

@@ -1,7 +1,10 @@
 #include "engine/journal.h"
 
+#include <cstdint>
+
 #include <nlohmann/json.hpp>
 
+#include "engine/campaign_limits.h"
 #include "files/input_file.h"
 #include "files/output_file.h"
 #include "generators/program_gen.h"
@@ -10,6 +13,7 @@
 #include "oracle/torch_backend.h"
 #include "program/json.h"
 #include "program/json_text.h"
+#include "program/types.h"
 #include "reports/build_info.h"
 #include "reports/error.h"
 #include "reports/json_fields.h"
@@ -98,7 +102,9 @@ CampaignConfig config_from_json(const json& j) {
   if (!isolation) throw program::JsonError(what + ": field \"isolation\" names no isolation parity knows");
   c.isolation = *isolation;
   c.jobs = json_typed<int>(j, "jobs", what);
-  c.memory_limit_bytes = static_cast<std::size_t>(json_typed<std::uint64_t>(j, "memory_limit_mb", what)) << 20;
+  // Past the range, saturated rather than shifted out: out_of_range_settings then names it.
+  const auto memory_mb = json_typed<std::uint64_t>(j, "memory_limit_mb", what);
+  c.memory_limit_bytes = memory_mb > kMemoryMbRange.max ? SIZE_MAX : static_cast<std::size_t>(memory_mb) << 20;
   c.shrink_share = json_typed<double>(j, "shrink_share", what);
   c.confirm_runs = json_typed<int>(j, "confirm_runs", what);
   // Journals from before protocol backends: both sides in-process, every op.
@@ -110,15 +116,59 @@ CampaignConfig config_from_json(const json& j) {
   const json& shard = reports::json_field(j, "shard", what);
   c.shard.index = json_typed<int>(shard, "index", what + ".shard");
   c.shard.total = json_typed<int>(shard, "total", what + ".shard");
-  if (c.shard.total < 1 || c.shard.index < 0 || c.shard.index >= c.shard.total || c.jobs < 1 || c.confirm_runs < 0)
-    throw program::JsonError(what + ": shard, jobs or confirm_runs out of range");
+  if (c.shard.total < 1 || c.shard.total > reports::kMaxShards || c.shard.index < 0 || c.shard.index >= c.shard.total)
+    throw program::JsonError(what + ": shard " + std::to_string(c.shard.index) + "/" + std::to_string(c.shard.total) +
+                             " is no shard a campaign runs");
   // Journals from before coverage guidance ran without it.
   c.guided_share = j.contains("guided_share") ? json_typed<double>(j, "guided_share", what) : 0.0;
-  if (!(c.guided_share >= 0 && c.guided_share <= 1)) throw program::JsonError(what + ": guided_share out of [0, 1]");
   if (j.contains("corpus") && !j.at("corpus").is_null()) c.corpus_dir = json_typed<std::string>(j, "corpus", what);
   const json& k = reports::json_field(j, "known", what);
   if (!k.is_null()) c.known_file = json_typed<std::string>(j, "known", what);
   return c;
+}
+
+// The summary's fields that record a setting (record_settings), compared as run.json writes them.
+constexpr const char* kSettingFields[] = {"seed",     "shard",           "budget",   "max_steps", "timeout_ms",
+                                          "isolation", "memory_limit_mb", "device", "oracle"};
+
+// Why `j` cannot be what a campaign wrote: one line per field, empty when it can be. Its settings are held to
+// what parity fuzz's flags accept, its summary to its settings and to its own counts, and its position (next_case,
+// the pending finding's case) to its shard and budget.
+std::vector<std::string> journal_problems(const Journal& j) {
+  std::vector<std::string> out = out_of_range_settings(j.config);
+  const reports::ShardInfo& shard = j.config.shard;
+  const auto total = static_cast<std::uint64_t>(shard.total), index = static_cast<std::uint64_t>(shard.index);
+  const std::string shard_text = std::to_string(shard.index) + "/" + std::to_string(shard.total);
+  if (j.next_case % total != index)
+    out.push_back("next_case " + std::to_string(j.next_case) + " is not a case of shard " + shard_text);
+  if (j.config.cases && reports::cases_in_shard(j.next_case, shard) > reports::cases_in_shard(*j.config.cases, shard))
+    out.push_back("next_case " + std::to_string(j.next_case) + " is past campaign.cases " +
+                  std::to_string(*j.config.cases));
+  if (const std::uint64_t judged = reports::cases_in_shard(j.next_case, shard); j.summary.cases != judged)
+    out.push_back("summary.cases is " + std::to_string(j.summary.cases) + ", but the shard's cases below next_case " +
+                  std::to_string(j.next_case) + " are " + std::to_string(judged));
+  if (!(j.elapsed >= 0 && j.elapsed <= 1e12)) out.push_back("elapsed is no number of seconds");
+  reports::RunSummary settings = j.summary;
+  record_settings(j.config, settings);
+  const json have = reports::to_json(j.summary), want = reports::to_json(settings);
+  for (const char* field : kSettingFields)
+    if (have.at(field) != want.at(field))
+      out.push_back(std::string("summary.") + field + " is " + have.at(field).dump() + ", but the campaign's is " +
+                    want.at(field).dump());
+  if (const json& share = have.at("guidance").at("share"); share != want.at("guidance").at("share"))
+    out.push_back("summary.guidance.share is " + share.dump() + ", but campaign.guided_share is " +
+                  want.at("guidance").at("share").dump());
+  for (const std::string& p : reports::count_problems(j.summary)) out.push_back("summary." + p);
+  if (j.pending) {
+    // Recorded while its case was judged: the case just below next_case, of this campaign's seed.
+    if (j.next_case < total || j.pending->case_index != j.next_case - total)
+      out.push_back("pending.case_index " + std::to_string(j.pending->case_index) + " is not the case judged last (" +
+                    (j.next_case < total ? std::string("none was") : std::to_string(j.next_case - total)) + ")");
+    if (j.pending->seed != j.config.seed)
+      out.push_back("pending.seed " + std::to_string(j.pending->seed) + " is not campaign.seed " +
+                    std::to_string(j.config.seed));
+  }
+  return out;
 }
 
 }  // namespace
@@ -155,6 +205,10 @@ Journal read_journal(const std::filesystem::path& dir) {
     out.summary = reports::run_summary_from_json(reports::json_field(j, "summary", kWhat));
     if (const json& p = reports::json_field(j, "pending", kWhat); !p.is_null())
       out.pending = reports::finding_from_json(p);
+    if (const auto problems = journal_problems(out); !problems.empty()) {
+      throw program::JsonError("not the journal of a campaign parity ran, so it cannot be resumed (edited, or "
+                               "damaged): " + program::join(problems, "; "));
+    }
     return out;
   } catch (const program::JsonError& e) {
     throw reports::ReportError(path.string() + ": " + e.what());

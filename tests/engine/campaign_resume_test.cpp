@@ -92,10 +92,12 @@ TEST(CampaignJournal, RoundTrips) {
   j.config.oracle = reports::Oracle::ImplCpu;
   j.next_case = 21;
   j.elapsed = 2.5;
+  record_settings(j.config, j.summary);
   j.summary.libtorch_version = "1.13.0";
-  j.summary.cases = 5;
+  j.summary.cases = 5;  // cases 1, 5, 9, 13 and 17 of shard 1/4
   j.summary.resumed = 2;
   reports::Finding f;
+  f.seed = j.config.seed;
   f.case_index = 17;
   f.signature = judge::Signature::parse("mul:values").value();
   f.reproducible = reports::Finding::Reproducibility{5, 4};
