@@ -194,6 +194,25 @@ void StagedFolder::publish() {
   sync_folder(out_.has_parent_path() ? out_.parent_path() : fs::path("."));
 }
 
+std::size_t remove_leftover_staging(const fs::path& out) {
+  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  const std::string prefix =
+      "." + (out.filename().empty() ? out.parent_path().filename().string() : out.filename().string()) + ".parity-";
+  constexpr std::size_t kSuffix = 6;  // mkdtemp's XXXXXX
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(parent, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with(prefix) || name.size() != prefix.size() + kSuffix) continue;
+    if (!fs::is_directory(e.symlink_status(ec))) continue;  // a link of that name is left as it is
+    std::error_code rm;
+    fs::remove_all(e.path(), rm);
+    if (rm) throw FileError(e.path().string() + ": cannot remove what a killed writer left: " + rm.message());
+    ++removed;
+  }
+  return removed;
+}
+
 void refuse_output_over_input(const fs::path& out, const std::vector<fs::path>& inputs, std::string_view option) {
   struct stat o {};
   const bool out_exists = ::stat(out.c_str(), &o) == 0;

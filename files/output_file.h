@@ -59,6 +59,11 @@ class StagedFolder {
   bool published_ = false;
 };
 
+// Removes the hidden folders StagedFolder(out) leaves when its writer is killed before publish(); returns how many.
+// Only a caller holding FolderLock::beside(out) (files/folder_lock.h) may: another writer's would be taken from
+// under it. Throws FileError.
+std::size_t remove_leftover_staging(const std::filesystem::path& out);
+
 // Refuses an output `out` that is one of the command's `inputs`: the same file (device and inode) where both
 // exist, the same path where neither does. `option` names the flag in the message ("-o"). Throws FileError.
 void refuse_output_over_input(const std::filesystem::path& out, const std::vector<std::filesystem::path>& inputs,
