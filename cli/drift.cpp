@@ -12,9 +12,11 @@
 #include "cli/commands.h"
 #include "cli/exit_status.h"
 #include "cli/memory_limit.h"
+#include "cli/setting_flag.h"
 #include "engine/drift.h"
 #include "engine/worker_pool.h"
 #include "engine/worker_protocol.h"
+#include "files/folder_lock.h"
 #include "oracle/torch_backend.h"
 #include "program/json.h"
 
@@ -98,7 +100,7 @@ int protocol_drift(const engine::DriftConfig& d, const Args& args) {
   sides.impl_cmd = args.value("--impl-cmd").value_or(serve_libtorch(std::filesystem::read_symlink("/proc/self/exe")));
   sides.oracle_cmd = args.has("--oracle-cmd") ? *args.value("--oracle-cmd") : serve_libtorch(d.other_parity);
   if (sides.impl_cmd.empty() || sides.oracle_cmd.empty()) throw UsageError("--impl-cmd and --oracle-cmd need a command");
-  if (auto t = args.uint64("--backend-start-ms", 1, 3600 * 1000)) sides.start_timeout = std::chrono::milliseconds(*t);
+  if (auto t = uint64_in(args, engine::kBackendStartMsRange)) sides.start_timeout = std::chrono::milliseconds(*t);
   const BackendChoice backends = choose_backends(sides, {}, in_process_oracle(reports::Oracle::LibTorch));
   engine::CampaignConfig c;
   c.seed = d.seed;
@@ -113,6 +115,7 @@ int protocol_drift(const engine::DriftConfig& d, const Args& args) {
   c.memory_limit_bytes = d.memory_limit_bytes;
   c.shrink_share = d.shrink_share;
   c.jobs = engine::usable_cores();
+  const files::FolderLock lock = files::FolderLock::of_folder(c.out, true);
   engine::prepare_output(c.out, args.has("--overwrite"));
   print_sides(*c.backends);
   std::optional<StopOnSignals> signals(std::in_place);
@@ -148,8 +151,8 @@ int drift_command(const std::vector<std::string>& argv) {
   if (!other && !args.has("--oracle-cmd"))
     throw UsageError("--against needs the other build's parity binary (or --oracle-cmd a protocol backend)");
   c.other_parity = other.value_or("");
-  c.seconds = args.number("--seconds", 0.0, 1e9);
-  c.cases = args.uint64("--cases", 0, std::uint64_t{1} << 62);
+  c.seconds = number_in(args, engine::kSecondsRange);
+  c.cases = uint64_in(args, engine::kCasesRange);
   if (!c.seconds && !c.cases) c.seconds = 60.0;
   if (auto s = args.uint64("--seed", 0, UINT64_MAX)) c.seed = *s;
   else c.seed = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
@@ -157,11 +160,12 @@ int drift_command(const std::vector<std::string>& argv) {
     if (d->empty()) throw UsageError("--out needs a folder");
     c.out = *d;
   }
-  if (auto k = args.uint64("--max-steps", 1, program::kMaxSteps)) c.generator.max_steps = static_cast<int>(*k);
-  if (auto t = args.uint64("--timeout-ms", 1, 24ull * 3600 * 1000)) c.timeout = std::chrono::milliseconds(*t);
+  if (auto k = uint64_in(args, engine::kMaxStepsRange)) c.generator.max_steps = static_cast<int>(*k);
+  if (auto t = uint64_in(args, engine::kTimeoutMsRange)) c.timeout = std::chrono::milliseconds(*t);
   c.memory_limit_bytes = memory_limit_bytes(args, "parity drift");
-  if (auto f = args.number("--shrink-share", 0.0, 1.0)) c.shrink_share = *f;
+  if (auto f = number_in(args, engine::kShrinkShareRange)) c.shrink_share = *f;
   if (args.has("--impl-cmd") || args.has("--oracle-cmd")) return protocol_drift(c, args);
+  const files::FolderLock lock = files::FolderLock::of_folder(c.out, true);
   engine::prepare_output(c.out, args.has("--overwrite"));
 
   // Before the first line, so that a signal sent once it is printed finds the handlers in place.

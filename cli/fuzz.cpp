@@ -27,6 +27,7 @@
 #include "engine/device_probe.h"
 #include "engine/journal.h"
 #include "engine/worker_pool.h"
+#include "files/folder_lock.h"
 #include "files/output_file.h"
 #include "judge/coverage.h"
 #include "program/json.h"
@@ -427,7 +428,11 @@ int fuzz_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kHelp)) return 0;
   Options o = parse_options(argv);
   std::optional<engine::Journal> journal;
+  // Held until the campaign has written run.json: taken before the folder is looked at, so that two campaigns,
+  // or two resumes, never both find it free.
+  std::optional<files::FolderLock> lock;
   if (o.resume) {
+    if (std::filesystem::is_directory(*o.resume)) lock.emplace(files::FolderLock::of_folder(*o.resume, false));
     journal = read_resumable_journal(*o.resume, o.campaign);
     // Its protocol backends shake hands again: what they declare decides what is compared.
     BackendChoice b = choose_backends(journal->config.sides, journal->config.generator.selection,
@@ -446,7 +451,10 @@ int fuzz_command(const std::vector<std::string>& argv) {
       return kExitNoDevice;
     }
   const reports::KnownDivergences known = load_known_divergences(o.campaign.known_file);
-  if (!journal) engine::prepare_output(o.campaign.out, o.overwrite);
+  if (!journal) {
+    lock.emplace(files::FolderLock::of_folder(o.campaign.out, true));
+    engine::prepare_output(o.campaign.out, o.overwrite);
+  }
   // Through protocol backends, each side is named by its library.
   const auto& b = o.campaign.backends;
   CampaignPrinter printer(b ? b->impl.library + " " + b->impl.version : "",

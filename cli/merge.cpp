@@ -4,6 +4,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "files/folder_lock.h"
 #include "files/input_file.h"
 #include "files/output_file.h"
 #include "program/json_text.h"
@@ -101,6 +102,9 @@ int merge_command(const std::vector<std::string>& argv) {
                                ". Give --allow-partial to merge them anyway (run.json then lists every problem)");
   }
 
+  // One merge into OUT at a time; holding that, what a merge killed before publishing left is removed.
+  const files::FolderLock lock = files::FolderLock::beside(out_dir);
+  files::remove_leftover_staging(out_dir);
   // symlink_status: a dangling link is there too, and writing through it would write outside OUT.
   std::error_code ec;
   for (const char* name : {"run.json", "findings.jsonl"})
