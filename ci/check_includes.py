@@ -35,7 +35,7 @@ RULES = {
     "files":             ("files", "program/splitmix.h"),  # reading and writing files safely: regular files only
     "reports":           ("reports", "files", "judge", "program"),  # findings, run summary, repros, HTML report
     "oracle":            ("oracle", "judge", "program"),  # the LibTorch Backend: the only torch includer
-    "protocol":          ("protocol", "reports", "judge", "program"),  # backends in other processes, and serving one
+    "protocol":          ("protocol", "files", "reports", "judge", "program"),  # backends in other processes, and serving one
     "properties":        ("properties", "cli/claims", "judge", "program", "generators", "reports",
                           "impl_backend", ORACLE_API),  # named properties on both backends, differential suite
     "engine":            ("engine", "files", "judge", "program", "generators", "reports", "protocol",

@@ -45,17 +45,21 @@ BackendProcess::BackendProcess(const std::string& command) {
   }
   if (pid == 0) {
     // Only async-signal-safe calls until exec: the parent may have threads (LibTorch's).
+    ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
     ::dup2(to_child[0], 0);
     ::dup2(from_child[1], 1);
+    if (!stderr_.redirect_in_child(2)) ::_exit(127);
     ::signal(SIGPIPE, SIG_DFL);
     ::execl("/bin/bash", "bash", "-c", command.c_str(), static_cast<char*>(nullptr));
     ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
+  ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists before it is killed
   ::close(to_child[0]);
   ::close(from_child[1]);
+  stderr_.close_write_end();
   pid_ = pid;
   in_ = to_child[1];
   out_ = from_child[0];
@@ -84,15 +88,19 @@ std::optional<std::string> BackendProcess::receive(std::optional<std::chrono::st
       return line;
     }
     if (out_ < 0 || buffer_.size() > kMaxLineBytes) return std::nullopt;
-    // Without a deadline the read itself waits (one system call per answer: every step makes one).
+    // Its stderr is read as it comes too: a backend blocked writing a full pipe would never answer.
+    int wait_ms = -1;
     if (deadline) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return std::nullopt;
-      pollfd p{out_, POLLIN, 0};
-      const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1 << 30)));
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready == 0) return std::nullopt;
+      wait_ms = static_cast<int>(std::min<long long>(left.count(), 1 << 30));
     }
+    pollfd p[2] = {{out_, POLLIN, 0}, {stderr_.read_end(), POLLIN, 0}};  // poll skips a closed end's -1
+    const int ready = ::poll(p, 2, wait_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) return std::nullopt;
+    if (p[1].revents) stderr_.drain();
+    if (!p[0].revents) continue;
     char chunk[65536];
     const ssize_t n = ::read(out_, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
@@ -123,6 +131,8 @@ std::string BackendProcess::end() {
     } else {
       ended_ = how_it_ended(status);
     }
+    ::kill(-pid_, SIGKILL);  // what it started, still running or left behind
+    if (const std::string err = stderr_.final_text(); !err.empty()) ended_ += "; its stderr ended with: " + err;
     pid_ = -1;
   }
   for (int* fd : {&in_, &out_})
