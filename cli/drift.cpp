@@ -14,6 +14,7 @@
 #include "cli/memory_limit.h"
 #include "cli/setting_flag.h"
 #include "engine/drift.h"
+#include "engine/trace_worker.h"
 #include "engine/worker_pool.h"
 #include "engine/worker_protocol.h"
 #include "files/folder_lock.h"
@@ -165,16 +166,24 @@ int drift_command(const std::vector<std::string>& argv) {
   c.memory_limit_bytes = memory_limit_bytes(args, "parity drift");
   if (auto f = number_in(args, engine::kShrinkShareRange)) c.shrink_share = *f;
   if (args.has("--impl-cmd") || args.has("--oracle-cmd")) return protocol_drift(c, args);
+  // Before anything is written: a binary that is not parity (or not one this build can talk to) is refused.
+  const std::string other_version = [&] {
+    try {
+      return engine::TraceWorker(c.other_parity, c.timeout, c.memory_limit_bytes, nullptr).handshake();
+    } catch (const engine::EvaluationError& e) {
+      throw UsageError(std::string("--against: ") + e.what());
+    }
+  }();
   const files::FolderLock lock = files::FolderLock::of_folder(c.out, true);
   engine::prepare_output(c.out, args.has("--overwrite"));
 
   // Before the first line, so that a signal sent once it is printed finds the handlers in place.
   std::optional<StopOnSignals> signals(std::in_place);
-  std::fprintf(stderr, "parity drift: LibTorch %s (this build) against %s, seed %llu, output %s\n",
-               oracle::torch_version().c_str(), c.other_parity.c_str(), static_cast<unsigned long long>(c.seed),
-               c.out.string().c_str());
-  // Both sides are LibTorch: each is named by its release (the other's as its build, known once it answers).
-  CampaignPrinter printer("LibTorch " + oracle::torch_version(), "the other build's LibTorch");
+  std::fprintf(stderr, "parity drift: LibTorch %s (this build) against LibTorch %s (%s), seed %llu, output %s\n",
+               oracle::torch_version().c_str(), other_version.c_str(), c.other_parity.c_str(),
+               static_cast<unsigned long long>(c.seed), c.out.string().c_str());
+  // Both sides are LibTorch: each is named by its release.
+  CampaignPrinter printer("LibTorch " + oracle::torch_version(), "LibTorch " + other_version);
   const reports::RunSummary s = engine::run_drift(c, StopOnSignals::stop_flag(), &printer);
   signals.reset();
 

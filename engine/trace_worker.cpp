@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,13 +39,22 @@ TraceWorker::~TraceWorker() { kill(); }
 void TraceWorker::start() {
   const std::string memory_mb = std::to_string(memory_limit_bytes_ >> 20);
   std::vector<const char*> argv = {executable_.c_str(), "worker", "--memory-mb", memory_mb.c_str(), nullptr};
+  output_.emplace();
+  const pid_t parent = ::getpid();
   const WorkerSocket s = fork_with_socket();
   if (s.pid == 0) {
-    // The worker's end becomes its standard input (not close-on-exec once duplicated); stdout and stderr stay.
-    if (::dup2(s.fd, 0) < 0) ::_exit(127);
+    // Only async-signal-safe calls until exec: this process may have threads (LibTorch's). Its own group, so that
+    // killing the group ends whatever it starts; dead with parity, whoever wrote the binary.
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    // The worker's end becomes its standard input (not close-on-exec once duplicated).
+    if (::dup2(s.fd, 0) < 0 || !output_->redirect_in_child(1) || !output_->redirect_in_child(2)) ::_exit(127);
     ::execv(executable_.c_str(), const_cast<char* const*>(argv.data()));
     ::_exit(127);
   }
+  ::setpgid(s.pid, s.pid);  // as the child does: whichever runs first, the group exists before it is killed
+  output_->close_write_end();
   ::fcntl(s.fd, F_SETFL, ::fcntl(s.fd, F_GETFL) | O_NONBLOCK);
   pid_ = s.pid;
   fd_ = s.fd;
@@ -53,7 +63,8 @@ void TraceWorker::start() {
 
 void TraceWorker::kill() {
   if (pid_ > 0) {
-    ::kill(pid_, SIGKILL);
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);  // were it not its group's leader yet
     while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
     }
   }
@@ -77,8 +88,10 @@ void TraceWorker::send(const program::Program& program) {
     }
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) return;  // it died: receive() says how
-    pollfd p{fd_, POLLOUT, 0};
-    if (::poll(&p, 1, kPollMs) < 0 && errno != EINTR) return;
+    // A worker printing without end reads no request until its output is read. (poll skips a closed end's -1.)
+    pollfd p[2] = {{fd_, POLLOUT, 0}, {output_->read_end(), POLLIN, 0}};
+    if (::poll(p, 2, kPollMs) < 0 && errno != EINTR) return;
+    output_->drain();
     if (Clock::now() > deadline_) return;
   }
 }
@@ -86,7 +99,23 @@ void TraceWorker::send(const program::Program& program) {
 std::string TraceAnswer::failure() const {
   if (process.kind == ProcessOutcome::Kind::Answered)
     return trace ? "completed" : "an exception escaped the run loop: " + escaped;
-  return process.what;
+  return process.what + (output.empty() ? "" : "; its output ended with: " + output);
+}
+
+std::string TraceWorker::handshake() {
+  send(program::Program{});
+  TraceAnswer a;
+  try {
+    a = receive();
+  } catch (const EvaluationError& e) {
+    throw EvaluationError(executable_ + " is not a parity binary whose `parity worker` answers this one: " + e.what());
+  }
+  if (!a.trace || version_.empty()) {
+    kill();
+    throw EvaluationError(executable_ + " is not a parity binary whose `parity worker` answers this one (asked for "
+                          "the trace of a program of no step: " + a.failure() + ")");
+  }
+  return version_;
 }
 
 TraceAnswer TraceWorker::receive() {
@@ -127,12 +156,14 @@ TraceAnswer TraceWorker::receive() {
     if (end.how != ChildEnd::How::Finished) {
       kill();
       out.process = outcome_of(end, false, timeout_, memory_limit_bytes_);
+      out.output = output_->final_text();
       return out;
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
-    pollfd p{fd_, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(std::min<long long>(left, kPollMs))) < 0 && errno != EINTR)
+    pollfd p[2] = {{fd_, POLLIN, 0}, {output_->read_end(), POLLIN, 0}};
+    if (::poll(p, 2, static_cast<int>(std::min<long long>(left, kPollMs))) < 0 && errno != EINTR)
       throw EvaluationError(std::string("cannot wait for a worker: ") + std::strerror(errno));
+    output_->drain();
     char chunk[1 << 16];
     const ssize_t n = ::read(fd_, chunk, sizeof chunk);
     if (n > 0) {
@@ -144,6 +175,7 @@ TraceAnswer TraceWorker::receive() {
     int status = 0;
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
+    ::kill(-pid_, SIGKILL);  // what it started and left running
     pid_ = -1;
     ::close(fd_);
     fd_ = -1;
@@ -152,6 +184,7 @@ TraceAnswer TraceWorker::receive() {
     if (died.how == ChildEnd::How::Exit && died.code == 127)
       throw EvaluationError("cannot run " + executable_ + " worker (exec failed, or it has no `worker` command)");
     out.process = outcome_of(died, false, timeout_, memory_limit_bytes_);
+    out.output = output_->final_text();
     return out;
   }
 }

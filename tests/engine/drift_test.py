@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 
 def run(cmd, timeout=600):
@@ -39,6 +40,53 @@ def drift(parity, other, out, cases):
     return code, summary, findings, text
 
 
+def script(work, name, body):
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n" + body + "\n")
+    os.chmod(path, 0o755)
+    return path
+
+
+def still_running(marker):
+    """Processes whose command line holds `marker` (pgrep -f), after a moment for the kill to land."""
+    time.sleep(0.5)
+    res = subprocess.run(["pgrep", "-f", marker], stdout=subprocess.PIPE, text=True)
+    return res.stdout.split()
+
+
+def check_foreign_binaries(parity, work):
+    """A binary that is not parity is refused before a case runs (exit 2), what it starts dies with it, and what it
+    prints never reaches parity's terminal raw or unbounded (issue 32, F7 and F8)."""
+    hang = script(work, "hang.sh", "sleep 100023")
+    flood = script(work, "flood.sh", "printf '\\033[31m'; yes flood")
+    backend = "sleep 100027 & printf 'boom \\033[2J' >&2; exec sleep 100029"
+    cases = (("/bin/true", ["--against", "/bin/true"], "exited with status 0"),
+             ("a script that hangs", ["--against", hang, "--timeout-ms", "2000"], "no result after 2000 ms"),
+             ("a script that floods its stdout", ["--against", flood, "--timeout-ms", "2000"], "flood"),
+             ("a protocol backend that hangs", ["--oracle-cmd", backend, "--backend-start-ms", "2000"],
+              "its stderr ended with: boom"))
+    for label, flags, fragment in cases:
+        out = os.path.join(work, "foreign")
+        start = time.time()
+        code, text = run([parity, "drift", *flags, "--cases", "4", "--out", out], timeout=60)
+        if code != 2 or fragment not in text or ("not a parity binary" not in text and "--oracle-cmd" not in text):
+            sys.exit(f"FAIL: drift against {label}: exit {code} (2 expected, saying {fragment!r}):\n{text[-2000:]}")
+        raw = "\x1b" in text
+        if raw or len(text) > 20000:
+            sys.exit(f"FAIL: drift against {label} passed the binary's output to the terminal ({len(text)} bytes, "
+                     f"raw escapes: {raw})")
+        if time.time() - start > 30:
+            sys.exit(f"FAIL: drift against {label} took {time.time() - start:.0f} s to refuse it")
+        if os.path.exists(os.path.join(out, "findings.jsonl")):
+            sys.exit(f"FAIL: drift against {label} wrote its output before refusing the binary")
+    for marker in ("sleep 100023", "sleep 100027", "sleep 100029"):
+        if still_running(marker):
+            sys.exit(f"FAIL: `{marker}`, started by a refused binary, outlived it")
+    print("ok: /bin/true, scripts that hang or flood and a backend that hangs are refused with exit 2; nothing they "
+          "started is left running, and nothing they printed reached the terminal raw")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--parity", required=True)
@@ -56,6 +104,7 @@ def main():
     if summary["drift"]["other_libtorch_version"] != summary["libtorch_version"]:
         sys.exit(f"FAIL: against itself the other release reads {summary['drift']['other_libtorch_version']}")
     print(f"ok: LibTorch {summary['libtorch_version']} agrees with itself on 300 programs")
+    check_foreign_binaries(args.parity, args.work)
 
     if not args.other:
         return 0
