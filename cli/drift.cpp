@@ -199,7 +199,8 @@ int drift_command(const std::vector<std::string>& argv) {
 int worker_command(const std::vector<std::string>& argv) {
   if (print_help_if_asked(argv, kWorkerHelp)) return 0;
   Args args("parity worker", argv, {{"--memory-mb"}});
-  const std::size_t limit = memory_limit_bytes(args, "parity worker");
+  // The parent checked its limit against what starting takes; an AddressSanitizer build applies none (below).
+  const std::size_t limit = static_cast<std::size_t>(uint64_in(args, engine::kMemoryMbRange).value_or(0)) << 20;
   // No parent watches this worker's progress across the exec: its own record of it is enough for the loop.
   static engine::Progress progress;
   engine::serve_requests(0, ::getppid(), limit, reports::Oracle::LibTorch, &progress);

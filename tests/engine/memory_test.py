@@ -10,10 +10,11 @@ replay` must end it as out_of_memory (exit 1), with no process of parity's tree 
 (getrusage(RUSAGE_CHILDREN).ru_maxrss: the largest of the waited-for descendants); `parity claims` must apply
 its default limit too (an allocation planted past it is out_of_memory). A program whose tensors fit must
 agree with traces that do not grow with its elements (large values kept as summaries), and a wrong element of
-a large tensor must still be a values divergence.
+a large tensor must still be a values divergence. A limit below what starting the backends takes is refused.
 """
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -68,6 +69,34 @@ def expect_out_of_memory(what, code, text):
     expect_bounded(what)
 
 
+def check_least_limit(binary, work):
+    """A limit too small for the backends to start is refused, naming the least that works; under that least, cases
+    run (issue 32, F9: `fuzz --memory-mb 64` made every case a 10-second start-up timeout, and `run --memory-mb 512`
+    a timeout divergence for a program of one 3-element zeros)."""
+    zeros = {"op": "zeros", "attrs": {"sizes": [3], "dtype": "float32", "requires_grad": False}, "inputs": [],
+             "grad_enabled": True}
+    tiny = {"schema_version": 1, "steps": [zeros]}
+    path = write_program(work, "zeros-3.json", tiny)
+    for command in (["run", path], ["fuzz", "--cases", "30", "--out", os.path.join(work, "tiny-limit")]):
+        code, out, err = parity(binary, command + ["--memory-mb", "64"])
+        least = re.search(r"give --memory-mb (\d+) or more", err)
+        if code != 2 or not least:
+            fail(f"parity {command[0]} --memory-mb 64 exited {code}, not refused naming the least limit:\n"
+                 f"{err[-2000:]}")
+            continue
+        out_dir = os.path.join(work, "least-limit")
+        fuzz = ["fuzz", "--cases", "30", "--seed", "1", "--overwrite", "--out", out_dir]
+        args = ["run", path] if command[0] == "run" else fuzz
+        code, out, err = parity(binary, args + ["--memory-mb", least.group(1)])
+        if command[0] == "run" and (code != 0 or "the traces agree" not in out):
+            fail(f"parity run --memory-mb {least.group(1)} (the least it named) exited {code}:\n{(out + err)[-2000:]}")
+        if command[0] == "fuzz":
+            run = json.load(open(os.path.join(out_dir, "run.json"))) if code in (0, 1) else {}
+            if run.get("cases") != 30 or run.get("timeouts") or run.get("out_of_memory"):
+                fail(f"parity fuzz --memory-mb {least.group(1)} (the least it named): exit {code}, cases "
+                     f"{run.get('cases')}, timeouts {run.get('timeouts')}, out of memory {run.get('out_of_memory')}")
+
+
 def main(argv):
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -113,6 +142,8 @@ def main(argv):
     if code != 1 or "neg:values" not in out:
         fail(f"parity run with PARITY_PLANT=neg=values on 2^20 elements exited {code} without neg:values:\n"
              f"{(out + err)[-3000:]}")
+
+    check_least_limit(binary, work)
 
     if failures:
         return 1
