@@ -143,6 +143,18 @@ KnownDivergences KnownDivergences::from_json(const json& j, const std::string& o
     k.expires = string_field(e, "expires", where, true);
     if (!valid_date(k.expires))
       throw ReportError(where + ": field \"expires\" is " + quote(k.expires) + "; expected a date YYYY-MM-DD");
+    // The first entry in force matches: a second of the same signature over versions the first covers too would
+    // never match there, and a ledger edited in two places would say two reasons for one divergence.
+    for (std::size_t m = 0; m < out.entries_.size(); ++m) {
+      const KnownDivergence& other = out.entries_[m];
+      const bool below =
+          other.libtorch_max && k.libtorch_min && compare_versions(*other.libtorch_max, *k.libtorch_min) < 0;
+      const bool above =
+          other.libtorch_min && k.libtorch_max && compare_versions(*k.libtorch_max, *other.libtorch_min) < 0;
+      if (other.signature == k.signature && !below && !above)
+        throw ReportError(where + ": entry " + std::to_string(m) + " has this signature too, for LibTorch versions " +
+                          "this entry covers as well: keep one entry per signature and version range");
+    }
     out.entries_.push_back(std::move(k));
   }
   return out;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 
 #include "files/error.h"
@@ -384,6 +385,33 @@ TEST(ReportsKnown, RefusesBrokenFiles) {
   e = entry;
   e["signatur"] = "x";
   EXPECT_NE(error_of({{"schema_version", 1}, {"entries", {e}}}).find("unknown field"), std::string::npos);
+}
+
+// The first entry in force matches, so a second of one signature over the same versions never would: refused,
+// while entries of one signature over disjoint version ranges (a divergence 1.13 and 2.x explain differently) load.
+TEST(ReportsKnown, RefusesASignatureTwiceOverTheSameVersions) {
+  auto entry = [](std::optional<std::string> min, std::optional<std::string> max) {
+    json e = {{"signature", "add:values"}, {"reason", "r"}, {"expires", "2030-01-01"}};
+    if (min) e["libtorch_min"] = *min;
+    if (max) e["libtorch_max"] = *max;
+    return e;
+  };
+  auto loads = [](json a, json b) {
+    try {
+      KnownDivergences::from_json({{"schema_version", 1}, {"entries", {a, b}}}, "known.json");
+      return std::string();
+    } catch (const ReportError& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_NE(loads(entry({}, {}), entry({}, {})).find("entry 0 has this signature too"), std::string::npos);
+  EXPECT_NE(loads(entry("1.13.0", "2.1"), entry("2.1", {})).find("entry 1"), std::string::npos);
+  EXPECT_NE(loads(entry({}, "1.13.1"), entry("1.13.1", "1.13.1")), "");
+  EXPECT_EQ(loads(entry({}, "1.13.1"), entry("2.0", {})), "");
+  EXPECT_EQ(loads(entry("2.0", {}), entry({}, "1.13.1")), "");
+  json other = entry({}, {});
+  other["signature"] = "mul:values";
+  EXPECT_EQ(loads(entry({}, {}), other), "");
 }
 
 TEST(ReportsKnown, TheReviewedFileLoads) {
