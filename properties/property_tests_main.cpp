@@ -2,7 +2,8 @@
 // its own terms: a key it does not know (`max_sucess=5`, a typo) is ignored, and `max_success=0` runs no case of
 // any property, which then passes. Either gives a green run that tested other than what was asked, so both fail
 // here before any test runs, with statuses a script can tell from a failed test (1):
-//   2  RC_PARAMS cannot be parsed or names a key RapidCheck does not know (the message lists the keys it knows)
+//   2  RC_PARAMS cannot be parsed, names a key RapidCheck does not know (the message lists the keys it knows), or
+//      names a key twice (RapidCheck keeps one of them silently)
 //   6  RC_PARAMS asks for no case (max_success=0), as `parity fuzz` exits 6 for a campaign given no case
 // Listing the tests (--gtest_list_tests, which ctest's discovery runs) checks nothing: it runs no property. A run
 // that selects no test fails (properties/run_selected_tests.h).
@@ -11,7 +12,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cctype>
 #include <map>
+#include <string_view>
 #include <string>
 
 #include "properties/run_selected_tests.h"
@@ -38,6 +41,19 @@ std::string listed(const std::map<std::string, std::string>& keys) {
   return out;
 }
 
+// How many words of `params` start with `key=` (spaces around '=' allowed). A quoted value holding " key=" would
+// count too; RapidCheck's values (numbers, a reproduce string) hold none.
+int assignments(std::string_view params, const std::string& key) {
+  int n = 0;
+  for (std::size_t i = params.find(key); i != std::string_view::npos; i = params.find(key, i + 1)) {
+    if (i > 0 && !std::isspace(static_cast<unsigned char>(params[i - 1]))) continue;
+    std::size_t j = i + key.size();
+    while (j < params.size() && std::isspace(static_cast<unsigned char>(params[j]))) ++j;
+    if (j < params.size() && params[j] == '=') ++n;
+  }
+  return n;
+}
+
 // 0 when RC_PARAMS (absent, or `params`) asks for a run that tests something; otherwise says why on stderr and
 // returns the exit status.
 int check_rc_params(const char* params) {
@@ -53,6 +69,15 @@ int check_rc_params(const char* params) {
   }
   const auto known = known_keys();
   for (const auto& [key, value] : rc::detail::parseMap(params)) {
+    // parseMap keeps one value per key, silently: a key given twice (a CI setting and a local one concatenated)
+    // would run with whichever it kept.
+    if (const int times = assignments(params, key); times > 1) {
+      std::fprintf(stderr,
+                   "parity_property_tests: RC_PARAMS gives \"%s\" %d times; RapidCheck would keep one of them "
+                   "silently: give it once\n",
+                   key.c_str(), times);
+      return kExitBadParams;
+    }
     if (known.count(key)) continue;
     std::fprintf(stderr,
                  "parity_property_tests: RC_PARAMS names \"%s\", which RapidCheck does not know and would ignore; "

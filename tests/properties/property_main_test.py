@@ -6,7 +6,8 @@ usage: property_main_test.py PROPERTY_TESTS_BINARY UNIT_TESTS_BINARY
 
 RapidCheck ignores keys it does not know (a typo such as max_sucess=5) and passes every property with max_success=0,
 which runs no case. The binary's own main (properties/property_tests_main.cpp) must fail on both before any test
-runs: exit 2 naming the unknown key and listing the known ones, exit 6 for no case, exit 2 for a malformed value. A
+runs: exit 2 naming the unknown key and listing the known ones, exit 6 for no case, exit 2 for a malformed value
+or a key given twice (RapidCheck keeps one of them silently). A
 valid RC_PARAMS must still run the properties, and listing the tests (ctest's discovery) must not be refused. A
 --gtest_filter that matches nothing (a typo) must exit 1 in both binaries, as a failed test does.
 """
@@ -49,6 +50,8 @@ def main(argv):
                                        "max_discard_ratio, max_size, max_success, noshrink"])
     expect(binary, "max_success=5 seed=1 verbose_shrinking=1 bogus='a b'", 2, ['"bogus"'])
     expect(binary, "max_success=0", 6, ["runs no case of any property (max_success=0)"])
+    expect(binary, "max_success=3 max_size=5 max_success=0", 2, ['gives "max_success" 2 times'])
+    expect(binary, "max_success = 3 seed=2 max_success=4", 2, ['gives "max_success" 2 times'])
     expect(binary, "max_success=x", 2, ["is not a RapidCheck configuration", "max_success"])
     expect(binary, "max_success=3 seed=7", 0, ["[  PASSED  ] 1 test"])
     expect(binary, "max_success=0", 0, ["CloneDoesNotAlias"], "--gtest_list_tests")
@@ -61,7 +64,7 @@ def main(argv):
     if failures:
         print(f"property_main: {len(failures)} failure(s)", file=sys.stderr)
         return 1
-    print("property_main: ok: unknown keys and max_success=0 refused (2, 6), valid RC_PARAMS runs, an empty "
+    print("property_main: ok: unknown and repeated keys and max_success=0 refused (2, 6), valid RC_PARAMS runs, an empty "
           "selection fails (1)")
     return 0
 
