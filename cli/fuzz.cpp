@@ -51,7 +51,8 @@ DIR/findings.jsonl as they are found; DIR/run.json summarises the campaign. SIGI
 and SIGUSR1 stop it cleanly: run.json is written, marked interrupted.
 
 options:
-  --seconds N      stop after N seconds (default 60 when --cases is not given)
+  --seconds N      stop after N seconds (default 60 when --cases is not given): no case, confirming run or
+                   shrinking step starts after them, and what is in flight ends within two --timeout-ms
   --cases N        stop after case indices 0..N-1 (shared out among shards)
   --seed S         campaign seed (default: random, printed); the same seed gives the same programs
   --out DIR        output folder (default parity-out)

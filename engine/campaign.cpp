@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <limits>
 #include <map>
 
 #include "engine/case_seed.h"
@@ -332,11 +333,16 @@ class Campaign {
     return out;
   }
 
-  // Seconds of shrinking left to the campaign (CampaignConfig::shrink_share).
+  // Seconds of shrinking left to the campaign (CampaignConfig::shrink_share), and never past --seconds.
   double shrink_allowance() const {
     if (c_.shrink_share <= 0) return 0;
     const double base = c_.seconds ? *c_.seconds : elapsed();
-    return std::max(kMinShrinkSeconds, c_.shrink_share * base) - summary_.shrink_seconds;
+    return std::min(std::max(kMinShrinkSeconds, c_.shrink_share * base) - summary_.shrink_seconds, seconds_left());
+  }
+
+  // What is left of --seconds (none given: no end).
+  double seconds_left() const {
+    return c_.seconds ? *c_.seconds - elapsed() : std::numeric_limits<double>::infinity();
   }
 
   // A case that completed and agreed is counted from its evaluation alone; the program of one that diverged or
@@ -447,13 +453,19 @@ class Campaign {
 
   // `runs` more evaluations of a diverging program, counting those that diverge with its signature; none when
   // confirmation is off or the campaign was stopped meanwhile (an interrupted run says nothing).
+  // The runs go a round of --jobs at a time, and none starts past --seconds (kSecondsOverrunTimeLimits): a timeout's
+  // runs take a time limit each. Fewer runs than asked are recorded as run; none, as not confirmed.
   std::optional<reports::Finding::Reproducibility> confirm(const Program& program, const judge::Signature& sig) {
-    if (c_.confirm_runs <= 0) return std::nullopt;
-    reports::Finding::Reproducibility r{c_.confirm_runs, 0};
-    for (const Evaluation& e : evaluate_candidates(std::vector<Program>(static_cast<std::size_t>(r.runs), program))) {
-      if (e.outcome == Evaluation::Outcome::Interrupted) return std::nullopt;
-      if (e.divergence && judge::signature(program, *e.divergence) == sig) ++r.diverged;
+    reports::Finding::Reproducibility r{0, 0};
+    while (r.runs < c_.confirm_runs && seconds_left() > 0) {
+      const int round = std::min(summary_.jobs, c_.confirm_runs - r.runs);
+      for (const Evaluation& e : evaluate_candidates(std::vector<Program>(static_cast<std::size_t>(round), program))) {
+        if (e.outcome == Evaluation::Outcome::Interrupted) return std::nullopt;
+        if (e.divergence && judge::signature(program, *e.divergence) == sig) ++r.diverged;
+      }
+      r.runs += round;
     }
+    if (r.runs == 0) return std::nullopt;
     return r;
   }
 

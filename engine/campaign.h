@@ -24,8 +24,14 @@
 namespace parity::engine {
 
 inline constexpr int kMaxRecordedPerSignature = 3;  // findings written to findings.jsonl per signature
-// Shrinking may always use this much of a campaign in all, however short the campaign: a first finding is shrunk.
+// Shrinking may always use this much of a campaign in all, however short the campaign, within its --seconds: a
+// first finding is shrunk.
 inline constexpr double kMinShrinkSeconds = 10;
+// How far past --seconds a campaign may run, in case time limits (--timeout-ms), its output's writing aside. No
+// case, confirming run or shrinking step starts past --seconds; the cases in flight then end within one time limit,
+// and a confirming round or shrinking step in flight with them within another (they may wait for a worker). A
+// divergence judged past --seconds is recorded as found: not confirmed, not shrunk.
+inline constexpr int kSecondsOverrunTimeLimits = 2;
 
 using reports::Isolation;
 
@@ -47,8 +53,8 @@ struct CampaignConfig {
   int jobs = 1;                          // workers side by side (Fork: 1)
   std::size_t memory_limit_bytes = kDefaultMemoryLimitBytes;  // address space of one worker or child; 0: none
   // Shrinking stops for the rest of the campaign once it has used this share of the campaign's time (of
-  // `seconds`, or of the time so far without it; never less than kMinShrinkSeconds): later findings are recorded
-  // as found, and run.json counts them (unshrunk_findings). 0: nothing is shrunk.
+  // `seconds`, or of the time so far without it; never less than kMinShrinkSeconds), or `seconds` have passed:
+  // later findings are recorded as found, and run.json counts them (unshrunk_findings). 0: nothing is shrunk.
   double shrink_share = 0.25;
   // A divergence about to be recorded is evaluated this many times more first (reports::Finding::reproducible);
   // one that does not repeat every time is flaky and recorded unshrunk. 0: not confirmed.
