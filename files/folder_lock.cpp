@@ -10,6 +10,7 @@
 #include <string>
 
 #include "files/error.h"
+#include "files/output_file.h"
 
 namespace parity::files {
 
@@ -56,11 +57,9 @@ FolderLock FolderLock::of_folder(const fs::path& dir, bool make) {
 }
 
 FolderLock FolderLock::beside(const fs::path& out) {
-  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  const std::string name = out.filename().empty() ? out.parent_path().filename().string() : out.filename().string();
-  const fs::path file = parent / ("." + name + ".parity-lock");
+  const fs::path file = hidden_beside(out, ".parity-lock");
   std::error_code ec;
-  fs::create_directories(parent, ec);
+  fs::create_directories(file.parent_path(), ec);
   for (;;) {
     const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) fail(file, "cannot create the lock file");

@@ -21,6 +21,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A staging folder is named .OUT.parity- and mkdtemp's random characters.
+constexpr std::string_view kStagingMark = ".parity-";
+constexpr std::size_t kMkdtempRandom = 6;
+
 [[noreturn]] void fail_errno(const fs::path& path, const std::string& what) {
   throw FileError(path.string() + ": " + what + ": " + std::strerror(errno));
 }
@@ -164,10 +168,9 @@ StagedFolder::StagedFolder(fs::path out) : out_(std::move(out)) {
     throw FileError(out_.string() + ": will not write there: it " +
                       (fs::is_directory(st) ? std::string("is a folder that is not empty") : "exists and is not a folder") +
                       " (give a new or empty folder)");
-  const fs::path parent = out_.has_parent_path() ? out_.parent_path() : fs::path(".");
+  const fs::path parent = hidden_beside(out_, "").parent_path();
   fs::create_directories(parent, ec);
-  const std::string name = out_.filename().empty() ? out_.parent_path().filename().string() : out_.filename().string();
-  std::string tmpl = (parent / ("." + name + ".parity-XXXXXX")).string();
+  std::string tmpl = hidden_beside(out_, std::string(kStagingMark) + std::string(kMkdtempRandom, 'X')).string();
   if (!::mkdtemp(tmpl.data())) fail_errno(parent, "cannot create a folder to write " + out_.string() + " in");
   staged_ = tmpl;
   // mkdtemp's folder is 0700; the published one is read by others (CI artifacts), as any new folder would be.
@@ -194,16 +197,20 @@ void StagedFolder::publish() {
   sync_folder(out_.has_parent_path() ? out_.parent_path() : fs::path("."));
 }
 
-std::size_t remove_leftover_staging(const fs::path& out) {
+fs::path hidden_beside(const fs::path& out, std::string_view suffix) {
   const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  const std::string prefix =
-      "." + (out.filename().empty() ? out.parent_path().filename().string() : out.filename().string()) + ".parity-";
-  constexpr std::size_t kSuffix = 6;  // mkdtemp's XXXXXX
+  const std::string name = out.filename().empty() ? out.parent_path().filename().string() : out.filename().string();
+  return parent / ("." + name + std::string(suffix));
+}
+
+std::size_t remove_leftover_staging(const fs::path& out) {
+  const fs::path staging = hidden_beside(out, kStagingMark);
+  const std::string prefix = staging.filename().string();
   std::size_t removed = 0;
   std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(parent, ec)) {
+  for (const fs::directory_entry& e : fs::directory_iterator(staging.parent_path(), ec)) {
     const std::string name = e.path().filename().string();
-    if (!name.starts_with(prefix) || name.size() != prefix.size() + kSuffix) continue;
+    if (!name.starts_with(prefix) || name.size() != prefix.size() + kMkdtempRandom) continue;
     if (!fs::is_directory(e.symlink_status(ec))) continue;  // a link of that name is left as it is
     std::error_code rm;
     fs::remove_all(e.path(), rm);

@@ -59,6 +59,10 @@ class StagedFolder {
   bool published_ = false;
 };
 
+// PARENT/.NAME<suffix> for `out` = PARENT/NAME (a trailing slash names NAME too): where parity keeps what is about
+// `out` but not in it, its staging folders and the lock beside it (files/folder_lock.h).
+std::filesystem::path hidden_beside(const std::filesystem::path& out, std::string_view suffix);
+
 // Removes the hidden folders StagedFolder(out) leaves when its writer is killed before publish(); returns how many.
 // Only a caller holding FolderLock::beside(out) (files/folder_lock.h) may: another writer's would be taken from
 // under it. Throws FileError.
