@@ -46,11 +46,11 @@ def children(pid):
 
 def tree(pid):
     """The campaign's process and every descendant (workers, and what they start)."""
-    seen, todo = [], [pid]
-    while todo:
-        p = todo.pop()
+    seen, unvisited = [], [pid]
+    while unvisited:
+        p = unvisited.pop()
         seen.append(p)
-        todo += children(p)
+        unvisited += children(p)
     return seen
 
 
