@@ -1,5 +1,6 @@
 #include "engine/evaluation_process.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -434,6 +435,13 @@ Progress* g_oom_progress = nullptr;  // the evaluating process's slot, for the n
 }  // namespace
 
 void enter_evaluating_process(std::size_t memory_limit_bytes, Progress* progress) {
+#if defined(__GLIBC__)
+  // A worker lives for millions of cases. glibc raises its mmap threshold each time a large block is freed, up to
+  // 32 MiB; past the first big tensor, every tensor below that size comes from the heap, whose free space
+  // fragments and is never given back: a worker grew 152 -> 221 MiB over an hour's soak. Setting the threshold
+  // fixes it (mallopt turns the adjustment off), so large tensors are mapped and unmapped whole.
+  ::mallopt(M_MMAP_THRESHOLD, static_cast<int>(kLargeBlockBytes));
+#endif
   if (memory_limit_bytes == 0 || !kAddressSpaceLimitSupported) return;
   rlimit limit{static_cast<rlim_t>(memory_limit_bytes), static_cast<rlim_t>(memory_limit_bytes)};
   ::setrlimit(RLIMIT_AS, &limit);

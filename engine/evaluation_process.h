@@ -42,7 +42,10 @@ Progress* map_shared_progress(int count);
 // new-handler installed here, and impl's and LibTorch's tensor allocators call it too when they fail. An
 // address-space cap bounds the resident memory as well (a resident page is a mapped one), so no watch of the
 // resident set is needed besides, except where no cap can be set: see kAddressSpaceLimitSupported.
+// It also keeps the process's heap from growing across cases: a block of kLargeBlockBytes or more is always
+// mapped on its own and returned to the system when freed (glibc's default threshold, made fixed).
 inline constexpr int kOutOfMemoryStatus = 86;
+inline constexpr std::size_t kLargeBlockBytes = std::size_t{128} << 10;
 void enter_evaluating_process(std::size_t memory_limit_bytes, Progress* progress);
 
 // Whether this build can cap an evaluating process's address space. An AddressSanitizer build cannot: ASan
