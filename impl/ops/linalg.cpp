@@ -249,25 +249,25 @@ Tensor folded_matmul(const Tensor& a, const Tensor& b) {
 // cost of a copy), or, unless a is a matrix (whose fold would need a copy of the transposed result), t1 is empty
 // or its leading dims fold into rows without a copy: stride by stride before 2.12, then as a view, so that a
 // size-1 dim's stride does not matter (2.15 folds a (1, 2, 3) batch with strides (99, 3, 1); 2.11 does not).
+// b.mT() is a real op, made before any size is compared: a larger b whose view history is stale (written
+// through its base after a no_grad or multi-output view) raises there, before the batch sizes or a are read.
 bool should_fold_by_strides(const Tensor& a, const Tensor& b) {
   const bool a_larger = a.dim() >= b.dim();
-  const Tensor& larger = a_larger ? a : b;
+  const Tensor t1 = a_larger ? a : transpose(b, -2, -1);
   const Tensor& smaller = a_larger ? b : a;
-  const std::int64_t dim1 = larger.dim();
-  if (!(dim1 >= 3 && smaller.dim() <= 2)) return false;
+  if (!(t1.dim() >= 3 && smaller.dim() <= 2)) return false;
   if (autograd::requires_grad(smaller)) return true;
   if (a.dim() == 2) return false;
-  if (larger.numel() == 0) return true;
-  Layout t1 = larger.layout();
-  if (!a_larger) t1 = geometry::transpose(t1, -2, -1);  // b.mT()
+  if (t1.numel() == 0) return true;
+  const Layout& folded = t1.layout();
   if (!follows(VersionGate::MatmulFoldViewsLeadingDims)) {
     // Each leading dim's stride must be the next one's extent, size-1 dims included.
-    for (std::size_t i = 0; i + 2 < t1.sizes.size(); ++i)
-      if (t1.strides[i] != t1.strides[i + 1] * t1.sizes[i + 1]) return false;
+    for (std::size_t i = 0; i + 2 < folded.sizes.size(); ++i)
+      if (folded.strides[i] != folded.strides[i + 1] * folded.sizes[i + 1]) return false;
     return true;
   }
-  const std::int64_t last = t1.sizes.back();
-  return view_strides(t1, {t1.numel() / last, last}).has_value();
+  const std::int64_t last = folded.sizes.back();
+  return view_strides(folded, {folded.numel() / last, last}).has_value();
 }
 
 // Broadcast the batch dims, flatten them into one, bmm, and reshape the result back. In 1.13 both operands are

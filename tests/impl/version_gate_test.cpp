@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "impl/autograd/grad_mode.h"
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/ops.h"
@@ -238,6 +239,40 @@ TEST_F(VersionGates, MatmulFoldsOnlyWhenTheBatchViewsAsRowsFrom2) {
   };
   EXPECT_EQ(product(k113), "MvBackward0");
   EXPECT_EQ(product(k215), "BmmBackward0");
+}
+
+// The soak's 2.15 findings: 2.x's matmul transposes a right operand of more dims than the left (should_fold's
+// tensor2.mT()) before comparing any size, so a stale view there raises first; 1.13 reads the left first, and
+// only after the batch sizes were found to disagree.
+TEST_F(VersionGates, MatmulReadsALargerRightOperandFirstFrom2) {
+  const std::string no_grad_view =
+      "A view was created in no_grad mode and its base or another view of its base has been modified inplace "
+      "with grad mode enabled.";
+  auto raised = [](TorchVersion ver, bool chunked) {
+    TargetTorchVersionGuard g(ver);
+    Tensor base = clone(leaf({-1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+    Tensor left, right;
+    if (chunked) {  // two views of one multi-output view: left (3, 3, 1), right (3, 3, 1, 1)
+      base = clone(leaf({-1, 2, 3, 4, 5, 6, 7, 8, 9}));
+      left = chunk(view(base, {3, 3, 1}), 4, -1)[0];
+      right = unfold(left, 2, 1, 3);
+    } else {  // batches (3) and (2, 2) that cannot broadcast
+      left = permute(view(base, {2, 2, 3}), {2, 0, 1});
+      autograd::NoGradGuard no_grad;
+      right = unsqueeze(view(base, {2, 2, 3}), 2);
+    }
+    zero_(base);
+    return error_of([&] { matmul(left, right); }).second;
+  };
+  EXPECT_EQ(raised(k113, false), "The size of tensor a (3) must match the size of tensor b (2) at non-singleton "
+                                 "dimension 1");
+  EXPECT_EQ(raised(k215, false).substr(0, no_grad_view.size()), no_grad_view);
+  const std::string multi_output =
+      " is a view and its base or another view of its base has been modified inplace. This view is the output of a "
+      "function that returns multiple views. Such functions do not allow the output views to be modified inplace. "
+      "You should replace the inplace operation by an out-of-place one.";
+  EXPECT_EQ(raised(k113, true), "Output 0 of SplitBackward0" + multi_output);
+  EXPECT_EQ(raised(k215, true), "Output 0 of Unfold" + multi_output);
 }
 
 }  // namespace
