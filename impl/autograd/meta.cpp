@@ -174,11 +174,13 @@ void rebase_history(const Tensor& t, const Rc<Node>& fn) {
     const Tensor& base = *m.base;
     auto copy_slices = make_rc<CopySlices>(base, t.layout(), fn);
     // LibTorch 1.13 leaves the base's own retain_grad hook where it is (set_gradient_edge, no hook update); 2.x
-    // moves it to CopySlices.
+    // moves it to CopySlices, but only when the view required grad before the write: a base detached in place
+    // after retain_grad() keeps its hook on the node it left, and gets no .grad.
+    const bool moves_hook = follows(VersionGate::BaseRetainGradHookMovesToCopySlices) && requires_grad(t);
     auto& bm = materialize(base);
     bm.grad_fn = copy_slices;
     bm.output_nr = 0;
-    if (follows(VersionGate::BaseRetainGradHookMovesToCopySlices)) move_retains_grad_hook(base, copy_slices);
+    if (moves_hook) move_retains_grad_hook(base, copy_slices);
     grad_fn(t);
     return;
   }

@@ -241,6 +241,26 @@ TEST_F(VersionGates, MatmulFoldsOnlyWhenTheBatchViewsAsRowsFrom2) {
   EXPECT_EQ(product(k215), "BmmBackward0");
 }
 
+// A base that retains its grad, written through a view of it by an operand that requires grad: 2.x moves the
+// base's hook to CopySlices only when the view required grad before the write. A base detached in place after
+// retain_grad() makes a view that did not, so its hook stays behind and no .grad is set (found by the soak
+// against 2.15).
+TEST_F(VersionGates, ABaseDetachedInPlaceKeepsItsHookThroughAWriteViaAView) {
+  auto retained = [](TorchVersion v, bool detached) {
+    TargetTorchVersionGuard g(v);
+    Tensor y = mul(leaf({1, 2}), Scalar::of(3));
+    retain_grad(y);
+    if (detached) detach_(y);
+    mul_(view(y, {2, 1}), leaf({5}));
+    backward(sum(y));
+    return grad(y).defined() ? grad(y).to_vector() : std::vector<double>{};
+  };
+  EXPECT_EQ(retained(k113, false), (std::vector<double>{5, 5}));  // the hook's node, below the write
+  EXPECT_EQ(retained(k215, false), (std::vector<double>{1, 1}));  // CopySlices, the write's own gradient
+  EXPECT_EQ(retained(k113, true), std::vector<double>{});
+  EXPECT_EQ(retained(k215, true), std::vector<double>{});
+}
+
 // The soak's 2.15 findings: 2.x's matmul transposes a right operand of more dims than the left (should_fold's
 // tensor2.mT()) before comparing any size, so a stale view there raises first; 1.13 reads the left first, and
 // only after the batch sizes were found to disagree.
