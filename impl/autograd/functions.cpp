@@ -4,7 +4,6 @@
 #include <numeric>
 
 #include "impl/autograd/grad_mode.h"
-#include "impl/cpu/loops.h"
 #include "impl/autograd/meta.h"
 #include "impl/error.h"
 #include "impl/error_class.h"
@@ -160,14 +159,6 @@ TensorList CopySlices::apply(TensorList&& grads) {
 }
 
 namespace {
-// Storage offsets of every element of `geo`, relative to `origin`, in row-major order.
-template <typename F>
-void for_each_storage_offset(const Layout& geo, std::int64_t origin, F&& f) {
-  cpu::for_each_offset(geo.sizes, {&geo.strides}, [&](const std::int64_t* off) { f(geo.offset - origin + off[0]); });
-}
-}  // namespace
-
-namespace {
 // _maybe_overlapping_memory (FunctionsManual.cpp): a cheap test that may say yes for memory that does not overlap.
 bool maybe_overlapping(const Dims& sizes, const Dims& strides) {
   std::vector<std::size_t> order(sizes.size());
@@ -184,42 +175,65 @@ bool maybe_overlapping(const Dims& sizes, const Dims& strides) {
 
 Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& sizes, const Dims& strides,
                            std::int64_t offset) {
-  // LibTorch 1.13's as_strided_backward, down to the in-place ops it runs on the gradient it returns (each bumps
-  // that tensor's version, which .grad shows). It is a plain function, not an op, so what it calls goes through
-  // the ADInplaceOrView key: at::zeros and new_zeros count their own zero_ (in 1.13; 2.x's do not,
-  // VersionGate::FactoriesCountNoZero). An empty geometry gives zeros, at version 1 in 2.15 as in 1.13;
-  // otherwise new_zeros, the scatter (copy_ or index_add_) and, where the input geometry may overlap, div_.
+  // LibTorch's as_strided_backward (FunctionsManual.cpp), op for op: under create_graph its result has history
+  // wherever the gradient does (through the squeezes and sums, the scatter, the division and the final view), and
+  // the in-place ops it runs on the storage it returns bump that storage's version, which .grad shows. It is a
+  // plain function, not an op, so what it calls goes through the ADInplaceOrView key: at::zeros and new_zeros
+  // count their own zero_ (in 1.13; 2.x's do not, VersionGate::FactoriesCountNoZero). An empty geometry gives
+  // zeros, at version 1 in 2.15 as in 1.13.
   const bool zeros_count = !follows(VersionGate::FactoriesCountNoZero);
-  auto any_empty = [](const Dims& d) { return std::find(d.begin(), d.end(), 0) != d.end(); };
-  if (any_empty(sizes) || any_empty(input.sizes)) {
+  auto empty_result = [&] {
     Tensor z = zeros(input.sizes, grad.dtype(), false, grad.device());
     z.bump_version();
     return z;
+  };
+  // The output geometry without its size-1 dims (squeezed from the gradient) and its stride-0 dims (summed).
+  Tensor g = grad;
+  Dims out_sizes, out_strides;
+  for (std::size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 0) return empty_result();
+    if (sizes[i] == 1) {
+      g = squeeze(g, static_cast<std::int64_t>(i));
+    } else if (strides[i] == 0) {
+      g = sum(g, {static_cast<std::int64_t>(i)}, false);
+    } else {
+      out_sizes.insert(out_sizes.begin(), sizes[i]);
+      out_strides.insert(out_strides.begin(), strides[i]);
+    }
   }
   Dims in_sizes, in_strides;
-  for (std::size_t i = 0; i < input.sizes.size(); ++i)
+  for (std::size_t i = 0; i < input.sizes.size(); ++i) {
+    if (input.sizes[i] == 0) return empty_result();
     if (input.sizes[i] != 1) in_sizes.push_back(input.sizes[i]), in_strides.push_back(input.strides[i]);
-  const bool input_may_overlap = maybe_overlapping(in_sizes, in_strides);
-  // Scatter-add the output gradient into a zeroed copy of the storage both geometries reach, average where the
-  // input geometry may use an element several times, and view the result with the input's geometry.
-  const Layout out_geo{sizes, strides, offset};
-  const std::int64_t origin = std::min(input.offset, offset);
-  const std::int64_t extent = std::max<std::int64_t>(
-      std::max(input.storage_extent(), out_geo.storage_extent()) - origin, 0);
-  Tensor storage = zeros({extent}, grad.dtype(), false, grad.device());
-  std::vector<double> acc(static_cast<std::size_t>(extent), 0.0), uses(static_cast<std::size_t>(extent), 0.0);
-  std::vector<double> g = grad.to_vector();
-  std::size_t k = 0;
-  for_each_storage_offset(out_geo, origin, [&](std::int64_t off) { acc[off] += g[k++]; });
-  // Where the input geometry may overlap (the cheap test), storage.div_(count) divides every element by the times
-  // the input uses it: outside the input's reach that is x / 0, a NaN or an infinity the storage keeps.
-  if (input_may_overlap) {
-    for_each_storage_offset(input, origin, [&](std::int64_t off) { uses[off] += 1; });
-    for (std::size_t i = 0; i < acc.size(); ++i) acc[i] /= uses[i];
   }
+  const bool out_may_overlap = maybe_overlapping(out_sizes, out_strides);
+  const bool in_may_overlap = maybe_overlapping(in_sizes, in_strides);
+  // The storage both geometries reach, from the lower of their offsets.
+  const std::int64_t origin = std::min(input.offset, offset);
+  const Layout out_geo{out_sizes, out_strides, offset - origin};
+  const Layout in_geo{in_sizes, in_strides, input.offset - origin};
+  const std::int64_t extent = std::max(in_geo.storage_extent(), out_geo.storage_extent());
+  Tensor storage = zeros({extent}, grad.dtype(), false, grad.device());
   if (zeros_count) storage.bump_version();  // new_zeros
-  copy_(storage, from_values(acc, grad.dtype()));
-  if (input_may_overlap) storage.bump_version();  // storage.div_(count)
+  // Scatter the gradient by the output geometry: a copy where no element is reached twice, else an accumulating
+  // write (LibTorch's index_add_ over arange's offsets; index_put_ adds in the same order, in the same dtype).
+  auto offsets_of = [&](const Layout& geo) {
+    return reshape(as_strided(arange(extent, ScalarType::Int64, grad.device()), geo.sizes, geo.strides, geo.offset),
+                   {-1});
+  };
+  if (out_may_overlap)
+    index_put_(storage, offsets_of(out_geo), reshape(g, {-1}), /*accumulate=*/true);
+  else
+    copy_(as_strided(storage, out_geo.sizes, out_geo.strides, out_geo.offset), g);
+  // Where the input geometry may use an element several times (the cheap test), divide each by its uses: outside
+  // the input's reach that is x / 0, a NaN or an infinity the storage keeps.
+  if (in_may_overlap) {
+    Tensor count = zeros({extent}, grad.dtype(), false, grad.device());
+    const Tensor in_offsets = offsets_of(in_geo);
+    index_put_(count, in_offsets, expand(full({1}, Scalar::of(1), grad.dtype(), false, grad.device()), in_offsets.sizes()),
+               /*accumulate=*/true);
+    div_(storage, count);
+  }
   return as_strided(storage, input.sizes, input.strides, input.offset - origin);
 }
 

@@ -677,6 +677,34 @@ TEST_F(AutogradGrad, IndexPutsGradientForSelfIsAtVersionZero) {
   EXPECT_EQ(g.version(), 0u);
 }
 
+// as_strided's backward is composed of ops (squeeze, sum, copy_ or index_add_ into a zeroed buffer, div_, a view),
+// so under create_graph its gradient has history wherever the incoming gradient has. Found by the soak against
+// 1.13: a view regenerated after its base was written (AsStridedBackward0), given a gradient requiring grad,
+// returned a gradient that did not, and a .grad that stayed a leaf.
+TEST_F(CreateGraph, AsStridedsGradientHasTheIncomingGradientsHistory) {
+  Tensor x = leaf({1, 2, 3, 4});
+  Tensor s = select(x, 0, 1);
+  {
+    autograd::NoGradGuard no_grad;
+    add_(x, Scalar::of(1));  // s's history now starts at x: AsStridedBackward0
+  }
+  Tensor w = requires_grad_(from_values({3}, {}, ScalarType::Float32), true);
+  Tensor g = autograd_grad(s, x, w, false, false, /*create_graph=*/true);
+  EXPECT_TRUE(autograd::requires_grad(g));
+  EXPECT_EQ(grad_fn(g)->name(), "AsStridedBackward0");
+  EXPECT_EQ(g.to_vector(), (std::vector<double>{0, 3, 0, 0}));
+  backward(sum(mul(g, g)));  // w^2
+  EXPECT_EQ(grad(w).to_vector(), (std::vector<double>{6}));
+
+  // An output geometry that reaches one element twice scatters by accumulating: o = [[x0, x1], [x1, x2]].
+  Tensor y = leaf({1, 2, 3});
+  Tensor o = as_strided(y, {2, 2}, {1, 1}, 0);
+  Tensor h = autograd_grad(sum(mul(o, o)), y, false, false, /*create_graph=*/true);
+  EXPECT_EQ(h.to_vector(), (std::vector<double>{2, 8, 6}));
+  backward(sum(h));
+  EXPECT_EQ(grad(y).to_vector(), (std::vector<double>{2, 4, 2}));
+}
+
 // derivatives.yaml multiplies by at::scalar_to_tensor(2): the recorded gradient is MulBackward0's.
 TEST_F(CreateGraph, AScalarProductsDerivativeMultipliesByAZeroDimTensor) {
   Tensor x = leaf({0.25});
