@@ -137,6 +137,13 @@ class Taint {
     if (step.op == OpId::Deepcopy) grad_tainted_[index] = grad_tainted_[step.inputs[0]];
     bool in_tainted = false;
     for (int in : step.inputs) in_tainted = in_tainted || tainted_[in];
+    // A view reaching past its operand's elements reads whatever its storage holds there: an empty narrow that
+    // fill_ made defined still sits on a storage whose other elements are undefined.
+    if (op.reads_storage && session.has_value(step.inputs.at(0))) {
+      const void* key = session.storage_key(step.inputs[0]);
+      for (int j = 0; j < index; ++j)
+        in_tainted = in_tainted || (session.has_value(j) && session.storage_key(j) == key && tainted_[j]);
+    }
     // Every logical element of the destination is written, whatever its strides.
     bool overwrite = op.is_inplace() && (op.writes == Writes::Constant ||
                                          (op.writes == Writes::Operand1 && !tainted_[step.inputs[1]]) ||

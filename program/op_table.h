@@ -174,6 +174,9 @@ struct OpSpec {
   // The result is a leaf even when it requires grad (factories, deepcopy).
   bool leaf_result = false;
   bool multi_output = false;  // keeps output `index` of several views (unbind, split, chunk)
+  // A view that may reach any element of operand 0's storage, not only operand 0's elements (as_strided): its
+  // values are as defined as every value over that storage.
+  bool reads_storage = false;
   // false: impl's derivative of this op does not record what LibTorch's does when a backward runs with
   // create_graph (it computes with a kernel where derivatives.yaml uses differentiable ops), so the generator
   // asks for no create_graph backward through a graph holding it. An exception, each with its reason in

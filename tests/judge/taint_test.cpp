@@ -240,5 +240,32 @@ TEST(Taint, AnOutShrunkByItsOpKeepsItsUndefinedStorage) {
   EXPECT_EQ(obs(tr.steps.at(kept), same).values.size(), 2u);
 }
 
+// as_strided reads its storage where its geometry says, not only its operand's elements: of an empty narrow of
+// samples, which fill_ made defined (it has no element), it reads the samples. Found by the soak against 1.13.
+// An as_strided over a storage no undefined value shares is still compared.
+TEST(Taint, AnAsStridedReadsWhatItsStorageHolds) {
+  Builder b;
+  int samples = b.step(OpId::RandLike, {b.rand({3, 4}, DType::Float32, false)});
+  program::Attrs empty;
+  empty.dim = -1;
+  empty.start = 2;
+  empty.length = 0;
+  int none = b.step(OpId::Narrow, {samples}, empty);
+  int fill = b.scalar_op(OpId::Fill_, none, Scalar{Scalar::Kind::Float, 1.5});
+  program::Attrs geometry;
+  geometry.sizes = {5, 3};
+  geometry.strides = {0, 3};
+  geometry.offset = 1;
+  int read = b.step(OpId::AsStrided, {none}, geometry);
+  int defined = b.rand({3, 4}, DType::Float32, false);
+  int also_read = b.step(OpId::AsStrided, {defined}, geometry);
+  Trace tr = b.run();
+  ASSERT_EQ(tr.steps.at(read).status, StepObs::Status::Ok) << tr.steps.at(read).message;
+  EXPECT_TRUE(obs(tr.steps.at(fill), none).values_defined);
+  EXPECT_FALSE(result(tr, read).values_defined);
+  EXPECT_TRUE(result(tr, also_read).values_defined);
+  EXPECT_EQ(result(tr, also_read).values.size(), 15u);
+}
+
 }  // namespace
 }  // namespace parity::judge
