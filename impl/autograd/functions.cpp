@@ -217,9 +217,11 @@ Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& 
   if (zeros_count) storage.bump_version();  // new_zeros
   // Scatter the gradient by the output geometry: a copy where no element is reached twice, else an accumulating
   // write (LibTorch's index_add_ over arange's offsets; index_put_ adds in the same order, in the same dtype).
+  // The offsets are made once, as LibTorch's flatten_full_indices, for either geometry that may overlap.
+  const Tensor all_offsets =
+      out_may_overlap || in_may_overlap ? arange(extent, ScalarType::Int64, grad.device()) : Tensor();
   auto offsets_of = [&](const Layout& geo) {
-    return reshape(as_strided(arange(extent, ScalarType::Int64, grad.device()), geo.sizes, geo.strides, geo.offset),
-                   {-1});
+    return reshape(as_strided(all_offsets, geo.sizes, geo.strides, geo.offset), {-1});
   };
   if (out_may_overlap)
     index_put_(storage, offsets_of(out_geo), reshape(g, {-1}), /*accumulate=*/true);
@@ -230,8 +232,8 @@ Tensor as_strided_backward(const Tensor& grad, const Layout& input, const Dims& 
   if (in_may_overlap) {
     Tensor count = zeros({extent}, grad.dtype(), false, grad.device());
     const Tensor in_offsets = offsets_of(in_geo);
-    index_put_(count, in_offsets, expand(full({1}, Scalar::of(1), grad.dtype(), false, grad.device()), in_offsets.sizes()),
-               /*accumulate=*/true);
+    const Tensor one = full({1}, Scalar::of(1), grad.dtype(), false, grad.device());
+    index_put_(count, in_offsets, expand(one, in_offsets.sizes()), /*accumulate=*/true);
     div_(storage, count);
   }
   return as_strided(storage, input.sizes, input.strides, input.offset - origin);
