@@ -54,7 +54,8 @@ Dims random_shape(Rng&);
 
 LayoutSpec random_layout(Rng&);
 LayoutSpec random_layout(Rng&, LayoutKind);
-// A layout with exactly these sizes, of a kind these sizes allow.
+// A layout with exactly these sizes, of a kind these sizes allow, within the storage a program may hold
+// (program::kMaxNumel).
 LayoutSpec random_layout_for(Rng&, const Dims& sizes);
 // as_strided arguments reaching only elements [0, storage_numel) of a storage.
 LayoutSpec random_view_within(Rng&, std::int64_t storage_numel);

@@ -12,6 +12,7 @@
 #include "generators/shrink.h"
 #include "generators/step_builder.h"
 #include "generators/strides.h"
+#include "program/json.h"
 #include "program/program_builder.h"
 #include "program/splitmix.h"
 
@@ -454,6 +455,18 @@ TEST(LayoutTest, ViewsStayInsideTheirStorage) {
       ASSERT_LE(program::storage_extent(l.sizes, l.strides, l.offset), n);
     }
   }
+}
+
+TEST(LayoutTest, RandomLayoutForAShapeAtTheCapStaysWithinTheStorageAProgramHolds) {
+  Rng rng(6);
+  const std::int64_t cap = program::kMaxNumel;
+  for (const Dims& sizes : {Dims{cap}, Dims{cap - 1}, Dims{4, 16, 16, 32, cap / 32768}, Dims{1, cap}})
+    for (int i = 0; i < 300; ++i) {
+      const LayoutSpec l = random_layout_for(rng, sizes);
+      ASSERT_EQ(l.sizes, sizes);
+      ASSERT_LE(program::storage_extent(l.sizes, l.strides, l.offset), cap)
+          << program::render_ints(l.strides) << " offset " << l.offset;
+    }
 }
 
 TEST(LayoutTest, RandomLayoutForKeepsSizes) {
