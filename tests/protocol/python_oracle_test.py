@@ -69,7 +69,7 @@ def main():
     with open(os.path.join(out, "run.json")) as f:
         summary = json.load(f)
     if code != 0 or summary["unexpected_findings"]:
-        groups = [sig for sig, g in summary["groups"].items() if not g["expected"]]
+        groups = [g["signature"] for g in summary["groups"] if not g["expected"]]
         sys.exit(f"FAIL: judged by PyTorch's Python API, unexpected findings {groups} (exit {code}):\n"
                  f"{text[-3000:]}{err[-2000:]}")
     if summary["backends"]["oracle"]["library"] != "torch (Python API)":
