@@ -103,6 +103,8 @@ ScalarUse scalar_use(OpId op) {
   return stored ? ScalarUse::Stored : ScalarUse::Computed;
 }
 
+// The small range, [program::kSmallScalarLow, program::kSmallScalarHigh]: no value of it is an edge
+// (program::is_edge_scalar).
 double small_value(Rng& rng, Scalar::Kind kind) {
   switch (kind) {
     case Scalar::Kind::Int: return static_cast<double>(rng.pick({0, 1, -1, 2, -2, 3}));

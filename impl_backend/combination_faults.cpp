@@ -1,21 +1,11 @@
 #include "impl_backend/combination_faults.h"
 
-#include <cmath>
-
 #include "impl/autograd/meta.h"
 #include "program/internal_assert.h"
 
 namespace parity::impl_backend {
 
 namespace {
-
-// The generator's small range of scalars (generators/attr_gen.cpp); what lies outside it comes only from the
-// dtypes' edges (generators/boundary_values.h).
-constexpr double kSmallScalarLow = -2, kSmallScalarHigh = 3;
-
-bool edge_scalar(double v) {
-  return !std::isfinite(v) || (v == 0 && std::signbit(v)) || v < kSmallScalarLow || v > kSmallScalarHigh;
-}
 
 bool written_view(const impl::Tensor& t) { return impl::autograd::is_view(t) && t.version() > 0; }
 
@@ -25,7 +15,7 @@ bool CombinationFaults::holds(const PlantedFault& fault, const program::Step& st
                               const std::vector<const impl::Tensor*>& operands) {
   switch (fault.kind) {
     case PlantedFault::Kind::ViewWritten: return !operands.empty() && written_view(*operands[0]);
-    case PlantedFault::Kind::EdgeScalar: return edge_scalar(step.attrs.scalar.value);
+    case PlantedFault::Kind::EdgeScalar: return program::is_edge_scalar(step.attrs.scalar.value);
     case PlantedFault::Kind::SharedStorage:
       for (std::size_t k = 1; k < operands.size(); ++k)
         if (operands[k]->storage().key() == operands[0]->storage().key()) return true;

@@ -20,6 +20,10 @@ std::string_view to_string(DType d) {
   PARITY_HARNESS_UNREACHABLE("no case for this enum value");
 }
 
+bool is_edge_scalar(double v) {
+  return !std::isfinite(v) || (v == 0 && std::signbit(v)) || v < kSmallScalarLow || v > kSmallScalarHigh;
+}
+
 std::string_view to_string(MemoryFormat m) {
   switch (m) {
     case MemoryFormat::Contiguous: return "contiguous_format";

@@ -42,6 +42,11 @@ struct Scalar {
   }
 };
 std::string_view to_string(Scalar::Kind);
+// The small range scalars are drawn from (generators/attr_gen.cpp). A value outside it, -0 or a non-finite one
+// is an edge of some dtype (generators/boundary_values.h): where conversions overflow, signs of zero show, and
+// arithmetic meets infinity.
+inline constexpr double kSmallScalarLow = -2, kSmallScalarHigh = 3;
+bool is_edge_scalar(double);
 std::optional<Scalar::Kind> parse_scalar_kind(std::string_view);
 
 // Text for people (messages, traces, reports): "[2, 3]"; the shortest decimal that reads back as the same
