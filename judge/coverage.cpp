@@ -132,7 +132,8 @@ class Analysis {
         writes_(static_cast<std::size_t>(n_)),
         events_(static_cast<std::size_t>(n_), 0),
         pair_seen_(kTensorEventCount * (kTensorEventCount - 1) / 2, false),
-        through_seen_(op_table().size(), false) {}
+        through_seen_(op_table().size(), false),
+        op_operand_seen_(op_operand_keys().size(), false) {}
 
   CoverageTags run() {
     for (int i = 0; i < n_; ++i) step(i);
@@ -145,6 +146,8 @@ class Analysis {
     // Device-only ops are no coverage goal (backward_through_ops()): a CPU campaign never makes them.
     for (const OpSpec& op : op_table())
       if (through_seen_[static_cast<std::size_t>(op.id)] && !op.device_only) tags_.backward_through.emplace_back(op.name);
+    for (std::size_t k = 0; k < op_operand_seen_.size(); ++k)
+      if (op_operand_seen_[k]) tags_.op_operands.push_back(op_operand_names()[k]);
     return std::move(tags_);
   }
 
@@ -157,6 +160,7 @@ class Analysis {
     std::int64_t memo;
     int source;  // self id
     int alias_of;
+    int grad_owner;  // the tensor whose .grad the source is, or -1
   };
 
   void add(Situation s) { seen_[static_cast<std::size_t>(s)] = true; }
@@ -213,6 +217,7 @@ class Analysis {
     const bool ok = so.status == StepObs::Status::Ok;
     track_grad_mode(s);
     if (ok) count_layouts_and_formats(s, op);
+    on_operand_classes(s, op);
     if (writes_in_place(op)) on_inplace(i, s, ok);
     on_operands(s, op, ok, so);
     if (op.runs_backward) on_backward(i, s, so);
@@ -302,6 +307,39 @@ class Analysis {
     if (ok) on_copy(s);
   }
 
+  // The situations the step's operands are in (judge/operand_class.h), judged before it ran: a refused step met
+  // them too.
+  void on_operand_classes(const Step& s, const OpSpec& op) {
+    auto meet = [&](OperandClass c) {
+      if (const auto at = op_operand_index({s.op, c})) op_operand_seen_[*at] = true;
+    };
+    const TensorObs* o0 = s.inputs.empty() ? nullptr : latest(s.inputs[0]);
+    for (std::size_t k = 0; k < s.inputs.size(); ++k) {
+      const TensorObs* o = latest(s.inputs[k]);
+      if (!o) continue;
+      if (o->is_view && o->version > 0) meet(OperandClass::ViewWritten);
+      if (grad_owner(s.inputs[k]) >= 0) meet(OperandClass::GradOperand);
+      if (k == 0 || !o0) continue;
+      if ((op.is_inplace() || op.out_of) && o->alias_of == o0->alias_of) meet(OperandClass::SharedStorage);
+      if (o->sizes.empty() && o->dtype != o0->dtype) meet(OperandClass::ZeroDimOther);
+    }
+    if (op.reads(Attr::Scalar) && program::is_edge_scalar(s.attrs.scalar.value)) meet(OperandClass::EdgeScalar);
+    if (s.op == OpId::Deepcopy && o0) {
+      const int source = self(s.inputs[0]);
+      for (const Deepcopy& d : deepcopies_) {
+        if (d.memo != s.attrs.memo) continue;
+        if (d.source != source && d.alias_of == o0->alias_of) meet(OperandClass::MemoStorage);
+        if (grad_owner(s.inputs[0]) == d.source || d.grad_owner == source) meet(OperandClass::MemoGrad);
+      }
+    }
+  }
+
+  // The tensor whose .grad value `v` is (a grad step read it), or -1.
+  int grad_owner(int v) const {
+    const Step& made = p_.steps[self(v)];
+    return made.op == OpId::Grad && !made.inputs.empty() ? self(made.inputs[0]) : -1;
+  }
+
   // requires_grad_ on a tensor, or requires_grad=True on a factory: a refusal is the situation too.
   void on_requires_grad(const Step& s, const OpSpec& op, const TensorObs* operand) {
     if (operand && !operand->is_leaf)
@@ -345,7 +383,7 @@ class Analysis {
     // One tensor copied twice is the tensor memo; distinct tensors over one storage are the storage memo.
     for (const Deepcopy& d : deepcopies_)
       if (d.memo == memo && d.source != self(in0) && d.alias_of == o->alias_of) add(Situation::DeepcopySharedStorage);
-    deepcopies_.push_back({memo, self(in0), o->alias_of});
+    deepcopies_.push_back({memo, self(in0), o->alias_of, grad_owner(in0)});
   }
 
   // An op that joined the graph saved what its derivative reads: that tensor must not change before backward.
@@ -501,6 +539,7 @@ class Analysis {
   std::vector<bool> pair_seen_;       // per situation_pairs() index
   RoleCombinations roles_;
   std::vector<bool> through_seen_;    // per OpId
+  std::vector<bool> op_operand_seen_;  // per op_operand_keys() index
   std::vector<int> retained_roots_;         // roots of ok backward calls with retain_graph
   bool create_graph_ran_ = false;           // an ok backward recorded itself
   std::vector<int> recorded_grads_;         // values that are gradients with history (DoubleBackward)

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "judge/operand_class.h"
 #include "judge/role_combinations.h"
 #include "judge/trace.h"
 #include "program/program.h"
@@ -37,6 +38,9 @@ struct CoverageTags {
   // Each differentiable op (backward_through_ops()) whose result was in the graph of a backward LibTorch ran ok,
   // once per case: the op's derivative was exercised, not only its forward.
   std::vector<std::string> backward_through;
+  // Each op × operand situation a step met (judge/operand_class.h), once per case in op_operand_names() order,
+  // whether LibTorch ran the step ok or raised.
+  std::vector<std::string> op_operands;
   bool operator==(const CoverageTags&) const = default;
 };
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct Covered {
   CoverageTags tags;
   bool has(const std::string& situation) const {
     return std::find(tags.situations.begin(), tags.situations.end(), situation) != tags.situations.end();
+  }
+  bool met(const std::string& key) const {
+    return std::find(tags.op_operands.begin(), tags.op_operands.end(), key) != tags.op_operands.end();
   }
   long layouts(const std::string& kind) const { return std::count(tags.layouts.begin(), tags.layouts.end(), kind); }
 };
@@ -501,6 +505,85 @@ TEST(Coverage, Copies) {
   Covered o = run_on_libtorch(other);
   EXPECT_FALSE(o.has("copy_empty_like_copy_"));
   EXPECT_FALSE(o.has("copy_clone"));
+}
+
+// Each op × operand situation, met by the step in it and not by one beside it.
+TEST(Coverage, AViewOfAWrittenStorageIsMetByTheStepReadingIt) {
+  Builder b;
+  const int x = b.rand({2, 3});
+  const int v = b.select(x, 0, 0);
+  b.unary(OpId::Neg, v);  // before the write: version 0
+  b.scalar(OpId::AddScalar_, x, 1);
+  b.unary(OpId::Exp, v);
+  const Covered r = run_on_libtorch(b);
+  EXPECT_TRUE(r.met("exp:view_written"));
+  EXPECT_FALSE(r.met("neg:view_written"));
+  EXPECT_FALSE(r.met("add_scalar_:view_written")) << "the base written is no view";
+}
+
+TEST(Coverage, ADestinationSharingItsSourcesStorage) {
+  Builder b;
+  const int x = b.rand({2, 3}), y = b.rand({2, 3});
+  b.binary(OpId::Mul_, x, b.unary(OpId::Detach, x));
+  b.binary(OpId::Add_, x, y);
+  b.binary(OpId::Sub, x, x);  // reads twice, writes nothing: no key
+  const Covered r = run_on_libtorch(b);
+  EXPECT_TRUE(r.met("mul_:shared_storage"));
+  EXPECT_FALSE(r.met("add_:shared_storage"));
+  EXPECT_FALSE(op_operand_index("sub:shared_storage").has_value());
+}
+
+TEST(Coverage, AZeroDimOperandOfAnotherDtype) {
+  Builder b;
+  const int x = b.rand({2, 3});
+  b.binary(OpId::Add_, x, b.full({}, 2, false, DType::Float64));
+  b.binary(OpId::Mul_, x, b.full({}, 2, false, DType::Float32));
+  b.binary(OpId::Sub_, x, b.rand({3}, DType::Float64));
+  const Covered r = run_on_libtorch(b);
+  EXPECT_TRUE(r.met("add_:zero_dim_other"));
+  EXPECT_FALSE(r.met("mul_:zero_dim_other")) << "the same dtype";
+  EXPECT_FALSE(r.met("sub_:zero_dim_other")) << "not 0-dim";
+}
+
+TEST(Coverage, AnEdgeScalarIsMetRefusedOrNot) {
+  Builder b;
+  const int x = b.rand({2, 3});
+  b.scalar(OpId::MulScalar, x, std::numeric_limits<double>::infinity());
+  b.scalar(OpId::AddScalar, x, -0.0);
+  b.scalar(OpId::SubScalar, x, 3);
+  b.scalar(OpId::Fill_, b.rand({2}, DType::Float16), 1e6);  // float16 overflows: refused, still the situation
+  const Covered r = run_on_libtorch(b);
+  EXPECT_TRUE(r.met("mul_scalar:edge_scalar"));
+  EXPECT_TRUE(r.met("add_scalar:edge_scalar"));
+  EXPECT_FALSE(r.met("sub_scalar:edge_scalar")) << "3 is in the small range";
+  EXPECT_EQ(status_of(r, 5), StepObs::Status::Error);
+  EXPECT_TRUE(r.met("fill_:edge_scalar"));
+}
+
+TEST(Coverage, AGradOperandAndADeepcopyMemoHoldingItsRelatives) {
+  // x.grad then x deep-copied, and y then a view of y; `apart`: each copy under a memo of its own.
+  auto copies = [](bool apart) {
+    Builder b;
+    const int x = b.rand({2, 3}, DType::Float32, true);
+    b.backward(b.unary(OpId::Sum, x));
+    const int g = b.unary(OpId::Grad, x);
+    b.unary(OpId::Neg, g);
+    b.deepcopy(g, 1);
+    b.deepcopy(x, apart ? 2 : 1);
+    const int y = b.rand({4});
+    b.deepcopy(y, 3);
+    b.deepcopy(b.select(y, 0, 1), apart ? 4 : 3);
+    return run_on_libtorch(b);
+  };
+  const Covered r = copies(false);
+  EXPECT_TRUE(r.met("neg:grad_operand"));
+  EXPECT_FALSE(r.met("neg:view_written"));
+  EXPECT_TRUE(r.met("deepcopy:grad_operand"));
+  EXPECT_TRUE(r.met("deepcopy:memo_grad"));
+  EXPECT_TRUE(r.met("deepcopy:memo_storage"));
+  const Covered o = copies(true);
+  EXPECT_FALSE(o.met("deepcopy:memo_grad"));
+  EXPECT_FALSE(o.met("deepcopy:memo_storage"));
 }
 
 TEST(Coverage, TotalOverOddProgramsAndTraces) {
