@@ -411,6 +411,7 @@ class Campaign {
     add(coverage.backward_through, ev.coverage.backward_through);
     add(coverage.role_pairs, ev.coverage.role_pairs);
     add(coverage.role_triples, ev.coverage.role_triples);
+    add(coverage.op_operands, ev.coverage.op_operands);
     if (ev.outcome == Evaluation::Outcome::Crash) ++summary_.crashes;
     if (ev.outcome == Evaluation::Outcome::Timeout) ++summary_.timeouts;
     if (ev.outcome == Evaluation::Outcome::OutOfMemory) ++summary_.out_of_memory;

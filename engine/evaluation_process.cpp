@@ -101,6 +101,7 @@ constexpr TagField kTagFields[] = {
     {"backward_through", &judge::CoverageTags::backward_through, judge::backward_through_ops},
     {"role_pairs", &judge::CoverageTags::role_pairs, judge::role_pairs},
     {"role_triples", &judge::CoverageTags::role_triples, judge::role_triples},
+    {"op_operands", &judge::CoverageTags::op_operands, judge::op_operand_names},
 };
 constexpr std::size_t kTagFieldCount = std::size(kTagFields);
 
@@ -342,10 +343,10 @@ class CountsReader {
 // The most tags a case can carry in each dimension: a layout kind and "offset" per operand of each step, a
 // format per step, each situation once. More means the result is not what this binary's child wrote.
 std::size_t max_tags(const TagField& f, const std::vector<StepOutcome>& steps) {
-  // Situations, pairs and backward-through are each counted once per case.
+  // Situations, pairs, backward-through and the role and op-operand keys are each counted once per case.
   if (f.tags == &judge::CoverageTags::situations || f.tags == &judge::CoverageTags::situation_pairs ||
       f.tags == &judge::CoverageTags::backward_through || f.tags == &judge::CoverageTags::role_pairs ||
-      f.tags == &judge::CoverageTags::role_triples)
+      f.tags == &judge::CoverageTags::role_triples || f.tags == &judge::CoverageTags::op_operands)
     return f.known().size();
   std::size_t operands = 0;
   for (const auto& s : steps) operands += static_cast<std::size_t>(program::spec(s.op).arity);

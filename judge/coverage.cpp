@@ -663,6 +663,7 @@ const std::vector<CoverageDimension>& coverage_dimensions() {
       {"backward_through", backward_through_ops()},
       {"role_pairs", role_pair_goals()},
       {"role_triples", role_triple_goals()},
+      {"op_operands", {}},
   };
   return dims;
 }

@@ -54,10 +54,12 @@ CoverageTags coverage_tags(const program::Program& program, const Trace& oracle)
 std::string_view layout_kind(const TensorObs&);
 
 // The keys a campaign is expected to reach, per dimension, in report order. The role tables count every key of
-// role_pairs() and role_triples() a case met; only their goals are here.
+// role_pairs() and role_triples() a case met, and op_operands every op_operand_names() key; only their goals
+// are here.
 struct CoverageDimension {
   // "ops", "layouts", "memory_formats", "dtypes", "error_categories", "situations", "situation_pairs",
-  // "backward_through", "role_pairs", "role_triples"
+  // "backward_through", "role_pairs", "role_triples", "op_operands" (no goal: many of its keys no program can
+  // meet, such as an edge scalar no dtype of the op accepts; the tables show what was met)
   std::string_view name;
   std::vector<std::string> keys;
 };

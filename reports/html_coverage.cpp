@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "judge/coverage.h"
+#include "program/op_table.h"
 #include "reports/html_report.h"
 
 namespace parity::reports {
@@ -49,12 +50,45 @@ std::string role_table(const std::string& title, const Coverage::Counts& counts,
          "</table>";
 }
 
+// One row per operand situation: how many of the ops that can meet it did, and the first few that never did
+// (what coverage guidance aims its mutations at).
+std::string op_operand_table(const Coverage::Counts& counts) {
+  struct Row {
+    std::size_t met = 0, keys = 0;
+    std::vector<std::string> never;
+  };
+  std::vector<Row> rows(judge::kOperandClassCount);
+  const auto& keys = judge::op_operand_keys();
+  const auto& names = judge::op_operand_names();
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto c = static_cast<std::size_t>(keys[i].operand_class);
+    const auto at = counts.find(names[i]);
+    ++rows[c].keys;
+    if (at != counts.end() && at->second) ++rows[c].met;
+    else rows[c].never.emplace_back(program::spec(keys[i].op).name);
+  }
+  std::string out;
+  for (std::size_t c = 0; c < rows.size(); ++c) {
+    std::string never;
+    for (std::size_t i = 0; i < rows[c].never.size() && i < kStarvedShown; ++i)
+      never += (i ? ", " : "") + rows[c].never[i];
+    if (rows[c].never.size() > kStarvedShown) never += ", \u2026";
+    out += "<tr><td class=\"mono\">" +
+           html_escape(std::string(judge::to_string(static_cast<judge::OperandClass>(c)))) + "</td><td>" +
+           std::to_string(rows[c].met) + " of " + std::to_string(rows[c].keys) + "</td><td class=\"mono\">" +
+           html_escape(never) + "</td></tr>";
+  }
+  return "<table><tr><th>operand situation</th><th>ops that met it</th><th>never met</th></tr>" + out + "</table>";
+}
+
 }  // namespace
 
 std::string render_coverage(const Coverage& c) {
   return starved_line(c) + "<details><summary class=\"coverage\">Combinations met on one storage, by role</summary>" +
          role_table("Pairs", c.role_pairs, judge::role_pair_goals()) +
-         role_table("Triples", c.role_triples, judge::role_triple_goals()) + "</details>";
+         role_table("Triples", c.role_triples, judge::role_triple_goals()) + "</details>" +
+         "<details><summary class=\"coverage\">Ops by the situations of their operands</summary>" +
+         op_operand_table(c.op_operands) + "</details>";
 }
 
 }  // namespace parity::reports

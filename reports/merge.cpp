@@ -252,6 +252,7 @@ MergedRun merge_shards(const std::vector<ShardOutput>& shards) {
     add_counts(out.coverage.backward_through, s.coverage.backward_through);
     add_counts(out.coverage.role_pairs, s.coverage.role_pairs);
     add_counts(out.coverage.role_triples, s.coverage.role_triples);
+    add_counts(out.coverage.op_operands, s.coverage.op_operands);
     out.coverage.not_goals.insert(s.coverage.not_goals.begin(), s.coverage.not_goals.end());
     out.interrupted = out.interrupted || s.interrupted;
   }

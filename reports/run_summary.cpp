@@ -86,6 +86,7 @@ constexpr std::pair<const char*, Coverage::Counts Coverage::*> kCoverageFields[]
     {"backward_through", &Coverage::backward_through},
     {"role_pairs", &Coverage::role_pairs},
     {"role_triples", &Coverage::role_triples},
+    {"op_operands", &Coverage::op_operands},
 };
 
 Coverage::Counts Coverage::*counts_of(std::string_view dimension) {
@@ -107,9 +108,11 @@ Coverage coverage_from_json(const json& j) {
   const json& cov = field(j, "coverage");
   if (!cov.is_object()) throw JsonError("run summary: field \"coverage\" must be an object");
   for (const auto& [name, counts] : kCoverageFields) {
-    // Version 3 measured no pairs and no backward-through, version 7 no role tables: read as nothing reached.
+    // Version 3 measured no pairs and no backward-through, version 7 no role tables, version 11 no op operands:
+    // read as nothing reached.
     const bool newer = counts == &Coverage::situation_pairs || counts == &Coverage::backward_through ||
-                       counts == &Coverage::role_pairs || counts == &Coverage::role_triples;
+                       counts == &Coverage::role_pairs || counts == &Coverage::role_triples ||
+                       counts == &Coverage::op_operands;
     if (!cov.contains(name) && newer) continue;
     c.*counts = map_field<std::uint64_t>(cov, name, "coverage");
   }

@@ -78,6 +78,8 @@ struct Coverage {
   // Role-keyed pairs and triples of events on one storage (judge/role_combinations.h): every key met, and the
   // goals (judge::role_pair_goals(), role_triple_goals()) even at 0.
   Counts role_pairs, role_triples;
+  // Each op × operand situation met (judge/operand_class.h): only keys met, none a goal.
+  Counts op_operands;
   // Keys ("ops.mm", "dtypes.bool") the campaign's programs could not reach because its selection left them out
   // (--ops, --dtypes, a protocol backend's declaration): not starved, whatever their count.
   std::set<std::string> not_goals;

@@ -25,10 +25,12 @@
 //  10: a raised step of a trace has `exception` (the C++ class thrown: judge/exception_type.h), and a divergence
 //      may be of kind `exception_type`; a version 9 trace reads as one whose backends named no class.
 //  11: an `exception` may be std::logic_error (1.13's AccumulateGrad), which version 10 called `other`.
+//  12: run.json's coverage has `op_operands` (each op × operand situation met: judge/operand_class.h); a version
+//      11 run.json reads as one that met none.
 #pragma once
 
 namespace parity::reports {
 
-inline constexpr int kReportSchemaVersion = 11;
+inline constexpr int kReportSchemaVersion = 12;
 
 }  // namespace parity::reports

@@ -59,7 +59,7 @@ StepObs::Status status_of(const Covered& r, int step) { return r.oracle.steps[st
 
 TEST(Coverage, ExpectedKeysAreCompleteAndDistinct) {
   const auto& dims = coverage_dimensions();
-  ASSERT_EQ(dims.size(), 10u);
+  ASSERT_EQ(dims.size(), 11u);
   std::vector<std::string> names;
   for (const auto& d : dims) {
     names.emplace_back(d.name);
@@ -67,7 +67,8 @@ TEST(Coverage, ExpectedKeysAreCompleteAndDistinct) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{"ops", "layouts", "memory_formats", "dtypes", "error_categories", "situations",
                                              "situation_pairs", "backward_through", "role_pairs",
-                                             "role_triples"}));
+                                             "role_triples", "op_operands"}));
+  EXPECT_TRUE(dims.back().keys.empty()) << "no op × operand situation is a goal";
   // Every op but those only campaigns on cuda generate (to_device).
   std::size_t device_only = 0;
   for (const OpSpec& op : op_table()) device_only += op.device_only;

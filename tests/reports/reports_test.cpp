@@ -146,6 +146,7 @@ TEST(ReportsRunSummary, RoundTrips) {
   r.coverage.situations["version_error"] = 3;
   r.coverage.error_categories["unclassified"] = 1;  // a key no campaign aims at is kept too
   r.coverage.role_triples["saved@leaf+backward@leaf+backward@view"] = 2;  // met, though no goal
+  r.coverage.op_operands["mul_:shared_storage"] = 5;
   r.shard = {1, 4};
   r.max_steps = 14;
   r.timeout_ms = 10000;
@@ -156,8 +157,9 @@ TEST(ReportsRunSummary, RoundTrips) {
   EXPECT_EQ(run_summary_from_json(json::parse(j.dump())), r);
   for (const char* dim :
        {"ops", "layouts", "memory_formats", "dtypes", "error_categories", "situations", "situation_pairs",
-        "backward_through", "role_pairs", "role_triples"})
+        "backward_through", "role_pairs", "role_triples", "op_operands"})
     EXPECT_TRUE(j["coverage"][dim].is_object()) << dim;
+  EXPECT_EQ(j["coverage"]["op_operands"], json({{"mul_:shared_storage", 5}})) << "only what was met: no goal";
   EXPECT_EQ(j["coverage"]["situations"]["version_error"], 3);
   EXPECT_EQ(j["coverage"]["situations"]["data_of_tensor"], 0);
   EXPECT_EQ(j["coverage"]["role_triples"]["saved@leaf+backward@leaf+backward@view"], 2);
@@ -281,6 +283,15 @@ TEST(ReportsCoverage, ReadingChecksTheBlock) {
   b = j;
   b["coverage"] = json::array();
   EXPECT_NE(error_of(b).find("\"coverage\" must be an object"), std::string::npos) << error_of(b);
+  b = j;
+  b["coverage"]["op_operands"]["mul_:shared_storage"] = "five";
+  EXPECT_NE(error_of(b).find("op_operands"), std::string::npos) << error_of(b);
+  // Version 11 had no op_operands: read as none met.
+  b = j;
+  b["coverage"].erase("op_operands");
+  b["schema_version"] = 11;
+  EXPECT_EQ(error_of(b), "");
+  EXPECT_TRUE(run_summary_from_json(b).coverage.op_operands.empty());
 }
 
 TEST(ReportsJsonl, AppendsDurableLinesAndToleratesATornTail) {
