@@ -22,8 +22,17 @@ enum class Mutation {
                 // its storage), or before a backward into an earlier step's operand (a second saved tensor modified)
   EdgeScalar,   // one step's scalar moved to an edge of its dtype (generators/boundary_values.h)
   ZeroDimOperand,  // one step's operand after the first replaced by a fresh 0-dim tensor of another dtype
+  // Each of these puts one step in one operand situation of judge/operand_class.h, where coverage guidance aims
+  // a mutant at an op that never met it (engine/corpus.h); SwapOperand and WriteBefore reach them only now and then.
+  WrittenView,    // an operand replaced by a view of it whose storage is then written (a view operand: its storage
+                  // written): the step reads a view of a written storage
+  SharedOperand,  // a later operand replaced by an alias of operand 0: a destination sharing its source's storage
+  GradOperand,    // an operand replaced by its .grad, where a backward may have filled it
+  MemoView,       // before a deepcopy, a deepcopy under its memo of a view of its operand: one storage, one memo
+  MemoGrad,       // before a deepcopy, a deepcopy under its memo of its operand's .grad (after a backward that fills
+                  // it, where none did), or of the tensor whose .grad its operand is
 };
-inline constexpr int kMutationCount = 6;
+inline constexpr int kMutationCount = 11;
 
 // A mutant has at most GenConfig::max_steps plus this many steps; a program with no room left for a mutation's
 // steps only has a scalar changed. A case's cost grows faster than its length (every step observes every live
@@ -39,5 +48,8 @@ std::optional<program::Program> mutate(const program::Program& p, Rng& rng, cons
 // One mutation of `p`, at a point drawn from `rng`; nullopt when it does not apply there (no operand to swap, no
 // scalar, no tensor requiring grad) or leaves a later step the generator does not admit.
 std::optional<program::Program> mutate_with(const program::Program& p, Mutation m, Rng& rng, const GenConfig& cfg);
+// The same at step `at` (p.steps.size(): after the last, for Extend and RetainView only).
+std::optional<program::Program> mutate_at(const program::Program& p, Mutation m, int at, Rng& rng,
+                                          const GenConfig& cfg);
 
 }  // namespace parity::generators

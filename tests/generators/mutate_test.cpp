@@ -8,6 +8,7 @@
 #include "generators/program_gen.h"
 #include "generators/program_state.h"
 #include "program/json.h"
+#include "program/program_builder.h"
 
 namespace parity::generators {
 namespace {
@@ -21,6 +22,12 @@ Program parent(std::uint64_t seed) { return generate(seed, rc::kNominalSize, {})
 
 std::size_t count_of(const Program& p, bool (*pred)(const program::Step&)) {
   return static_cast<std::size_t>(std::count_if(p.steps.begin(), p.steps.end(), pred));
+}
+
+ProgramState replayed(const Program& p) {
+  ProgramState state;
+  for (const auto& s : p.steps) state.append(s);
+  return state;
 }
 
 // The mutants of kPrograms generated programs that `m` applies to, with their parents.
@@ -124,11 +131,7 @@ TEST(Mutate, RetainViewRetainsAViewsGrad) {
   auto retains = [](const program::Step& s) { return s.op == OpId::RetainGrad; };
   for (const auto& [p, q] : made) {
     ASSERT_EQ(count_of(q, retains), count_of(p, retains) + 1);
-    const auto info = [&] {
-      ProgramState state;
-      for (const auto& s : q.steps) state.append(s);
-      return state;
-    }();
+    const ProgramState info = replayed(q);
     bool on_view = false;
     for (const auto& s : q.steps)
       if (retains(s)) on_view = on_view || info.value(s.inputs[0]).view;
@@ -160,8 +163,7 @@ TEST(Mutate, WriteBeforeWritesWhatTheNextStepReads) {
   const auto made = mutants(Mutation::WriteBefore);
   std::size_t aimed = 0;
   for (const auto& [p, q] : made) {
-    ProgramState state;
-    for (const auto& s : q.steps) state.append(s);
+    const ProgramState state = replayed(q);
     for (std::size_t i = 0; i + 1 < q.steps.size(); ++i) {
       if (!program::spec(q.steps[i].op).is_inplace() || q.steps[i].inputs.empty()) continue;
       const int w = q.steps[i].inputs[0];
@@ -221,6 +223,119 @@ TEST(Mutate, ZeroDimOperandPutsAZeroDimTensorOfAnotherDtypeIn) {
     const program::Step& operand0 = q.steps[static_cast<std::size_t>(reader->inputs[0])];
     if (program::spec(operand0.op).reads(program::Attr::DType)) EXPECT_NE(operand0.attrs.dtype, full->attrs.dtype);
   }
+}
+
+// WrittenView: some step reads a view whose base an in-place step wrote after the view was made.
+TEST(Mutate, WrittenViewMakesAStepReadAViewOfAWrittenStorage) {
+  const auto made = mutants(Mutation::WrittenView);
+  ASSERT_FALSE(made.empty());
+  for (const auto& [p, q] : made) {
+    const ProgramState state = replayed(q);
+    bool found = false;
+    for (std::size_t i = 0; i < q.steps.size() && !found; ++i)
+      for (int in : q.steps[i].inputs) {
+        if (!state.value(in).view) continue;
+        const int base = state.value(in).base;
+        for (std::size_t w = static_cast<std::size_t>(in) + 1; w < i && !found; ++w)
+          found = program::spec(q.steps[w].op).is_inplace() && !q.steps[w].inputs.empty() &&
+                  q.steps[w].inputs[0] == base;
+      }
+    EXPECT_TRUE(found) << program::to_json(q).dump();
+  }
+}
+
+// SharedOperand: always a later operand in operand 0's storage (a view, a sibling view or a detach of it), where
+// SwapOperand does so now and then.
+TEST(Mutate, SharedOperandPutsAnAliasOfOperandZeroInALaterSlot) {
+  const auto made = mutants(Mutation::SharedOperand);
+  ASSERT_FALSE(made.empty());
+  for (const auto& [p, q] : made) {
+    ASSERT_EQ(q.steps.size(), p.steps.size() + 1);
+    const ProgramState state = replayed(q);
+    // The value whose storage v is over: through views to their base, through detach to its operand.
+    auto storage_of = [&](int v) {
+      for (;;) {
+        const program::Step& made = q.steps[static_cast<std::size_t>(v)];
+        if (state.value(v).view) v = state.value(v).base;
+        else if (made.op == OpId::Detach) v = made.inputs[0];
+        else return v;
+      }
+    };
+    bool shared = false;
+    for (std::size_t a = 0; a < q.steps.size() && !shared; ++a) {
+      if (!is_p_reading_alias(p, q, static_cast<int>(a))) continue;
+      for (const program::Step& s : q.steps)
+        for (std::size_t k = 1; k < s.inputs.size(); ++k)
+          shared = shared || (s.inputs[k] == static_cast<int>(a) && storage_of(s.inputs[0]) == storage_of(s.inputs[k]));
+    }
+    EXPECT_TRUE(shared) << program::to_json(q).dump();
+  }
+}
+
+// GradOperand: a grad step put in, read by the next step in place of the tensor it reads the .grad of.
+TEST(Mutate, GradOperandReadsATensorsGradInItsPlace) {
+  const auto made = mutants(Mutation::GradOperand);
+  ASSERT_FALSE(made.empty());
+  for (const auto& [p, q] : made) {
+    ASSERT_EQ(q.steps.size(), p.steps.size() + 1);
+    bool found = false;
+    for (std::size_t a = 0; a < q.steps.size() && !found; ++a)
+      found = q.steps[a].op == OpId::Grad && is_p_reading_alias(p, q, static_cast<int>(a));
+    EXPECT_TRUE(found) << program::to_json(q).dump();
+  }
+}
+
+// MemoView and MemoGrad: before the deepcopy, a deepcopy under its memo of a view of its operand, or of its .grad
+// (or of the tensor whose .grad it is).
+TEST(Mutate, MemoMutationsDeepcopyARelativeUnderTheSameMemo) {
+  program::ProgramBuilder b;
+  const int x = b.rand({2, 3}, program::DType::Float32, true);
+  b.backward(b.unary(OpId::Sum, x));
+  const int g = b.unary(OpId::Grad, x);
+  b.deepcopy(x, 5);
+  b.deepcopy(g, 6);
+  const Program p = b.program();
+  const int copy_of_x = 4, copy_of_g = 5;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    Rng rng(seed);
+    const auto view = mutate_at(p, Mutation::MemoView, copy_of_x, rng, {});
+    ASSERT_TRUE(view);
+    ASSERT_EQ(view->steps.size(), p.steps.size() + 2);  // the view, its deepcopy
+    const program::Step& v = view->steps[4];
+    const program::Step& d = view->steps[5];
+    EXPECT_EQ(program::spec(v.op).kind, program::OpKind::View) << program::to_json(*view).dump();
+    EXPECT_EQ(v.inputs, std::vector<int>{x});
+    EXPECT_EQ(d.op, OpId::Deepcopy);
+    EXPECT_EQ(d.inputs, std::vector<int>{4});
+    EXPECT_EQ(d.attrs.memo, 5);
+
+    const auto of_grad = mutate_at(p, Mutation::MemoGrad, copy_of_x, rng, {});
+    ASSERT_TRUE(of_grad);
+    ASSERT_EQ(of_grad->steps.size(), p.steps.size() + 2);  // x's .grad read again, its deepcopy
+    EXPECT_EQ(of_grad->steps[4].op, OpId::Grad);
+    EXPECT_EQ(of_grad->steps[5].inputs, std::vector<int>{4});
+    EXPECT_EQ(of_grad->steps[5].attrs.memo, 5);
+
+    const auto of_owner = mutate_at(p, Mutation::MemoGrad, copy_of_g, rng, {});
+    ASSERT_TRUE(of_owner);
+    ASSERT_EQ(of_owner->steps.size(), p.steps.size() + 1);  // the tensor whose .grad g is, copied first
+    EXPECT_EQ(of_owner->steps[5].op, OpId::Deepcopy);
+    EXPECT_EQ(of_owner->steps[5].inputs, std::vector<int>{x});
+    EXPECT_EQ(of_owner->steps[5].attrs.memo, 6);
+  }
+  Rng rng(1);
+  EXPECT_FALSE(mutate_at(p, Mutation::MemoGrad, 1, rng, {})) << "no deepcopy there";
+
+  program::ProgramBuilder fresh;  // a leaf no backward reached yet: one fills its .grad first
+  fresh.deepcopy(fresh.rand({3}, program::DType::Float32, true), 2);
+  const auto filled = mutate_at(fresh.program(), Mutation::MemoGrad, 1, rng, {});
+  ASSERT_TRUE(filled);
+  std::vector<OpId> ops;
+  for (const program::Step& s : filled->steps) ops.push_back(s.op);
+  EXPECT_EQ(ops.back(), OpId::Deepcopy);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), OpId::Backward), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), OpId::Grad), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), OpId::Deepcopy), 2);
 }
 
 }  // namespace
