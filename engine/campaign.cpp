@@ -358,7 +358,8 @@ class Campaign {
     }
     const bool novel = count(ev);
     if (novel && corpus_.guided()) {
-      corpus_.add(k, planned ? planned->program : value_of(generate_case(c_.seed, k, c_.generator), k));
+      corpus_.add(k, planned ? planned->program : value_of(generate_case(c_.seed, k, c_.generator), k),
+                  ev.coverage);
       ++summary_.guidance.added;
     }
     if (!ev.divergence && ev.outcome == Evaluation::Outcome::Completed) return;

@@ -8,7 +8,11 @@
 #include "engine/corpus.h"
 #include "engine/journal.h"
 #include "generators/program_gen.h"
+#include "judge/backend.h"
+#include "judge/coverage.h"
+#include "oracle/torch_backend.h"
 #include "program/json.h"
+#include "program/program_builder.h"
 #include "reports/error.h"
 #include "reports/jsonl.h"
 #include "tests/support/campaign.h"
@@ -116,11 +120,108 @@ TEST(Corpus, AShardRunsItsShareOfTheFolderFirst) {
   EXPECT_FALSE(shard1.plan(9, 3));
 }
 
+// Whether LibTorch's trace of `p` says it met `key`, an op × operand situation or a role pair or triple.
+bool meets(const Program& p, const std::string& key) {
+  static const auto backend = oracle::make_torch_backend();
+  const judge::CoverageTags met = judge::coverage_tags(p, judge::run(*backend, p));
+  for (const auto* keys : {&met.op_operands, &met.role_pairs, &met.role_triples})
+    if (std::find(keys->begin(), keys->end(), key) != keys->end()) return true;
+  return false;
+}
+
+judge::CoverageTags met_only(const std::string& op_operand) {
+  judge::CoverageTags met;
+  met.op_operands = {op_operand};
+  return met;
+}
+
+// Every op × operand key and role goal but these, as an entry's coverage reports what it met.
+judge::CoverageTags every_key_but(const std::vector<std::string>& left_out) {
+  judge::CoverageTags out;
+  auto keep = [&](const std::vector<std::string>& keys, std::vector<std::string>& into) {
+    for (const std::string& k : keys)
+      if (std::find(left_out.begin(), left_out.end(), k) == left_out.end()) into.push_back(k);
+  };
+  keep(judge::op_operand_names(), out.op_operands);
+  keep(judge::role_pair_goals(), out.role_pairs);
+  keep(judge::role_triple_goals(), out.role_triples);
+  return out;
+}
+
+// x.mul_(y) and a deepcopy of a leaf that has a .grad: steps an aimed mutation can put in each situation.
+Program mul_and_deepcopy() {
+  program::ProgramBuilder b;
+  const int x = b.rand({2, 3}), y = b.rand({2, 3});
+  b.binary(program::OpId::Mul_, x, y);
+  const int leaf = b.rand({3}, program::DType::Float32, true);
+  b.backward(b.unary(program::OpId::Sum, leaf));
+  b.deepcopy(leaf, 1);
+  return b.program();
+}
+
+TEST(Corpus, EachOperandSituationHasAMutationThatMakesIt) {
+  for (std::size_t c = 0; c < judge::kOperandClassCount; ++c) {
+    const auto situation = static_cast<judge::OperandClass>(c);
+    int made = 0, met = 0;
+    for (std::uint64_t seed = 0; seed < 60 && made < 12; ++seed) {
+      const Program parent = seed == 0 ? mul_and_deepcopy() : some_program(seed);
+      for (std::size_t i = 0; i < parent.steps.size(); ++i) {
+        if (!judge::can_meet(program::spec(parent.steps[i].op), situation)) continue;
+        generators::Rng rng(seed * 100 + i);
+        const auto mutant =
+            generators::mutate_at(parent, mutation_making(situation), static_cast<int>(i), rng, {});
+        if (!mutant) continue;
+        ++made;
+        met += meets(*mutant, std::string(program::spec(parent.steps[i].op).name) + ":" +
+                                  std::string(judge::to_string(situation)));
+        break;
+      }
+    }
+    EXPECT_GE(made, 1) << judge::to_string(situation);
+    EXPECT_GE(2 * met, made) << judge::to_string(situation) << ": " << met << " of " << made
+                             << " mutants met the situation they were made for";
+  }
+}
+
+// `entry` in a corpus twice over: once having met every aim key but `aim`, once every key; the share of the
+// mutants planned that meet `aim`.
+double share_meeting(const Program& entry, const std::string& aim, bool aimed) {
+  Corpus corpus({}, {}, 1.0, {});
+  corpus.add(0, entry, every_key_but(aimed ? std::vector<std::string>{aim} : std::vector<std::string>{}));
+  int mutants = 0, meeting = 0;
+  for (std::uint64_t k = 4; k < 204; ++k)
+    if (const auto p = corpus.plan(9, k)) {
+      ++mutants;
+      meeting += meets(p->program, aim);
+    }
+  EXPECT_GT(mutants, 150);
+  return static_cast<double>(meeting) / mutants;
+}
+
+TEST(Corpus, AimedMutantsPutAnOpInTheSituationNoEntryMet) {
+  const std::string aim = "mul_:shared_storage";
+  const double aimed = share_meeting(mul_and_deepcopy(), aim, true);
+  const double unaimed = share_meeting(mul_and_deepcopy(), aim, false);
+  EXPECT_GE(aimed, kAimedShare / 2) << "most aimed mutants meet the one key left";
+  EXPECT_GT(aimed, unaimed + 0.2) << "random mutations meet it now and then only";
+}
+
+// A role goal: retain_grad on a view, its base written, a backward through the view. The entry has a non-leaf
+// whose view can be written through it, and a backward.
+TEST(Corpus, AimedMutantsStartTheRoleGoalNoEntryMet) {
+  program::ProgramBuilder b;
+  const int y = b.scalar(program::OpId::MulScalar, b.rand({2, 3}, program::DType::Float32, true), 2);
+  b.backward(b.unary(program::OpId::Sum, b.unary(program::OpId::Exp, y)));
+  const std::string aim = "retain_grad@view+write_on_tensor@nonleaf+backward@view";
+  const double aimed = share_meeting(b.program(), aim, true), unaimed = share_meeting(b.program(), aim, false);
+  EXPECT_GT(aimed, unaimed + 0.05) << aimed << " against " << unaimed;
+}
+
 TEST(Corpus, TheLogRestoresWhatJudgedCasesAdded) {
   TempDir dir;
   Corpus corpus({some_program(1)}, {}, 0.5, {});
-  corpus.add(10, some_program(2));
-  corpus.add(20, some_program(3));
+  corpus.add(10, some_program(2), every_key_but({"mul_:shared_storage", "neg:view_written"}));
+  corpus.add(20, some_program(3), met_only("mul_:shared_storage"));
   {
     reports::JsonlWriter log(dir.path() / kCorpusLogFile);
     log.append_all(corpus.take_log_lines());
@@ -133,15 +234,54 @@ TEST(Corpus, TheLogRestoresWhatJudgedCasesAdded) {
   const Corpus restored = Corpus::restore(dir.path() / kCorpusLogFile, 30, {}, 0.5, {});
   EXPECT_EQ(restored.loaded(), corpus.loaded());
   EXPECT_EQ(restored.added(), (std::vector<Program>{some_program(2), some_program(3)}));
-  // Restored, it plans what the corpus that had only judged cases below 30 planned.
+  // Restored, it plans what the corpus that had only judged cases below 30 planned, aimed mutants included.
   Corpus before({some_program(1)}, {}, 0.5, {});
-  before.add(10, some_program(2));
-  before.add(20, some_program(3));
-  for (std::uint64_t k = 1; k < 3 * kCorpusLag; k += 211) {
+  before.add(10, some_program(2), every_key_but({"mul_:shared_storage", "neg:view_written"}));
+  before.add(20, some_program(3), met_only("mul_:shared_storage"));
+  Corpus unaware({some_program(1)}, {}, 0.5, {});  // what a restore that dropped the keys would plan
+  unaware.add(10, some_program(2));
+  unaware.add(20, some_program(3));
+  int differ = 0;
+  for (std::uint64_t k = 1; k < 3 * kCorpusLag; k += 7) {
+    const auto u = unaware.plan(4, k), b = before.plan(4, k);
+    differ += u.has_value() != b.has_value() || (u && u->program != b->program);
+  }
+  EXPECT_GT(differ, 0) << "the keys met decide some plans";
+  for (std::uint64_t k = 1; k < 3 * kCorpusLag; k += 7) {
     const auto a = restored.plan(4, k), b = before.plan(4, k);
     ASSERT_EQ(a.has_value(), b.has_value()) << "case " << k;
     if (a) EXPECT_EQ(a->program, b->program) << "case " << k;
   }
+}
+
+TEST(Corpus, AimKeysAreTheOpOperandKeysThenTheRoleGoals) {
+  const auto& keys = aim_keys();
+  ASSERT_EQ(keys.size(),
+            judge::op_operand_names().size() + judge::role_pair_goals().size() + judge::role_triple_goals().size());
+  EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()).size(), keys.size());
+  EXPECT_EQ(keys.front(), judge::op_operand_names().front());
+  EXPECT_EQ(keys.back(), judge::role_triple_goals().back());
+}
+
+TEST(Corpus, ALogLineNamingAKeyThisParityDoesNotKnowIsRefused) {
+  TempDir dir;
+  {
+    reports::JsonlWriter log(dir.path() / kCorpusLogFile);
+    log.append({{"case", 3}, {"program", program::to_json(some_program(3))}, {"met", {"mul_:nonsense"}}});
+  }
+  try {
+    Corpus::restore(dir.path() / kCorpusLogFile, 10, {}, 0.5, {});
+    FAIL() << "a key no aim_keys() holds was read";
+  } catch (const reports::ReportError& e) {
+    EXPECT_NE(std::string(e.what()).find("mul_:nonsense"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(":1"), std::string::npos) << "names the line: " << e.what();
+  }
+  {
+    reports::JsonlWriter log(dir.path() / "second.jsonl");
+    log.append({{"case", 3}, {"program", program::to_json(some_program(3))}, {"met", "mul_:shared_storage"}});
+  }
+  EXPECT_THROW(Corpus::restore(dir.path() / "second.jsonl", 10, {}, 0.5, {}), reports::ReportError)
+      << "a key not in a list";
 }
 
 TEST(Corpus, TheFolderRoundTripsAndNamesAFileThatIsNoProgram) {
