@@ -75,11 +75,18 @@ generators::Mutation mutation_starting(const std::string& goal) {
              : generators::Mutation::WriteBefore;
 }
 
-// What the campaign can run of a program: nothing on a device it does not draw, only the selected ops.
+// What the campaign can run of a program: nothing on a device it does not draw, only the selected ops, and only
+// what a worker reads back (program/json.h's limits): a planned program travels as JSON, and one the reader
+// refused would end the campaign.
 std::optional<Program> runnable(Program p, const generators::GenConfig& config) {
   if (!config.cuda && program::uses_cuda(p)) return std::nullopt;
   if (!config.selection.everything()) p = generators::select_steps(p, config.selection);
   if (p.steps.empty()) return std::nullopt;
+  try {
+    program::program_from_json(program::to_json(p));
+  } catch (const program::JsonError&) {
+    return std::nullopt;
+  }
   return p;
 }
 

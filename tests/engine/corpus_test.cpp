@@ -217,6 +217,27 @@ TEST(Corpus, AimedMutantsStartTheRoleGoalNoEntryMet) {
   EXPECT_GT(aimed, unaimed + 0.05) << aimed << " against " << unaimed;
 }
 
+// An entry a generator bug made past the JSON reader's limits (a layout reaching beyond the storage a program
+// may hold) gives no mutant: the worker would refuse it and the campaign end.
+TEST(Corpus, APlannedProgramIsOneAWorkerReadsBack) {
+  Program absurd = mul_and_deepcopy();
+  absurd.steps[0].attrs.sizes = {program::kMaxNumel};
+  absurd.steps[0].attrs.strides = {1};
+  absurd.steps[0].attrs.offset = 1;
+  absurd.steps[1].attrs.sizes = {program::kMaxNumel};
+  absurd.steps[1].attrs.strides = {1};
+  ASSERT_THROW(program::program_from_json(program::to_json(absurd)), program::JsonError);
+  Corpus corpus({}, {}, 1.0, {});
+  corpus.add(0, absurd, every_key_but({"mul_:shared_storage"}));
+  int planned = 0;
+  for (std::uint64_t k = 4; k < 104; ++k)
+    if (const auto p = corpus.plan(9, k)) {
+      ++planned;
+      EXPECT_NO_THROW(program::program_from_json(program::to_json(p->program))) << "case " << k;
+    }
+  EXPECT_LT(planned, 100) << "the absurd entry's mutants were dropped";
+}
+
 TEST(Corpus, TheLogRestoresWhatJudgedCasesAdded) {
   TempDir dir;
   Corpus corpus({some_program(1)}, {}, 0.5, {});
