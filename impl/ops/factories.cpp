@@ -53,9 +53,8 @@ Tensor arange(std::int64_t end, ScalarType dtype, Device device) {
   PARITY_CHECK(end >= 0, ErrorKind::Argument,
                follows(VersionGate::ArangeNamesLowerBound) ? "upper bound and lower bound inconsistent with step sign"
                                                            : "upper bound and larger bound inconsistent with step sign");
-  std::vector<double> v(static_cast<std::size_t>(end));
-  for (std::int64_t i = 0; i < end; ++i) v[static_cast<std::size_t>(i)] = static_cast<double>(i);
-  Tensor host = from_values(v, dtype);
+  Tensor host = Tensor::allocate_uninitialized(Layout::dense({end}), dtype);
+  ops::arange_kernel(host, device.type);
   return device.type == DeviceType::CPU ? host : cuda::to_device(host, device.index);
 }
 

@@ -424,8 +424,10 @@ namespace {
 // The vector registers of the kernels LibTorch runs: AVX2's 32 bytes, or AVX512's 64 where 2.x finds the CPU has
 // it (VersionGate::Avx512Kernels; 1.13 runs AVX2 kernels on such CPUs too). ATEN_CPU_CAPABILITY=avx2 (or
 // default) keeps 2.x on AVX2, as it tells LibTorch.
+constexpr std::int64_t kAvx2VectorBytes = 32;
+
 std::int64_t vector_bytes() {
-  if (!follows(VersionGate::Avx512Kernels)) return 32;
+  if (!follows(VersionGate::Avx512Kernels)) return kAvx2VectorBytes;
   static const bool avx512 = [] {
     const char* capability = std::getenv("ATEN_CPU_CAPABILITY");
     if (capability && std::string_view(capability) != "avx512") return false;
@@ -433,7 +435,7 @@ std::int64_t vector_bytes() {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
   }();
-  return avx512 ? 64 : 32;
+  return avx512 ? 2 * kAvx2VectorBytes : kAvx2VectorBytes;
 }
 
 // cpu_kernel_vec runs a dense operand as one loop in memory order: its vectorised part, blocks of two vectors
@@ -495,6 +497,36 @@ void fill_kernel(const Tensor& out, double value) {
   auto c = pointwise_call(kernels::Pointwise::Fill, out.dtype(), out, {});
   c.a = value;
   launch(c, out);
+}
+
+// ATen's CPU arange_kernel runs cpu_serial_kernel_vec under AVX2 in every release (it is registered without
+// AVX512), single-threaded here (the oracle runs one thread, so one loop from index 0). Its vectorised part,
+// blocks of two vectors, makes each vector with Vectorized::arange(base, step): the vector's first index is
+// rounded to the element type, and each lane adds its offset to that in the accumulate type and rounds again.
+// The scalar rest, and CUDA's kernel, round start + step * index once. Only float16 and bfloat16 (and float past
+// 2^24) tell the two apart: as float16, 32785 is 32768 on the CPU (the base 32784 rounds down) and 32800 on CUDA.
+void arange_kernel(const Tensor& out, DeviceType device) {
+  PARITY_INTERNAL_ASSERT(out.device().type == DeviceType::CPU && out.is_contiguous(),
+                         "arange_kernel writes a contiguous tensor in host memory");
+  const std::int64_t n = out.numel();
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      PARITY_INTERNAL_ASSERT(false, "arange_kernel has no bool kernel: the dispatch check refuses it");
+    } else {
+      // at::acc_type<T, /*is_cuda=*/false>.
+      using Acc = std::conditional_t<!is_floating_v<T>, std::int64_t,
+                                     std::conditional_t<sizeof(T) == 2, float, double>>;
+      const std::int64_t lanes = kAvx2VectorBytes / static_cast<std::int64_t>(sizeof(T));
+      const std::int64_t vectorised = device == DeviceType::CPU ? n / (2 * lanes) * (2 * lanes) : 0;
+      T* o = out.data<T>();
+      for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t first = i < vectorised ? i / lanes * lanes : i;
+        const T base = static_cast<T>(static_cast<Acc>(first));
+        o[i] = static_cast<T>(static_cast<Acc>(base) + static_cast<Acc>(i - first));
+      }
+    }
+  });
 }
 
 void masked_fill_kernel(const Tensor& out, const Tensor& mask, double value) {

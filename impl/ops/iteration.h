@@ -104,6 +104,9 @@ void require_cpu(std::initializer_list<const Tensor*> tensors);
 
 void pow_kernel(const Tensor& out, const Tensor& x, double exponent);
 void fill_kernel(const Tensor& out, double value);
+// Writes 0, 1, ..., out.numel() - 1 into out (contiguous, in host memory) as `device`'s arange kernel rounds them
+// to out's dtype: CUDA rounds each index once; the CPU rounds twice where it vectorises (see arange_kernel).
+void arange_kernel(const Tensor& out, DeviceType device);
 // out = min(max(x, lo), hi) with the bounds converted to out's dtype; a missing bound is not applied. As in
 // ATen's scalar loop, a NaN element stays NaN and a NaN bound leaves elements unchanged.
 void clamp_kernel(const Tensor& out, const Tensor& x, std::optional<double> lo, std::optional<double> hi);

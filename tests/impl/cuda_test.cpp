@@ -206,6 +206,20 @@ TEST_P(ImplCuda, AccumulatingIndexPutRefusesASelfWhoseElementsOverlap) {
   EXPECT_EQ(cpu_base.to_vector(), (std::vector<double>{3, 4, 5, 6}));
 }
 
+TEST_P(ImplCuda, ArangeRoundsEachIndexOnceWhereTheCpusVectorsRoundTheirFirstIndexFirst) {
+  // As float16, 32785 is nearest 32800. The CPU's vectorised part makes the vector of 16 from 32784 rounded
+  // (32768, a tie to even) plus 1: 32768. Its scalar tail (the last n % 32 indices) and CUDA round once. A
+  // bfloat16 vector at 4112 does the same (4113 is 4096 there, 4128 alone).
+  const auto at = [](const Tensor& t, std::int64_t i) { return t.to_vector()[static_cast<std::size_t>(i)]; };
+  EXPECT_EQ(at(arange(32832, ScalarType::Float16), 32785), 32768);
+  EXPECT_EQ(at(arange(32799, ScalarType::Float16), 32785), 32800) << "in the tail";
+  EXPECT_EQ(at(to(arange(32832, ScalarType::Float16, kCuda), Device{}), 32785), 32800);
+  EXPECT_EQ(at(arange(4160, ScalarType::BFloat16), 4113), 4096);
+  EXPECT_EQ(at(to(arange(4160, ScalarType::BFloat16, kCuda), Device{}), 4113), 4128);
+  // The wider types hold every index the vectors add.
+  EXPECT_EQ(at(arange(32832, ScalarType::Float32), 32785), 32785);
+}
+
 INSTANTIATE_TEST_SUITE_P(Memory, ImplCuda, ::testing::Values(Memory::Device, Memory::HostBacked),
                          [](const auto& info) { return info.param == Memory::Device ? "Device" : "HostBacked"; });
 
