@@ -57,7 +57,7 @@ void run(const MatmulGeometry& g, T* out, const T* x, const T* y) {
 
 }  // namespace
 
-void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_in_float) {
+void matmul(const Tensor& out, const Tensor& a, const Tensor& b, kernels::MatmulRounding rounding) {
   const MatmulGeometry g = kernels::matmul_geometry(out, a, b);
   if (g.batches == 0 || g.rows == 0 || g.cols == 0) return;
   dispatch(out.dtype(), [&](auto tag) {
@@ -68,12 +68,13 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_
     if constexpr (std::is_same_v<T, bool>) {
       run<kernels::SumAny>(g, o, x, y);
     } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-      if (sum_16bit_in_float) run<kernels::SumInFloat<T>>(g, o, x, y);
+      if (rounding.sum_16bit_in_float) run<kernels::SumInFloat<T>>(g, o, x, y);
       else run<kernels::SumRoundingEachStep<T>>(g, o, x, y);
     } else if constexpr (std::is_integral_v<T>) {
       run<kernels::SumWrapping<T>>(g, o, x, y);
     } else {
-      run<kernels::SumInType<T>>(g, o, x, y);
+      if (rounding.fused) run<kernels::SumFused<T>>(g, o, x, y);
+      else run<kernels::SumInType<T>>(g, o, x, y);
     }
   });
 }

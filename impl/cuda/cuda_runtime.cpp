@@ -57,13 +57,13 @@ void run_sum(const kernels::SumCall& call, const Tensor& out) {
   });
 }
 
-void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_in_float) {
+void matmul(const Tensor& out, const Tensor& a, const Tensor& b, impl::kernels::MatmulRounding rounding) {
   const bool host = out.storage().host_addressable();
   PARITY_INTERNAL_ASSERT(a.storage().host_addressable() == host && b.storage().host_addressable() == host,
                          "a cuda matmul's operands are in memory of two kinds (device and host-backed)");
-  if (!host) return device::matmul(out, a, b, sum_16bit_in_float);
+  if (!host) return device::matmul(out, a, b, rounding);
   // The device's and the CPU executor's elements each sum their products alone, k ascending: the same bits.
-  cpu::matmul(out, a, b, sum_16bit_in_float);
+  cpu::matmul(out, a, b, rounding);
 }
 
 Tensor to_device(const Tensor& cpu, int device) {

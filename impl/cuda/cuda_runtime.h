@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 
+#include "impl/kernels/matmul.h"
 #include "impl/kernels/pointwise.h"
 #include "impl/kernels/reduce.h"
 #include "impl/tensor.h"
@@ -42,7 +43,7 @@ bool host_backed();  // a HostBackedScope lives on this thread
 void run_pointwise(const kernels::PointwiseCall& call, const Tensor& out);
 void run_sum(const kernels::SumCall& call, const Tensor& out);
 // mm/bmm (impl/kernels/matmul.h), as impl::cpu::matmul on the CPU; all three tensors cuda, in memory of one kind.
-void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_in_float);
+void matmul(const Tensor& out, const Tensor& a, const Tensor& b, impl::kernels::MatmulRounding rounding);
 
 // Host <-> cuda transfers of a whole tensor; the result is dense in the source's layout order, and a new cuda
 // tensor is in the memory cuda_allocator() gives.

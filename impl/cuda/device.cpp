@@ -73,7 +73,7 @@ void run_sum(const impl::kernels::SumCall& call) {
   PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("CUDA sum kernel: ") + (err ? err : ""));
 }
 
-void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_in_float) {
+void matmul(const Tensor& out, const Tensor& a, const Tensor& b, impl::kernels::MatmulRounding rounding) {
   kernels::MatmulElement type = kernels::MatmulElement::Float32;
   switch (out.dtype()) {
     case ScalarType::Bool: type = kernels::MatmulElement::Bool; break;
@@ -85,7 +85,7 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_
     case ScalarType::BFloat16: type = kernels::MatmulElement::BFloat16; break;
   }
   auto element = [](const Tensor& t) { return static_cast<char*>(t.storage().data()) + t.offset() * element_size(t.dtype()); };
-  const char* err = kernels::matmul(type, sum_16bit_in_float, element(out), element(a), element(b),
+  const char* err = kernels::matmul(type, rounding, element(out), element(a), element(b),
                                     impl::kernels::matmul_geometry(out, a, b));
   PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("matmul: ") + (err ? err : ""));
 }

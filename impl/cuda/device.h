@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 
+#include "impl/kernels/matmul.h"
 #include "impl/kernels/pointwise.h"
 #include "impl/kernels/reduce.h"
 #include "impl/storage.h"
@@ -21,7 +22,7 @@ Allocator& allocator();
 // Launched over device memory and waited for; a CUDA error raises a Device error.
 void run_pointwise(const kernels::PointwiseCall& call);
 void run_sum(const kernels::SumCall& call);
-void matmul(const Tensor& out, const Tensor& a, const Tensor& b, bool sum_16bit_in_float);
+void matmul(const Tensor& out, const Tensor& a, const Tensor& b, impl::kernels::MatmulRounding rounding);
 
 // nbytes from host memory to device memory, and back.
 void upload(void* device_dst, const void* host_src, std::size_t nbytes);

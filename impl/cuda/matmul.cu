@@ -33,12 +33,13 @@ void launch(void* out, const void* a, const void* b, const MatmulGeometry& g, st
 
 }  // namespace
 
-const char* matmul(MatmulElement type, bool sum_16bit_in_float, void* out, const void* a, const void* b,
+const char* matmul(MatmulElement type, impl::kernels::MatmulRounding rounding, void* out, const void* a, const void* b,
                    const impl::kernels::MatmulGeometry& g) {
   const std::int64_t numel = g.batches * g.rows * g.cols;
   if (numel == 0) return nullptr;
   if (numel / 256 >= (std::int64_t{1} << 31)) return "matmul: too many output elements for one launch";
   using impl::kernels::SumAny;
+  using impl::kernels::SumFused;
   using impl::kernels::SumInFloat;
   using impl::kernels::SumInType;
   using impl::kernels::SumRoundingEachStep;
@@ -48,15 +49,21 @@ const char* matmul(MatmulElement type, bool sum_16bit_in_float, void* out, const
     case MatmulElement::Int32: launch<SumWrapping<std::int32_t>, std::int32_t>(out, a, b, g, numel); break;
     case MatmulElement::Int64: launch<SumWrapping<std::int64_t>, std::int64_t>(out, a, b, g, numel); break;
     case MatmulElement::Float16:
-      if (sum_16bit_in_float) launch<SumInFloat<impl::Half>, impl::Half>(out, a, b, g, numel);
+      if (rounding.sum_16bit_in_float) launch<SumInFloat<impl::Half>, impl::Half>(out, a, b, g, numel);
       else launch<SumRoundingEachStep<impl::Half>, impl::Half>(out, a, b, g, numel);
       break;
     case MatmulElement::BFloat16:
-      if (sum_16bit_in_float) launch<SumInFloat<impl::BFloat16>, impl::BFloat16>(out, a, b, g, numel);
+      if (rounding.sum_16bit_in_float) launch<SumInFloat<impl::BFloat16>, impl::BFloat16>(out, a, b, g, numel);
       else launch<SumRoundingEachStep<impl::BFloat16>, impl::BFloat16>(out, a, b, g, numel);
       break;
-    case MatmulElement::Float32: launch<SumInType<float>, float>(out, a, b, g, numel); break;
-    case MatmulElement::Float64: launch<SumInType<double>, double>(out, a, b, g, numel); break;
+    case MatmulElement::Float32:
+      if (rounding.fused) launch<SumFused<float>, float>(out, a, b, g, numel);
+      else launch<SumInType<float>, float>(out, a, b, g, numel);
+      break;
+    case MatmulElement::Float64:
+      if (rounding.fused) launch<SumFused<double>, double>(out, a, b, g, numel);
+      else launch<SumInType<double>, double>(out, a, b, g, numel);
+      break;
   }
   cudaError_t e = cudaGetLastError();  // a launch that never started
   if (e == cudaSuccess) e = cudaDeviceSynchronize();

@@ -11,9 +11,9 @@ namespace parity::impl::cuda::kernels {
 enum class MatmulElement : int { Bool, Int32, Int64, Float16, BFloat16, Float32, Float64 };
 
 // out[n] = a[n] @ b[n] over the geometry g (impl/kernels/matmul.h; a batch stride of 0 repeats one matrix), all
-// three on the device. A 16-bit float sums in float and rounds once when sum_16bit_in_float, else rounds every
-// step (VersionGate::ProductsAccumulateInFloat). Returns an error string, or nullptr on success.
-const char* matmul(MatmulElement type, bool sum_16bit_in_float, void* out, const void* a, const void* b,
+// three on the device, each element summed with `rounding`'s roundings. Returns an error string, or nullptr on
+// success.
+const char* matmul(MatmulElement type, impl::kernels::MatmulRounding rounding, void* out, const void* a, const void* b,
                    const impl::kernels::MatmulGeometry& g);
 
 }  // namespace parity::impl::cuda::kernels

@@ -16,7 +16,7 @@ bool context_usable() { return true; }
 Allocator& allocator() { no_cuda(); }
 void run_pointwise(const kernels::PointwiseCall&) { no_cuda(); }
 void run_sum(const kernels::SumCall&) { no_cuda(); }
-void matmul(const Tensor&, const Tensor&, const Tensor&, bool) { no_cuda(); }
+void matmul(const Tensor&, const Tensor&, const Tensor&, impl::kernels::MatmulRounding) { no_cuda(); }
 void upload(void*, const void*, std::size_t) { no_cuda(); }
 void download(void*, const void*, std::size_t) { no_cuda(); }
 

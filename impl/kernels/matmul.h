@@ -4,6 +4,7 @@
 // operands themselves. Either way each element sums its products alone, k ascending, with its policy's roundings,
 // so both devices and every tiling give the same bits as the one-element-at-a-time loop impl models LibTorch by.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -25,6 +26,12 @@ PARITY_HOST_DEVICE PARITY_FORCE_INLINE T add_product(T acc, T a, T b) {
   return acc + a * b;
 #endif
 }
+
+// Which roundings an element's sum of products takes, as the release and the kernel LibTorch runs decide them.
+struct MatmulRounding {
+  bool sum_16bit_in_float = false;  // float16, bfloat16: in float, rounded once (else rounded at every step)
+  bool fused = false;               // float, double: each product added by a fused multiply-add (else rounded)
+};
 
 // mm/bmm's index space on either device: (batch, row, column) sizes and each operand's strides; a 2-d operand is
 // one batch of stride 0.
@@ -63,6 +70,16 @@ struct SumInType {
   using Acc = T;
   PARITY_HOST_DEVICE static Acc zero() { return T(0); }
   PARITY_HOST_DEVICE PARITY_FORCE_INLINE static Acc step(Acc acc, T a, T b) { return add_product<T>(acc, a, b); }
+  PARITY_HOST_DEVICE static T finish(Acc acc) { return acc; }
+};
+
+// float and double as a BLAS with fused multiply-adds sums them (VersionGate::BlasFusesMultiplyAdd): each
+// product added to the partial sum and rounded once.
+template <typename T>
+struct SumFused {
+  using Acc = T;
+  PARITY_HOST_DEVICE static Acc zero() { return T(0); }
+  PARITY_HOST_DEVICE PARITY_FORCE_INLINE static Acc step(Acc acc, T a, T b) { return std::fma(a, b, acc); }
   PARITY_HOST_DEVICE static T finish(Acc acc) { return acc; }
 };
 

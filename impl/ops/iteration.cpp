@@ -403,21 +403,25 @@ void threshold_backward_kernel(const Tensor& out, const Tensor& grad, const Tens
   launch(c, out);
 }
 
-void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b) {
+void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b, ProductKernel kernel) {
   // One kernel source for both devices (impl/kernels/matmul.h): each output element sums its products alone, k
   // ascending. 1.13: in the element type, each product and sum stored in it: for bfloat16 that rounds at every
   // step, as LibTorch 1.13's small bmm does. Its mm goes through gemm variants that round elsewhere (per operand
   // transposition), which impl does not model: the generator makes no bfloat16 products (program/op_table.h,
   // kProductTypes). 2.x accumulates a 16-bit product in float, in order, and rounds once
   // (VersionGate::ProductsAccumulateInFloat).
-  const bool in_float = follows(VersionGate::ProductsAccumulateInFloat);
+  // The CUDA launcher takes the CPU's roundings too, so that impl's two devices agree bit for bit (cuBLAS fuses in
+  // every release: LibTorch-CUDA is judged by the tolerances).
+  const kernels::MatmulRounding rounding{
+      .sum_16bit_in_float = follows(VersionGate::ProductsAccumulateInFloat),
+      .fused = kernel == ProductKernel::Blas && follows(VersionGate::BlasFusesMultiplyAdd)};
   if (out.device().type == DeviceType::CUDA && a.device().type == DeviceType::CUDA &&
       b.device().type == DeviceType::CUDA) {
-    cuda::matmul(out, a, b, in_float);
+    cuda::matmul(out, a, b, rounding);
     return;
   }
   require_cpu({&out, &a, &b});
-  cpu::matmul(out, a, b, in_float);
+  cpu::matmul(out, a, b, rounding);
 }
 
 namespace {

@@ -120,9 +120,12 @@ void clamp_mask_kernel(const Tensor& out, const Tensor& x, std::optional<double>
 // grad * (1 - y * y)) as LibTorch's kernels compute it.
 void result_backward_kernel(ResultBackward op, const Tensor& out, const Tensor& grad, const Tensor& y);
 void threshold_backward_kernel(const Tensor& out, const Tensor& grad, const Tensor& x, double threshold);
+// What sums a product's elements in LibTorch: a BLAS (mm, mv, dot, a large bmm's addmm) or ATen's own loop (a
+// small bmm). From release 2.0 they round float and double differently (VersionGate::BlasFusesMultiplyAdd).
+enum class ProductKernel { Blas, Loop };
 // Matrix product out = a @ b of 2-d operands, or of 3-d ones batch by batch, all of out's dtype (no checks; an
-// empty inner dimension writes zeros).
-void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b);
+// empty inner dimension writes zeros), with the roundings of `kernel`.
+void matmul_kernel(const Tensor& out, const Tensor& a, const Tensor& b, ProductKernel kernel);
 // Sum over `reduce` dims (mask), output laid out as `out` (keepdim shape). `keepdim`: what the op was asked for,
 // which decides how LibTorch 1.13's iterator orders size-1 reduced dims (VersionGate::ReducedFloatSumsAccumulateInFloat).
 void sum_kernel(const Tensor& out_keepdim, const Tensor& x, const std::vector<bool>& reduce, bool keepdim);

@@ -49,6 +49,7 @@ constexpr ops::KernelDispatch kDotKernel = {"dot", kCpuProductsMissing, "dot", k
 
 void product_values(const Tensor& out, const Tensor& a, const Tensor& b, std::int64_t inner,
                     const ops::KernelDispatch& kernel, ScalarType dispatched, ScalarType other) {
+  const ops::ProductKernel sums = &kernel == &kSmallBmmKernel ? ops::ProductKernel::Loop : ops::ProductKernel::Blas;
   if (out.numel() == 0) return;
   if (inner == 0) {
     ops::fill_kernel(out, 0);
@@ -58,7 +59,7 @@ void product_values(const Tensor& out, const Tensor& a, const Tensor& b, std::in
   PARITY_CHECK(other == dispatched, ErrorKind::DType,
                "expected scalar type " + std::string(type_name(dispatched)) + " but found " +
                    std::string(type_name(other)));
-  ops::matmul_kernel(out, a, b);
+  ops::matmul_kernel(out, a, b, sums);
 }
 
 using ProductDerivative = std::function<Tensor(const Tensor& grad, const Tensor& other)>;
@@ -123,7 +124,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   ops::check_dispatch(device, kDotKernel, a.dtype());
   Tensor out = Tensor::allocate(Layout{}, a.dtype(), device);
   ops::matmul_kernel(reinterpret(out, {1, 1}, {1, 1}), reinterpret(a, {1, n}, {0, a.strides()[0]}),
-                     reinterpret(b, {n, 1}, {b.strides()[0], 0}));
+                     reinterpret(b, {n, 1}, {b.strides()[0], 0}), ops::ProductKernel::Blas);
   return with_history(out, node);
 }
 

@@ -1,8 +1,9 @@
 // The CPU run of impl's one matmul kernel source (impl/kernels/matmul.h through impl/cpu/matmul.h) gives the bits of
 // the one-element-at-a-time loop impl models LibTorch by (below, as matmul_kernel had it): every dtype, strided,
-// transposed and batched operands, edge tiles, both ways of summing 16-bit products.
+// transposed and batched operands, edge tiles, both ways of summing 16-bit products and both of adding float ones.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -20,8 +21,9 @@ namespace {
 // The release these suites expect LibTorch's behaviour of (tests/support/impl_release.h).
 class MatmulKernel : public parity::testing::FollowsTorch113 {};
 
-// The reference: each element alone, k ascending, in the element type (1.13) or, for 16-bit floats, in float.
-void reference(const Tensor& out, const Tensor& a, const Tensor& b, bool in_float) {
+// The reference: each element alone, k ascending, in the element type (1.13) or, for 16-bit floats, in float;
+// float and double products added by std::fma when fused.
+void reference(const Tensor& out, const Tensor& a, const Tensor& b, kernels::MatmulRounding rounding) {
   auto batched = [](const Dims& d, std::int64_t pad) {
     Dims r = d;
     if (r.size() == 2) r.insert(r.begin(), pad);
@@ -41,7 +43,7 @@ void reference(const Tensor& out, const Tensor& a, const Tensor& b, bool in_floa
           const T* row = x + n * as[0] + i * as[1];
           const T* col = y + n * bs[0] + j * bs[2];
           if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-            if (in_float) {
+            if (rounding.sum_16bit_in_float) {
               float acc = 0;
               for (std::int64_t k = 0; k < inner; ++k)
                 acc += static_cast<float>(row[k * as[2]]) * static_cast<float>(col[k * bs[1]]);
@@ -52,6 +54,9 @@ void reference(const Tensor& out, const Tensor& a, const Tensor& b, bool in_floa
           T acc = T(0);
           for (std::int64_t k = 0; k < inner; ++k) {
             if constexpr (std::is_same_v<T, bool>) acc = acc || (row[k * as[2]] && col[k * bs[1]]);
+            else if constexpr (std::is_floating_point_v<T>)
+              acc = rounding.fused ? std::fma(row[k * as[2]], col[k * bs[1]], acc)
+                                   : static_cast<T>(acc + static_cast<T>(row[k * as[2]] * col[k * bs[1]]));
             else acc = static_cast<T>(acc + static_cast<T>(row[k * as[2]] * col[k * bs[1]]));
           }
           o[n * os[0] + i * os[1] + j * os[2]] = acc;
@@ -92,11 +97,11 @@ Tensor fresh_like(const Tensor& like) {
   return Tensor::allocate(Layout{like.sizes(), like.strides(), 0}, like.dtype());
 }
 
-void expect_matches_reference(const Tensor& out_layout, const Tensor& a, const Tensor& b, bool in_float,
-                              const std::string& what) {
+void expect_matches_reference(const Tensor& out_layout, const Tensor& a, const Tensor& b,
+                              kernels::MatmulRounding rounding, const std::string& what) {
   Tensor got = fresh_like(out_layout), want = fresh_like(out_layout);
-  cpu::matmul(got, a, b, in_float);
-  reference(want, a, b, in_float);
+  cpu::matmul(got, a, b, rounding);
+  reference(want, a, b, rounding);
   expect_same_bits(got, want, what);
 }
 
@@ -104,20 +109,24 @@ constexpr ScalarType kTypes[] = {ScalarType::Float32, ScalarType::Float64, Scala
                                  ScalarType::BFloat16, ScalarType::Int32,   ScalarType::Int64,
                                  ScalarType::Bool};
 
-std::string name(ScalarType t, bool in_float, const char* shape) {
-  return std::string(type_name(t)) + (in_float ? " in float, " : " rounding each step, ") + shape;
+// Every combination of the two roundings' choices.
+constexpr kernels::MatmulRounding kRoundings[] = {{false, false}, {true, false}, {false, true}, {true, true}};
+
+std::string name(ScalarType t, kernels::MatmulRounding r, const char* shape) {
+  return std::string(type_name(t)) + (r.sum_16bit_in_float ? " in float, " : " rounding each step, ") +
+         (r.fused ? "fused, " : "") + shape;
 }
 
 TEST_F(MatmulKernel, ContiguousOperandsOfEveryDtypeAndEdgeTiles) {
   // Sizes that leave partial tiles in every direction, and ones of whole tiles.
   const std::int64_t shapes[][3] = {{13, 37, 19}, {64, 64, 64}, {1, 1, 1}, {5, 200, 3}, {2, 3, 33}};
   for (ScalarType t : kTypes)
-    for (bool in_float : {false, true})
+    for (kernels::MatmulRounding rounding : kRoundings)
       for (const auto& s : shapes) {
         const std::int64_t m = s[0], k = s[1], n = s[2];
         Tensor a = reshape(values(m * k, t, 1), {m, k}), b = reshape(values(k * n, t, 2), {k, n});
-        expect_matches_reference(dense_out({m, n}, t), a, b, in_float,
-                                 name(t, in_float, "contiguous") + " " + std::to_string(m) + "x" +
+        expect_matches_reference(dense_out({m, n}, t), a, b, rounding,
+                                 name(t, rounding, "contiguous") + " " + std::to_string(m) + "x" +
                                      std::to_string(k) + "x" + std::to_string(n));
       }
 }
@@ -125,27 +134,27 @@ TEST_F(MatmulKernel, ContiguousOperandsOfEveryDtypeAndEdgeTiles) {
 TEST_F(MatmulKernel, TransposedAndSteppedOperandsAndOutput) {
   const std::int64_t m = 11, k = 23, n = 17;
   for (ScalarType t : kTypes)
-    for (bool in_float : {false, true}) {
+    for (kernels::MatmulRounding rounding : kRoundings) {
       // a: the transpose of a (k, m) matrix; b: every other column and row of a larger one, at an offset.
       Tensor a = transpose(reshape(values(k * m, t, 3), {k, m}), 0, 1);
       Tensor b = as_strided(values(4 * k * n + 5, t, 4), {k, n}, {2 * 2 * n, 2}, 5);
       // The output transposed too: its rows are columns of its storage.
       Tensor out = transpose(dense_out({n, m}, t), 0, 1);
-      expect_matches_reference(out, a, b, in_float, name(t, in_float, "strided"));
+      expect_matches_reference(out, a, b, rounding, name(t, rounding, "strided"));
     }
 }
 
 TEST_F(MatmulKernel, BatchedOperandsIncludingARepeatedMatrix) {
   const std::int64_t batches = 3, m = 7, k = 29, n = 10;
   for (ScalarType t : kTypes)
-    for (bool in_float : {false, true}) {
+    for (kernels::MatmulRounding rounding : kRoundings) {
       Tensor a = reshape(values(batches * m * k, t, 5), {batches, m, k});
       // One matrix for every batch (batch stride 0), itself transposed.
       Tensor b = expand(unsqueeze(transpose(reshape(values(n * k, t, 6), {n, k}), 0, 1), 0), {batches, k, n});
-      expect_matches_reference(dense_out({batches, m, n}, t), a, b, in_float, name(t, in_float, "batched"));
+      expect_matches_reference(dense_out({batches, m, n}, t), a, b, rounding, name(t, rounding, "batched"));
       // A batched output of permuted strides.
       Tensor out = permute(dense_out({m, batches, n}, t), {1, 0, 2});
-      expect_matches_reference(out, a, b, in_float, name(t, in_float, "batched, permuted output"));
+      expect_matches_reference(out, a, b, rounding, name(t, rounding, "batched, permuted output"));
     }
 }
 
@@ -157,7 +166,7 @@ TEST_F(MatmulKernel, EmptyInnerDimensionGivesZeros) {
       using T = decltype(tag);
       std::fill(got.data<T>(), got.data<T>() + got.numel(), T(1));
     });
-    cpu::matmul(got, a, b, false);
+    cpu::matmul(got, a, b, {});
     for (double v : got.to_vector()) EXPECT_EQ(v, 0.0) << type_name(t);
   }
 }
@@ -171,7 +180,7 @@ TEST_F(MatmulKernel, Int32SumsWrap) {
   for (std::int64_t e = 0; e < k * n; ++e) bv.push_back(static_cast<double>((1 << 19) - 13 * e));
   Tensor a = reshape(from_values(av, ScalarType::Int32), {m, k}), b = reshape(from_values(bv, ScalarType::Int32), {k, n});
   Tensor got = dense_out({m, n}, ScalarType::Int32);
-  cpu::matmul(got, a, b, false);
+  cpu::matmul(got, a, b, {});
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
       std::int64_t exact = 0;
@@ -189,8 +198,8 @@ TEST_F(MatmulKernel, MmFollowsTheReleaseItIsJudgedAgainst) {
   Tensor a = reshape(values(m * k, ScalarType::BFloat16, 9), {m, k});
   Tensor b = reshape(values(k * n, ScalarType::BFloat16, 10), {k, n});
   Tensor want113 = dense_out({m, n}, ScalarType::BFloat16), want215 = dense_out({m, n}, ScalarType::BFloat16);
-  reference(want113, a, b, false);
-  reference(want215, a, b, true);
+  reference(want113, a, b, {.sum_16bit_in_float = false});
+  reference(want215, a, b, {.sum_16bit_in_float = true});
   EXPECT_NE(want113.to_vector(), want215.to_vector());
   {
     TargetTorchVersionGuard g(TorchVersion{1, 13});
@@ -200,6 +209,30 @@ TEST_F(MatmulKernel, MmFollowsTheReleaseItIsJudgedAgainst) {
     TargetTorchVersionGuard g(TorchVersion{2, 15});
     expect_same_bits(mm(a, b), want215, "mm following 2.15");
   }
+}
+
+// mm's float products are fused where 2.x's BLAS fuses them (VersionGate::BlasFusesMultiplyAdd), never in 1.13's
+// reference BLAS, and never in the loop ATen runs itself for a small bmm (fewer than 400 products' elements).
+TEST_F(MatmulKernel, FloatProductsFuseOnlyInReleaseTwosBlas) {
+  const std::int64_t m = 6, k = 300, n = 5;
+  Tensor a = reshape(values(m * k, ScalarType::Float32, 11), {m, k});
+  Tensor b = reshape(values(k * n, ScalarType::Float32, 12), {k, n});
+  Tensor rounded = dense_out({m, n}, ScalarType::Float32), fused = dense_out({m, n}, ScalarType::Float32);
+  reference(rounded, a, b, {.fused = false});
+  reference(fused, a, b, {.fused = true});
+  EXPECT_NE(rounded.to_vector(), fused.to_vector());
+  {
+    TargetTorchVersionGuard g(TorchVersion{1, 13});
+    expect_same_bits(mm(a, b), rounded, "mm following 1.13");
+  }
+  TargetTorchVersionGuard g(TorchVersion{2, 15});
+  expect_same_bits(mm(a, b), fused, "mm following 2.15");
+  // matmul of 3-d operands is a bmm: 1 x 300 x 1 a small one, 6 x 300 x 5 not.
+  Tensor row = reshape(select(a, 0, 0), {1, 1, k}), col = reshape(select(b, 1, 0), {1, k, 1});
+  Tensor small_rounded = dense_out({1, 1}, ScalarType::Float32);
+  reference(small_rounded, reshape(row, {1, k}), reshape(col, {k, 1}), {.fused = false});
+  EXPECT_EQ(matmul(row, col).to_vector(), small_rounded.to_vector()) << "a small bmm's own loop";
+  expect_same_bits(matmul(unsqueeze(a, 0), unsqueeze(b, 0)), fused, "a large bmm's BLAS");
 }
 
 }  // namespace
