@@ -4,6 +4,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "impl/cpu/gemm.h"
 #include "impl/kernels/matmul.h"
 
 namespace parity::impl::cpu {
@@ -73,8 +74,8 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b, kernels::Matmul
     } else if constexpr (std::is_integral_v<T>) {
       run<kernels::SumWrapping<T>>(g, o, x, y);
     } else {
-      if (rounding.fused) run<kernels::SumFused<T>>(g, o, x, y);
-      else run<kernels::SumInType<T>>(g, o, x, y);
+      if (g.inner == 0) run<kernels::SumInType<T>>(g, o, x, y);  // zeros: the blocked products need a k
+      else gemm(g, o, x, y, rounding.fused);
     }
   });
 }

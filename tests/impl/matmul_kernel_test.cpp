@@ -1,6 +1,7 @@
-// The CPU run of impl's one matmul kernel source (impl/kernels/matmul.h through impl/cpu/matmul.h) gives the bits of
-// the one-element-at-a-time loop impl models LibTorch by (below, as matmul_kernel had it): every dtype, strided,
-// transposed and batched operands, edge tiles, both ways of summing 16-bit products and both of adding float ones.
+// The CPU run of impl's one matmul kernel source (impl/kernels/matmul.h through impl/cpu/matmul.h, and
+// impl/cpu/gemm.h's blocked float and double products) gives the bits of the one-element-at-a-time loop impl
+// models LibTorch by (below, as matmul_kernel had it): every dtype, strided, transposed and batched operands, edge
+// tiles, k past one packed slice, both ways of summing 16-bit products and both of adding float products.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -118,8 +119,9 @@ std::string name(ScalarType t, kernels::MatmulRounding r, const char* shape) {
 }
 
 TEST_F(MatmulKernel, ContiguousOperandsOfEveryDtypeAndEdgeTiles) {
-  // Sizes that leave partial tiles in every direction, and ones of whole tiles.
-  const std::int64_t shapes[][3] = {{13, 37, 19}, {64, 64, 64}, {1, 1, 1}, {5, 200, 3}, {2, 3, 33}};
+  // Sizes that leave partial tiles in every direction, ones of whole tiles, and ones past a packed slice of k
+  // and a block of rows (impl/cpu/gemm.cpp's kDepth, kBlockRows).
+  const std::int64_t shapes[][3] = {{13, 37, 19}, {64, 64, 64}, {1, 1, 1}, {5, 200, 3}, {2, 3, 33}, {100, 600, 70}};
   for (ScalarType t : kTypes)
     for (kernels::MatmulRounding rounding : kRoundings)
       for (const auto& s : shapes) {
