@@ -13,6 +13,8 @@
 #include <memory>
 #include <utility>
 
+#include "impl/block_cache.h"
+
 #if !defined(__GLIBCXX__)
 #error "impl/rc.h uses libstdc++'s std::__shared_ptr with the _S_single lock policy"
 #endif
@@ -26,9 +28,10 @@ using WeakRc = std::__weak_ptr<T, __gnu_cxx::_S_single>;
 template <typename T>
 using EnableRcFromThis = std::__enable_shared_from_this<T, __gnu_cxx::_S_single>;
 
+// One allocation for the object and its counts, from the per-thread cache of small blocks.
 template <typename T, typename... Args>
 Rc<T> make_rc(Args&&... args) {
-  return std::__make_shared<T, __gnu_cxx::_S_single>(std::forward<Args>(args)...);
+  return std::__allocate_shared<T, __gnu_cxx::_S_single>(CachedAllocator<T>(), std::forward<Args>(args)...);
 }
 
 }  // namespace parity::impl

@@ -86,14 +86,14 @@ struct Capture {
 
 // _make_grads then run_backward's root checks (torch/csrc/autograd/autograd.cpp), in that order: every implicit
 // gradient is made (a root requiring grad must have one element) before any root's edge is looked up.
-std::vector<Edge> root_edges(const std::vector<Tensor>& roots, TensorList& grads) {
+EdgeList root_edges(const std::vector<Tensor>& roots, TensorList& grads) {
   grads.resize(roots.size());
   for (std::size_t i = 0; i < roots.size(); ++i) {
     if (grads[i].defined() || !requires_grad(roots[i])) continue;
     PARITY_CHECK(roots[i].numel() == 1, ErrorKind::NonScalarBackward, "grad can be implicitly created only for scalar outputs");
     grads[i] = ones(roots[i].sizes(), roots[i].dtype(), false, roots[i].device());
   }
-  std::vector<Edge> edges;
+  EdgeList edges;
   for (std::size_t i = 0; i < roots.size(); ++i) {
     edges.push_back(gradient_edge(roots[i]));
     PARITY_CHECK(edges.back().valid(), ErrorKind::NoGradFn,
@@ -148,7 +148,7 @@ std::unordered_map<Node*, NodeTask> count_dependencies(Node* root, const std::ve
 // `needed`), and a captured edge's node only hands over what reaches it. `root_grads` are the roots' gradients,
 // one per root, as root_edges made them; their validated forms stay referenced in `grads` for the whole backward
 // (PyTorch validates the caller's list in place and holds it by reference), so a leaf root never steals one.
-void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool retain_graph, bool create_graph,
+void execute(const EdgeList& roots, const TensorList& root_grads, bool retain_graph, bool create_graph,
              std::vector<Capture>& captures) {
   // Engine::execute validates the roots' gradients in the caller's grad mode, before any worker turns it off: a
   // gradient that must be summed down (or cast) to the root's metadata goes through ops that, with grad mode on,
@@ -267,7 +267,7 @@ void execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool 
 }  // namespace
 
 void run_backward(const std::vector<Tensor>& roots, TensorList gradients, bool retain_graph, bool create_graph) {
-  const std::vector<Edge> edges = root_edges(roots, gradients);
+  const EdgeList edges = root_edges(roots, gradients);
   std::vector<Capture> none;
   execute(edges, gradients, retain_graph, create_graph, none);
 }
@@ -277,7 +277,7 @@ Tensor run_grad(const Tensor& output, const Tensor& input, bool retain_graph, bo
   // run_backward's checks of the output, then of the input; the output's edge is made first (a leaf output gets
   // its accumulator), so a leaf input no op used (and that is not the output) has none and is unreachable.
   TensorList gradients{gradient};
-  const std::vector<Edge> roots = root_edges({output}, gradients);
+  const EdgeList roots = root_edges({output}, gradients);
   // The C++ torch::autograd::grad names the input by its index (always 0: parity differentiates one input).
   const bool by_index = follows(VersionGate::AutogradGradNamesInputIndex);
   PARITY_CHECK(requires_grad(input), ErrorKind::NoGradFn,

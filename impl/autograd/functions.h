@@ -57,7 +57,7 @@ class MultiOutputFormula final : public Node {
 // to that root's edge, so the engine counts dependencies and accumulates as for any other node.
 class GraphRoot final : public Node {
  public:
-  GraphRoot(std::vector<Edge> roots, TensorList grads) : grads_(std::move(grads)) { set_next_edges(std::move(roots)); }
+  GraphRoot(EdgeList roots, TensorList grads) : grads_(std::move(grads)) { set_next_edges(std::move(roots)); }
   std::string name() const override { return "GraphRoot"; }
   TensorList apply(TensorList&&) override { return grads_; }
 

@@ -146,8 +146,8 @@ Edge gradient_edge(const Tensor& t) {
   return Edge{grad_accumulator(t), 0};
 }
 
-std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs) {
-  std::vector<Edge> edges;
+EdgeList collect_next_edges(std::initializer_list<const Tensor*> inputs) {
+  EdgeList edges;
   edges.reserve(inputs.size());
   for (const Tensor* t : inputs) edges.push_back(t && t->defined() ? gradient_edge(*t) : Edge{});
   return edges;

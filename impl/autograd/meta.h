@@ -52,7 +52,7 @@ bool retains_grad(const Tensor&);
 
 // GradMode enabled and any input requiring grad.
 bool compute_requires_grad(std::initializer_list<const Tensor*> inputs);
-std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs);
+EdgeList collect_next_edges(std::initializer_list<const Tensor*> inputs);
 Edge gradient_edge(const Tensor&);
 Rc<Node> grad_accumulator(const Tensor&);
 

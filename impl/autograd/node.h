@@ -20,6 +20,9 @@ struct Edge {
   bool valid() const { return fn != nullptr; }
 };
 
+// A node's edges, in the cache of small blocks (impl/block_cache.h): every node of a small op holds some.
+using EdgeList = std::vector<Edge, CachedAllocator<Edge>>;
+
 // Shape and type a gradient flowing into a node's input must have (the engine reduces and casts to it).
 struct InputMetadata {
   Dims sizes;
@@ -50,8 +53,8 @@ class Node : public EnableRcFromThis<Node> {
   // The longest path from this node to a node with no next edges (PyTorch's topological_nr): a node whose number
   // is below every captured input's cannot lead to one, and autograd.grad's engine does not walk past it.
   std::uint64_t topological_nr() const { return topological_nr_; }
-  const std::vector<Edge>& next_edges() const { return next_edges_; }
-  void set_next_edges(std::vector<Edge> e) {
+  const EdgeList& next_edges() const { return next_edges_; }
+  void set_next_edges(EdgeList e) {
     next_edges_ = std::move(e);
     for (const Edge& edge : next_edges_) update_topological_nr(edge);
   }
@@ -65,7 +68,7 @@ class Node : public EnableRcFromThis<Node> {
   // needs is neither computed nor validated.
   bool task_should_compute_output(std::size_t i) const;
   std::uint32_t add_input_metadata(const Tensor& t);
-  const std::vector<InputMetadata>& input_metadata() const { return input_metadata_; }
+  const std::vector<InputMetadata, CachedAllocator<InputMetadata>>& input_metadata() const { return input_metadata_; }
   std::size_t num_inputs() const { return input_metadata_.size(); }
 
   // retain_grad(): the tensor (weakly held) whose .grad receives the gradient of output `nr`.
@@ -77,8 +80,8 @@ class Node : public EnableRcFromThis<Node> {
   }
   std::uint64_t sequence_nr_;
   std::uint64_t topological_nr_ = 0;
-  std::vector<Edge> next_edges_;
-  std::vector<InputMetadata> input_metadata_;
+  EdgeList next_edges_;
+  std::vector<InputMetadata, CachedAllocator<InputMetadata>> input_metadata_;
   std::map<std::uint32_t, WeakRc<TensorImpl>> retains_grad_;
 };
 

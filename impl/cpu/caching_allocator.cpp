@@ -8,6 +8,8 @@
 #include <iterator>
 #include <new>
 
+#include "impl/block_cache.h"
+
 namespace parity::impl::cpu {
 
 namespace {
@@ -21,25 +23,9 @@ void* map_pages(std::size_t bytes) {
 }
 void unmap_pages(void* p, std::size_t bytes) { ::munmap(p, bytes); }
 
-// Small blocks (up to kSmallMax bytes, in 64-byte classes) freed by this thread, kept for its next allocations of
-// their class: an aligned operator new and its delete cost glibc a memalign and a consolidating free, more than
-// the whole of a one-element op otherwise. Per thread, so no lock; a block freed on another thread than the one
-// that allocated it simply joins that thread's cache. Bounded per class; a thread's blocks go back at its exit.
-constexpr std::size_t kSmallMax = 4096;
-constexpr std::size_t kSmallClasses = kSmallMax / 64;
-constexpr std::size_t kSmallPerClass = 32;
-struct SmallBlocks {
-  void* blocks[kSmallClasses][kSmallPerClass];
-  std::size_t count[kSmallClasses] = {};
-  // False once destroyed: a storage freed later in the thread's (or the process's) exit bypasses the cache.
-  bool alive = true;
-  ~SmallBlocks() {
-    alive = false;
-    for (std::size_t c = 0; c < kSmallClasses; ++c)
-      for (std::size_t i = 0; i < count[c]; ++i) ::operator delete(blocks[c][i], kAlignment);
-  }
-};
-thread_local SmallBlocks small_blocks;
+// Small storages' bytes (up to 4 KiB, in 64-byte classes): an aligned operator new and its delete cost glibc a
+// memalign and a consolidating free, more than the whole of a one-element op otherwise.
+using SmallBlocks = BlockCache<64, 4096, 32, kAlignment>;
 }  // namespace
 
 CachingAllocator::Pages CachingAllocator::system_pages() { return Pages{&map_pages, &unmap_pages}; }
@@ -60,14 +46,8 @@ void* CachingAllocator::allocate(std::size_t nbytes, Fill fill) {
   if (nbytes < options_.min_cached_block) {
     // Never a null pointer, even for 0 bytes. Through operator new, so that a failure calls the new-handler as
     // every other allocation does before it throws std::bad_alloc.
-    const std::size_t n = nbytes == 0 ? 64 : (nbytes + 63) / 64 * 64;
-    void* p = nullptr;
-    if (n <= kSmallMax) {
-      SmallBlocks& cache = small_blocks;
-      const std::size_t c = n / 64 - 1;
-      if (cache.alive && cache.count[c] > 0) p = cache.blocks[c][--cache.count[c]];
-    }
-    if (!p) p = ::operator new(n, kAlignment);
+    const std::size_t n = SmallBlocks::rounded(nbytes == 0 ? 1 : nbytes);
+    void* p = n <= SmallBlocks::kMax ? SmallBlocks::allocate(n) : ::operator new(n, kAlignment);
     // Zero-filled unless promised otherwise, as the oracle asks of LibTorch's allocator: a formula that reads
     // memory it never wrote (as LibTorch's CopySlices does through an as_strided view beyond its base) then gives
     // the same answer in every process, instead of what an earlier case left in a persistent worker.
@@ -107,16 +87,9 @@ void* CachingAllocator::map_block(std::size_t bytes) {
 
 void CachingAllocator::deallocate(void* p, std::size_t nbytes) noexcept {
   if (nbytes < options_.min_cached_block) {
-    const std::size_t n = nbytes == 0 ? 64 : (nbytes + 63) / 64 * 64;
-    if (n <= kSmallMax) {
-      SmallBlocks& cache = small_blocks;
-      const std::size_t c = n / 64 - 1;
-      if (cache.alive && cache.count[c] < kSmallPerClass) {
-        cache.blocks[c][cache.count[c]++] = p;
-        return;
-      }
-    }
-    ::operator delete(p, kAlignment);
+    const std::size_t n = SmallBlocks::rounded(nbytes == 0 ? 1 : nbytes);
+    if (n <= SmallBlocks::kMax) SmallBlocks::deallocate(p, n);
+    else ::operator delete(p, kAlignment);
     return;
   }
   const std::size_t bytes = block_bytes(nbytes);

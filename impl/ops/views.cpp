@@ -136,7 +136,7 @@ Tensor joined_gradients(const Dims& in, const TensorList& grads, const Pieces& p
                                           }
                                           return out;
                                         });
-  std::vector<autograd::Edge> edges;
+  autograd::EdgeList edges;
   for (const Tensor& g : grads) edges.push_back(g.defined() ? autograd::gradient_edge(g) : autograd::Edge{});
   node->set_next_edges(std::move(edges));
   autograd::set_history(value, node);
