@@ -38,7 +38,16 @@ class Dims {
     assign(first, last);
   }
   Dims(const std::vector<std::int64_t>& v) { assign(v.begin(), v.end()); }  // NOLINT: implicit, as the harness's
-  Dims(const Dims& o) { assign(o.begin(), o.end()); }
+  Dims(const Dims& o) {
+    // The common case as a fixed-size copy, a few moves: o's block holds at least kInline elements wherever it
+    // is, and the ones past its size are never read.
+    if (o.size_ > kInline) {
+      assign(o.begin(), o.end());
+      return;
+    }
+    std::memcpy(inline_, o.data_, sizeof inline_);
+    size_ = o.size_;
+  }
   Dims(Dims&& o) noexcept { take(o); }
   Dims& operator=(const Dims& o) {
     if (this != &o) assign(o.begin(), o.end());
@@ -166,7 +175,7 @@ class Dims {
   // Takes o's elements (its heap block, or a copy of its inline ones) and leaves o empty.
   void take(Dims& o) noexcept {
     if (o.data_ == o.inline_) {
-      std::memcpy(inline_, o.inline_, o.size_ * sizeof(std::int64_t));
+      std::memcpy(inline_, o.inline_, sizeof inline_);  // whole: a few moves rather than a call
       data_ = inline_;
       capacity_ = kInline;
     } else {

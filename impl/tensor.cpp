@@ -61,7 +61,7 @@ Tensor Tensor::over(const Storage& storage, const Layout& layout, ScalarType dty
 
 Tensor Tensor::alias() const {
   Tensor t(make_rc<TensorImpl>(impl_->storage, impl_->layout, impl_->dtype, impl_->version));
-  t.copy_stride_slots(*this);  // shallow_copy_and_detach copies SizesAndStrides whole
+  if (impl_->past_strides) t.copy_stride_slots(*this);  // shallow_copy_and_detach copies SizesAndStrides whole
   return t;
 }
 
