@@ -187,7 +187,7 @@ class ImplSession final : public jd::Session {
   void execute(const pg::Step& step, int index) override {
     if (values_.size() <= static_cast<std::size_t>(index)) values_.resize(static_cast<std::size_t>(index) + 1);
     autograd::GradModeGuard mode(step.grad_enabled);
-    const PlantedFault* fault = role_ == Role::Impl ? planted_fault_for(step.op) : nullptr;
+    const PlantedFault* fault = faults_ ? planted_fault_for(*faults_, step.op) : nullptr;
     if (fault && is_process_fault(fault->kind)) misbehave(*fault);
     const bool combination = combination_holds(fault, step);
     const auto memo_link = fault && fault->kind == PlantedFault::Kind::GradMemo
@@ -220,7 +220,7 @@ class ImplSession final : public jd::Session {
     if (memo_link != CombinationFaults::MemoLink::None && values_[index])
       values_[index] = CombinationFaults::unlink(*values_[index], memo_link);
     if (fault && fault->kind == PlantedFault::Kind::StaleRetainedView) combination_.retained(in(step, 0));
-    if (pg::spec(step.op).runs_backward) combination_.after_backward();
+    if (faults_ && pg::spec(step.op).runs_backward) combination_.after_backward();
   }
 
   bool has_value(int id) const override {
@@ -282,8 +282,8 @@ class ImplSession final : public jd::Session {
  private:
   const Tensor& in(const pg::Step& s, std::size_t i) const { return *values_[s.inputs[i]]; }
 
-  static const PlantedFault* planted_fault_for(pg::OpId op) {
-    for (const auto& f : planted_faults())
+  static const PlantedFault* planted_fault_for(const std::vector<PlantedFault>& faults, pg::OpId op) {
+    for (const auto& f : faults)
       if (f.op == op) return &f;
     return nullptr;
   }
@@ -473,6 +473,9 @@ class ImplSession final : public jd::Session {
   std::map<const void*, Tensor> kept_grads_;  // every gradient grad_tensor_key named, alive for unique keys
   std::map<std::int64_t, DeepcopyMemo> memos_;  // one per copy.deepcopy call of the program
   std::optional<bool> flaky_this_run_;          // a Flaky fault's turn, taken at its op's first run
+  // The faults planted in impl (PARITY_PLANT), or null when none is: the common case costs a step nothing.
+  const std::vector<PlantedFault>* const faults_ =
+      role_ == Role::Impl && !planted_faults().empty() ? &planted_faults() : nullptr;
   CombinationFaults combination_;               // what the combination faults planted keep across steps
 };
 
