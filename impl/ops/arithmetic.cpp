@@ -648,9 +648,15 @@ Tensor reduce(const Tensor& x, const Dims& dims, bool keepdim, bool mean, bool w
   if (node) {
     Dims in = x.sizes();
     bool all = !with_dims || dims.empty();
-    node->set_formula([in, mask, keepdim, all, mean, n, with_dims](const Tensor& g, const TensorList&, const Formula&) {
+    // 1.13's MeanBackward1 is mean_backward(grad, self_sizes, dim, self.numel(), keepdim): the sizes saved at the
+    // forward, but the numel of self as it is now, which an all-dims mean divides by (set_data may have changed
+    // it). The other divisors are the forward's.
+    const bool numel_of_saved_self = mean && with_dims && all && !follows(VersionGate::MeanDimSavesSizes);
+    node->set_formula([in, mask, keepdim, all, mean, n, with_dims, numel_of_saved_self](
+                          const Tensor& g, const TensorList& saved, const Formula&) {
       Tensor r = with_dims ? sum_backward(g, in, mask, keepdim, all) : expand(g, in);
-      return TensorList{mean ? div(r, Scalar::of_int(n)) : r};
+      const std::int64_t divisor = numel_of_saved_self ? saved[0].numel() : n;
+      return TensorList{mean ? div(r, Scalar::of_int(divisor)) : r};
     });
     autograd::set_history(out, node);
   }

@@ -10,6 +10,7 @@
 #include "impl/autograd/functions.h"
 #include "impl/autograd/meta.h"
 #include "impl/ops.h"
+#include "impl/torch_version.h"
 #include "tests/support/impl_errors.h"
 #include "tests/support/impl_release.h"
 
@@ -88,6 +89,23 @@ TEST(DerivativeTable, SavedPositionFollowsTheRow) {
   EXPECT_EQ(autograd::saved_position(Derivative::MvBackward0, "vec"), 0u);
   EXPECT_EQ(autograd::saved_position(Derivative::MvBackward0, "self"), 1u);
   EXPECT_EQ(error_of([] { autograd::saved_position(Derivative::MvBackward0, "mat2"); }).first, ErrorKind::InternalAssert);
+}
+
+// 1.13's MeanBackward1 divides an all-dims mean by the numel of its saved self as it is at the backward, and any
+// other mean by the forward's reduced sizes; 2.x saves only the sizes (VersionGate::MeanDimSavesSizes).
+TEST_F(Derivatives, AnAllDimsMeanOfATensorGivenOtherDataDividesByItsNewNumelIn113) {
+  auto x_grad_after = [](const Dims& dims) {
+    Tensor x = requires_grad_(from_values({1, 2, 3, 4, 5, 6}, ScalarType::Float32), true);
+    Tensor y = mul(view(x, {2, 3}), Scalar::of(1));
+    Tensor z = sum(mean(y, dims, false));
+    set_data(y, zeros({5, 3}, ScalarType::Float32));
+    backward(z);
+    return autograd::grad(x).to_vector()[0];
+  };
+  EXPECT_FLOAT_EQ(x_grad_after({}), 1.0f / 15);
+  EXPECT_FLOAT_EQ(x_grad_after({0}), 1.0f / 2);
+  TargetTorchVersionGuard release(TorchVersion{2, 15});
+  EXPECT_FLOAT_EQ(x_grad_after({}), 1.0f / 6);
 }
 
 }  // namespace
