@@ -4,10 +4,20 @@
 // the ratios, checks them against the issue's goals and writes the table, JSON and chart.
 //
 // A scenario that moves bytes reports `bytes_per_iteration` (bytes read + bytes written by one iteration, counting
-// each tensor's elements once) so that the driver can state it in GB/s; the others are read as time.
+// each tensor's elements once) so that the driver can state it in GB/s; one that computes (mm) reports
+// `flops_per_iteration` for GFLOP/s; the others are read as time.
+//
+// Ceilings (issue 33), measured in the same run so that the table says how far each side is from the machine's
+// limit rather than from a number taken on another day under another load: SCENARIO/memcpy, for each scenario
+// that moves bytes, copies half its bytes with std::memcpy (so it too reads + writes bytes_per_iteration), and
+// peak_fma/machine runs fused multiply-adds on registers only at the widest vectors the CPU has.
 #include <benchmark/benchmark.h>
 
+#include <immintrin.h>
+
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <map>
 #include <memory>
@@ -61,6 +71,7 @@ struct Scenario {
   std::vector<Step> setup;     // run once per session; value ids 0..setup.size()-1
   std::vector<Step> measured;  // one iteration; step k writes value id setup.size() + k
   std::int64_t bytes = 0;      // bytes read + written per iteration; 0 for a scenario read as time
+  std::int64_t flops = 0;      // floating-point operations per iteration (a fused multiply-add is 2); 0: none
 };
 
 constexpr std::int64_t kFloat = 4;
@@ -107,8 +118,11 @@ std::vector<Scenario> scenarios() {
                  {op_step(OpId::Add, {0, 1})}});
   out.push_back({"mm_256",
                  {rand_step({256, 256}, {256, 1}), rand_step({256, 256}, {256, 1})},
-                 {op_step(OpId::Mm, {0, 1})}});
-  out.push_back({"sum_1m", {rand_step({1 << 20}, {1})}, {op_step(OpId::Sum, {0})}});
+                 {op_step(OpId::Mm, {0, 1})},
+                 0,
+                 2 * std::int64_t{256} * 256 * 256});
+  // Reads 4 MiB, writes one float.
+  out.push_back({"sum_1m", {rand_step({1 << 20}, {1})}, {op_step(OpId::Sum, {0})}, (1 << 20) * kFloat + kFloat});
   return out;
 }
 
@@ -135,6 +149,15 @@ judge::Session& session_for(const Scenario& sc, Side side) {
   return *slot;
 }
 
+// The counters the driver reads a scenario's rate from, the same on every side and in its memcpy ceiling.
+void report_work(benchmark::State& state, const Scenario& sc) {
+  if (sc.bytes > 0) {
+    state.SetBytesProcessed(state.iterations() * sc.bytes);
+    state.counters["bytes_per_iteration"] = benchmark::Counter(static_cast<double>(sc.bytes));
+  }
+  if (sc.flops > 0) state.counters["flops_per_iteration"] = benchmark::Counter(static_cast<double>(sc.flops));
+}
+
 void run_scenario(benchmark::State& state, const Scenario& sc, Side side) {
   try {
     judge::Session& session = session_for(sc, side);
@@ -147,21 +170,121 @@ void run_scenario(benchmark::State& state, const Scenario& sc, Side side) {
     state.SkipWithError((std::string(side_name(side)) + " raised: " + e.what()).c_str());
     return;
   }
-  if (sc.bytes > 0) {
-    state.SetBytesProcessed(state.iterations() * sc.bytes);
-    state.counters["bytes_per_iteration"] = benchmark::Counter(static_cast<double>(sc.bytes));
+  report_work(state, sc);
+}
+
+// The ceiling for moving a scenario's bytes: std::memcpy of half of them (it reads as many as it writes), between
+// buffers allocated and touched once per scenario and kept for the run, as the sessions are, so that no page
+// fault lands in the timed loop.
+void run_memcpy(benchmark::State& state, const Scenario& sc) {
+  static std::map<std::string, std::pair<std::vector<unsigned char>, std::vector<unsigned char>>> buffers;
+  const auto half = static_cast<std::size_t>(sc.bytes / 2);
+  auto& slot = buffers[sc.name];
+  if (slot.first.size() != half) slot = {std::vector<unsigned char>(half, 1), std::vector<unsigned char>(half, 2)};
+  unsigned char* dst = slot.second.data();
+  const unsigned char* src = slot.first.data();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(dst);
+    std::memcpy(dst, src, half);
+    benchmark::ClobberMemory();
   }
+  report_work(state, sc);
+}
+
+// The core's peak: fused multiply-adds on registers only, kFmaChains independent chains (an FMA's latency is 4
+// cycles and a core issues up to 2 a cycle, so 8 chains keep it busy; 12 leave room), kFmaRounds rounds per
+// benchmark iteration. acc * m + c with m < 1 settles at c / (1 - m) = 1: no overflow, no subnormals.
+constexpr int kFmaChains = 12;
+constexpr std::int64_t kFmaRounds = 1 << 14;
+constexpr float kFmaMul = 0.999f, kFmaAdd = 0.001f;
+
+// This file is built for the baseline ISA; these two carry their own target, and run only where the CPU has it.
+__attribute__((target("avx512f"))) float fma_loop_avx512(std::int64_t rounds) {
+  const __m512 m = _mm512_set1_ps(kFmaMul), c = _mm512_set1_ps(kFmaAdd);
+  __m512 acc[kFmaChains];
+  for (int k = 0; k < kFmaChains; ++k) acc[k] = _mm512_set1_ps(static_cast<float>(k));
+  for (std::int64_t r = 0; r < rounds; ++r) {
+#pragma GCC unroll 12
+    for (int k = 0; k < kFmaChains; ++k) acc[k] = _mm512_fmadd_ps(acc[k], m, c);
+  }
+  __m512 total = acc[0];
+  for (int k = 1; k < kFmaChains; ++k) total = _mm512_add_ps(total, acc[k]);
+  // Stored and summed by hand: GCC 12's _mm512_reduce_add_ps trips -Wuninitialized in its own header.
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, total);
+  float sum = 0;
+  for (float lane : lanes) sum += lane;
+  return sum;
+}
+
+__attribute__((target("avx2,fma"))) float fma_loop_avx2(std::int64_t rounds) {
+  const __m256 m = _mm256_set1_ps(kFmaMul), c = _mm256_set1_ps(kFmaAdd);
+  __m256 acc[kFmaChains];
+  for (int k = 0; k < kFmaChains; ++k) acc[k] = _mm256_set1_ps(static_cast<float>(k));
+  for (std::int64_t r = 0; r < rounds; ++r) {
+#pragma GCC unroll 12
+    for (int k = 0; k < kFmaChains; ++k) acc[k] = _mm256_fmadd_ps(acc[k], m, c);
+  }
+  __m256 total = acc[0];
+  for (int k = 1; k < kFmaChains; ++k) total = _mm256_add_ps(total, acc[k]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, total);
+  float sum = 0;
+  for (float lane : lanes) sum += lane;
+  return sum;
+}
+
+float fma_loop_scalar(std::int64_t rounds) {
+  float acc[kFmaChains];
+  for (int k = 0; k < kFmaChains; ++k) acc[k] = static_cast<float>(k);
+  for (std::int64_t r = 0; r < rounds; ++r) {
+#pragma GCC unroll 12
+    for (int k = 0; k < kFmaChains; ++k) acc[k] = std::fma(acc[k], kFmaMul, kFmaAdd);
+  }
+  float sum = 0;
+  for (float a : acc) sum += a;
+  return sum;
+}
+
+void run_peak_fma(benchmark::State& state) {
+  float (*loop)(std::int64_t) = fma_loop_scalar;
+  int lanes = 1;
+  const char* isa = "scalar";
+  if (__builtin_cpu_supports("avx512f")) {
+    loop = fma_loop_avx512;
+    lanes = 16;
+    isa = "avx512f";
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    loop = fma_loop_avx2;
+    lanes = 8;
+    isa = "avx2+fma";
+  }
+  // Through a variable the compiler cannot see into: the round count is not a constant it could fold the loop with.
+  std::int64_t rounds = kFmaRounds;
+  benchmark::DoNotOptimize(rounds);
+  for (auto _ : state) {
+    float result = loop(rounds);
+    benchmark::DoNotOptimize(result);
+  }
+  state.SetLabel(isa);
+  const auto flops = static_cast<double>(2 * kFmaRounds * kFmaChains * lanes);
+  state.counters["flops_per_iteration"] = benchmark::Counter(flops);
 }
 
 void register_scenarios() {
   static const std::vector<Scenario> all = scenarios();
-  for (const Scenario& sc : all)
+  for (const Scenario& sc : all) {
     for (Side side : {Side::Impl, Side::Libtorch})
       benchmark::RegisterBenchmark((sc.name + "/" + side_name(side)).c_str(),
                                    [&sc, side](benchmark::State& state) { run_scenario(state, sc, side); })
           ->Unit(benchmark::kMicrosecond);
+    if (sc.bytes > 0)
+      benchmark::RegisterBenchmark((sc.name + "/memcpy").c_str(),
+                                   [&sc](benchmark::State& state) { run_memcpy(state, sc); })
+          ->Unit(benchmark::kMicrosecond);
+  }
+  benchmark::RegisterBenchmark("peak_fma/machine", run_peak_fma)->Unit(benchmark::kMicrosecond);
 }
-
 }  // namespace
 }  // namespace parity::bench
 

@@ -1,32 +1,44 @@
 #!/usr/bin/env python3
-"""impl's kernels vs LibTorch: issue 14's table, from one run of parity_bench.
+"""impl's kernels vs LibTorch, every LibTorch release built: issue 14's table, with issue 33's ceilings.
 
-usage: bench/kernels.py [--bench BUILD/parity_bench] [--out-dir DIR] [--repetitions N] [--min-time S]
+usage: bench/kernels.py [--bench BUILD/parity_bench]... [--out-dir DIR] [--repetitions N] [--min-time S]
                         [--clock cpu|real] [--require-goals]
-       bench/kernels.py --from-json GBENCH.json [--out-dir DIR] [--clock cpu|real] [--require-goals]
+       bench/kernels.py --from-json GBENCH.json... [--out-dir DIR] [--clock cpu|real] [--require-goals]
 
-Runs parity_bench (both sides in the same process and run, LibTorch at one thread), pairs SCENARIO/impl with
-SCENARIO/libtorch, and for each scenario of SCENARIOS prints impl, LibTorch, the ratio (impl speed / LibTorch
-speed: > 1 means impl is faster), the goal and PASS/FAIL, as a Markdown table. It writes into DIR (default:
-bench-results/ at the repository root):
-  kernels.json         the table and how it was measured (schema "parity-kernels-bench/1", below)
-  kernels.svg          the ratios as a bar chart, log scale, with each row's goal
-  kernels-gbench.json  Google Benchmark's own output, for --from-json (re-render without re-running)
+Runs each parity_bench given with --bench (default: each of build/parity_bench, Debian's LibTorch 1.13.1, and
+build-torch-2.15/parity_bench, LibTorch 2.15, that exists), one after the other; each runs both sides in the same
+process and run, LibTorch at one thread, and names its LibTorch release in its JSON context. --from-json reads one
+Google Benchmark JSON per release instead. Two inputs of the same release are refused. For each scenario of
+SCENARIOS it pairs SCENARIO/impl with SCENARIO/libtorch and prints, as one Markdown table with a column group per
+release (releases in version order): impl, LibTorch, the ratio (impl speed / LibTorch speed: > 1 means impl is
+faster) and PASS/FAIL/ERROR against the row's goal; a goal is met when it is met against every release. It
+writes into DIR (default: bench-results/ at the repository root):
+  kernels.json                   the table and how it was measured (schema "parity-kernels-bench/2", below)
+  kernels.svg                    the ratios as a bar chart, log scale, a bar per release, with each row's goal
+  kernels-gbench-VERSION.json    each run's Google Benchmark output, for --from-json (re-render without re-running)
 
 Each benchmark is measured in N repetitions of at least S seconds each, repetitions of all benchmarks in random
 order (so that a slow spell of this shared machine does not land on one side only); the table shows the median
 repetition. The clock is the thread's CPU time by default (time this process was not scheduled does not count;
 the kernel's page-fault time does) or wall-clock time with --clock real. A scenario that moves bytes is shown in
-GB/s, counting the bytes read plus the bytes written (parity_bench's bytes_per_iteration), the others as time
-per iteration.
+GB/s, counting the bytes read plus the bytes written (parity_bench's bytes_per_iteration), with the fraction of
+SCENARIO/memcpy's GB/s in the same run (std::memcpy moving as many bytes: the ceiling for that much traffic); mm
+in GFLOP/s (flops_per_iteration), with the fraction of peak_fma/machine's GFLOP/s in the same run (fused
+multiply-adds on registers only, at the widest vectors the CPU has: the core's peak); the others as time per
+iteration. A fraction says how far a side is from the machine's limit, the ratio how far from the other side.
 
 Exit status: 0 when the table was written (whatever the goals), 1 with --require-goals when a goal is not met,
-2 when parity_bench failed or its output does not have exactly the scenarios of SCENARIOS.
+2 when a parity_bench is missing or failed, or an input does not have exactly the scenarios of SCENARIOS (each
+side, the memcpy of each that moves bytes, and peak_fma/machine), or two inputs are of the same release.
 
-kernels.json: {schema, created, commit, libtorch_version, machine: {...}, method: {statistic, repetitions,
-min_time_s, clock, bytes}, goals_met, goals_total, rows: [{scenario, title, unit ("ns" per iteration or "GB/s"),
-impl, libtorch, ratio, goal, pass, error}]}; impl/libtorch/ratio are null in a row whose benchmark raised
-(error says what).
+kernels.json: {schema, created, commit, machine: {...}, method: {statistic, repetitions, min_time_s, clock, bytes,
+ceilings}, releases: [{libtorch_version, commit, bench (the binary run, or "from-json"), gbench_json,
+repetitions, benchmark_date, load_avg_at_start, memcpy_gbps: {scenario: GB/s of its memcpy}, peak_gflops,
+peak_isa}], goals_met, goals_total, rows: [{scenario, title, unit ("ns" per iteration, "GB/s" or "GFLOP/s"), goal,
+pass (met against every release), releases: {VERSION: {impl, libtorch, ratio, pass, error, impl_fraction,
+libtorch_fraction}}}]}. releases is in version order; a row's impl and libtorch are in its unit; a fraction is
+of that release's memcpy (GB/s) or peak (GFLOP/s) and null in a time row; a side whose benchmark raised is null,
+and so is the ratio (error says what). method.repetitions is null when the releases ran different counts.
 """
 import argparse
 import datetime
@@ -34,12 +46,13 @@ import json
 import math
 import os
 import platform
+import re
 import subprocess
 import sys
 from xml.sax.saxutils import escape
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCHEMA = "parity-kernels-bench/1"
+SCHEMA = "parity-kernels-bench/2"
 
 # (benchmark name in bench/backend_bench.cpp, what it does, goal: the ratio issue 14 asks for). Order = table order.
 SCENARIOS = [
@@ -55,7 +68,16 @@ SCENARIOS = [
     ("sum_1m", "sum of 1M floats", 1.0),
 ]
 SIDES = ("impl", "libtorch")
+MEMCPY = "memcpy"  # SCENARIO/memcpy: the ceiling of a scenario that moves bytes
+PEAK = ("peak_fma", "machine")  # the core's peak GFLOP/s, the ceiling of a scenario that computes
+# The builds this script runs unless told otherwise, one per LibTorch release (README: Building).
+DEFAULT_BUILDS = ("build", "build-torch-2.15")
 TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+# A release names a file (kernels-gbench-VERSION.json): no path separators, no leading dot.
+VERSION_NAME = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+_-]*$")
+# One colour per release, in version order; pass/fail is the bar's outline and label (GOOD/BAD).
+RELEASE_COLOURS = ("#1f77b4", "#ff7f0e", "#9467bd", "#17becf", "#8c564b", "#e377c2")
+GOOD, BAD = "#2e7d32", "#c62828"
 
 
 class BadInput(Exception):
@@ -84,20 +106,43 @@ def cpu_model():
     return platform.processor() or "unknown"
 
 
-def run_bench(args, raw_path):
-    if not os.access(args.bench, os.X_OK):
-        raise BadInput(f"{args.bench} is not an executable: build it first (cmake --build build --target "
-                       f"parity_bench; it needs Debian's libbenchmark-dev) or pass --bench")
+def build_hint():
+    return ("build it first (ninja -C build parity_bench, ninja -C build-torch-2.15 parity_bench; it needs "
+            "Debian's libbenchmark-dev) or pass --bench")
+
+
+def benches_to_run(given):
+    """The binaries to run: those given (each must be executable), else every default build's that exists."""
+    if given:
+        for bench in given:
+            if not os.access(bench, os.X_OK) or os.path.isdir(bench):
+                raise BadInput(f"{bench} is not an executable: {build_hint()}")
+        seen = {}
+        for bench in given:
+            real = os.path.realpath(bench)
+            if real in seen:
+                raise BadInput(f"--bench {bench} is given twice (as {seen[real]}): each release once")
+            seen[real] = bench
+        return list(given)
+    found = [os.path.join(REPO, b, "parity_bench") for b in DEFAULT_BUILDS]
+    found = [b for b in found if os.access(b, os.X_OK) and not os.path.isdir(b)]
+    if not found:
+        tried = " or ".join(os.path.join(REPO, b, "parity_bench") for b in DEFAULT_BUILDS)
+        raise BadInput(f"no parity_bench: {tried} is not an executable: {build_hint()}")
+    return found
+
+
+def run_bench(bench, args, raw_path):
     # Google Benchmark's --benchmark_context splits on commas: the CPU model must not hold one.
     context = f"commit={git_commit()},cpu_model={cpu_model().replace(',', ' ')}"
-    cmd = [args.bench, f"--benchmark_repetitions={args.repetitions}", f"--benchmark_min_time={args.min_time}",
+    cmd = [bench, f"--benchmark_repetitions={args.repetitions}", f"--benchmark_min_time={args.min_time}",
            "--benchmark_enable_random_interleaving=true", "--benchmark_report_aggregates_only=true",
            f"--benchmark_out={raw_path}", "--benchmark_out_format=json", f"--benchmark_context={context}"]
     print("running: " + " ".join(cmd), file=sys.stderr, flush=True)
     # Its console table goes to stderr, as progress; stdout is this script's table.
     done = subprocess.run(cmd, stdout=sys.stderr)
     if done.returncode != 0:
-        raise BadInput(f"parity_bench exited with status {done.returncode}")
+        raise BadInput(f"{bench} exited with status {done.returncode}")
 
 
 def load(path):
@@ -111,21 +156,45 @@ def load(path):
     return data
 
 
+def release_of(data, path):
+    version = data.get("context", {}).get("libtorch_version") if isinstance(data.get("context"), dict) else None
+    if not isinstance(version, str) or not VERSION_NAME.match(version):
+        raise BadInput(f"{path}: its context names no LibTorch release (libtorch_version {version!r}): not "
+                       f"parity_bench's output?")
+    return version
+
+
+def version_key(version):
+    """Numeric order of the dotted parts: 1.9.0 < 1.13.1 < 2.15.0; a part's non-numeric tail ("0+cpu") after."""
+    key = []
+    for part in version.split("."):
+        digits = re.match(r"\d*", part).group()
+        key.append((int(digits) if digits else -1, part[len(digits):]))
+    return key
+
+
+def refuse_duplicate(version, path, seen):
+    if version in seen:
+        raise BadInput(f"{path} and {seen[version]} are both LibTorch {version}: one input per release")
+    seen[version] = path
+
+
 def split_name(run_name):
     scenario, _, side = run_name.rpartition("/")
     return scenario, side
 
 
-def measurements(data, clock):
-    """{(scenario, side): {"ns": median time per iteration, "bytes": bytes_per_iteration or None} or
-    {"error": message}}, and the repetitions that were run."""
+def measurements(data, clock, path):
+    """{(scenario, side): {"ns": median time per iteration, "bytes": bytes_per_iteration or None, "flops":
+    flops_per_iteration or None, "label": label or None} or {"error": message}}, and the repetitions run."""
     key = "cpu_time" if clock == "cpu" else "real_time"
     out, repetitions = {}, None
     for b in data["benchmarks"]:
         run_name = b.get("run_name", b.get("name", ""))
         scenario, side = split_name(run_name)
-        if side not in SIDES:
-            raise BadInput(f"benchmark {run_name!r} is not named SCENARIO/impl or SCENARIO/libtorch")
+        if not scenario or (side not in SIDES + (MEMCPY,) and (scenario, side) != PEAK):
+            raise BadInput(f"{path}: benchmark {run_name!r} is not named SCENARIO/impl, SCENARIO/libtorch, "
+                           f"SCENARIO/memcpy or {'/'.join(PEAK)}")
         if b.get("error_occurred"):
             out[(scenario, side)] = {"error": b.get("error_message", "error")}
             continue
@@ -133,114 +202,224 @@ def measurements(data, clock):
         if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
             continue
         if b.get("run_type") == "iteration" and (scenario, side) in out:
-            raise BadInput(f"{run_name} has several runs and no median: run with --benchmark_repetitions and "
-                           f"--benchmark_report_aggregates_only=true")
+            raise BadInput(f"{path}: {run_name} has several runs and no median: run with --benchmark_repetitions "
+                           f"and --benchmark_report_aggregates_only=true")
         if "error" in out.get((scenario, side), {}):
             continue
         unit = b.get("time_unit", "ns")
         if unit not in TIME_UNIT_NS or key not in b:
-            raise BadInput(f"{run_name}: no {key} in a known time unit")
-        out[(scenario, side)] = {"ns": float(b[key]) * TIME_UNIT_NS[unit], "bytes": b.get("bytes_per_iteration")}
+            raise BadInput(f"{path}: {run_name}: no {key} in a known time unit")
+        out[(scenario, side)] = {"ns": float(b[key]) * TIME_UNIT_NS[unit], "bytes": b.get("bytes_per_iteration"),
+                                 "flops": b.get("flops_per_iteration"), "label": b.get("label")}
         if b.get("run_type") == "aggregate":
             repetitions = b.get("repetitions", repetitions)
     return out, repetitions
 
 
-def rows_from(measured):
+def rate(m, work):
+    """Work per ns (bytes per ns = GB/s, flops per ns = GFLOP/s); the caller has checked that time is not zero."""
+    return m[work] / m["ns"]
+
+
+def release_from(data, measured, version, path):
+    """One release's cells ({scenario: cell, with the row unit it implies or None}) and its ceilings."""
     known = {name for name, _, _ in SCENARIOS}
-    unknown = sorted({s for s, _ in measured if s not in known})
+    unknown = sorted({s for s, _ in measured if s not in known and s != PEAK[0]})
     if unknown:
-        raise BadInput(f"parity_bench ran scenarios this script does not know: {', '.join(unknown)} "
+        raise BadInput(f"{path}: parity_bench ran scenarios this script does not know: {', '.join(unknown)} "
                        f"(add them to SCENARIOS in bench/kernels.py, with their goal)")
     missing = [f"{s}/{side}" for s, _, _ in SCENARIOS for side in SIDES if (s, side) not in measured]
+    if PEAK not in measured:
+        missing.append("/".join(PEAK))
     if missing:
-        raise BadInput(f"no result for {', '.join(missing)} (a parity_bench that lacks these scenarios?)")
+        raise BadInput(f"{path} (LibTorch {version}): no result for {', '.join(missing)} (a parity_bench that "
+                       f"lacks these benchmarks?)")
+    stray = sorted(f"{s}/{side}" for s, side in measured if s == PEAK[0] and side != PEAK[1])
+    if stray:
+        raise BadInput(f"{path}: {', '.join(stray)}: {PEAK[0]} is measured as {'/'.join(PEAK)} only")
+    peak = measured[PEAK]
+    if "error" in peak:
+        raise BadInput(f"{path}: {'/'.join(PEAK)} failed: {peak['error']}")
+    if not peak["flops"] or peak["flops"] <= 0 or peak["ns"] <= 0:
+        raise BadInput(f"{path}: {'/'.join(PEAK)} reports no flops_per_iteration or a time of zero")
+    ceilings = {"memcpy_gbps": {}, "peak_gflops": rate(peak, "flops"), "peak_isa": peak["label"]}
+    cells = {}
+    for name, _, goal in SCENARIOS:
+        where = f"{path} (LibTorch {version}): {name}"
+        sides = {side: measured[(name, side)] for side in SIDES}
+        ran = [m for m in sides.values() if "error" not in m]
+        if any(m["ns"] <= 0 for m in ran):
+            raise BadInput(f"{where}: a time of zero")
+        copy = measured.get((name, MEMCPY))
+        if copy is not None:
+            if "error" in copy:
+                raise BadInput(f"{where}/memcpy failed: {copy['error']}")
+            if not copy["bytes"] or copy["ns"] <= 0:
+                raise BadInput(f"{where}/memcpy reports no bytes_per_iteration or a time of zero")
+            ceilings["memcpy_gbps"][name] = rate(copy, "bytes")
+        if len({m["bytes"] for m in ran}) > 1:
+            raise BadInput(f"{where}: impl and libtorch move different bytes per iteration")
+        if len({m["flops"] for m in ran}) > 1:
+            raise BadInput(f"{where}: impl and libtorch count different flops per iteration")
+        bytes_ = ran[0]["bytes"] if ran else (copy["bytes"] if copy else None)
+        flops = ran[0]["flops"] if ran else None
+        if bytes_ and flops:
+            raise BadInput(f"{where}: reports both bytes and flops per iteration: which is its rate?")
+        if bytes_ and copy is None:
+            raise BadInput(f"{where}: no result for {name}/memcpy, the ceiling of a scenario that moves bytes")
+        if copy is not None and not bytes_:
+            raise BadInput(f"{where}: has a memcpy ceiling but moves no bytes (no bytes_per_iteration)")
+        if copy is not None and copy["bytes"] != bytes_:
+            raise BadInput(f"{where}: its memcpy moves {copy['bytes']} bytes per iteration, the scenario "
+                           f"{bytes_}: not its ceiling")
+        unit, work, ceiling = ("GB/s", "bytes", ceilings["memcpy_gbps"].get(name)) if bytes_ else (
+            ("GFLOP/s", "flops", ceilings["peak_gflops"]) if flops else ("ns", None, None))
+        cell = {"impl": None, "libtorch": None, "ratio": None, "pass": False, "error": None,
+                "impl_fraction": None, "libtorch_fraction": None}
+        for side, m in sides.items():
+            if "error" in m:
+                continue
+            cell[side] = rate(m, work) if work else m["ns"]
+            if ceiling:
+                cell[f"{side}_fraction"] = cell[side] / ceiling
+        errors = [m["error"] for m in sides.values() if "error" in m]  # parity_bench's message names the side
+        if errors:
+            cell["error"] = "; ".join(errors)
+        else:
+            # Same work on both sides, so the speed ratio is LibTorch's time over impl's, in any unit.
+            cell["ratio"] = sides["libtorch"]["ns"] / sides["impl"]["ns"]
+            cell["pass"] = cell["ratio"] >= goal
+        # A release where neither side ran (and no memcpy) cannot say the unit: the other releases do.
+        cells[name] = (cell, unit if ran or copy else None)
+    ctx = data.get("context", {})
+    release = {"libtorch_version": version, "commit": ctx.get("commit", "unknown"), "bench": None,
+               "gbench_json": None, "repetitions": None, "benchmark_date": ctx.get("date"),
+               "load_avg_at_start": ctx.get("load_avg")}
+    release.update(ceilings)
+    return release, cells
+
+
+def rows_from(releases, cells):
+    """The table's rows: each scenario with its cell in every release; releases is in version order."""
     rows = []
     for name, title, goal in SCENARIOS:
-        impl, torch = measured[(name, "impl")], measured[(name, "libtorch")]
-        row = {"scenario": name, "title": title, "unit": "ns", "impl": None, "libtorch": None, "ratio": None,
-               "goal": goal, "pass": False, "error": None}
-        errors = [m["error"] for m in (impl, torch) if "error" in m]  # parity_bench's message names the side
-        if errors:
-            row["error"] = "; ".join(errors)
-            rows.append(row)
-            continue
-        if impl["ns"] <= 0 or torch["ns"] <= 0:
-            raise BadInput(f"{name}: a time of zero")
-        # Same work on both sides, so the speed ratio is LibTorch's time over impl's, in either unit.
-        row["ratio"] = torch["ns"] / impl["ns"]
-        if impl["bytes"] is not None or torch["bytes"] is not None:
-            if impl["bytes"] != torch["bytes"]:
-                raise BadInput(f"{name}: impl and libtorch move different bytes per iteration")
-            row["unit"] = "GB/s"
-            row["impl"] = impl["bytes"] / impl["ns"]  # bytes per ns = GB/s
-            row["libtorch"] = torch["bytes"] / torch["ns"]
-        else:
-            row["impl"], row["libtorch"] = impl["ns"], torch["ns"]
-        row["pass"] = row["ratio"] >= goal
-        rows.append(row)
+        units = {cells[r["libtorch_version"]][name][1] for r in releases} - {None}
+        if len(units) > 1:
+            raise BadInput(f"{name}: the releases' parity_bench disagree on its unit ({', '.join(sorted(units))})")
+        row_cells = {r["libtorch_version"]: cells[r["libtorch_version"]][name][0] for r in releases}
+        rows.append({"scenario": name, "title": title, "unit": units.pop() if units else "ns", "goal": goal,
+                     "pass": all(c["pass"] for c in row_cells.values()), "releases": row_cells})
     return rows
 
 
-def fmt_value(value, unit):
+def fmt_fraction(fraction):
+    percent = 100 * fraction
+    return f"{percent:.0f}%" if percent >= 10 else f"{percent:.2g}%"
+
+
+def fmt_value(value, unit, fraction=None):
     if value is None:
         return "—"
-    if unit == "GB/s":
-        return f"{value:.3g} GB/s"
-    for scale, name in ((1e6, "ms"), (1e3, "µs")):
-        if value >= scale:
-            return f"{value / scale:.3g} {name}"
-    return f"{value:.3g} ns"
+    if unit in ("GB/s", "GFLOP/s"):
+        text = f"{value:.3g} {unit}"
+    else:
+        text = f"{value:.3g} ns"
+        for scale, name in ((1e6, "ms"), (1e3, "µs")):
+            if value >= scale:
+                text = f"{value / scale:.3g} {name}"
+                break
+    return text if fraction is None else f"{text} ({fmt_fraction(fraction)})"
 
 
 def fmt_ratio(ratio):
     return "—" if ratio is None else f"{ratio:.3g}×"
 
 
-def verdict(row):
-    return "ERROR" if row["error"] else ("PASS" if row["pass"] else "FAIL")
+def verdict(cell):
+    return "ERROR" if cell["error"] else ("PASS" if cell["pass"] else "FAIL")
+
+
+def overall(row):
+    """PASS against every release; FAIL where one release missed it; ERROR where one only could not say."""
+    verdicts = {verdict(c) for c in row["releases"].values()}
+    return "PASS" if verdicts == {"PASS"} else ("FAIL" if "FAIL" in verdicts else "ERROR")
+
+
+def side_cell(cell, side, unit):
+    # A side that raised (the only way a side has no number) says so in its own cell; the other's still shows.
+    if cell[side] is None and cell["error"]:
+        return "ERROR"
+    return fmt_value(cell[side], unit, cell[f"{side}_fraction"])
 
 
 def table(report):
-    m = report["method"]
-    lines = [f"impl vs LibTorch {report['libtorch_version']}, 1 thread each; median of {m['repetitions']} "
-             f"repetitions ({m['clock']}); GB/s counts bytes {m['bytes']}; ratio = impl speed / LibTorch speed",
-             "", "| work | impl | LibTorch | ratio | goal | |", "|---|---|---|---|---|---|"]
+    m, versions = report["method"], [r["libtorch_version"] for r in report["releases"]]
+    reps = m["repetitions"] if m["repetitions"] is not None else "/".join(
+        str(r["repetitions"]) for r in report["releases"])
+    peaks = ", ".join(f"{r['libtorch_version']} run {r['peak_gflops']:.3g} GFLOP/s {r['peak_isa'] or '?'}"
+                      for r in report["releases"])
+    lines = [f"impl vs LibTorch {' and '.join(versions)} (one parity_bench run each), 1 thread each; median of "
+             f"{reps} repetitions ({m['clock']}); ratio = impl speed / LibTorch speed; a goal is met when it is met "
+             f"against every release.",
+             f"(%): GB/s (bytes {m['bytes']}) as a share of a std::memcpy moving as many bytes, GFLOP/s as a share of "
+             f"the core's peak (register-only FMA loop: {peaks}), each measured in the same run as the row.", ""]
+    header = ["work", "goal"]
+    for v in versions:
+        header += [f"{v} impl", f"{v} LibTorch", f"{v} ratio", v]
+    header.append("all")
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
     for r in report["rows"]:
-        lines.append(f"| {r['title']} | {fmt_value(r['impl'], r['unit'])} | {fmt_value(r['libtorch'], r['unit'])} | "
-                     f"{fmt_ratio(r['ratio'])} | ≥ {r['goal']:g}× | {verdict(r)} |")
+        cells = [r["title"], f"≥ {r['goal']:g}×"]
+        for v in versions:
+            c = r["releases"][v]
+            cells += [side_cell(c, "impl", r["unit"]), side_cell(c, "libtorch", r["unit"]), fmt_ratio(c["ratio"]),
+                      verdict(c)]
+        cells.append(overall(r))
+        lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
+    for r in report["releases"]:
+        copies = ", ".join(f"{s} {g:.3g} GB/s" for s, g in r["memcpy_gbps"].items())
+        lines.append(f"memcpy ceilings, {r['libtorch_version']} run: {copies or 'none'}")
     lines.append(f"{report['goals_met']} of {report['goals_total']} goals met "
                  f"(commit {report['commit']}, {report['machine']['cpu_model']}, {report['created']})")
     for r in report["rows"]:
-        if r["error"]:
-            lines.append(f"ERROR in {r['scenario']}: {r['error']}")
+        for v in versions:
+            if r["releases"][v]["error"]:
+                lines.append(f"ERROR in {r['scenario']} with LibTorch {v}: {r['releases'][v]['error']}")
     return "\n".join(lines)
 
 
 def svg_chart(report):
-    rows = report["rows"]
-    values = [r["ratio"] for r in rows if r["ratio"]] + [r["goal"] for r in rows] + [1.0]
+    rows, releases = report["rows"], report["releases"]
+    versions = [r["libtorch_version"] for r in releases]
+    colour = {v: RELEASE_COLOURS[i % len(RELEASE_COLOURS)] for i, v in enumerate(versions)}
+    cells = [(r, v, r["releases"][v]) for r in rows for v in versions]
+    values = [c["ratio"] for _, _, c in cells if c["ratio"]] + [r["goal"] for r in rows] + [1.0]
     # Room beyond the extreme bars for their labels; the grid's decades need not meet the edges.
     lo, hi = min(values) / 2.5, max(values) * 2.5
-    label_w, plot_w, right, top, row_h = 420, 520, 20, 92, 30
+    bar_h, gap = 14, 4
+    label_w, plot_w, right, top = 420, 520, 20, 92
+    row_h = len(versions) * (bar_h + gap) + 10
     width, height = label_w + plot_w + right, top + row_h * len(rows) + 64
 
     def x(v):
         return label_w + plot_w * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
 
     m, machine = report["method"], report["machine"]
-    title = f"impl vs LibTorch {report['libtorch_version']}: speed ratio (> 1: impl faster), log scale"
-    subtitle = (f"median of {m['repetitions']} repetitions, {m['clock']}, 1 thread each; "
+    title = f"impl vs LibTorch {', '.join(versions)}: speed ratio (> 1: impl faster), log scale"
+    reps = m["repetitions"] if m["repetitions"] is not None else "/".join(str(r["repetitions"]) for r in releases)
+    subtitle = (f"median of {reps} repetitions, {m['clock']}, 1 thread each; "
                 f"commit {report['commit'][:12]}; {machine['cpu_model']}; {report['created']}")
+    legend = "".join(f'<tspan fill="{colour[v]}">■</tspan> {escape(v)}  ' for v in versions)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="13">',
            f'<rect width="{width}" height="{height}" fill="white"/>',
            f'<text x="12" y="24" font-size="16" font-weight="bold">{escape(title)}</text>',
            f'<text x="12" y="44" fill="#444">{escape(subtitle)}</text>',
-           f'<text x="12" y="64" fill="#444">{report["goals_met"]} of {report["goals_total"]} goals met'
-           f'  <tspan fill="#2e7d32">■ goal met</tspan>  <tspan fill="#c62828">■ goal missed</tspan>'
-           f'  <tspan font-weight="bold">| goal</tspan></text>']
+           f'<text x="12" y="64" fill="#444">{report["goals_met"]} of {report["goals_total"]} goals met (each '
+           f'against every release)   {legend} outline and label: <tspan fill="{GOOD}">goal met</tspan> / '
+           f'<tspan fill="{BAD}">missed</tspan>  <tspan font-weight="bold">| goal</tspan></text>']
     # Decade grid, with 2× and 5× minor lines.
     bottom = top + row_h * len(rows)
     decade = 10.0 ** math.floor(math.log10(lo))
@@ -264,39 +443,50 @@ def svg_chart(report):
         y = top + i * row_h
         out.append(f'<text x="{label_w - 10}" y="{y + row_h / 2 + 4:.1f}" text-anchor="end">'
                    f'{escape(r["title"])}</text>')
-        if r["ratio"] is None:
-            out.append(f'<text x="{x(1) + 6:.1f}" y="{y + row_h / 2 + 4:.1f}" fill="#c62828">ERROR</text>')
-        else:
-            x0, x1 = sorted((x(1.0), x(r["ratio"])))
-            colour = "#2e7d32" if r["pass"] else "#c62828"
-            out.append(f'<rect class="bar" x="{x0:.1f}" y="{y + 6}" width="{max(x1 - x0, 1):.1f}" '
-                       f'height="{row_h - 12}" fill="{colour}" fill-opacity="0.8"><title>'
-                       f'{escape(r["scenario"])}: {escape(fmt_ratio(r["ratio"]))}</title></rect>')
+        for j, v in enumerate(versions):
+            c = r["releases"][v]
+            bar_y = y + 5 + j * (bar_h + gap)
+            text_y = bar_y + bar_h / 2 + 4
+            if c["ratio"] is None:
+                out.append(f'<text x="{x(1) + 6:.1f}" y="{text_y:.1f}" font-size="12" fill="{BAD}">'
+                           f'ERROR ({escape(v)})</text>')
+                continue
+            x0, x1 = sorted((x(1.0), x(c["ratio"])))
+            mark = GOOD if c["pass"] else BAD
+            out.append(f'<rect class="bar" x="{x0:.1f}" y="{bar_y}" width="{max(x1 - x0, 1):.1f}" '
+                       f'height="{bar_h}" fill="{colour[v]}" fill-opacity="0.85" stroke="{mark}" '
+                       f'stroke-width="2"><title>{escape(r["scenario"])} {escape(v)}: '
+                       f'{escape(fmt_ratio(c["ratio"]))}</title></rect>')
             # Clear of the goal mark, which may lie inside the bar or just past its end.
-            if r["ratio"] >= 1:
+            if c["ratio"] >= 1:
                 label_x, anchor = max(x1, x(r["goal"]) + 1) + 5, "start"
             else:
                 label_x, anchor = min(x0, x(r["goal"]) - 1) - 5, "end"
-            out.append(f'<text x="{label_x:.1f}" y="{y + row_h / 2 + 4:.1f}" text-anchor="{anchor}" '
-                       f'font-size="12">{escape(fmt_ratio(r["ratio"]))}</text>')
+            out.append(f'<text x="{label_x:.1f}" y="{text_y:.1f}" text-anchor="{anchor}" font-size="12" '
+                       f'fill="{mark}">{escape(fmt_ratio(c["ratio"]))}</text>')
         out.append(f'<line class="goal" x1="{x(r["goal"]):.1f}" y1="{y + 2}" x2="{x(r["goal"]):.1f}" '
                    f'y2="{y + row_h - 2}" stroke="#000" stroke-width="3"><title>goal ≥ {r["goal"]:g}×</title></line>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
 
-def report_from(data, rows, clock, repetitions, min_time):
-    ctx = data.get("context", {})
+def report_from(first_data, releases, rows, clock, min_time):
+    ctx = first_data.get("context", {})
+    commits = sorted({r["commit"] for r in releases})
+    repetitions = {r["repetitions"] for r in releases}
     return {
         "schema": SCHEMA,
         "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "commit": ctx.get("commit", "unknown"),
-        "libtorch_version": ctx.get("libtorch_version", "unknown"),
+        "commit": commits[0] if len(commits) == 1 else "several: " + ", ".join(commits),
         "machine": {"host": ctx.get("host_name", "unknown"), "cpu_model": ctx.get("cpu_model", "unknown"),
-                    "num_cpus": ctx.get("num_cpus"), "mhz_per_cpu": ctx.get("mhz_per_cpu"),
-                    "load_avg_at_start": ctx.get("load_avg"), "benchmark_date": ctx.get("date")},
-        "method": {"statistic": "median", "repetitions": repetitions, "min_time_s": min_time,
-                   "clock": "CPU time" if clock == "cpu" else "wall-clock time", "bytes": "read + written"},
+                    "num_cpus": ctx.get("num_cpus"), "mhz_per_cpu": ctx.get("mhz_per_cpu")},
+        "method": {"statistic": "median", "repetitions": repetitions.pop() if len(repetitions) == 1 else None,
+                   "min_time_s": min_time, "clock": "CPU time" if clock == "cpu" else "wall-clock time",
+                   "bytes": "read + written",
+                   "ceilings": "in each release's run: SCENARIO/memcpy, std::memcpy of half the scenario's bytes "
+                               "(reading and writing as many); peak_fma/machine, fused multiply-adds on registers "
+                               "only at the widest vectors the CPU has (peak_isa)"},
+        "releases": releases,
         "goals_met": sum(1 for r in rows if r["pass"]),
         "goals_total": len(rows),
         "rows": rows,
@@ -310,10 +500,39 @@ def write(path, text):
     os.replace(tmp, path)
 
 
+def gather(args):
+    """[(data, bench or "from-json", Google Benchmark JSON path)] for each release, its version checked unique."""
+    seen, inputs = {}, []
+    if args.from_json:
+        for path in args.from_json:
+            data = load(path)
+            refuse_duplicate(release_of(data, path), path, seen)
+            inputs.append((data, "from-json", os.path.abspath(path)))
+        return inputs
+    for i, bench in enumerate(benches_to_run(args.bench)):
+        # The release is known only from the output: written under a provisional name, renamed once known.
+        tmp = os.path.join(args.out_dir, f"kernels-gbench-run{i}.json.tmp")
+        try:
+            run_bench(bench, args, tmp)
+            data = load(tmp)
+            version = release_of(data, bench)
+            refuse_duplicate(version, bench, seen)
+            raw = os.path.join(args.out_dir, f"kernels-gbench-{version}.json")
+            os.replace(tmp, raw)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+        inputs.append((data, os.path.abspath(bench), raw))
+    return inputs
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--bench", default=os.path.join(REPO, "build", "parity_bench"))
-    p.add_argument("--from-json", help="Google Benchmark JSON to read instead of running parity_bench")
+    p.add_argument("--bench", action="append",
+                   help="a parity_bench to run, once per LibTorch release (default: each of "
+                        + ", ".join(f"{b}/parity_bench" for b in DEFAULT_BUILDS) + " that exists)")
+    p.add_argument("--from-json", action="append",
+                   help="Google Benchmark JSON to read instead of running parity_bench, once per release")
     p.add_argument("--out-dir", default=os.path.join(REPO, "bench-results"))
     p.add_argument("--repetitions", type=int, default=7)
     p.add_argument("--min-time", type=float, default=0.3, help="seconds per repetition, at least")
@@ -322,21 +541,25 @@ def main(argv):
     args = p.parse_args(argv)
     if args.repetitions < 1 or args.min_time <= 0:
         p.error("--repetitions must be at least 1 and --min-time positive")
+    if args.bench and args.from_json:
+        p.error("--bench runs parity_bench, --from-json reads its output instead: give one or the other")
     try:
         os.makedirs(args.out_dir, exist_ok=True)
-        raw = os.path.join(args.out_dir, "kernels-gbench.json")
-        if args.from_json:
-            source, min_time = args.from_json, None
-        else:
-            run_bench(args, raw)
-            source, min_time = raw, args.min_time
-        data = load(source)
-        measured, repetitions = measurements(data, args.clock)
-        rows = rows_from(measured)
+        inputs = gather(args)
+        releases, cells = [], {}
+        for data, bench, path in inputs:
+            version = release_of(data, path)
+            measured, repetitions = measurements(data, args.clock, path)
+            release, cells[version] = release_from(data, measured, version, path)
+            release.update(bench=bench, gbench_json=path, repetitions=repetitions or 1)
+            releases.append((data, release))
+        releases.sort(key=lambda dr: version_key(dr[1]["libtorch_version"]))
+        rows = rows_from([r for _, r in releases], cells)
     except BadInput as e:
         print(f"kernels.py: {e}", file=sys.stderr)
         return 2
-    report = report_from(data, rows, args.clock, repetitions or 1, min_time)
+    report = report_from(releases[0][0], [r for _, r in releases], rows, args.clock,
+                         None if args.from_json else args.min_time)
     write(os.path.join(args.out_dir, "kernels.json"), json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     write(os.path.join(args.out_dir, "kernels.svg"), svg_chart(report))
     print(table(report))
