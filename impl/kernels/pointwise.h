@@ -48,8 +48,8 @@ struct PointwiseCall {
   ScalarType src_dtype = ScalarType::Float32;  // Copy's input
   double a = 0, b = 0;
   bool has_a = false, has_b = false, flag = false;
-  // The output is on cuda: Pow and ResultBackward then compute as ATen's cuda kernels do, where those are not its
-  // CPU kernels' arithmetic.
+  // The output is on cuda: Pow, ResultBackward and Addcmul then compute as ATen's cuda kernels do, where those
+  // are not its CPU kernels' arithmetic.
   bool cuda = false;
   Geometry geometry;
   void* data[kMaxOperands] = {};  // element 0 of each operand (offsets applied)
@@ -266,13 +266,23 @@ struct AddcmulFn {
   // Integers compute in unsigned arithmetic: two's-complement wrap-around, as ATen's int64 kernels. The 16-bit
   // floats compute in float with the value as a float (addcmul_cpu_kernel's float_val): 3.4e38 times a bfloat16
   // product is no infinity there.
+  // On the CPU the floating types add the last product fused, self + (value * t1) * t2 rounded twice, not three
+  // times: LibTorch 1.13 and 2.15 alike, every element (vector body and scalar tail), float, double and the
+  // 16-bit types in float. The compilers contract addcmul_cpu_kernel's `self + value * t1 * t2` (GCC for its
+  // AVX2/AVX-512 kernels). Where the product cancels self it shows whole: 2^31-1 times itself, subtracted from
+  // its own rounded square, is -1 fused and 0 unfused. impl's cuda keeps the unfused form until a device run
+  // judges LibTorch-CUDA's (issue 30).
   static constexpr bool kReduced = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
   using A = typename std::conditional_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, std::make_unsigned<T>,
                                         std::conditional<kReduced, float, T>>::type;
   A value;
+  bool cuda;
   PARITY_HOST_DEVICE T operator()(T a, T b, T c) const {
     if constexpr (std::is_same_v<T, bool>) return a;  // the op refuses bool before any kernel
-    else return static_cast<T>(static_cast<A>(a) + value * static_cast<A>(b) * static_cast<A>(c));
+    else if constexpr (std::is_floating_point_v<A>) {
+      if (!cuda) return static_cast<T>(std::fma(value * static_cast<A>(b), static_cast<A>(c), static_cast<A>(a)));
+    }
+    return static_cast<T>(static_cast<A>(a) + value * static_cast<A>(b) * static_cast<A>(c));
   }
 };
 
@@ -350,8 +360,8 @@ void run_pointwise(Exec& exec, const PointwiseCall& c) {
     case Pointwise::Addcmul:
       return dispatch(c.dtype, [&](auto t) {
         using F = AddcmulFn<decltype(t)>;
-        if constexpr (F::kReduced) exec(c, F{static_cast<float>(c.a)});
-        else exec(c, F{static_cast<typename F::A>(element<decltype(t)>(c.a))});
+        if constexpr (F::kReduced) exec(c, F{static_cast<float>(c.a), c.cuda});
+        else exec(c, F{static_cast<typename F::A>(element<decltype(t)>(c.a)), c.cuda});
       });
   }
 }

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "impl/autograd/grad_mode.h"
 #include "impl/autograd/meta.h"
@@ -591,6 +593,21 @@ TEST_F(ImplPointwise, AddcmulValuesGradientsAndChecks) {
   EXPECT_TRUE(addcmul_(self, i, i, Scalar::of(1)).is_same(self));
   EXPECT_EQ(self.to_vector(), (std::vector<double>{0, 2, 6}));
   EXPECT_EQ(self.version(), 1);
+}
+
+// LibTorch's CPU addcmul adds its last product fused (impl/kernels/pointwise.h, AddcmulFn): the square of
+// 2^31-1 in double, and of 4097 in float, rounds, so subtracting the exact square from the rounded one leaves
+// -1, where rounding the product first would leave 0. Integers are exact either way.
+TEST_F(ImplPointwise, AddcmulRoundsItsLastProductOnlyWithTheSumOnTheCpu) {
+  const std::vector<double> minus_one(9, -1);
+  for (const auto& [dtype, a] : {std::pair{ScalarType::Float64, 2147483647.0}, std::pair{ScalarType::Float32, 4097.0}}) {
+    const Tensor x = full({9}, Scalar::of(a), dtype);
+    const Tensor square = mul(x, x);
+    EXPECT_EQ(addcmul(square, x, x, Scalar::of(-1)).to_vector(), minus_one) << type_name(dtype);
+    EXPECT_EQ(addcmul_(clone(square), x, x, Scalar::of(-1)).to_vector(), minus_one) << type_name(dtype);
+  }
+  const Tensor i = full({2}, Scalar::of_int(3037000499), ScalarType::Int64);
+  EXPECT_EQ(addcmul(mul(i, i), i, i, Scalar::of_int(-1)).to_vector(), (std::vector<double>{0, 0}));
 }
 
 // out= (at::add_out(out, a, b)): an out of another shape is resized in place (the same storage, grown, every
