@@ -32,8 +32,25 @@ namespace {
 
 // Case k's draws for guidance are a stream of their own, apart from the generator's.
 constexpr std::uint64_t kGuidanceSalt = 0x6a09e667f3bcc909ULL;
-constexpr int kTournament = 8;  // draws, of which the shortest is mutated
+constexpr int kTournament = 8;  // draws, of which the cheapest (observation_cost) is mutated
 constexpr std::size_t kNotMet = SIZE_MAX;
+
+// What a case of p costs to run, in elements observed: every step observes every value live after it, so a
+// tensor's elements count once for each step from the one that makes it to the last. The sizes a step names
+// are all it says statically; a view counts as its own tensor, for its values are observed as much. Steps
+// alone undercount it: a short program holding a tensor at the size cap costs thousands of small ones, and as
+// a parent it passes its size on to its mutants.
+double observation_cost(const Program& p) {
+  double cost = 0;
+  const std::size_t n = p.steps.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    double numel = 1;
+    for (const std::int64_t size : p.steps[i].attrs.sizes)
+      numel *= static_cast<double>(std::max<std::int64_t>(size, 1));
+    cost += (1 + numel) * static_cast<double>(n - i);
+  }
+  return cost;
+}
 
 std::optional<std::size_t> aim_index(const std::string& key) {
   static const std::unordered_map<std::string_view, std::size_t> index = [] {
@@ -179,11 +196,15 @@ std::optional<PlannedCase> Corpus::plan(std::uint64_t seed, std::uint64_t k) con
   auto entry = [&](std::size_t at) -> const Program& {
     return at < loaded_.size() ? loaded_[at] : entries_[at - loaded_.size()].program;
   };
-  // The shortest of kTournament draws: a case costs more than its length (every step observes every live value),
-  // and what a long program reached a short one often reaches too (AFL favours small, fast entries likewise).
+  // The cheapest of kTournament draws: what a costly program reached a cheap one often reaches too (AFL favours
+  // small, fast entries likewise), and a mutant costs about what its parent does.
   const Program* parent = &entry(draw());
+  double parent_cost = observation_cost(*parent);
   for (int i = 1; i < kTournament; ++i)
-    if (const Program& other = entry(draw()); other.steps.size() < parent->steps.size()) parent = &other;
+    if (const Program& other = entry(draw()); observation_cost(other) < parent_cost) {
+      parent = &other;
+      parent_cost = observation_cost(other);
+    }
   std::optional<Program> mutant;
   if (rng.chance(kAimedShare)) mutant = aimed(visible - std::min(visible, loaded_.size()), rng);
   if (!mutant) mutant = generators::mutate(*parent, rng, config_);
@@ -221,7 +242,7 @@ std::optional<Program> Corpus::aimed(std::size_t entries, generators::Rng& rng) 
   if (!goals.empty()) situations.push_back(&goals);
   if (situations.empty()) return std::nullopt;
   const std::size_t aim = rng.pick(*rng.pick(situations));
-  // Up to kAimedParents entries holding the aim's op (a role goal's: a backward), the shortest first, as for any
+  // Up to kAimedParents entries holding the aim's op (a role goal's: a backward), the cheapest first, as for any
   // mutant (kTournament).
   const bool role_goal = aim >= keys.size();
   const auto& with = role_goal ? with_backward_ : with_op_[static_cast<std::size_t>(keys[aim].op)];
@@ -230,7 +251,7 @@ std::optional<Program> Corpus::aimed(std::size_t entries, generators::Rng& rng) 
   for (int i = 0; i < kAimedParents; ++i)
     parents.push_back(&entries_[with[static_cast<std::size_t>(rng.below(held))]].program);
   std::stable_sort(parents.begin(), parents.end(),
-                   [](const Program* a, const Program* b) { return a->steps.size() < b->steps.size(); });
+                   [](const Program* a, const Program* b) { return observation_cost(*a) < observation_cost(*b); });
   for (const Program* p : parents) {
     const Program& parent = *p;
     std::optional<Program> mutant;

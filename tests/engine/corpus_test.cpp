@@ -2,6 +2,7 @@
 // the corpus folder, and guided campaigns that are as deterministic as unguided ones.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "engine/campaign.h"
@@ -118,6 +119,33 @@ TEST(Corpus, AShardRunsItsShareOfTheFolderFirst) {
   EXPECT_EQ(first->origin, reports::CaseOrigin::Corpus);
   EXPECT_EQ(first->program, loaded[1]);
   EXPECT_FALSE(shard1.plan(9, 3));
+}
+
+// A mutant's parent is the cheapest of its draws by the elements its case observes, not by its steps: a short
+// program holding a large tensor costs as much as thousands of small ones, and its mutants inherit it.
+TEST(Corpus, AMutantsParentIsTheCheapestOfItsDrawsByTheElementsItObserves) {
+  program::ProgramBuilder costly, cheap;
+  costly.unary(program::OpId::Neg, costly.rand({256, 256}));
+  int x = cheap.rand({2, 3});
+  for (int i = 0; i < 4; ++i) x = cheap.unary(program::OpId::Neg, x);
+  Corpus corpus({}, {}, 1.0, {});
+  corpus.add(5, costly.program());
+  corpus.add(6, cheap.program());
+  int mutants = 0, large = 0;
+  for (std::uint64_t k = 13; k < 213; ++k) {
+    const auto p = corpus.plan(3, k);
+    if (!p) continue;
+    ++mutants;
+    const bool holds_large = std::any_of(p->program.steps.begin(), p->program.steps.end(), [](const auto& s) {
+      std::int64_t numel = 1;
+      for (const std::int64_t size : s.attrs.sizes) numel *= std::max<std::int64_t>(size, 1);
+      return numel >= 256 * 256;
+    });
+    large += holds_large;
+  }
+  EXPECT_GT(mutants, 100);
+  // Both entries are drawn alike; the costly one is a parent only where every draw was it.
+  EXPECT_LT(large * 20, mutants) << large << " of " << mutants << " mutants hold a tensor of 2^16 elements";
 }
 
 // Whether LibTorch's trace of `p` says it met `key`, an op × operand situation or a role pair or triple.
