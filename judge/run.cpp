@@ -180,7 +180,15 @@ class Taint {
         else reads_[index] = {step.inputs.at(0)};
         break;
       case Saves::Result: reads_[index] = {index}; break;
-      case Saves::Operands: reads_[index] = step.inputs; break;
+      case Saves::Operands:
+        // An in-place form's self is, again, a copy of what it held (mul_'s and div_'s other's derivative).
+        if (op.is_inplace()) {
+          read_undefined_copy_[index] = tainted_[step.inputs.at(0)];
+          reads_[index].assign(step.inputs.begin() + 1, step.inputs.end());
+        } else {
+          reads_[index] = step.inputs;
+        }
+        break;
       case Saves::Others: reads_[index].assign(step.inputs.begin() + 1, step.inputs.end()); break;
       case Saves::Operand1: reads_[index] = {step.inputs.at(1)}; break;
     }

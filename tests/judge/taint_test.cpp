@@ -217,6 +217,23 @@ TEST(Taint, AnUndefinedSeedReachesThroughACreateGraphGradient) {
   EXPECT_TRUE(obs(tr.steps.at(bw), x).grad->values.empty());
 }
 
+// An in-place op that saves its operands saves a copy of self as it was (div_'s other's derivative reads it):
+// rand_like's samples rewritten by a later write stay undefined in that copy, and so does the gradient through
+// it, while the rewritten tensor's values are compared again.
+TEST(Taint, AnInPlaceOpsCopyOfAnUndefinedSelfStaysUndefinedAfterARewrite) {
+  Builder b;
+  const int u = b.step(OpId::RandLike, {b.rand({2})});
+  const int c = b.rand({2}, DType::Float32, true);
+  b.binary(OpId::Div_, u, c);
+  const int z = b.step(OpId::Zero_, {u}, {}, false);
+  const int bw = b.backward(b.step(OpId::Sum, {z}));
+  Trace tr = b.run();
+  ASSERT_EQ(tr.steps.at(bw).status, StepObs::Status::Ok) << tr.steps.at(bw).message;
+  EXPECT_TRUE(result(tr, z).values_defined);
+  ASSERT_TRUE(obs(tr.steps.at(bw), c).grad);
+  EXPECT_TRUE(obs(tr.steps.at(bw), c).grad->values.empty());
+}
+
 // An out= form that shrinks its out writes every new element, but past them the storage keeps what it held:
 // undefined samples stay undefined for whatever reads that storage (as_strided); an out it does not resize is
 // wholly written, and compared again.
