@@ -2,10 +2,7 @@
 
 #include <sys/mman.h>
 
-#include <algorithm>
-#include <bit>
 #include <cstring>
-#include <iterator>
 #include <new>
 
 #include "impl/block_cache.h"
@@ -32,15 +29,8 @@ CachingAllocator::Pages CachingAllocator::system_pages() { return Pages{&map_pag
 
 CachingAllocator::CachingAllocator() : CachingAllocator(Options{}) {}
 
-CachingAllocator::CachingAllocator(Options options, Pages pages) : options_(options), pages_(pages) {}
-
-CachingAllocator::~CachingAllocator() { release_cache(); }
-
-std::size_t CachingAllocator::block_bytes(std::size_t nbytes) const {
-  nbytes = std::max<std::size_t>(nbytes, 1);
-  const std::size_t step = std::max(std::bit_floor(nbytes) / 8, kPage);
-  return (nbytes + step - 1) / step * step;
-}
+CachingAllocator::CachingAllocator(Options options, Pages pages)
+    : options_(options), large_({.min_step = kPage, .max_cached_bytes = options.max_cached_bytes}, pages) {}
 
 void* CachingAllocator::allocate(std::size_t nbytes, Fill fill) {
   if (nbytes < options_.min_cached_block) {
@@ -54,30 +44,13 @@ void* CachingAllocator::allocate(std::size_t nbytes, Fill fill) {
     if (fill == Fill::Zeros) std::memset(p, 0, n);
     return p;
   }
-  const std::size_t bytes = block_bytes(nbytes);
-  {
-    std::lock_guard lock(mutex_);
-    auto it = free_.find(bytes);
-    if (it != free_.end()) {
-      void* p = it->second.back();
-      it->second.pop_back();
-      if (it->second.empty()) free_.erase(it);
-      cached_bytes_ -= bytes;
-      // A reused block holds what its last storage left: zeroed as a fresh one would read.
-      if (fill == Fill::Zeros) std::memset(p, 0, bytes);
+  for (;;) {
+    bool reused = false;
+    if (void* p = large_.take(nbytes, reused)) {
+      // A reused block holds what its last storage left: zeroed as a fresh one (fresh pages) reads.
+      if (reused && fill == Fill::Zeros) std::memset(p, 0, large_.block_bytes(nbytes));
       return p;
     }
-  }
-  return map_block(bytes);
-}
-
-void* CachingAllocator::map_block(std::size_t bytes) {
-  if (void* p = pages_.map(bytes)) return p;
-  // Cached blocks count against the address-space limit of an evaluating process: give them back before this
-  // allocation is called a failure.
-  release_cache();
-  for (;;) {
-    if (void* p = pages_.map(bytes)) return p;
     // What operator new does when it cannot allocate.
     std::new_handler handler = std::get_new_handler();
     if (!handler) throw std::bad_alloc();
@@ -92,45 +65,7 @@ void CachingAllocator::deallocate(void* p, std::size_t nbytes) noexcept {
     else ::operator delete(p, kAlignment);
     return;
   }
-  const std::size_t bytes = block_bytes(nbytes);
-  std::lock_guard lock(mutex_);
-  if (bytes > options_.max_cached_bytes) {
-    pages_.unmap(p, bytes);
-    return;
-  }
-  drop_until_fits(bytes);
-  // A vector's growth can throw: the block then simply is not cached.
-  try {
-    free_[bytes].push_back(p);
-  } catch (...) {
-    pages_.unmap(p, bytes);
-    return;
-  }
-  cached_bytes_ += bytes;
-}
-
-void CachingAllocator::drop_until_fits(std::size_t bytes) {
-  // The largest blocks first: the fewest unmaps to make room.
-  while (cached_bytes_ + bytes > options_.max_cached_bytes && !free_.empty()) {
-    auto it = std::prev(free_.end());
-    pages_.unmap(it->second.back(), it->first);
-    cached_bytes_ -= it->first;
-    it->second.pop_back();
-    if (it->second.empty()) free_.erase(it);
-  }
-}
-
-std::size_t CachingAllocator::cached_bytes() const {
-  std::lock_guard lock(mutex_);
-  return cached_bytes_;
-}
-
-void CachingAllocator::release_cache() {
-  std::lock_guard lock(mutex_);
-  for (auto& [bytes, blocks] : free_)
-    for (void* p : blocks) pages_.unmap(p, bytes);
-  free_.clear();
-  cached_bytes_ = 0;
+  large_.give(p, nbytes);
 }
 
 }  // namespace parity::impl::cpu

@@ -1,16 +1,13 @@
 // impl's CPU allocator: small storages (up to 4 KiB) from a per-thread cache of freed blocks over operator new, large
-// ones from a bounded cache of freed blocks, so
-// that a repeated large allocation (a 64 MiB clone in a loop) reuses mapped pages instead of paying a page fault
-// per 4 KiB of fresh memory each time. Storage identity is the Storage::Impl object, never the data pointer, so a
-// block that comes back to a new storage changes nothing observable; its bytes are zeroed again unless the caller
-// promised (Fill::Unwritten) to write every one of them first.
+// ones from a BlockPool of mapped pages (impl/block_pool.h), so that a repeated large allocation (a 64 MiB clone in
+// a loop) reuses mapped pages instead of paying a page fault per 4 KiB of fresh memory each time. A block that
+// comes back to a new storage has its bytes zeroed again unless the caller promised (Fill::Unwritten) to write
+// every one of them first.
 #pragma once
 #include <cstddef>
 #include <cstring>
-#include <map>
-#include <mutex>
-#include <vector>
 
+#include "impl/block_pool.h"
 #include "impl/storage.h"
 
 namespace parity::impl::cpu {
@@ -27,15 +24,13 @@ class CachingAllocator final : public Allocator {
   };
   // Where large blocks' pages come from (mmap and munmap by default): map returns null when it cannot. Tests put a
   // bounded one here to make an allocation fail.
-  struct Pages {
-    void* (*map)(std::size_t bytes);
-    void (*unmap)(void* p, std::size_t bytes);
-  };
+  using Pages = BlockPool::Pages;
   static Pages system_pages();
 
   CachingAllocator();
   explicit CachingAllocator(Options options, Pages pages = system_pages());
-  ~CachingAllocator() override;  // gives the cached blocks back (blocks still in use must be freed before)
+  // Its pool gives the cached blocks back (blocks still in use must be freed before).
+  ~CachingAllocator() override = default;
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;
 
@@ -50,19 +45,13 @@ class CachingAllocator final : public Allocator {
 
   // The bytes a large block of nbytes occupies: nbytes rounded up to its size class (at most 1/8 more), so that a
   // freed block serves any later request of its class.
-  std::size_t block_bytes(std::size_t nbytes) const;
-  std::size_t cached_bytes() const;
-  void release_cache();
+  std::size_t block_bytes(std::size_t nbytes) const { return large_.block_bytes(nbytes); }
+  std::size_t cached_bytes() const { return large_.cached_bytes(); }
+  void release_cache() { large_.release(); }
 
  private:
-  void* map_block(std::size_t bytes);
-  void drop_until_fits(std::size_t bytes);  // with mutex_ held
-
   const Options options_;
-  const Pages pages_;
-  mutable std::mutex mutex_;
-  std::map<std::size_t, std::vector<void*>> free_;  // block bytes -> cached blocks of that size class
-  std::size_t cached_bytes_ = 0;
+  BlockPool large_;
 };
 
 }  // namespace parity::impl::cpu
