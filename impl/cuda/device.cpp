@@ -1,6 +1,11 @@
-// The CUDA runtime behind impl/cuda/device.h. Unrun on a device in this project's CI (no GPU).
+// The CUDA runtime behind impl/cuda/device.h. Unrun on a device in this project's CI (no GPU). Kernels are queued
+// on the legacy default stream and not waited for: a transfer to the host (a synchronous cudaMemcpy) waits for
+// every kernel queued before it, and reports an error that one of them raised, as LibTorch's CUDA ops do.
 #include <cuda_runtime_api.h>
 
+#include <string>
+
+#include "impl/block_pool.h"
 #include "impl/cuda/device.h"
 #include "impl/cuda/kernels.h"
 #include "impl/cuda/matmul.h"
@@ -11,24 +16,55 @@ namespace parity::impl::cuda::device {
 
 namespace {
 void check_cuda(cudaError_t e, const char* what) {
-  PARITY_CHECK(e == cudaSuccess, ErrorKind::Device, std::string(what) + ": " + cudaGetErrorString(e));
+  if (e == cudaSuccess) return;
+  // The runtime records it as the last error too: cleared, so that the next launch does not report it as its own.
+  cudaGetLastError();
+  fail(ErrorKind::Device, std::string(what) + ": " + cudaGetErrorString(e));
 }
 
+void* device_malloc(std::size_t bytes) {
+  void* p = nullptr;
+  const cudaError_t e = cudaMalloc(&p, bytes);
+  if (e == cudaSuccess) return p;
+  cudaGetLastError();  // out of memory is not sticky: clear it, so that the pool may free its cache and retry
+  // Anything else (a context a kernel broke) is no shortage of memory: said as it is.
+  check_cuda(e == cudaErrorMemoryAllocation ? cudaSuccess : e, "cudaMalloc");
+  return nullptr;
+}
+void device_free(void* p, std::size_t) { cudaFree(p); }
+
+// The device's memory through a BlockPool, as c10's CUDA caching allocator keeps freed blocks: a cudaMalloc costs
+// tens of microseconds and a cudaFree synchronises the device, once per tensor otherwise. Every launch and copy is
+// on the legacy default stream, so a block given back while a kernel still reads it is only reused by work
+// queued after that kernel.
 class CudaAllocator final : public Allocator {
  public:
-  // Fill::Zeros is not honoured here yet: cudaMalloc's bytes are unspecified, as they were before Fill existed.
-  void* allocate(std::size_t nbytes, Fill) override {
-    void* p = nullptr;
-    // Plain device memory (never managed memory): a zero-byte storage still gets a distinct pointer.
-    check_cuda(cudaMalloc(&p, nbytes == 0 ? 1 : nbytes), "cudaMalloc");
+  void* allocate(std::size_t nbytes, Fill fill) override {
+    bool reused = false;
+    // Plain device memory (never managed memory): a zero-byte storage still gets a distinct block.
+    void* p = pool_.take(nbytes, reused);
+    PARITY_CHECK(p != nullptr, ErrorKind::Device,
+                 "CUDA out of memory: cudaMalloc of " + std::to_string(pool_.block_bytes(nbytes)) +
+                     " bytes failed after the cached blocks were freed");
+    // Neither a fresh nor a reused block reads as zero by itself: zeroed as the CPU's are (impl/storage.h's Fill).
+    if (fill == Fill::Zeros) {
+      const cudaError_t e = cudaMemsetAsync(p, 0, pool_.block_bytes(nbytes));
+      if (e != cudaSuccess) pool_.give(p, nbytes);
+      check_cuda(e, "cudaMemsetAsync");
+    }
     return p;
   }
-  void deallocate(void* p, std::size_t) noexcept override { cudaFree(p); }
+  void deallocate(void* p, std::size_t nbytes) noexcept override { pool_.give(p, nbytes); }
   Device device() const override { return Device{DeviceType::CUDA, 0}; }
   bool host_addressable() const override { return false; }
   void copy(void* dst, const void* src, std::size_t nbytes) const override {
-    check_cuda(cudaMemcpy(dst, src, nbytes, cudaMemcpyDeviceToDevice), "cudaMemcpy on the device");
+    check_cuda(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync on the device");
   }
+
+ private:
+  // 512-byte classes at the small end, as c10's; a few GiB kept per process, since a campaign's workers share one
+  // device (a failed cudaMalloc frees the cache and retries).
+  BlockPool pool_{{.min_step = 512, .max_cached_bytes = std::size_t{4} << 30}, {&device_malloc, &device_free}};
 };
 }  // namespace
 
@@ -51,8 +87,10 @@ bool context_usable() {
 
 Allocator& allocator() {
   PARITY_CHECK(count() > 0, ErrorKind::Device, "no CUDA device is available on this machine (cudaGetDeviceCount found none)");
-  static CudaAllocator a;
-  return a;
+  // Never destroyed, as the CPU's: storages that static objects hold are given back after every static would be,
+  // and its cached blocks go when the process's context does.
+  static auto* a = new CudaAllocator();
+  return *a;
 }
 
 void upload(void* device_dst, const void* host_src, std::size_t nbytes) {

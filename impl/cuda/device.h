@@ -19,7 +19,8 @@ bool context_usable();
 // The device's memory, or an Error of kind Device when this build or this machine has none.
 Allocator& allocator();
 
-// Launched over device memory and waited for; a CUDA error raises a Device error.
+// Queued over device memory, not waited for; a launch that fails raises a Device error, and an error a kernel
+// raises while it runs surfaces at the next transfer to the host or synchronize().
 void run_pointwise(const kernels::PointwiseCall& call);
 void run_sum(const kernels::SumCall& call);
 void matmul(const Tensor& out, const Tensor& a, const Tensor& b, impl::kernels::MatmulRounding rounding);

@@ -9,6 +9,10 @@
 
 namespace parity::impl::cuda::kernels {
 
+// The error of the last launch on this thread that never started (a bad configuration), or nullptr. Kernels are not
+// waited for: an error one raises while it runs surfaces at the next synchronous transfer (impl/cuda/device.cpp).
+const char* launched();
+
 // impl/kernels' functors, launched over the call's geometry (impl/cuda/pointwise.cu).
 const char* run_pointwise(const impl::kernels::PointwiseCall& call);
 const char* run_sum(const impl::kernels::SumCall& call);

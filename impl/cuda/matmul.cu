@@ -2,6 +2,7 @@
 // place, summed by the same policy and in the same k order as the CPU executor's tiles.
 #include <cuda_runtime.h>
 
+#include "impl/cuda/kernels.h"
 #include "impl/cuda/matmul.h"
 #include "impl/kernels/matmul.h"
 
@@ -65,9 +66,7 @@ const char* matmul(MatmulElement type, impl::kernels::MatmulRounding rounding, v
       else launch<SumInType<double>, double>(out, a, b, g, numel);
       break;
   }
-  cudaError_t e = cudaGetLastError();  // a launch that never started
-  if (e == cudaSuccess) e = cudaDeviceSynchronize();
-  return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
+  return launched();
 }
 
 }  // namespace parity::impl::cuda::kernels

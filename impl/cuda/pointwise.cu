@@ -49,12 +49,6 @@ __global__ void pointwise_kernel(F f, Geometry g, Pointers p) {
 
 constexpr int kThreads = 256;
 
-const char* finish() {
-  cudaError_t e = cudaGetLastError();  // a launch that never started
-  if (e == cudaSuccess) e = cudaDeviceSynchronize();
-  return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
-}
-
 struct Launcher {
   template <typename F>
   void operator()(const impl::kernels::PointwiseCall& c, const F& f) const {
@@ -74,10 +68,15 @@ __global__ void sum_kernel(Geometry outer, Geometry inner, void* out, const void
 
 }  // namespace
 
+const char* launched() {
+  const cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
+}
+
 const char* run_pointwise(const impl::kernels::PointwiseCall& call) {
   Launcher launcher;
   impl::kernels::run_pointwise(launcher, call);
-  return finish();
+  return launched();
 }
 
 const char* run_sum(const impl::kernels::SumCall& call) {
@@ -86,7 +85,7 @@ const char* run_sum(const impl::kernels::SumCall& call) {
   impl::dispatch(call.dtype, [&](auto tag) {
     sum_kernel<decltype(tag)><<<blocks, kThreads>>>(call.outer, call.inner, call.out, call.in);
   });
-  return finish();
+  return launched();
 }
 
 }  // namespace parity::impl::cuda::kernels
