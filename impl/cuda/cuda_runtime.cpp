@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "impl/cpu/kernels.h"
 #include "impl/cpu/matmul.h"
@@ -49,12 +50,40 @@ void run_pointwise(const kernels::PointwiseCall& call, const Tensor& out) {
   cpu::run_pointwise(call);
 }
 
+namespace {
+// The device order (kernels::DeviceSumPlan) one step at a time: the same lanes and trees the launcher runs at once.
+template <typename T>
+void sum_in_device_order(const kernels::SumCall& call) {
+  using Op = kernels::SumOp<T>;
+  const kernels::DeviceSumPlan plan = kernels::device_sum_plan(call.inner.numel);
+  if (plan.blocks == 0) {
+    for (std::int64_t i = 0; i < call.outer.numel; ++i)
+      kernels::sum_output<T>(call.outer, call.inner, call.out, call.in, i);
+    return;
+  }
+  std::vector<typename Op::acc_t> lanes(static_cast<std::size_t>(plan.lanes()));
+  std::int64_t off[kernels::kMaxOperands];
+  for (std::int64_t i = 0; i < call.outer.numel; ++i) {
+    kernels::offsets(call.outer, i, off);
+    const T* x = static_cast<const T*>(call.in) + off[1];
+    for (std::int64_t l = 0; l < plan.lanes(); ++l) lanes[l] = kernels::sum_lane(call.inner, x, l, plan.lanes());
+    auto tree = [](typename Op::acc_t* p, std::int64_t count) {
+      for (std::int64_t half = kernels::tree_top(count); half >= 1; half /= 2)
+        for (std::int64_t j = 0; j < half; ++j) kernels::tree_level<typename Op::acc_t, Op>(p, count, half, j);
+    };
+    for (std::int64_t b = 0; b < plan.blocks; ++b) {
+      tree(lanes.data() + b * kernels::kDeviceSumBlockLanes, kernels::kDeviceSumBlockLanes);
+      lanes[b] = lanes[b * kernels::kDeviceSumBlockLanes];  // block b's partial, where the device keeps it
+    }
+    tree(lanes.data(), plan.blocks);
+    static_cast<typename Op::out_t*>(call.out)[off[0]] = Op::project(lanes[0]);
+  }
+}
+}  // namespace
+
 void run_sum(const kernels::SumCall& call, const Tensor& out) {
   if (!out.storage().host_addressable()) return device::run_sum(call);
-  dispatch(call.dtype, [&](auto tag) {
-    for (std::int64_t i = 0; i < call.outer.numel; ++i)
-      kernels::sum_output<decltype(tag)>(call.outer, call.inner, call.out, call.in, i);
-  });
+  dispatch(call.dtype, [&](auto tag) { sum_in_device_order<decltype(tag)>(call); });
 }
 
 void matmul(const Tensor& out, const Tensor& a, const Tensor& b, impl::kernels::MatmulRounding rounding) {

@@ -39,8 +39,8 @@ bool host_backed();  // a HostBackedScope lives on this thread
 // A pointwise call or a sum writing `out` (a cuda tensor); its operands are in memory of out's kind. On the device
 // it is queued, not waited for (impl/cuda/device.h), and a CUDA error raises a Device error. Host-backed, the CPU
 // runs the kernels: the CPU executor for pointwise ones (whose bits the tests hold equal to the device launcher's),
-// and the device's order for a sum (one output's elements in order, kernels::sum_output), which is not the CPU
-// executor's.
+// and the device's order for a sum (kernels::DeviceSumPlan: lanes and trees, one step at a time), which is not the
+// CPU executor's.
 void run_pointwise(const kernels::PointwiseCall& call, const Tensor& out);
 void run_sum(const kernels::SumCall& call, const Tensor& out);
 // mm/bmm (impl/kernels/matmul.h), as impl::cpu::matmul on the CPU; all three tensors cuda, in memory of one kind.

@@ -107,7 +107,10 @@ void run_pointwise(const impl::kernels::PointwiseCall& call) {
 }
 
 void run_sum(const impl::kernels::SumCall& call) {
-  const char* err = kernels::run_sum(call);
+  const std::size_t scratch_bytes = kernels::sum_scratch_bytes(call);
+  // Given back as soon as the launch is queued: work queued later on the stream reuses it only after the sum ran.
+  Storage scratch = scratch_bytes == 0 ? Storage() : Storage(scratch_bytes, allocator(), Fill::Unwritten);
+  const char* err = kernels::run_sum(call, scratch.data());
   PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("CUDA sum kernel: ") + (err ? err : ""));
 }
 

@@ -15,6 +15,8 @@ const char* launched();
 
 // impl/kernels' functors, launched over the call's geometry (impl/cuda/pointwise.cu).
 const char* run_pointwise(const impl::kernels::PointwiseCall& call);
-const char* run_sum(const impl::kernels::SumCall& call);
+// A sum needs sum_scratch_bytes(call) of device memory for its blocks' partial sums (0: none).
+std::size_t sum_scratch_bytes(const impl::kernels::SumCall& call);
+const char* run_sum(const impl::kernels::SumCall& call, void* scratch);
 
 }  // namespace parity::impl::cuda::kernels

@@ -1,6 +1,7 @@
 // The CUDA launcher of impl/kernels: the functors run_pointwise picks (the very code the CPU executor runs),
-// applied by one thread per element, which finds its operands' offsets from its linear index; a sum launches one
-// thread per output, which adds its elements in order (kernels::sum_output). Unrun on a device in this
+// applied by one thread per element, which finds its operands' offsets from its linear index; a sum runs the
+// device order of impl/kernels/reduce.h (DeviceSumPlan): a thread per short output, else blocks of lanes whose
+// partial sums combine as trees in shared memory. Unrun on a device in this
 // project's CI (no GPU): the functors and the index arithmetic are the ones the CPU tests run.
 #include <cuda_runtime.h>
 
@@ -66,6 +67,47 @@ __global__ void sum_kernel(Geometry outer, Geometry inner, void* out, const void
   if (linear < outer.numel) impl::kernels::sum_output<T>(outer, inner, out, in, linear);
 }
 
+// Block b of output o (blockIdx.x = o * blocks + b): its lanes' partial sums, combined as a tree in shared
+// memory; the output itself when it has one block, else partials[blockIdx.x].
+template <typename T>
+__global__ void sum_lanes_kernel(Geometry outer, Geometry inner, void* out, const void* in, std::int64_t blocks,
+                                 void* partials) {
+  using Op = impl::kernels::SumOp<T>;
+  using Acc = typename Op::acc_t;
+  constexpr int kLanes = impl::kernels::kDeviceSumBlockLanes;
+  __shared__ Acc p[kLanes];
+  const std::int64_t o = blockIdx.x / blocks, b = blockIdx.x % blocks;
+  std::int64_t off[kMaxOperands];
+  impl::kernels::offsets(outer, o, off);
+  p[threadIdx.x] = impl::kernels::sum_lane(inner, static_cast<const T*>(in) + off[1], b * kLanes + threadIdx.x,
+                                           blocks * kLanes);
+  for (std::int64_t half = kLanes / 2; half >= 1; half /= 2) {
+    __syncthreads();
+    impl::kernels::tree_level<Acc, Op>(p, kLanes, half, threadIdx.x);
+  }
+  if (threadIdx.x != 0) return;
+  if (blocks == 1) static_cast<typename Op::out_t*>(out)[off[0]] = Op::project(p[0]);
+  else static_cast<Acc*>(partials)[blockIdx.x] = p[0];
+}
+
+// Output blockIdx.x from its blocks' partial sums, combined as one more tree.
+template <typename T>
+__global__ void __launch_bounds__(impl::kernels::kDeviceSumMaxBlocks) sum_blocks_kernel(Geometry outer, void* out, std::int64_t blocks, const void* partials) {
+  using Op = impl::kernels::SumOp<T>;
+  using Acc = typename Op::acc_t;
+  __shared__ Acc p[impl::kernels::kDeviceSumMaxBlocks];
+  const std::int64_t o = blockIdx.x;
+  if (threadIdx.x < blocks) p[threadIdx.x] = static_cast<const Acc*>(partials)[o * blocks + threadIdx.x];
+  for (std::int64_t half = impl::kernels::tree_top(blocks); half >= 1; half /= 2) {
+    __syncthreads();
+    impl::kernels::tree_level<Acc, Op>(p, blocks, half, threadIdx.x);
+  }
+  if (threadIdx.x != 0) return;
+  std::int64_t off[kMaxOperands];
+  impl::kernels::offsets(outer, o, off);
+  static_cast<typename Op::out_t*>(out)[off[0]] = Op::project(p[0]);
+}
+
 }  // namespace
 
 const char* launched() {
@@ -79,11 +121,28 @@ const char* run_pointwise(const impl::kernels::PointwiseCall& call) {
   return launched();
 }
 
-const char* run_sum(const impl::kernels::SumCall& call) {
+std::size_t sum_scratch_bytes(const impl::kernels::SumCall& call) {
+  const std::int64_t blocks = impl::kernels::device_sum_plan(call.inner.numel).blocks;
+  return blocks > 1 ? static_cast<std::size_t>(call.outer.numel * blocks) * sizeof(std::uint64_t) : 0;
+}
+
+const char* run_sum(const impl::kernels::SumCall& call, void* scratch) {
   if (call.outer.numel == 0) return nullptr;
-  const auto blocks = static_cast<unsigned>((call.outer.numel + kThreads - 1) / kThreads);
+  const std::int64_t blocks = impl::kernels::device_sum_plan(call.inner.numel).blocks;
+  if (call.outer.numel * blocks >= (std::int64_t{1} << 31)) return "sum: too many blocks for one launch";
   impl::dispatch(call.dtype, [&](auto tag) {
-    sum_kernel<decltype(tag)><<<blocks, kThreads>>>(call.outer, call.inner, call.out, call.in);
+    using T = decltype(tag);
+    if (blocks == 0) {
+      const auto grid = static_cast<unsigned>((call.outer.numel + kThreads - 1) / kThreads);
+      sum_kernel<T><<<grid, kThreads>>>(call.outer, call.inner, call.out, call.in);
+      return;
+    }
+    const auto grid = static_cast<unsigned>(call.outer.numel * blocks);
+    sum_lanes_kernel<T><<<grid, impl::kernels::kDeviceSumBlockLanes>>>(call.outer, call.inner, call.out, call.in,
+                                                                         blocks, scratch);
+    if (blocks > 1)
+      sum_blocks_kernel<T><<<static_cast<unsigned>(call.outer.numel), impl::kernels::kDeviceSumMaxBlocks>>>(
+          call.outer, call.out, blocks, scratch);
   });
   return launched();
 }

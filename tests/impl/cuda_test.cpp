@@ -3,10 +3,13 @@
 // (impl/cuda/cuda_runtime.h), which runs everywhere, so that impl's CUDA logic runs in CI without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "impl/autograd/meta.h"
 #include "impl/cuda/cuda_runtime.h"
@@ -104,19 +107,63 @@ TEST_P(ImplCuda, OpsFollowTheDeviceRules) {
   EXPECT_EQ(mm(m, m).device(), kCuda);
 }
 
-TEST_P(ImplCuda, ASumTakesTheDevicesOrder) {
-  // Values whose float sum depends on the order: the device adds one output's elements in order.
-  std::vector<double> v;
-  for (int k = 0; k < 4096; ++k) v.push_back(k % 3 == 0 ? 1e7 : 0.37 * (k % 11) - 1.3);
-  Tensor host = from_values(v, ScalarType::Float32);
-  const float expected = kernels::SumOp<float>::project([&] {
-    float acc = 0;
-    for (float x : cuda::to_host(to(host, kCuda)).to_vector()) acc += x;  // in order, as one thread
+// The device order of a sum (kernels::DeviceSumPlan), written out plainly: lanes, then a tree per block of lanes,
+// then a tree over the blocks. `x` holds one output's elements in row-major order.
+float sum_in_stated_device_order(const std::vector<double>& x) {
+  const auto n = static_cast<std::int64_t>(x.size());
+  float acc = 0;
+  if (n <= kernels::kDeviceSumInOrderMax) {
+    for (double v : x) acc += static_cast<float>(v);
     return acc;
-  }());
-  Tensor s = sum(to(host, kCuda));
-  EXPECT_EQ(s.device(), kCuda);
-  EXPECT_EQ(static_cast<float>(s.to_vector()[0]), expected);
+  }
+  const std::int64_t lanes_per_block = kernels::kDeviceSumBlockLanes;
+  const std::int64_t blocks = std::clamp<std::int64_t>(n / (lanes_per_block * kernels::kDeviceSumLaneElements), 1,
+                                                       kernels::kDeviceSumMaxBlocks);
+  std::vector<float> lane(blocks * lanes_per_block, 0.0f);
+  for (std::int64_t k = 0; k < n; ++k) lane[k % lane.size()] += static_cast<float>(x[k]);
+  auto tree = [](std::vector<float> p) {  // pairs i and i + half, halving from the power of two at or above
+    std::size_t width = 1;
+    while (width < p.size()) width *= 2;
+    for (std::size_t half = width / 2; half >= 1; half /= 2)
+      for (std::size_t i = 0; i < half && i + half < p.size(); ++i) p[i] += p[i + half];
+    return p[0];
+  };
+  std::vector<float> block_sums;
+  for (std::int64_t b = 0; b < blocks; ++b)
+    block_sums.push_back(tree(std::vector<float>(lane.begin() + b * lanes_per_block,
+                                                 lane.begin() + (b + 1) * lanes_per_block)));
+  return tree(block_sums);
+}
+
+// Values whose float sum depends on the order.
+std::vector<double> order_sensitive(std::int64_t n) {
+  std::vector<double> v;
+  for (std::int64_t k = 0; k < n; ++k) v.push_back(k % 3 == 0 ? 1e7 + k : 0.37 * (k % 11) - 1.3);
+  return v;
+}
+
+TEST_P(ImplCuda, ASumTakesTheDevicesOrder) {
+  // One thread in order, one block of lanes, several blocks (with a block count that is not a power of two).
+  for (std::int64_t n : {std::int64_t{32}, std::int64_t{4096}, std::int64_t{7 * 4096 + 5}}) {
+    const std::vector<double> v = order_sensitive(n);
+    Tensor s = sum(to(from_values(v, ScalarType::Float32), kCuda));
+    EXPECT_EQ(s.device(), kCuda);
+    EXPECT_EQ(static_cast<float>(s.to_vector()[0]), sum_in_stated_device_order(v)) << n;
+  }
+}
+
+TEST_P(ImplCuda, EachOutputOfASumOverAStridedDimTakesTheDevicesOrder) {
+  // Three outputs, each summing a column of a (n, 3) tensor: elements 3 apart, in row-major order of the column.
+  const std::int64_t n = 3 * 4096 + 7;
+  const std::vector<double> v = order_sensitive(3 * n);
+  Tensor s = sum(view(to(from_values(v, ScalarType::Float32), kCuda), {n, 3}), {0}, /*keepdim=*/false);
+  const std::vector<double> got = s.to_vector();
+  ASSERT_EQ(got.size(), 3u);
+  for (std::size_t c = 0; c < 3; ++c) {
+    std::vector<double> column;
+    for (std::int64_t r = 0; r < n; ++r) column.push_back(v[r * 3 + c]);
+    EXPECT_EQ(static_cast<float>(got[c]), sum_in_stated_device_order(column)) << c;
+  }
 }
 
 TEST_P(ImplCuda, AdvancedIndexingWritesBack) {
