@@ -1,8 +1,9 @@
 // mm/bmm for both devices: how one output element sums its products (the Sum policies), and a tile of output
 // elements summed over k. The CPU executor (impl/cpu/matmul.h; impl/cpu/gemm.h for float and double) runs tiles
-// of MR x NR elements over packed operands; the CUDA launcher (impl/cuda/matmul.cu) runs 1 x 1 tiles, one element
-// a thread, over the strided operands themselves. Either way each element sums its products alone, k ascending, with its policy's roundings,
-// so both devices and every tiling give the same bits as the one-element-at-a-time loop impl models LibTorch by.
+// of MR x NR elements over packed operands; the CUDA launcher (impl/cuda/matmul.cu) runs 128 x 128 tiles staged
+// through shared memory, 8 x 8 elements a thread. Either way each element sums its products alone, k ascending,
+// with its policy's roundings, so both devices and every tiling give the same bits as the one-element-at-a-time
+// loop impl models LibTorch by.
 #pragma once
 #include <cmath>
 #include <cstdint>
