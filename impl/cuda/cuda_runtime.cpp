@@ -40,6 +40,9 @@ namespace cuda {
 
 int device_count() { return device::count(); }
 bool context_usable() { return device::context_usable(); }
+void synchronize() {
+  if (device::count() > 0) device::synchronize();
+}
 
 HostBackedScope::HostBackedScope() : previous_(t_host_backed) { t_host_backed = true; }
 HostBackedScope::~HostBackedScope() { t_host_backed = previous_; }

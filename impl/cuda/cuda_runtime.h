@@ -19,6 +19,9 @@ int device_count();  // CUDA devices present: 0 when the driver or a device is m
 // address), which fails every later CUDA call of the process, LibTorch's too (they share the primary context).
 // Never throws; true in a build without CUDA.
 bool context_usable();
+// Waits for every kernel and copy queued on the device, by anyone in this process (LibTorch's work shares the
+// primary context); one that failed raises a Device error. Nothing to wait for without a device.
+void synchronize();
 
 // While one lives on this thread, new cuda storages are host memory (cuda_allocator()). Launches and transfers
 // follow a tensor's storage, not the scope, but an op's new outputs follow the scope: host-backed tensors are

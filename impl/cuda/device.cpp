@@ -85,6 +85,8 @@ bool context_usable() {
   return true;
 }
 
+void synchronize() { check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+
 Allocator& allocator() {
   PARITY_CHECK(count() > 0, ErrorKind::Device, "no CUDA device is available on this machine (cudaGetDeviceCount found none)");
   // Never destroyed, as the CPU's: storages that static objects hold are given back after every static would be,

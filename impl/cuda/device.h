@@ -16,6 +16,7 @@ namespace parity::impl::cuda::device {
 int count();  // 0 when the driver or a device is missing (never throws)
 // false after a sticky error (a device-side assert, an illegal address); never throws; true without CUDA.
 bool context_usable();
+void synchronize();  // cudaDeviceSynchronize; an error raises a Device error
 // The device's memory, or an Error of kind Device when this build or this machine has none.
 Allocator& allocator();
 

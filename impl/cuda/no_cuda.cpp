@@ -13,6 +13,7 @@ namespace {
 
 int count() { return 0; }
 bool context_usable() { return true; }
+void synchronize() {}  // no device: nothing was queued
 Allocator& allocator() { no_cuda(); }
 void run_pointwise(const kernels::PointwiseCall&) { no_cuda(); }
 void run_sum(const kernels::SumCall&) { no_cuda(); }
