@@ -11,12 +11,18 @@
 // limit rather than from a number taken on another day under another load: SCENARIO/memcpy, for each scenario
 // that moves bytes, copies half its bytes with std::memcpy (so it too reads + writes bytes_per_iteration), and
 // peak_fma/machine runs fused multiply-adds on registers only at the widest vectors the CPU has.
+//
+// `parity_bench --device cuda` runs issue 30's device scenarios instead: impl's cuda against LibTorch-CUDA, each
+// iteration waited for (both libraries' work, one device), timed by the wall clock; the ceiling of a scenario that
+// moves bytes is a cudaMemcpy device to device of half of them, and there is no FMA peak. Without a device (impl's
+// or LibTorch's) it says so and exits with status 7, as `parity fuzz --device cuda` does; listing works anyway.
 #include <benchmark/benchmark.h>
 
 #include <immintrin.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <map>
@@ -26,6 +32,7 @@
 #include <vector>
 
 #include "impl_backend/backend.h"
+#include "impl_backend/device_ceiling.h"
 #include "oracle/torch_backend.h"
 #include "program/program.h"
 
@@ -36,14 +43,20 @@ using program::Attrs;
 using program::OpId;
 using program::Step;
 
-Step rand_step(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides, bool rg = false) {
+Step rand_step(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides, bool rg = false,
+               program::Device device = program::Device::CPU) {
   Step s;
   s.op = OpId::Rand;
   s.attrs.sizes = sizes;
   s.attrs.strides = strides;
   s.attrs.requires_grad = rg;
   s.attrs.seed = 7;
+  s.attrs.device = device;
   return s;
+}
+
+Step cuda_rand(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides) {
+  return rand_step(sizes, strides, false, program::Device::CUDA);
 }
 
 Step op_step(OpId op, std::vector<int> inputs, Attrs attrs = {}) {
@@ -126,6 +139,31 @@ std::vector<Scenario> scenarios() {
   return out;
 }
 
+// Issue 30's device table: large enough that launches do not count, each as the issue names it.
+std::vector<Scenario> device_scenarios() {
+  using MF = program::MemoryFormat;
+  std::vector<Scenario> out;
+  constexpr std::int64_t k1GiB = (std::int64_t{1} << 30) / kFloat;
+  out.push_back({"clone_1gib", {cuda_rand({k1GiB}, {1})}, {op_step(OpId::Clone, {0}, memory_format(MF::Preserve))},
+                 2 * k1GiB * kFloat});
+  constexpr std::int64_t R = 16384;
+  out.push_back({"add_broadcast_16k",
+                 {cuda_rand({R, R}, {R, 1}), cuda_rand({R}, {1})},
+                 {op_step(OpId::Add, {0, 1})},
+                 (2 * R * R + R) * kFloat});
+  constexpr std::int64_t k256M = std::int64_t{1} << 28;
+  out.push_back({"sum_256m", {cuda_rand({k256M}, {1})}, {op_step(OpId::Sum, {0})}, (k256M + 1) * kFloat});
+  constexpr std::int64_t M = 4096;
+  out.push_back({"mm_4096",
+                 {cuda_rand({M, M}, {M, 1}), cuda_rand({M, M}, {M, 1})},
+                 {op_step(OpId::Mm, {0, 1})},
+                 0,
+                 2 * M * M * M});
+  return out;
+}
+
+bool g_cuda = false;  // --device cuda: device_scenarios(), each iteration waited for
+
 enum class Side { Impl, Libtorch };
 
 const char* side_name(Side side) { return side == Side::Impl ? "impl" : "libtorch"; }
@@ -162,9 +200,12 @@ void run_scenario(benchmark::State& state, const Scenario& sc, Side side) {
   try {
     judge::Session& session = session_for(sc, side);
     const int first = static_cast<int>(sc.setup.size());
-    for (auto _ : state)
+    if (g_cuda) impl_backend::cuda_synchronize();  // the setup's kernels are not the first iteration's
+    for (auto _ : state) {
       for (std::size_t k = 0; k < sc.measured.size(); ++k)
         session.execute(sc.measured[k], first + static_cast<int>(k));
+      if (g_cuda) impl_backend::cuda_synchronize();
+    }
   } catch (const std::exception& e) {
     // A refused step is a result the table must show (ERROR), not a crash that loses every other row.
     state.SkipWithError((std::string(side_name(side)) + " raised: " + e.what()).c_str());
@@ -176,7 +217,25 @@ void run_scenario(benchmark::State& state, const Scenario& sc, Side side) {
 // The ceiling for moving a scenario's bytes: std::memcpy of half of them (it reads as many as it writes), between
 // buffers allocated and touched once per scenario and kept for the run, as the sessions are, so that no page
 // fault lands in the timed loop.
+void run_cuda_memcpy(benchmark::State& state, const Scenario& sc) {
+  try {
+    static std::map<std::string, std::unique_ptr<impl_backend::CudaCopyCeiling>> ceilings;
+    auto& slot = ceilings[sc.name];
+    if (!slot) slot = std::make_unique<impl_backend::CudaCopyCeiling>(static_cast<std::size_t>(sc.bytes / 2));
+    impl_backend::cuda_synchronize();
+    for (auto _ : state) {
+      slot->copy();
+      impl_backend::cuda_synchronize();
+    }
+  } catch (const std::exception& e) {
+    state.SkipWithError((std::string("memcpy raised: ") + e.what()).c_str());
+    return;
+  }
+  report_work(state, sc);
+}
+
 void run_memcpy(benchmark::State& state, const Scenario& sc) {
+  if (g_cuda) return run_cuda_memcpy(state, sc);
   static std::map<std::string, std::pair<std::vector<unsigned char>, std::vector<unsigned char>>> buffers;
   const auto half = static_cast<std::size_t>(sc.bytes / 2);
   auto& slot = buffers[sc.name];
@@ -272,23 +331,65 @@ void run_peak_fma(benchmark::State& state) {
 }
 
 void register_scenarios() {
-  static const std::vector<Scenario> all = scenarios();
+  static const std::vector<Scenario> all = g_cuda ? device_scenarios() : scenarios();
+  // The host's CPU time says nothing of a device's: its benchmarks are timed by the wall clock.
+  auto timed = [](benchmark::internal::Benchmark* b) {
+    b->Unit(benchmark::kMicrosecond);
+    if (g_cuda) b->UseRealTime();
+  };
   for (const Scenario& sc : all) {
     for (Side side : {Side::Impl, Side::Libtorch})
-      benchmark::RegisterBenchmark((sc.name + "/" + side_name(side)).c_str(),
-                                   [&sc, side](benchmark::State& state) { run_scenario(state, sc, side); })
-          ->Unit(benchmark::kMicrosecond);
+      timed(benchmark::RegisterBenchmark((sc.name + "/" + side_name(side)).c_str(),
+                                         [&sc, side](benchmark::State& state) { run_scenario(state, sc, side); }));
     if (sc.bytes > 0)
-      benchmark::RegisterBenchmark((sc.name + "/memcpy").c_str(),
-                                   [&sc](benchmark::State& state) { run_memcpy(state, sc); })
-          ->Unit(benchmark::kMicrosecond);
+      timed(benchmark::RegisterBenchmark((sc.name + "/memcpy").c_str(),
+                                         [&sc](benchmark::State& state) { run_memcpy(state, sc); }));
   }
-  benchmark::RegisterBenchmark("peak_fma/machine", run_peak_fma)->Unit(benchmark::kMicrosecond);
+  if (!g_cuda) benchmark::RegisterBenchmark("peak_fma/machine", run_peak_fma)->Unit(benchmark::kMicrosecond);
+}
+
+// Takes `--device cpu|cuda` out of argv (Google Benchmark refuses flags it does not know). Returns false on a bad
+// value.
+bool take_device_flag(int& argc, char** argv) {
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg != "--device") {
+      argv[out++] = argv[i];
+      continue;
+    }
+    if (i + 1 >= argc) return false;
+    const std::string value = argv[++i];
+    if (value != "cpu" && value != "cuda") return false;
+    g_cuda = value == "cuda";
+  }
+  argc = out;
+  return true;
+}
+
+bool listing(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]).rfind("--benchmark_list_tests", 0) == 0) return true;
+  return false;
 }
 }  // namespace
 }  // namespace parity::bench
 
 int main(int argc, char** argv) {
+  if (!parity::bench::take_device_flag(argc, argv)) {
+    std::fprintf(stderr, "parity_bench: --device takes cpu or cuda\n");
+    return 2;
+  }
+  if (parity::bench::g_cuda && !parity::bench::listing(argc, argv)) {
+    const int impl = parity::impl_backend::cuda_device_count(), torch = parity::oracle::cuda_device_count();
+    if (impl == 0 || torch == 0) {
+      std::fprintf(stderr,
+                   "parity_bench --device cuda: no CUDA device to measure (impl sees %d, LibTorch sees %d; LibTorch "
+                   "needs a build with PARITY_ORACLE_CUDA, as ci/device_check.sh makes)\n",
+                   impl, torch);
+      return 7;
+    }
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   parity::bench::register_scenarios();

@@ -1,9 +1,16 @@
 #!/usr/bin/env python3
 """impl's kernels vs LibTorch, every LibTorch release built: issue 14's table, with issue 33's ceilings.
 
-usage: bench/kernels.py [--bench BUILD/parity_bench]... [--out-dir DIR] [--repetitions N] [--min-time S]
-                        [--clock cpu|real] [--require-goals]
-       bench/kernels.py --from-json GBENCH.json... [--out-dir DIR] [--clock cpu|real] [--require-goals]
+usage: bench/kernels.py [--device cpu|cuda] [--bench BUILD/parity_bench]... [--out-dir DIR] [--repetitions N]
+                        [--min-time S] [--clock cpu|real] [--require-goals]
+       bench/kernels.py [--device cpu|cuda] --from-json GBENCH.json... [--out-dir DIR] [--clock cpu|real]
+                        [--require-goals]
+
+--device cuda makes issue 30's device table instead: parity_bench --device cuda (default build-gpu/, then build/),
+impl's cuda against LibTorch-CUDA on DEVICE_SCENARIOS, wall-clock time, each scenario's ceiling a cudaMemcpy device
+to device of as many bytes, no GFLOP/s ceiling; the clone's goal is a share of its ceiling (FRACTION_GOALS), the
+others ratios. Its files are named kernels-cuda* instead of kernels*, with the same schema and chart; a row's
+goal_kind says which its goal is ("ratio" or "ceiling_fraction"), goal_ratio where the chart marks it.
 
 Runs each parity_bench given with --bench (default: each of build/parity_bench, Debian's LibTorch 1.13.1, and
 build-torch-2.15/parity_bench, LibTorch 2.15, that exists), one after the other; each runs both sides in the same
@@ -67,11 +74,38 @@ SCENARIOS = [
     ("mm_256", "mm, 256×256 float", 0.8),
     ("sum_1m", "sum of 1M floats", 1.0),
 ]
+# issue 30's device table: impl's cuda vs LibTorch-CUDA (bench/backend_bench.cpp, `--device cuda`). The clone's
+# goal is a share of the ceiling (cudaMemcpy device to device), not a ratio: FRACTION_GOALS.
+DEVICE_SCENARIOS = [
+    ("clone_1gib", "clone, 1 GiB float", 0.8),
+    ("add_broadcast_16k", "a + b, 16384×16384 + 16384 (broadcast) float", 0.5),
+    ("sum_256m", "sum of 256M floats", 0.5),
+    ("mm_4096", "mm, 4096×4096 float (no TF32)", 0.5),
+]
+FRACTION_GOALS = {"clone_1gib"}
+
+
+class Suite:
+    """What one table measures: the CPU's (parity_bench) or a CUDA device's (parity_bench --device cuda)."""
+
+    def __init__(self, device, scenarios, builds, ceiling, threads, peak):
+        self.device, self.scenarios, self.builds = device, scenarios, builds
+        self.ceiling, self.threads, self.peak = ceiling, threads, peak
+        self.bench = "parity_bench"
+        self.list_name = "SCENARIOS" if device == "cpu" else "DEVICE_SCENARIOS"
+        self.bench_args = [] if device == "cpu" else ["--device", device]
+
+
+SUITES = {
+    "cpu": Suite("cpu", SCENARIOS, ("build", "build-torch-2.15"), "std::memcpy", "1 thread each", peak=True),
+    "cuda": Suite("cuda", DEVICE_SCENARIOS, ("build-gpu", "build"), "cudaMemcpy device to device",
+                  "one CUDA device", peak=False),
+}
+SUITE = SUITES["cpu"]  # main() sets it from --device
 SIDES = ("impl", "libtorch")
+REAL_TIME_SUFFIX = "/real_time"
 MEMCPY = "memcpy"  # SCENARIO/memcpy: the ceiling of a scenario that moves bytes
 PEAK = ("peak_fma", "machine")  # the core's peak GFLOP/s, the ceiling of a scenario that computes
-# The builds this script runs unless told otherwise, one per LibTorch release (README: Building).
-DEFAULT_BUILDS = ("build", "build-torch-2.15")
 TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 # A release names a file (kernels-gbench-VERSION.json): no path separators, no leading dot.
 VERSION_NAME = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+_-]*$")
@@ -107,8 +141,8 @@ def cpu_model():
 
 
 def build_hint():
-    return ("build it first (ninja -C build parity_bench, ninja -C build-torch-2.15 parity_bench; it needs "
-            "Debian's libbenchmark-dev) or pass --bench")
+    builds = ", ".join(f"ninja -C {b} {SUITE.bench}" for b in SUITE.builds)
+    return f"build it first ({builds}; it needs Debian's libbenchmark-dev) or pass --bench"
 
 
 def benches_to_run(given):
@@ -124,18 +158,19 @@ def benches_to_run(given):
                 raise BadInput(f"--bench {bench} is given twice (as {seen[real]}): each release once")
             seen[real] = bench
         return list(given)
-    found = [os.path.join(REPO, b, "parity_bench") for b in DEFAULT_BUILDS]
+    found = [os.path.join(REPO, b, SUITE.bench) for b in SUITE.builds]
     found = [b for b in found if os.access(b, os.X_OK) and not os.path.isdir(b)]
     if not found:
-        tried = " or ".join(os.path.join(REPO, b, "parity_bench") for b in DEFAULT_BUILDS)
-        raise BadInput(f"no parity_bench: {tried} is not an executable: {build_hint()}")
+        tried = " or ".join(os.path.join(REPO, b, SUITE.bench) for b in SUITE.builds)
+        raise BadInput(f"no {SUITE.bench}: {tried} is not an executable: {build_hint()}")
     return found
 
 
 def run_bench(bench, args, raw_path):
     # Google Benchmark's --benchmark_context splits on commas: the CPU model must not hold one.
     context = f"commit={git_commit()},cpu_model={cpu_model().replace(',', ' ')}"
-    cmd = [bench, f"--benchmark_repetitions={args.repetitions}", f"--benchmark_min_time={args.min_time}",
+    cmd = [bench, *SUITE.bench_args, f"--benchmark_repetitions={args.repetitions}",
+           f"--benchmark_min_time={args.min_time}",
            "--benchmark_enable_random_interleaving=true", "--benchmark_report_aggregates_only=true",
            f"--benchmark_out={raw_path}", "--benchmark_out_format=json", f"--benchmark_context={context}"]
     print("running: " + " ".join(cmd), file=sys.stderr, flush=True)
@@ -180,6 +215,10 @@ def refuse_duplicate(version, path, seen):
 
 
 def split_name(run_name):
+    # A benchmark timed by the wall clock (UseRealTime: parity_bench --device cuda) carries Google Benchmark's
+    # suffix, which names no side.
+    if run_name.endswith(REAL_TIME_SUFFIX):
+        run_name = run_name[:-len(REAL_TIME_SUFFIX)]
     scenario, _, side = run_name.rpartition("/")
     return scenario, side
 
@@ -223,13 +262,13 @@ def rate(m, work):
 
 def release_from(data, measured, version, path):
     """One release's cells ({scenario: cell, with the row unit it implies or None}) and its ceilings."""
-    known = {name for name, _, _ in SCENARIOS}
+    known = {name for name, _, _ in SUITE.scenarios}
     unknown = sorted({s for s, _ in measured if s not in known and s != PEAK[0]})
     if unknown:
         raise BadInput(f"{path}: parity_bench ran scenarios this script does not know: {', '.join(unknown)} "
-                       f"(add them to SCENARIOS in bench/kernels.py, with their goal)")
-    missing = [f"{s}/{side}" for s, _, _ in SCENARIOS for side in SIDES if (s, side) not in measured]
-    if PEAK not in measured:
+                       f"(add them to {SUITE.list_name} in bench/kernels.py, with their goal)")
+    missing = [f"{s}/{side}" for s, _, _ in SUITE.scenarios for side in SIDES if (s, side) not in measured]
+    if SUITE.peak and PEAK not in measured:
         missing.append("/".join(PEAK))
     if missing:
         raise BadInput(f"{path} (LibTorch {version}): no result for {', '.join(missing)} (a parity_bench that "
@@ -237,14 +276,16 @@ def release_from(data, measured, version, path):
     stray = sorted(f"{s}/{side}" for s, side in measured if s == PEAK[0] and side != PEAK[1])
     if stray:
         raise BadInput(f"{path}: {', '.join(stray)}: {PEAK[0]} is measured as {'/'.join(PEAK)} only")
-    peak = measured[PEAK]
-    if "error" in peak:
-        raise BadInput(f"{path}: {'/'.join(PEAK)} failed: {peak['error']}")
-    if not peak["flops"] or peak["flops"] <= 0 or peak["ns"] <= 0:
-        raise BadInput(f"{path}: {'/'.join(PEAK)} reports no flops_per_iteration or a time of zero")
-    ceilings = {"memcpy_gbps": {}, "peak_gflops": rate(peak, "flops"), "peak_isa": peak["label"]}
+    ceilings = {"memcpy_gbps": {}, "peak_gflops": None, "peak_isa": None}
+    if SUITE.peak:
+        peak = measured[PEAK]
+        if "error" in peak:
+            raise BadInput(f"{path}: {'/'.join(PEAK)} failed: {peak['error']}")
+        if not peak["flops"] or peak["flops"] <= 0 or peak["ns"] <= 0:
+            raise BadInput(f"{path}: {'/'.join(PEAK)} reports no flops_per_iteration or a time of zero")
+        ceilings.update(peak_gflops=rate(peak, "flops"), peak_isa=peak["label"])
     cells = {}
-    for name, _, goal in SCENARIOS:
+    for name, _, goal in SUITE.scenarios:
         where = f"{path} (LibTorch {version}): {name}"
         sides = {side: measured[(name, side)] for side in SIDES}
         ran = [m for m in sides.values() if "error" not in m]
@@ -288,7 +329,12 @@ def release_from(data, measured, version, path):
         else:
             # Same work on both sides, so the speed ratio is LibTorch's time over impl's, in any unit.
             cell["ratio"] = sides["libtorch"]["ns"] / sides["impl"]["ns"]
-            cell["pass"] = cell["ratio"] >= goal
+            if name in FRACTION_GOALS:
+                if ceiling is None:
+                    raise BadInput(f"{where}: its goal is a share of its ceiling, and it has none")
+                cell["pass"] = cell["impl_fraction"] >= goal
+            else:
+                cell["pass"] = cell["ratio"] >= goal
         # A release where neither side ran (and no memcpy) cannot say the unit: the other releases do.
         cells[name] = (cell, unit if ran or copy else None)
     ctx = data.get("context", {})
@@ -302,12 +348,18 @@ def release_from(data, measured, version, path):
 def rows_from(releases, cells):
     """The table's rows: each scenario with its cell in every release; releases is in version order."""
     rows = []
-    for name, title, goal in SCENARIOS:
+    for name, title, goal in SUITE.scenarios:
         units = {cells[r["libtorch_version"]][name][1] for r in releases} - {None}
         if len(units) > 1:
             raise BadInput(f"{name}: the releases' parity_bench disagree on its unit ({', '.join(sorted(units))})")
         row_cells = {r["libtorch_version"]: cells[r["libtorch_version"]][name][0] for r in releases}
+        kind = "ceiling_fraction" if name in FRACTION_GOALS else "ratio"
+        # Where the goal lies on the chart's ratio axis: a share of the ceiling is the ratio that reaches it
+        # against the release where that ratio is highest.
+        at = [c["impl_fraction"] and goal * c["ratio"] / c["impl_fraction"] for c in row_cells.values()
+              if c["ratio"]] if kind != "ratio" else [goal]
         rows.append({"scenario": name, "title": title, "unit": units.pop() if units else "ns", "goal": goal,
+                     "goal_kind": kind, "goal_ratio": max([a for a in at if a] or [goal]),
                      "pass": all(c["pass"] for c in row_cells.values()), "releases": row_cells})
     return rows
 
@@ -352,17 +404,25 @@ def side_cell(cell, side, unit):
     return fmt_value(cell[side], unit, cell[f"{side}_fraction"])
 
 
+def fmt_goal(row):
+    if row["goal_kind"] == "ceiling_fraction":
+        return f"impl ≥ {fmt_fraction(row['goal'])} of ceiling"
+    return f"≥ {row['goal']:g}×"
+
+
 def table(report):
     m, versions = report["method"], [r["libtorch_version"] for r in report["releases"]]
     reps = m["repetitions"] if m["repetitions"] is not None else "/".join(
         str(r["repetitions"]) for r in report["releases"])
     peaks = ", ".join(f"{r['libtorch_version']} run {r['peak_gflops']:.3g} GFLOP/s {r['peak_isa'] or '?'}"
-                      for r in report["releases"])
-    lines = [f"impl vs LibTorch {' and '.join(versions)} (one parity_bench run each), 1 thread each; median of "
+                      for r in report["releases"] if r["peak_gflops"])
+    computes = (f", GFLOP/s as a share of the core's peak (register-only FMA loop: {peaks})" if peaks else
+                " (no ceiling for GFLOP/s)")
+    lines = [f"impl vs LibTorch {' and '.join(versions)} (one {SUITE.bench} run each), {SUITE.threads}; median of "
              f"{reps} repetitions ({m['clock']}); ratio = impl speed / LibTorch speed; a goal is met when it is met "
              f"against every release.",
-             f"(%): GB/s (bytes {m['bytes']}) as a share of a std::memcpy moving as many bytes, GFLOP/s as a share of "
-             f"the core's peak (register-only FMA loop: {peaks}), each measured in the same run as the row.", ""]
+             f"(%): GB/s (bytes {m['bytes']}) as a share of a {SUITE.ceiling} moving as many bytes{computes}, "
+             f"each measured in the same run as the row.", ""]
     header = ["work", "goal"]
     for v in versions:
         header += [f"{v} impl", f"{v} LibTorch", f"{v} ratio", v]
@@ -370,7 +430,7 @@ def table(report):
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for r in report["rows"]:
-        cells = [r["title"], f"≥ {r['goal']:g}×"]
+        cells = [r["title"], fmt_goal(r)]
         for v in versions:
             c = r["releases"][v]
             cells += [side_cell(c, "impl", r["unit"]), side_cell(c, "libtorch", r["unit"]), fmt_ratio(c["ratio"]),
@@ -395,7 +455,7 @@ def svg_chart(report):
     versions = [r["libtorch_version"] for r in releases]
     colour = {v: RELEASE_COLOURS[i % len(RELEASE_COLOURS)] for i, v in enumerate(versions)}
     cells = [(r, v, r["releases"][v]) for r in rows for v in versions]
-    values = [c["ratio"] for _, _, c in cells if c["ratio"]] + [r["goal"] for r in rows] + [1.0]
+    values = [c["ratio"] for _, _, c in cells if c["ratio"]] + [r["goal_ratio"] for r in rows] + [1.0]
     # Room beyond the extreme bars for their labels; the grid's decades need not meet the edges.
     lo, hi = min(values) / 2.5, max(values) * 2.5
     bar_h, gap = 14, 4
@@ -409,7 +469,7 @@ def svg_chart(report):
     m, machine = report["method"], report["machine"]
     title = f"impl vs LibTorch {', '.join(versions)}: speed ratio (> 1: impl faster), log scale"
     reps = m["repetitions"] if m["repetitions"] is not None else "/".join(str(r["repetitions"]) for r in releases)
-    subtitle = (f"median of {reps} repetitions, {m['clock']}, 1 thread each; "
+    subtitle = (f"median of {reps} repetitions, {m['clock']}, {SUITE.threads}; "
                 f"commit {report['commit'][:12]}; {machine['cpu_model']}; {report['created']}")
     legend = "".join(f'<tspan fill="{colour[v]}">■</tspan> {escape(v)}  ' for v in versions)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -459,13 +519,14 @@ def svg_chart(report):
                        f'{escape(fmt_ratio(c["ratio"]))}</title></rect>')
             # Clear of the goal mark, which may lie inside the bar or just past its end.
             if c["ratio"] >= 1:
-                label_x, anchor = max(x1, x(r["goal"]) + 1) + 5, "start"
+                label_x, anchor = max(x1, x(r["goal_ratio"]) + 1) + 5, "start"
             else:
-                label_x, anchor = min(x0, x(r["goal"]) - 1) - 5, "end"
+                label_x, anchor = min(x0, x(r["goal_ratio"]) - 1) - 5, "end"
             out.append(f'<text x="{label_x:.1f}" y="{text_y:.1f}" text-anchor="{anchor}" font-size="12" '
                        f'fill="{mark}">{escape(fmt_ratio(c["ratio"]))}</text>')
-        out.append(f'<line class="goal" x1="{x(r["goal"]):.1f}" y1="{y + 2}" x2="{x(r["goal"]):.1f}" '
-                   f'y2="{y + row_h - 2}" stroke="#000" stroke-width="3"><title>goal ≥ {r["goal"]:g}×</title></line>')
+        out.append(f'<line class="goal" x1="{x(r["goal_ratio"]):.1f}" y1="{y + 2}" x2="{x(r["goal_ratio"]):.1f}" '
+                   f'y2="{y + row_h - 2}" stroke="#000" stroke-width="3"><title>goal {escape(fmt_goal(r))}'
+                   f'</title></line>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -483,14 +544,21 @@ def report_from(first_data, releases, rows, clock, min_time):
         "method": {"statistic": "median", "repetitions": repetitions.pop() if len(repetitions) == 1 else None,
                    "min_time_s": min_time, "clock": "CPU time" if clock == "cpu" else "wall-clock time",
                    "bytes": "read + written",
-                   "ceilings": "in each release's run: SCENARIO/memcpy, std::memcpy of half the scenario's bytes "
-                               "(reading and writing as many); peak_fma/machine, fused multiply-adds on registers "
-                               "only at the widest vectors the CPU has (peak_isa)"},
+                   "ceilings": (f"in each release's run: SCENARIO/memcpy, {SUITE.ceiling} of half the scenario's "
+                                "bytes (reading and writing as many)" + (
+                                    "; peak_fma/machine, fused multiply-adds on registers only at the widest "
+                                    "vectors the CPU has (peak_isa)" if SUITE.peak else ""))},
+        "device": SUITE.device,
         "releases": releases,
         "goals_met": sum(1 for r in rows if r["pass"]),
         "goals_total": len(rows),
         "rows": rows,
     }
+
+
+def stem():
+    """The output files' common name: kernels on the CPU, kernels-cuda on a device."""
+    return "kernels" if SUITE.device == "cpu" else f"kernels-{SUITE.device}"
 
 
 def write(path, text):
@@ -511,13 +579,13 @@ def gather(args):
         return inputs
     for i, bench in enumerate(benches_to_run(args.bench)):
         # The release is known only from the output: written under a provisional name, renamed once known.
-        tmp = os.path.join(args.out_dir, f"kernels-gbench-run{i}.json.tmp")
+        tmp = os.path.join(args.out_dir, f"{stem()}-gbench-run{i}.json.tmp")
         try:
             run_bench(bench, args, tmp)
             data = load(tmp)
             version = release_of(data, bench)
             refuse_duplicate(version, bench, seen)
-            raw = os.path.join(args.out_dir, f"kernels-gbench-{version}.json")
+            raw = os.path.join(args.out_dir, f"{stem()}-gbench-{version}.json")
             os.replace(tmp, raw)
         finally:
             if os.path.exists(tmp):
@@ -528,17 +596,26 @@ def gather(args):
 
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--device", choices=sorted(SUITES), default="cpu",
+                   help="cpu: parity_bench's table (issues 14 and 33); cuda: parity_bench --device cuda's (issue 30)")
     p.add_argument("--bench", action="append",
-                   help="a parity_bench to run, once per LibTorch release (default: each of "
-                        + ", ".join(f"{b}/parity_bench" for b in DEFAULT_BUILDS) + " that exists)")
+                   help="a parity_bench to run, once per LibTorch release (default: each of the default builds' "
+                        "that exists)")
     p.add_argument("--from-json", action="append",
                    help="Google Benchmark JSON to read instead of running parity_bench, once per release")
     p.add_argument("--out-dir", default=os.path.join(REPO, "bench-results"))
     p.add_argument("--repetitions", type=int, default=7)
     p.add_argument("--min-time", type=float, default=0.3, help="seconds per repetition, at least")
-    p.add_argument("--clock", choices=("cpu", "real"), default="cpu")
+    p.add_argument("--clock", choices=("cpu", "real"),
+                   help="cpu (the default on the CPU) or real (the default, and the only sense, on a device)")
     p.add_argument("--require-goals", action="store_true", help="exit 1 unless every goal is met")
     args = p.parse_args(argv)
+    global SUITE
+    SUITE = SUITES[args.device]
+    if args.clock is None:
+        args.clock = "real" if args.device == "cuda" else "cpu"
+    if args.device == "cuda" and args.clock == "cpu":
+        p.error("--device cuda measures wall-clock time (--clock real): the host's CPU time is not the device's")
     if args.repetitions < 1 or args.min_time <= 0:
         p.error("--repetitions must be at least 1 and --min-time positive")
     if args.bench and args.from_json:
@@ -560,10 +637,10 @@ def main(argv):
         return 2
     report = report_from(releases[0][0], [r for _, r in releases], rows, args.clock,
                          None if args.from_json else args.min_time)
-    write(os.path.join(args.out_dir, "kernels.json"), json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    write(os.path.join(args.out_dir, "kernels.svg"), svg_chart(report))
+    write(os.path.join(args.out_dir, f"{stem()}.json"), json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    write(os.path.join(args.out_dir, f"{stem()}.svg"), svg_chart(report))
     print(table(report))
-    print(f"\nwritten: {os.path.join(args.out_dir, 'kernels.json')}, {os.path.join(args.out_dir, 'kernels.svg')}")
+    print(f"\nwritten: {os.path.join(args.out_dir, stem() + '.json')}, {os.path.join(args.out_dir, stem() + '.svg')}")
     if args.require_goals and report["goals_met"] < report["goals_total"]:
         return 1
     return 0

@@ -9,7 +9,9 @@ fraction of the run's memcpy, GFLOP/s and their fraction of the run's FMA peak, 
 every release) and PASS/FAIL/ERROR are right in the table, the JSON and the chart; a scenario, side, memcpy or peak
 missing or unknown, a release given twice, or no parity_bench, is refused (exit 2); --require-goals exits 1 on a
 missed goal; the run mode runs each --bench given (stand-in scripts here) and keeps each release's JSON. With
-PARITY_BENCH, the benchmarks it lists must be exactly the driver's (--benchmark_list_tests: nothing is run).
+PARITY_BENCH, the benchmarks it lists must be exactly the driver's (--benchmark_list_tests: nothing is run), on the
+CPU and with --device cuda. The device table (--device cuda) has no FMA peak, wall-clock time only, and a goal that is
+a share of the ceiling (the clone's) beside ratio goals.
 """
 import importlib.util
 import json
@@ -449,6 +451,80 @@ def test_bench_lists_scenarios(bench, module):
                 + [f"{s}/memcpy" for s in BYTES] + ["peak_fma/machine"])
     check(p.returncode == 0 and sorted(listed) == sorted(expected),
           f"parity_bench lists {listed}, the driver expects {expected}")
+    # The device's scenarios are listed without a device; each is timed by the wall clock.
+    p = subprocess.run([bench, "--device", "cuda", "--benchmark_list_tests"], capture_output=True, text=True,
+                       timeout=120)
+    listed = p.stdout.split()
+    expected = ([f"{s}/{side}/real_time" for s, _, _ in module.DEVICE_SCENARIOS for side in ("impl", "libtorch")]
+                + [f"{s}/memcpy/real_time" for s in DEVICE_BYTES])
+    check(p.returncode == 0 and sorted(listed) == sorted(expected),
+          f"parity_bench --device cuda lists {listed}, the driver expects {expected}")
+
+
+# A device run (parity_bench --device cuda): (impl, libtorch) wall-clock medians in microseconds, the memcpy
+# ceilings' medians, bytes and flops. The clone's goal is impl at 80% of its ceiling, whatever LibTorch does.
+DEVICE_VERSION = "2.11.0"
+DEVICE_BYTES = {"clone_1gib": 2 * 2 ** 30, "add_broadcast_16k": (2 * 16384 ** 2 + 16384) * 4,
+                "sum_256m": (2 ** 28 + 1) * 4}
+DEVICE_FLOPS = {"mm_4096": 2 * 4096 ** 3}
+
+
+def canned_device(medians, memcpy):
+    benchmarks = []
+    for scenario, (impl, torch) in medians.items():
+        for side, t in (("impl", impl), ("libtorch", torch)):
+            run_name = f"{scenario}/{side}/real_time"
+            benchmarks.append(entry(run_name, "median", t * 7, real=t, bytes_=DEVICE_BYTES.get(scenario),
+                                    flops=DEVICE_FLOPS.get(scenario)))
+        if scenario in DEVICE_BYTES:
+            benchmarks.append(entry(f"{scenario}/memcpy/real_time", "median", memcpy[scenario] * 7,
+                                    real=memcpy[scenario], bytes_=DEVICE_BYTES[scenario]))
+    return {"context": {"date": "2026-01-01T00:00:00+00:00", "host_name": "gpuhost", "num_cpus": 16,
+                        "libtorch_version": DEVICE_VERSION, "commit": "0123456789abcdef", "cpu_model": "Test CPU"},
+            "benchmarks": benchmarks}
+
+
+def test_device_table(driver, work):
+    memcpy = {"clone_1gib": 500.0, "add_broadcast_16k": 250.0, "sum_256m": 125.0}
+    medians = {"clone_1gib": (600.0, 510.0),       # impl at 83% of cudaMemcpy: PASS though 0.85x LibTorch
+               "add_broadcast_16k": (500.0, 250.0),  # 0.5x: PASS (exactly the goal)
+               "sum_256m": (1000.0, 250.0),          # 0.25x: FAIL
+               "mm_4096": (4000.0, 3000.0)}          # 0.75x: PASS
+    code, out, err, out_dir = run(driver, work, "device", [canned_device(medians, memcpy)], "--device", "cuda")
+    if not check(code == 0, f"device table: exit {code}: {err}"):
+        return
+    check(not os.path.exists(os.path.join(out_dir, "kernels.json")), "device table wrote the CPU's kernels.json")
+    with open(os.path.join(out_dir, "kernels-cuda.json")) as f:
+        report = json.load(f)
+    ET.parse(os.path.join(out_dir, "kernels-cuda.svg"))
+    rows = {r["scenario"]: r for r in report["rows"]}
+    cells = {name: r["releases"][DEVICE_VERSION] for name, r in rows.items()}
+    check(report["device"] == "cuda" and report["releases"][0]["peak_gflops"] is None,
+          f"device report: {report['device']}, peak {report['releases'][0]['peak_gflops']}")
+    check(report["method"]["clock"] == "wall-clock time", f"device clock: {report['method']['clock']}")
+    check(rows["clone_1gib"]["goal_kind"] == "ceiling_fraction" and rows["sum_256m"]["goal_kind"] == "ratio",
+          f"goal kinds: {[(n, r['goal_kind']) for n, r in rows.items()]}")
+    check(close(cells["clone_1gib"]["impl_fraction"], 500.0 / 600.0) and cells["clone_1gib"]["pass"],
+          f"clone: {cells['clone_1gib']}")
+    check(close(cells["clone_1gib"]["ratio"], 510.0 / 600.0), f"clone ratio: {cells['clone_1gib']['ratio']}")
+    check(cells["add_broadcast_16k"]["pass"] and not cells["sum_256m"]["pass"] and cells["mm_4096"]["pass"],
+          f"ratio goals: {[(n, c['ratio'], c['pass']) for n, c in cells.items()]}")
+    check(cells["mm_4096"]["impl_fraction"] is None and close(cells["mm_4096"]["impl"], 2 * 4096 ** 3 / 4e6),
+          f"mm: {cells['mm_4096']}")
+    check(report["goals_met"] == 3 and "impl ≥ 80% of ceiling" in out and "cudaMemcpy device to device" in out,
+          f"device table text:\n{out}")
+    # At 70% of its ceiling the clone misses its goal even while it is faster than LibTorch.
+    medians["clone_1gib"] = (500.0 / 0.7, 1000.0)
+    code, out, err, out_dir = run(driver, work, "device-slow-clone", [canned_device(medians, memcpy)],
+                                  "--device", "cuda", "--require-goals")
+    with open(os.path.join(out_dir, "kernels-cuda.json")) as f:
+        clone = {r["scenario"]: r for r in json.load(f)["rows"]}["clone_1gib"]
+    check(code == 1 and not clone["pass"] and clone["releases"][DEVICE_VERSION]["ratio"] > 1,
+          f"a clone at 70% of cudaMemcpy: exit {code}, {clone}")
+    # A device is measured by the wall clock only.
+    code, _, err, _ = run(driver, work, "device-cpu-clock", [canned_device(medians, memcpy)], "--device", "cuda",
+                          "--clock", "cpu")
+    check(code == 2 and "--clock real" in err, f"--device cuda --clock cpu: exit {code}, {err!r}")
 
 
 def main():
@@ -464,6 +540,7 @@ def main():
     test_error_rows(driver, work)
     test_runs_each_bench(driver, work)
     test_refusals(driver, work)
+    test_device_table(driver, work)
     if len(sys.argv) == 4:
         test_bench_lists_scenarios(sys.argv[3], module)
     if failures:
