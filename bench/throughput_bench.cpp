@@ -6,7 +6,12 @@
 // held to a fifth of the unguided campaign's cases per second. Prints a table with the ratios the engine is held to
 // and writes them as JSON.
 //
-//   parity_throughput_bench [--seconds S] [--seed N] [--json FILE] [--parity BIN] [--python PY]
+//   parity_throughput_bench [--seconds S] [--seed N] [--json FILE] [--parity BIN] [--python PY] [--device cuda]
+//
+// --device cuda measures issue 30's three campaigns on a GPU machine instead, each by one worker per core: on the
+// CPU (cpu_N), on cuda judged by LibTorch-CUDA (cuda_N) and on cuda judged by impl on the CPU (cuda_impl_cpu_N).
+// It prints their cases/s, cuda's per worker against the issue's goal (8,000 cases/s on 16 workers) and each cuda
+// mode against the CPU's. Without a device for both backends it says why and exits 7, as `parity fuzz` does.
 //
 // The isolated modes run first: forking workers from a process that already holds LibTorch state (the in-process
 // mode's) is what the engine avoids. Shrinking is off in every mode, and guidance in all but its own, so that each
@@ -24,6 +29,7 @@
 
 #include "engine/campaign.h"
 #include "engine/case_seed.h"
+#include "engine/device_probe.h"
 #include "engine/evaluate.h"
 #include "engine/worker_pool.h"
 #include "files/output_file.h"
@@ -41,9 +47,17 @@ struct Mode {
   double rate() const { return seconds > 0 ? static_cast<double>(cases) / seconds : 0; }
 };
 
+struct OnDevice {
+  bool cuda = false;
+  reports::Oracle oracle = reports::Oracle::LibTorch;
+};
+
 Mode campaign(const std::string& name, engine::Isolation isolation, int jobs, double seconds, std::uint64_t seed,
-              const fs::path& work, const engine::EvalSides& sides = {}, double guided_share = 0) {
+              const fs::path& work, const engine::EvalSides& sides = {}, double guided_share = 0,
+              OnDevice device = {}) {
   engine::CampaignConfig c;
+  c.generator.cuda = device.cuda;
+  c.oracle = device.oracle;
   c.sides = sides;
   c.guided_share = guided_share;
   c.seed = seed;
@@ -74,28 +88,91 @@ Mode in_process(double seconds, std::uint64_t seed) {
   return m;
 }
 
+void write_json(const fs::path& path, const nlohmann::json& out) {
+  files::write_text_file_atomically(path, out.dump(2) + "\n", "the throughput results");
+  std::printf("written: %s\n", path.string().c_str());
+}
+
+void print_modes(const std::vector<Mode>& modes) {
+  std::printf("%-16s %10s %10s %12s\n", "mode", "cases", "seconds", "cases/s");
+  for (const auto& m : modes)
+    std::printf("%-16s %10llu %10.2f %12.1f\n", m.name.c_str(), static_cast<unsigned long long>(m.cases), m.seconds,
+                m.rate());
+}
+
+// Issue 30's goal for campaigns on cuda: 8,000 cases/s on 16 workers, held per worker.
+constexpr double kCudaCasesPerWorker = 8000.0 / 16;
+
+int run_on_device(double seconds, std::uint64_t seed, const fs::path& json_path) {
+  // Asked in a child: this process forks the campaigns' workers, and CUDA does not survive a fork.
+  const engine::CudaProbe probe = engine::probe_cuda();
+  if (auto why = probe.refusal(reports::Oracle::LibTorch)) {
+    std::fprintf(stderr, "parity_throughput_bench --device cuda: needs a CUDA device on both backends: %s\n",
+                 why->c_str());
+    return 7;
+  }
+  const int cores = engine::usable_cores();
+  const std::string n = std::to_string(cores);
+  const fs::path work = fs::temp_directory_path() / ("parity-throughput-" + std::to_string(::getpid()));
+  std::fprintf(stderr, "throughput on cuda: %.0f s per mode, seed %llu, %d workers\n", seconds,
+               static_cast<unsigned long long>(seed), cores);
+  std::vector<Mode> modes;
+  modes.push_back(campaign("cpu_" + n, engine::Isolation::Workers, cores, seconds, seed, work));
+  modes.push_back(campaign("cuda_" + n, engine::Isolation::Workers, cores, seconds, seed, work, {}, 0, {true}));
+  modes.push_back(campaign("cuda_impl_cpu_" + n, engine::Isolation::Workers, cores, seconds, seed, work, {}, 0,
+                           {true, reports::Oracle::ImplCpu}));
+  std::error_code ec;
+  fs::remove_all(work, ec);
+  print_modes(modes);
+  const Mode &cpu = modes[0], &cuda = modes[1], &impl_cpu = modes[2];
+  nlohmann::json ratios = nlohmann::json::object();
+  const double per_worker = cuda.rate() / cores;
+  const bool met = per_worker >= kCudaCasesPerWorker;
+  std::printf("%-44s %8.1f   (goal >= %.0f: %s)\n", "cuda cases/s per worker", per_worker, kCudaCasesPerWorker,
+              met ? "met" : "NOT met");
+  ratios["cuda cases/s per worker"] = {{"value", per_worker}, {"goal", kCudaCasesPerWorker}, {"met", met}};
+  for (const Mode* m : {&cuda, &impl_cpu}) {
+    const double value = cpu.rate() > 0 ? m->rate() / cpu.rate() : 0;
+    std::printf("%-44s %8.3f\n", (m->name + " / " + cpu.name).c_str(), value);
+    ratios[m->name + " / " + cpu.name] = {{"value", value}};
+  }
+  nlohmann::json out = {{"device", "cuda"}, {"seed", seed}, {"seconds_per_mode", seconds}, {"cores", cores},
+                        {"ratios", ratios}};
+  for (const auto& m : modes)
+    out["modes"][m.name] = {{"cases", m.cases}, {"seconds", m.seconds}, {"cases_per_second", m.rate()}};
+  write_json(json_path, out);
+  return 0;
+}
+
 int run(int argc, char** argv) {
   double seconds = 10;
   std::uint64_t seed = 20261121;
   fs::path json_path = "throughput.json";
   // The parity binary beside this one (both are built into the build folder), for `parity serve`.
   fs::path parity = fs::read_symlink("/proc/self/exe").parent_path() / "parity";
-  std::string python;
+  std::string python, device = "cpu";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if ((a == "--seconds" || a == "--seed" || a == "--json" || a == "--parity" || a == "--python") && i + 1 < argc) {
+    if ((a == "--seconds" || a == "--seed" || a == "--json" || a == "--parity" || a == "--python" ||
+         a == "--device") && i + 1 < argc) {
       const std::string v = argv[++i];
       if (a == "--seconds") seconds = std::stod(v);
       else if (a == "--seed") seed = std::stoull(v);
       else if (a == "--parity") parity = v;
       else if (a == "--python") python = v;
+      else if (a == "--device") device = v;
       else json_path = v;
     } else {
-      std::fprintf(stderr, "usage: parity_throughput_bench [--seconds S] [--seed N] [--json FILE] [--parity BIN] "
-                           "[--python PY]\n");
-      return 2;
+      device = "";  // a usage error
+      break;
     }
   }
+  if (device != "cpu" && device != "cuda") {
+    std::fprintf(stderr, "usage: parity_throughput_bench [--seconds S] [--seed N] [--json FILE] [--parity BIN] "
+                         "[--python PY] [--device cpu|cuda]\n");
+    return 2;
+  }
+  if (device == "cuda") return run_on_device(seconds, seed, json_path);
   const int cores = engine::usable_cores();
   const fs::path work = fs::temp_directory_path() / ("parity-throughput-" + std::to_string(::getpid()));
   std::vector<Mode> modes;
@@ -135,9 +212,7 @@ int run(int argc, char** argv) {
   const Mode* python_oracle = find("python_oracle_" + std::to_string(cores));
   const Mode& guided = *find(guided_name);
 
-  std::printf("%-16s %10s %10s %12s\n", "mode", "cases", "seconds", "cases/s");
-  for (const auto& m : modes) std::printf("%-16s %10llu %10.2f %12.1f\n", m.name.c_str(),
-                                          static_cast<unsigned long long>(m.cases), m.seconds, m.rate());
+  print_modes(modes);
   nlohmann::json ratios = nlohmann::json::object();
   auto ratio = [&](const char* name, double value, double goal) {
     std::printf("%-44s %8.2f   (goal >= %.2f: %s)\n", name, value, goal, value >= goal ? "met" : "NOT met");
@@ -160,8 +235,7 @@ int run(int argc, char** argv) {
   nlohmann::json out = {{"seed", seed}, {"seconds_per_mode", seconds}, {"cores", cores}, {"ratios", ratios}};
   for (const auto& m : modes)
     out["modes"][m.name] = {{"cases", m.cases}, {"seconds", m.seconds}, {"cases_per_second", m.rate()}};
-  files::write_text_file_atomically(json_path, out.dump(2) + "\n", "the throughput results");
-  std::printf("written: %s\n", json_path.string().c_str());
+  write_json(json_path, out);
   return 0;
 }
 
