@@ -98,6 +98,73 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b, impl::kernels::
   cpu::matmul(out, a, b, rounding);
 }
 
+namespace {
+// The index at walk position `linear` of a call whose index operand is in memory of `self`'s kind.
+std::int64_t index_at(const kernels::IndexCall& call, std::int64_t linear, const Tensor& self) {
+  const std::int64_t* p = call.index + kernels::index_offset(call, linear);
+  if (self.storage().host_addressable()) return *p;
+  std::int64_t v = 0;
+  device::download(&v, p, sizeof v);
+  return v;
+}
+}  // namespace
+
+std::optional<std::int64_t> gather(const kernels::IndexCall& call, const Tensor& self) {
+  std::int64_t bad = -1;
+  if (!self.storage().host_addressable()) {
+    bad = device::gather(call);
+  } else {
+    dispatch(call.dtype, [&](auto tag) {
+      for (std::int64_t k = 0; k < call.geometry.numel && bad < 0; ++k)
+        if (!kernels::gather_element<decltype(tag)>(call, k)) bad = k;
+    });
+  }
+  if (bad < 0) return std::nullopt;
+  return index_at(call, bad, self);
+}
+
+std::optional<std::int64_t> scatter(const kernels::IndexCall& call, bool accumulate, const Tensor& self) {
+  std::int64_t bad = -1;
+  if (!self.storage().host_addressable()) bad = device::scatter(call, accumulate);
+  else dispatch(call.dtype, [&](auto tag) { bad = kernels::scatter_in_order<decltype(tag)>(call, accumulate); });
+  if (bad < 0) return std::nullopt;
+  return index_at(call, bad, self);
+}
+
+Tensor nonzero(const Tensor& mask) {
+  PARITY_INTERNAL_ASSERT(mask.dtype() == ScalarType::Bool && mask.device().type == DeviceType::CUDA,
+                         "cuda::nonzero takes a bool cuda mask");
+  const Tensor m = contiguous(mask);
+  kernels::NonzeroCall call;
+  call.mask = m.numel() == 0 ? nullptr : m.data<bool>();
+  call.numel = m.numel();
+  call.ndim = static_cast<int>(m.dim());
+  std::copy(m.sizes().begin(), m.sizes().end(), call.sizes);
+  const bool host = m.storage().host_addressable();
+  std::vector<std::int64_t> counts;
+  if (host) {
+    for (std::int64_t b = 0; b < kernels::nonzero_chunks(call.numel); ++b)
+      counts.push_back(kernels::nonzero_chunk_count(call, b));
+  } else {
+    counts = device::nonzero_counts(call);
+  }
+  std::vector<std::int64_t> firsts(counts.size());
+  std::int64_t hits = 0;
+  for (std::size_t b = 0; b < counts.size(); ++b) {
+    firsts[b] = hits;
+    hits += counts[b];
+  }
+  Tensor out = Tensor::allocate_uninitialized(Layout::dense({hits, m.dim()}), ScalarType::Int64, mask.device());
+  call.out = out.numel() == 0 ? nullptr : out.data<std::int64_t>();
+  if (host) {
+    for (std::size_t b = 0; b < firsts.size(); ++b)
+      kernels::nonzero_chunk_write(call, static_cast<std::int64_t>(b), firsts[b]);
+  } else if (hits > 0) {
+    device::nonzero_write(call, firsts);
+  }
+  return out;
+}
+
 Tensor to_device(const Tensor& cpu, int device) {
   PARITY_CHECK(device == 0, ErrorKind::Device, "impl's CUDA code uses device 0 only");
   Tensor dense = clone(detach(cpu), MemoryFormat::Contiguous);

@@ -6,7 +6,9 @@
 // CPU with the device's semantics (`parity fuzz --device cuda --reference impl-cpu`).
 #pragma once
 #include <cstdint>
+#include <optional>
 
+#include "impl/kernels/index.h"
 #include "impl/kernels/matmul.h"
 #include "impl/kernels/pointwise.h"
 #include "impl/kernels/reduce.h"
@@ -48,6 +50,14 @@ void run_pointwise(const kernels::PointwiseCall& call, const Tensor& out);
 void run_sum(const kernels::SumCall& call, const Tensor& out);
 // mm/bmm (impl/kernels/matmul.h), as impl::cpu::matmul on the CPU; all three tensors cuda, in memory of one kind.
 void matmul(const Tensor& out, const Tensor& a, const Tensor& b, impl::kernels::MatmulRounding rounding);
+
+// Advanced indexing on cuda memory of the kind `self`'s is (impl/kernels/index.h: the device launches it,
+// host-backed memory runs the same element functions in a loop). Each returns the first out-of-range index the
+// walk meets (a gather's result is then unusable; a scatter wrote every element before it), or nullopt.
+std::optional<std::int64_t> gather(const kernels::IndexCall& call, const Tensor& self);
+std::optional<std::int64_t> scatter(const kernels::IndexCall& call, bool accumulate, const Tensor& self);
+// The positions of a bool cuda mask's true elements: int64 (count, mask.dim()) on cuda, row-major order.
+Tensor nonzero(const Tensor& mask);
 
 // Host <-> cuda transfers of a whole tensor; the result is dense in the source's layout order, and a new cuda
 // tensor is in the memory cuda_allocator() gives.

@@ -116,6 +116,59 @@ void run_sum(const impl::kernels::SumCall& call) {
   PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("CUDA sum kernel: ") + (err ? err : ""));
 }
 
+namespace {
+void check_launch(const char* err, const char* what) {
+  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string(what) + ": " + (err ? err : ""));
+}
+// A word of device memory the host sets, a kernel writes and the host reads back (the read waits for the kernel).
+class DeviceWord {
+ public:
+  explicit DeviceWord(std::int64_t initial) : storage_(sizeof(std::int64_t), allocator(), Fill::Unwritten) {
+    upload(storage_.data(), &initial, sizeof initial);
+  }
+  std::int64_t* get() const { return static_cast<std::int64_t*>(storage_.data()); }
+  std::int64_t read() const {
+    std::int64_t v = 0;
+    download(&v, storage_.data(), sizeof v);
+    return v;
+  }
+
+ private:
+  Storage storage_;
+};
+}  // namespace
+
+std::int64_t gather(const impl::kernels::IndexCall& call) {
+  DeviceWord first_bad(call.geometry.numel);
+  check_launch(kernels::gather(call, first_bad.get()), "CUDA gather kernel");
+  const std::int64_t at = first_bad.read();
+  return at < call.geometry.numel ? at : -1;
+}
+
+std::int64_t scatter(const impl::kernels::IndexCall& call, bool accumulate) {
+  DeviceWord first_bad(-1);
+  check_launch(kernels::scatter(call, accumulate, first_bad.get()), "CUDA scatter kernel");
+  return first_bad.read();
+}
+
+std::vector<std::int64_t> nonzero_counts(const impl::kernels::NonzeroCall& call) {
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(impl::kernels::nonzero_chunks(call.numel)));
+  if (counts.empty()) return counts;
+  Storage device_counts(counts.size() * sizeof(std::int64_t), allocator(), Fill::Unwritten);
+  check_launch(kernels::nonzero_count(call, static_cast<std::int64_t*>(device_counts.data())),
+               "CUDA nonzero count kernel");
+  download(counts.data(), device_counts.data(), counts.size() * sizeof(std::int64_t));
+  return counts;
+}
+
+void nonzero_write(const impl::kernels::NonzeroCall& call, const std::vector<std::int64_t>& firsts) {
+  if (firsts.empty()) return;
+  Storage device_firsts(firsts.size() * sizeof(std::int64_t), allocator(), Fill::Unwritten);
+  upload(device_firsts.data(), firsts.data(), firsts.size() * sizeof(std::int64_t));
+  check_launch(kernels::nonzero_write(call, static_cast<const std::int64_t*>(device_firsts.data())),
+               "CUDA nonzero write kernel");
+}
+
 void matmul(const Tensor& out, const Tensor& a, const Tensor& b, impl::kernels::MatmulRounding rounding) {
   kernels::MatmulElement type = kernels::MatmulElement::Float32;
   switch (out.dtype()) {

@@ -4,7 +4,10 @@
 // and runs on the CPU too, over host-backed cuda memory.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
+#include "impl/kernels/index.h"
 #include "impl/kernels/matmul.h"
 #include "impl/kernels/pointwise.h"
 #include "impl/kernels/reduce.h"
@@ -25,6 +28,13 @@ Allocator& allocator();
 void run_pointwise(const kernels::PointwiseCall& call);
 void run_sum(const kernels::SumCall& call);
 void matmul(const Tensor& out, const Tensor& a, const Tensor& b, impl::kernels::MatmulRounding rounding);
+
+// Advanced indexing (impl/kernels/index.h) over device memory: the walk position of the first out-of-range
+// index, or -1. nonzero: the chunks' counts, brought to the host, then the chunks' hits from their first rows.
+std::int64_t gather(const kernels::IndexCall& call);
+std::int64_t scatter(const kernels::IndexCall& call, bool accumulate);
+std::vector<std::int64_t> nonzero_counts(const kernels::NonzeroCall& call);
+void nonzero_write(const kernels::NonzeroCall& call, const std::vector<std::int64_t>& firsts);
 
 // nbytes from host memory to device memory, and back.
 void upload(void* device_dst, const void* host_src, std::size_t nbytes);

@@ -18,6 +18,10 @@ Allocator& allocator() { no_cuda(); }
 void run_pointwise(const kernels::PointwiseCall&) { no_cuda(); }
 void run_sum(const kernels::SumCall&) { no_cuda(); }
 void matmul(const Tensor&, const Tensor&, const Tensor&, impl::kernels::MatmulRounding) { no_cuda(); }
+std::int64_t gather(const kernels::IndexCall&) { no_cuda(); }
+std::int64_t scatter(const kernels::IndexCall&, bool) { no_cuda(); }
+std::vector<std::int64_t> nonzero_counts(const kernels::NonzeroCall&) { no_cuda(); }
+void nonzero_write(const kernels::NonzeroCall&, const std::vector<std::int64_t>&) { no_cuda(); }
 void upload(void*, const void*, std::size_t) { no_cuda(); }
 void download(void*, const void*, std::size_t) { no_cuda(); }
 

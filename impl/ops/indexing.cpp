@@ -35,8 +35,8 @@ bool is_mask(const Tensor& t) { return t.dtype() == ScalarType::Bool; }
 
 bool on_cpu(const Tensor& t) { return t.device().type == DeviceType::CPU; }
 
-// impl's advanced indexing runs on the host (there is no device gather or scatter yet): an operand on cuda is
-// mirrored there, storage and layout as they are, and what the host loops write goes back to it.
+// A CPU self indexed by a cuda index (or written from cuda values, which the checks then refuse) runs the CPU's
+// loops on a host copy of the operand. A cuda self runs the device's kernels (impl/kernels/index.h).
 Tensor on_host(const Tensor& t) { return on_cpu(t) ? t : cuda::to_host(t); }
 
 // The index list has one entry (a mask counts once here).
@@ -102,20 +102,19 @@ std::vector<Tensor> expand_index(const Tensor& self, const Tensor& index) {
   return out;
 }
 
-AdvancedIndex make_info(const Tensor& self, const Tensor& index) {
-  check_index_count(self);
-  check_index_types(index);
-  const std::vector<Tensor> indices = expand_index(self, index);
-  const auto k = static_cast<std::int64_t>(indices.size());
+// self restrided so that its first k dims become the indices' shape (stride 0), and the indices reshaped to
+// broadcast against it; `indexed_sizes` and `indexed_strides` are what each index is checked against and
+// multiplied by.
+AdvancedIndex restride(const Tensor& self, std::vector<Tensor> indices, std::int64_t k, Dims indexed_sizes,
+                       Dims indexed_strides) {
   AdvancedIndex info;
   Dims replacement = indices.empty() ? Dims{} : indices.front().sizes();
-  for (std::int64_t j = 0; j < k; ++j) {
-    info.indexed_sizes.push_back(self.sizes()[j]);
-    info.indexed_strides.push_back(self.strides()[j]);
-  }
-  PARITY_CHECK_AS(std::find(info.indexed_sizes.begin(), info.indexed_sizes.end(), 0) == info.indexed_sizes.end() ||
+  const Dims consumed(self.sizes().begin(), self.sizes().begin() + k);
+  PARITY_CHECK_AS(std::find(consumed.begin(), consumed.end(), 0) == consumed.end() ||
                       std::find(replacement.begin(), replacement.end(), 0) != replacement.end(),
                   ErrorKind::IndexRange, IndexError, "index is out of bounds for dimension with size 0");
+  info.indexed_sizes = std::move(indexed_sizes);
+  info.indexed_strides = std::move(indexed_strides);
   Dims shape = replacement, strides(replacement.size(), 0);
   shape.insert(shape.end(), self.sizes().begin() + k, self.sizes().end());
   strides.insert(strides.end(), self.strides().begin() + k, self.strides().end());
@@ -127,6 +126,35 @@ AdvancedIndex make_info(const Tensor& self, const Tensor& index) {
     info.indices.push_back(reshape(i, s));
   }
   return info;
+}
+
+AdvancedIndex make_info(const Tensor& self, const Tensor& index) {
+  check_index_count(self);
+  check_index_types(index);
+  std::vector<Tensor> indices = expand_index(self, index);
+  const auto k = static_cast<std::int64_t>(indices.size());
+  return restride(self, std::move(indices), k, Dims(self.sizes().begin(), self.sizes().begin() + k),
+                  Dims(self.strides().begin(), self.strides().begin() + k));
+}
+
+// make_info for a cuda self: one int64 index on self's device whatever the index. A mask's true positions
+// become their offsets in self (always in range: never checked, indexed size 0), so that a kernel takes one
+// index operand whatever the mask's rank; a 0-dim mask replaces no dim (offset 0 everywhere), as expand_index's
+// zero columns replace none.
+AdvancedIndex make_device_info(const Tensor& self, const Tensor& index) {
+  check_index_count(self);
+  check_index_types(index);
+  autograd::NoGradGuard integers_only;
+  if (!is_mask(index))
+    return restride(self, {to(to(index, ScalarType::Int64), self.device())}, 1, {self.sizes()[0]},
+                    {self.strides()[0]});
+  check_mask_shape(self, index);
+  if (index.dim() == 0) return restride(self, {zeros({}, ScalarType::Int64, false, self.device())}, 0, {0}, {1});
+  const Tensor nz = on_cpu(index) ? nonzero(index) : cuda::nonzero(index);
+  Tensor offsets = zeros({nz.sizes()[0]}, ScalarType::Int64, false, nz.device());
+  for (std::int64_t j = 0; j < index.dim(); ++j)
+    offsets = add(offsets, mul(select(nz, 1, j), full({}, Scalar::of_int(self.strides()[j]), ScalarType::Int64)));
+  return restride(self, {to(offsets, self.device())}, index.dim(), {0}, {1});
 }
 
 // TensorIterator's walk over src's shape: fastest the dim where `order_of`'s strides are smallest (the layout it
@@ -186,18 +214,63 @@ void for_each_indexed(const AdvancedIndex& info, const std::vector<std::size_t>&
   }
 }
 
+std::byte* element0(const Tensor& t) {
+  return static_cast<std::byte*>(t.storage().data()) + t.offset() * static_cast<std::int64_t>(element_size(t.dtype()));
+}
+
+// The device's call over a device info: the walk in TensorIterator's order over the layout `order_of`, the other
+// operand (gather's output, scatter's values) at `other_strides` over the result's shape.
+kernels::IndexCall index_call(const AdvancedIndex& info, const Tensor& self, const Tensor& other,
+                              const Dims& other_strides, const Layout& order_of) {
+  PARITY_INTERNAL_ASSERT(info.indices.size() == 1, "a device indexing takes one index operand (make_device_info)");
+  const Dims& shape = info.src.sizes();
+  const Dims index_strides = ops::broadcast_strides(info.indices[0], shape);
+  // The geometry's row-major order is the walk's: its last dim the fastest.
+  const std::vector<std::size_t> order = iteration_order(order_of);
+  std::vector<std::int64_t> sizes, st[3];
+  for (std::size_t n = order.size(); n-- > 0;) {
+    const std::size_t d = order[n];
+    sizes.push_back(shape[d]);
+    st[0].push_back(other_strides[d]);
+    st[1].push_back(info.src.strides()[d]);
+    st[2].push_back(index_strides[d]);
+  }
+  kernels::IndexCall c;
+  c.dtype = self.dtype();
+  const std::int64_t* strides[3] = {st[0].data(), st[1].data(), st[2].data()};
+  PARITY_INTERNAL_ASSERT(kernels::make_geometry(static_cast<int>(sizes.size()), sizes.data(), 3, strides, c.geometry),
+                         "more than " + std::to_string(kernels::kMaxDims) + " dims remain after coalescing");
+  c.other = element0(other);
+  c.self = element0(self);
+  c.index = reinterpret_cast<const std::int64_t*>(element0(info.indices[0]));
+  c.size = info.indexed_sizes[0];
+  c.stride = info.indexed_strides[0];
+  return c;
+}
+
+[[noreturn]] void out_of_bounds(std::int64_t v, std::int64_t size) {
+  fail(ErrorKind::IndexRange,
+       "index " + std::to_string(v) + " is out of bounds for dimension 0 with size " + std::to_string(size),
+       ErrorClass::IndexError);
+}
+
+Tensor index_on_device(const Tensor& self, const Tensor& index) {
+  const AdvancedIndex info = make_device_info(self, index);
+  const Tensor& idx = info.indices[0];
+  Tensor out = Tensor::allocate(ops::elementwise_layout(info.src.sizes(), {&info.src.layout(), &idx.layout()}),
+                                self.dtype(), self.device());
+  if (auto bad = cuda::gather(index_call(info, self, out, out.strides(), out.layout()), self))
+    out_of_bounds(*bad, info.indexed_sizes[0]);
+  return out;
+}
+
 Tensor index_values(const Tensor& self, const Tensor& index) {
   // at::index's meta: the count, then an index on the CPU or on self's device.
   check_index_count(self);
   PARITY_CHECK(on_cpu(index) || index.device() == self.device(), ErrorKind::Device,
                "indices should be either on cpu or on the same device as the indexed tensor (" + self.device().str() +
                    ")");
-  if (!on_cpu(self)) {
-    const Tensor host = index_values(on_host(self), on_host(index));
-    Tensor out = Tensor::allocate(host.layout(), host.dtype(), self.device());
-    cuda::write_back(out, host);
-    return out;
-  }
+  if (!on_cpu(self)) return index_on_device(self, index);
   const AdvancedIndex info = make_info(self, index);
   std::vector<const Layout*> inputs = {&info.src.layout()};
   for (const Tensor& i : info.indices) inputs.push_back(&i.layout());
@@ -242,20 +315,26 @@ struct OnDevices {
   const Tensor& values;
   bool sorted = false;
 };
-void index_put_on_host(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate,
-                       const OnDevices& devices) {
-  ops::require_cpu({&self, &index, &values});
-  const AdvancedIndex info = make_info(self, index);
+// index_put's checks after make_info, in ATen's order, on `values` as the kernel reads them (the host copy of a
+// CPU self's cuda values): nothing is written when one fails.
+void check_index_put(const AdvancedIndex& info, const Tensor& values, const OnDevices& devices) {
   if (devices.sorted && follows(VersionGate::IndexPutSortExpandsValues))
     (void)geometry::expand(values.layout(), info.src.sizes(), devices.values.type_name());
   PARITY_CHECK(is_expandable_to(values.sizes(), info.src.sizes()), ErrorKind::Shape,
                "shape mismatch: value tensor of shape " + format_dims(values.sizes()) +
                    " cannot be broadcast to indexing result of shape " + format_dims(info.src.sizes()));
-  PARITY_CHECK(values.dtype() == self.dtype(), ErrorKind::DType,
-               "Index put requires the source and destination dtypes match, got " + std::string(type_name(self.dtype())) +
+  PARITY_CHECK(values.dtype() == info.src.dtype(), ErrorKind::DType,
+               "Index put requires the source and destination dtypes match, got " + std::string(type_name(info.src.dtype())) +
                    " for the destination and " + std::string(type_name(values.dtype())) + " for the source.");
   ops::common_device(&devices.self, {&devices.values}, /*allow_cpu_scalars=*/false);
   if (devices.sorted && info.src.numel() > 0) ops::check_no_overlap(devices.self, {});
+}
+
+void index_put_on_host(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate,
+                       const OnDevices& devices) {
+  ops::require_cpu({&self, &index, &values});
+  const AdvancedIndex info = make_info(self, index);
+  check_index_put(info, values, devices);
   std::vector<const Layout*> operands = {&info.src.layout(), &values.layout()};
   for (const Tensor& i : info.indices) operands.push_back(&i.layout());
   const auto order = iteration_order(ops::elementwise_layout(info.src.sizes(), operands));
@@ -298,17 +377,15 @@ void index_put_values(const Tensor& self, const Tensor& index, const Tensor& val
                  "expected device " + self.device().str() + " but got device " + value.device().str() +
                      " for value tensor");
   const OnDevices devices{self, value, !on_cpu(self) && accumulate};
-  if (on_cpu(self) && on_cpu(index) && on_cpu(value)) return index_put_on_host(self, index, value, accumulate, devices);
-  // The host loops on mirrors: what they wrote goes back even when they raise part way, as the serial kernel's
-  // writes before an error stay.
-  const Tensor host = on_host(self);
-  try {
-    index_put_on_host(host, on_host(index), on_host(value), accumulate, devices);
-  } catch (...) {
-    if (!on_cpu(self)) cuda::write_back(self, host);
-    throw;
-  }
-  if (!on_cpu(self)) cuda::write_back(self, host);
+  if (on_cpu(self)) return index_put_on_host(self, on_host(index), on_host(value), accumulate, devices);
+  const AdvancedIndex info = make_device_info(self, index);
+  check_index_put(info, value, devices);  // value is on self's device past it
+  const Dims value_strides = ops::broadcast_strides(value, info.src.sizes());
+  std::vector<const Layout*> operands = {&info.src.layout(), &value.layout(), &info.indices[0].layout()};
+  const Layout order_of = ops::elementwise_layout(info.src.sizes(), operands);
+  // The elements before an out-of-range index are written, as the serial walk writes them.
+  if (auto bad = cuda::scatter(index_call(info, self, value, value_strides, order_of), accumulate, self))
+    out_of_bounds(*bad, info.indexed_sizes[0]);
 }
 
 Tensor index_put(const Tensor& self, const Tensor& indices, const Tensor& values, bool accumulate);

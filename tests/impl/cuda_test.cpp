@@ -253,6 +253,89 @@ TEST_P(ImplCuda, AccumulatingIndexPutRefusesASelfWhoseElementsOverlap) {
   EXPECT_EQ(cpu_base.to_vector(), (std::vector<double>{3, 4, 5, 6}));
 }
 
+// The CPU's result of f on CPU copies of cuda operands: the device's kernels must agree with the CPU's loops.
+std::vector<double> on_the_cpu(const std::function<Tensor(const std::vector<Tensor>&)>& f,
+                               const std::vector<Tensor>& cuda_operands) {
+  std::vector<Tensor> cpu;
+  for (const Tensor& t : cuda_operands) cpu.push_back(to(t, Device{}));
+  return f(cpu).to_vector();
+}
+
+TEST_P(ImplCuda, GatherAgreesWithTheCpuForIndicesAndMasksOfEveryRank) {
+  std::vector<double> v;
+  for (int k = 0; k < 2 * 3 * 4; ++k) v.push_back(k * 0.5 - 3);
+  Tensor x = to(view(from_values(v, ScalarType::Float32), {2, 3, 4}), kCuda);
+  Tensor xt = transpose(to(view(from_values(v, ScalarType::Float32), {4, 3, 2}), kCuda), 0, 2);  // strided
+  Tensor idx = to(view(from_values({1, -2, 0, 1, -1, 0}, ScalarType::Int64), {3, 2}), kCuda);
+  Tensor idx32 = to(from_values({0, -1}, ScalarType::Int32), kCuda);
+  std::vector<double> mask2;
+  for (int k = 0; k < 6; ++k) mask2.push_back(k % 4 == 1 || k == 5);
+  Tensor m1 = to(from_values({1, 0}, ScalarType::Bool), kCuda);
+  Tensor m2 = to(view(from_values(mask2, ScalarType::Bool), {2, 3}), kCuda);
+  Tensor m3 = to(view(from_values(mask2, ScalarType::Bool), {1, 2, 3}), kCuda);  // over a {1, 2, 3} self below
+  Tensor m0 = to(full({}, Scalar::of(1), ScalarType::Bool), kCuda);
+  auto index_of = [](const std::vector<Tensor>& t) { return index(t[0], t[1]); };
+  auto agree = [&](const Tensor& self, const Tensor& i) {
+    Tensor got = index(self, i);
+    EXPECT_EQ(got.device(), kCuda);
+    EXPECT_EQ(got.sizes(), index(to(self, Device{}), to(i, Device{})).sizes());
+    EXPECT_EQ(got.to_vector(), on_the_cpu(index_of, {self, i})) << i.type_string();
+  };
+  for (const Tensor& self : {x, xt}) {
+    for (const Tensor& i : {idx, m1, m2, m0, to(m2, Device{})}) agree(self, i);
+    TargetTorchVersionGuard int32_indices{TorchVersion{2, 15}};  // 1.13 refuses them
+    agree(self, idx32);
+  }
+  Tensor x123 = view(x, {4, 2, 3});
+  EXPECT_EQ(index(narrow(x123, 0, 0, 1), m3).to_vector(), on_the_cpu(index_of, {narrow(x123, 0, 0, 1), m3}));
+}
+
+TEST_P(ImplCuda, NonzeroOfAMaskLongerThanAChunkKeepsRowMajorOrder) {
+  std::vector<double> bits;
+  for (int k = 0; k < 3 * 1500; ++k) bits.push_back((k * 7919) % 13 < 4);
+  Tensor mask = to(view(from_values(bits, ScalarType::Bool), {3, 1500}), kCuda);
+  Tensor x = to(view(arange(3 * 1500, ScalarType::Float32), {3, 1500}), kCuda);
+  EXPECT_EQ(index(x, mask).to_vector(), index(to(x, Device{}), to(mask, Device{})).to_vector());
+}
+
+TEST_P(ImplCuda, ScatterResolvesDuplicatesInTheWalksOrderAsTheCpusSerialKernel) {
+  // Duplicate rows: the last write wins; accumulated, float32 sums in the walk's order (1e8 + 1 - 1e8 is 0).
+  Tensor idx = to(from_values({2, 0, 2, 2}, ScalarType::Int64), kCuda);
+  Tensor values = to(view(from_values({1e8, 1, 1, 2, -1e8, 3, 5, 7}, ScalarType::Float32), {4, 2}), kCuda);
+  for (bool accumulate : {false, true}) {
+    Tensor self = to(view(from_values({10, 20, 30, 40, 50, 60}, ScalarType::Float32), {3, 2}), kCuda);
+    index_put_(self, idx, values, accumulate);
+    Tensor cpu = to(view(from_values({10, 20, 30, 40, 50, 60}, ScalarType::Float32), {3, 2}), Device{});
+    index_put_(cpu, to(idx, Device{}), to(values, Device{}), accumulate);
+    EXPECT_EQ(self.to_vector(), cpu.to_vector()) << accumulate;
+  }
+  // A mask over two dims of a transposed self.
+  Tensor self = transpose(to(view(arange(6, ScalarType::Int64), {3, 2}), kCuda), 0, 1);
+  Tensor mask = to(view(from_values({1, 0, 1, 0, 1, 1}, ScalarType::Bool), {2, 3}), kCuda);
+  Tensor cpu = to(self, Device{});
+  index_put_(self, mask, to(from_values({-1, -2, -3, -4}, ScalarType::Int64), kCuda), /*accumulate=*/true);
+  index_put_(cpu, to(mask, Device{}), from_values({-1, -2, -3, -4}, ScalarType::Int64), true);
+  EXPECT_EQ(self.to_vector(), cpu.to_vector());
+}
+
+TEST_P(ImplCuda, AnOutOfRangeIndexRaisesTheFirstOneTheWalkMeets) {
+  Tensor x = to(from_values({1, 2, 3, 4}, ScalarType::Float32), kCuda);
+  Tensor idx = to(from_values({1, 7, -9, 0}, ScalarType::Int64), kCuda);
+  const std::string seven = "index 7 is out of bounds for dimension 0 with size 4";
+  EXPECT_EQ(raised([&] { index(x, idx); }), seven);
+  // A scatter writes the elements the walk met before it, as the CPU's serial kernel does.
+  EXPECT_EQ(raised([&] { index_put_(x, idx, to(from_values({9, 9, 9, 9}, ScalarType::Float32), kCuda), false); }),
+            seven);
+  EXPECT_EQ(x.to_vector(), (std::vector<double>{1, 9, 3, 4}));
+  // The walk follows the layout TensorIterator gives the result (here the transposed index's): the CPU's first.
+  Tensor t = transpose(view(from_values({0, 8, 9, 0}, ScalarType::Int64), {2, 2}), 0, 1);
+  const std::string cpu = raised([&] { index(to(x, Device{}), t); });
+  EXPECT_EQ(cpu, "index 8 is out of bounds for dimension 0 with size 4");  // row-major would meet 9 first
+  EXPECT_EQ(raised([&] { index(x, to(t, kCuda)); }), cpu);
+  EXPECT_EQ(raised([&] { index_put_(x, to(t, kCuda), to(full({}, Scalar::of(5), ScalarType::Float32), kCuda), true); }),
+            cpu);
+}
+
 TEST_P(ImplCuda, ArangeRoundsEachIndexOnceWhereTheCpusVectorsRoundTheirFirstIndexFirst) {
   // As float16, 32785 is nearest 32800. The CPU's vectorised part makes the vector of 16 from 32784 rounded
   // (32768, a tie to even) plus 1: 32768. Its scalar tail (the last n % 32 indices) and CUDA round once. A
