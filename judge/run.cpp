@@ -66,7 +66,8 @@ class Taint {
     // What it wrote before it raised is undefined where the write is, or where what it wrote was.
     bool wrote_undefined = false;
     for (std::size_t k = 1; k < step.inputs.size(); ++k) wrote_undefined = wrote_undefined || tainted_[step.inputs[k]];
-    if (session.has_value(step.inputs.at(0)) && (wrote_undefined || write_is_undefined(step, session)))
+    if (session.has_value(step.inputs.at(0)) &&
+        (wrote_undefined || write_is_undefined(step, session) || repeated_index_write(step, session)))
       taint_aliases(step.inputs[0], index, session);
   }
 
@@ -131,6 +132,11 @@ class Taint {
       // Its backward writes the gradient through the same overlapping geometry (CopySlices copies the output's
       // gradient into a buffer laid out as the base, then into the view): what reaches the operands is undefined.
       derivative_undefined_[index] = true;
+      return;
+    }
+    // Which of its values lands is undefined, but its derivative (grad.index of the indices) is not.
+    if (repeated_index_write(step, session)) {
+      taint_aliases(step.inputs[0], index, session);
       return;
     }
     // deepcopy copies .grad too: the copy's gradient is as defined as the original's.
@@ -313,6 +319,25 @@ class Taint {
       if (layouts_share_memory(dst.sizes, dst.strides, dst.offset, src.sizes, src.strides, src.offset)) return true;
     }
     return false;
+  }
+
+  // index_put_ without accumulate into cuda memory through an index that names an element twice: LibTorch
+  // leaves which value lands undefined ("If accumulate is False and indices contain duplicates, the behavior is
+  // undefined"), and its CUDA kernel writes them in parallel, so neither side's values are compared. The CPU's
+  // kernel writes in order, the last one landing, which both sides model: compared there.
+  static bool repeated_index_write(const Step& step, Session& session) {
+    if (step.op != OpId::IndexPut_ || step.attrs.accumulate || step.inputs.size() < 2) return false;
+    const int self = step.inputs[0], index = step.inputs[1];
+    if (!session.has_value(self) || !session.has_value(index)) return false;
+    const TensorObs dst = session.observe(self, false, false);
+    const TensorObs idx = session.observe(index, false, false);
+    if (dst.device == "cpu" || idx.dtype == program::DType::Bool || dst.sizes.empty()) return false;  // a mask never repeats
+    const auto size = static_cast<double>(dst.sizes[0]);
+    std::vector<double> at = session.values(index);
+    for (double& v : at)
+      if (v < 0) v += size;
+    std::sort(at.begin(), at.end());
+    return std::adjacent_find(at.begin(), at.end()) != at.end();
   }
 
   std::vector<bool> tainted_;

@@ -147,6 +147,38 @@ TEST(ImplCpuOracle, AMaskedFillIntoSharedMemoryIsUndefinedOnlyOnCuda) {
   }
 }
 
+// index_put_ without accumulate, an element named twice: LibTorch leaves which value lands undefined, and its cuda
+// kernel writes them in parallel, so there neither side's values are compared; the CPU's serial kernel is compared,
+// as is an accumulating write or one through distinct indices on cuda.
+TEST(ImplCpuOracle, AnIndexPutThroughARepeatedIndexIsUndefinedOnlyOnCuda) {
+  struct Case {
+    Device device;
+    bool repeated, accumulate, defined;
+  };
+  for (const Case c : {Case{Device::CPU, true, false, true}, Case{Device::CUDA, true, false, false},
+                       Case{Device::CUDA, true, true, true}, Case{Device::CUDA, false, false, true}}) {
+    ProgramBuilder b;
+    int self = b.rand({3}, DType::Float32);
+    int index = c.repeated ? b.full({2}, -1.0, false, DType::Int64) : b.arange(2, DType::Int64);
+    int values = b.rand({2}, DType::Float32, false, 9);
+    if (c.device == Device::CUDA) {
+      self = b.step(OpId::ToDevice, {self}, on(c.device));
+      index = b.step(OpId::ToDevice, {index}, on(c.device));
+      values = b.step(OpId::ToDevice, {values}, on(c.device));
+    }
+    Attrs a;
+    a.accumulate = c.accumulate;
+    const int put = b.step(OpId::IndexPut_, {self, index, values}, a);
+    const Trace t = run_on_oracle(b.program());
+    const StepObs& s = t.steps.at(static_cast<std::size_t>(put));
+    ASSERT_EQ(s.status, StepObs::Status::Ok) << s.message;
+    const auto at_self = std::find_if(s.observed.begin(), s.observed.end(), [&](const TensorObs& o) { return o.value == self; });
+    ASSERT_NE(at_self, s.observed.end());
+    EXPECT_EQ(at_self->values_defined, c.defined) << at_self->device << " repeated " << c.repeated << " accumulate "
+                                                  << c.accumulate;
+  }
+}
+
 // Values as the judge holds them: NaN equals NaN whatever its sign.
 std::vector<std::string> rendered(const std::vector<double>& values) {
   std::vector<std::string> out;
