@@ -214,10 +214,6 @@ void for_each_indexed(const AdvancedIndex& info, const std::vector<std::size_t>&
   }
 }
 
-std::byte* element0(const Tensor& t) {
-  return static_cast<std::byte*>(t.storage().data()) + t.offset() * static_cast<std::int64_t>(element_size(t.dtype()));
-}
-
 // The device's call over a device info: the walk in TensorIterator's order over the layout `order_of`, the other
 // operand (gather's output, scatter's values) at `other_strides` over the result's shape.
 kernels::IndexCall index_call(const AdvancedIndex& info, const Tensor& self, const Tensor& other,
@@ -240,9 +236,9 @@ kernels::IndexCall index_call(const AdvancedIndex& info, const Tensor& self, con
   const std::int64_t* strides[3] = {st[0].data(), st[1].data(), st[2].data()};
   PARITY_INTERNAL_ASSERT(kernels::make_geometry(static_cast<int>(sizes.size()), sizes.data(), 3, strides, c.geometry),
                          "more than " + std::to_string(kernels::kMaxDims) + " dims remain after coalescing");
-  c.other = element0(other);
-  c.self = element0(self);
-  c.index = reinterpret_cast<const std::int64_t*>(element0(info.indices[0]));
+  c.other = ops::element0(other);
+  c.self = ops::element0(self);
+  c.index = reinterpret_cast<const std::int64_t*>(ops::element0(info.indices[0]));
   c.size = info.indexed_sizes[0];
   c.stride = info.indexed_strides[0];
   return c;

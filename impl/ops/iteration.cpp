@@ -270,11 +270,11 @@ void check_fill_value(double value, const Tensor& out) {
   check_scalar_fits(value, out.dtype());
 }
 
-namespace {
 std::byte* element0(const Tensor& t) {
   return static_cast<std::byte*>(t.storage().data()) + t.offset() * static_cast<std::int64_t>(element_size(t.dtype()));
 }
 
+namespace {
 // A call of `kind` computing in `dtype`, writing `out` from `inputs` broadcast to out's shape.
 kernels::PointwiseCall pointwise_call(kernels::Pointwise kind, ScalarType dtype, const Tensor& out,
                                       std::initializer_list<const Tensor*> inputs) {

@@ -1,6 +1,7 @@
 // Elementwise machinery shared by impl's ops: PyTorch's TensorIterator rules for the output's dtype and
 // layout, broadcasting, and the typed CPU kernels. Internal to impl/ops.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -38,6 +39,9 @@ Layout elementwise_layout(const Dims& shape, std::span<const Layout* const> inpu
 
 // Strides of `t` broadcast to `shape` (0 on broadcast dims).
 Dims broadcast_strides(const Tensor& t, const Dims& shape);
+
+// Where t's element 0 is (its offset applied): what a kernel call's operand pointers hold.
+std::byte* element0(const Tensor& t);
 
 // Writes src, broadcast to dst's shape and converted to dst's dtype, into dst (no checks, no autograd).
 void copy_kernel(const Tensor& dst, const Tensor& src);
