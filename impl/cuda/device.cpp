@@ -22,6 +22,11 @@ void check_cuda(cudaError_t e, const char* what) {
   fail(ErrorKind::Device, std::string(what) + ": " + cudaGetErrorString(e));
 }
 
+// What a launcher of impl/cuda/kernels.h returned: nullptr, or the error raised as a Device error.
+void check_launch(const char* err, const char* what) {
+  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string(what) + ": " + (err ? err : ""));
+}
+
 void* device_malloc(std::size_t bytes) {
   void* p = nullptr;
   const cudaError_t e = cudaMalloc(&p, bytes);
@@ -104,22 +109,17 @@ void download(void* host_dst, const void* device_src, std::size_t nbytes) {
 }
 
 void run_pointwise(const impl::kernels::PointwiseCall& call) {
-  const char* err = kernels::run_pointwise(call);
-  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("CUDA pointwise kernel: ") + (err ? err : ""));
+  check_launch(kernels::run_pointwise(call), "CUDA pointwise kernel");
 }
 
 void run_sum(const impl::kernels::SumCall& call) {
   const std::size_t scratch_bytes = kernels::sum_scratch_bytes(call);
   // Given back as soon as the launch is queued: work queued later on the stream reuses it only after the sum ran.
   Storage scratch = scratch_bytes == 0 ? Storage() : Storage(scratch_bytes, allocator(), Fill::Unwritten);
-  const char* err = kernels::run_sum(call, scratch.data());
-  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("CUDA sum kernel: ") + (err ? err : ""));
+  check_launch(kernels::run_sum(call, scratch.data()), "CUDA sum kernel");
 }
 
 namespace {
-void check_launch(const char* err, const char* what) {
-  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string(what) + ": " + (err ? err : ""));
-}
 // A word of device memory the host sets, a kernel writes and the host reads back (the read waits for the kernel).
 class DeviceWord {
  public:
@@ -181,9 +181,9 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b, impl::kernels::
     case ScalarType::BFloat16: type = kernels::MatmulElement::BFloat16; break;
   }
   auto element = [](const Tensor& t) { return static_cast<char*>(t.storage().data()) + t.offset() * element_size(t.dtype()); };
-  const char* err = kernels::matmul(type, rounding, element(out), element(a), element(b),
-                                    impl::kernels::matmul_geometry(out, a, b));
-  PARITY_CHECK(err == nullptr, ErrorKind::Device, std::string("matmul: ") + (err ? err : ""));
+  check_launch(kernels::matmul(type, rounding, element(out), element(a), element(b),
+                               impl::kernels::matmul_geometry(out, a, b)),
+               "matmul");
 }
 
 }  // namespace parity::impl::cuda::device
