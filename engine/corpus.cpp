@@ -200,11 +200,13 @@ std::optional<PlannedCase> Corpus::plan(std::uint64_t seed, std::uint64_t k) con
   // small, fast entries likewise), and a mutant costs about what its parent does.
   const Program* parent = &entry(draw());
   double parent_cost = observation_cost(*parent);
-  for (int i = 1; i < kTournament; ++i)
-    if (const Program& other = entry(draw()); observation_cost(other) < parent_cost) {
+  for (int i = 1; i < kTournament; ++i) {
+    const Program& other = entry(draw());
+    if (const double cost = observation_cost(other); cost < parent_cost) {
       parent = &other;
-      parent_cost = observation_cost(other);
+      parent_cost = cost;
     }
+  }
   std::optional<Program> mutant;
   if (rng.chance(kAimedShare)) mutant = aimed(visible - std::min(visible, loaded_.size()), rng);
   if (!mutant) mutant = generators::mutate(*parent, rng, config_);
@@ -247,12 +249,14 @@ std::optional<Program> Corpus::aimed(std::size_t entries, generators::Rng& rng) 
   const bool role_goal = aim >= keys.size();
   const auto& with = role_goal ? with_backward_ : with_op_[static_cast<std::size_t>(keys[aim].op)];
   const auto held = static_cast<std::int64_t>(role_goal ? backward_held : holding(keys[aim].op));
-  std::vector<const Program*> parents;
-  for (int i = 0; i < kAimedParents; ++i)
-    parents.push_back(&entries_[with[static_cast<std::size_t>(rng.below(held))]].program);
-  std::stable_sort(parents.begin(), parents.end(),
-                   [](const Program* a, const Program* b) { return observation_cost(*a) < observation_cost(*b); });
-  for (const Program* p : parents) {
+  // Each draw's cost, worked out once: the sort compares them O(n log n) times.
+  std::vector<std::pair<double, const Program*>> parents;
+  for (int i = 0; i < kAimedParents; ++i) {
+    const Program& drawn = entries_[with[static_cast<std::size_t>(rng.below(held))]].program;
+    parents.emplace_back(observation_cost(drawn), &drawn);
+  }
+  std::stable_sort(parents.begin(), parents.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [cost, p] : parents) {
     const Program& parent = *p;
     std::optional<Program> mutant;
     if (role_goal) {
