@@ -161,7 +161,8 @@ __global__ void sum_lanes_kernel(Geometry outer, Geometry inner, void* out, cons
 
 // Output blockIdx.x from its blocks' partial sums, combined as one more tree.
 template <typename T>
-__global__ void __launch_bounds__(impl::kernels::kDeviceSumMaxBlocks) sum_blocks_kernel(Geometry outer, void* out, std::int64_t blocks, const void* partials) {
+__global__ void __launch_bounds__(impl::kernels::kDeviceSumMaxBlocks)
+    sum_blocks_kernel(Geometry outer, void* out, std::int64_t blocks, const void* partials) {
   using Op = impl::kernels::SumOp<T>;
   using Acc = typename Op::acc_t;
   __shared__ Acc p[impl::kernels::kDeviceSumMaxBlocks];
