@@ -331,7 +331,8 @@ class Taint {
     if (!session.has_value(self) || !session.has_value(index)) return false;
     const TensorObs dst = session.observe(self, false, false);
     const TensorObs idx = session.observe(index, false, false);
-    if (dst.device == "cpu" || idx.dtype == program::DType::Bool || dst.sizes.empty()) return false;  // a mask never repeats
+    // A mask never repeats an element.
+    if (dst.device == "cpu" || idx.dtype == program::DType::Bool || dst.sizes.empty()) return false;
     const auto size = static_cast<double>(dst.sizes[0]);
     std::vector<double> at = session.values(index);
     for (double& v : at)
